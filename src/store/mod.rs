@@ -1,0 +1,1 @@
+//! Workspace store: placeholder until the store module lands.
