@@ -1,3 +1,19 @@
 //! docket: an issue and spec tracker for coding agents, served over MCP.
+//!
+//! The flow: `tools.yaml` -> `codegen/` (run by build.rs) -> [`generated`] (typed inputs and
+//! outputs, the [`generated::ToolHandlers`] trait, tools/list, dispatch) -> [`handlers`] (one
+//! method per tool) -> [`store`] (markdown files and the in-memory index). [`server`] serves it
+//! over MCP; [`runtime`] holds what the generated code builds on.
 
+// Generated code names this crate `::docket`, so it reads the same inside and outside the crate.
+extern crate self as docket;
+
+pub mod runtime;
+pub mod server;
 pub mod store;
+
+/// Code generated from tools.yaml by build.rs. Inspect it with `cargo run -p codegen -- dump`.
+#[allow(clippy::all, clippy::pedantic, missing_docs)]
+pub mod generated {
+    include!(concat!(env!("OUT_DIR"), "/tools.rs"));
+}

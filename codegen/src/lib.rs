@@ -1,1 +1,71 @@
-pub fn placeholder() {}
+//! Reads docket's `tools.yaml`, validates it and generates the typed tool layer.
+//!
+//! Passes: parse (serde_yaml) -> locate (YAML path -> line:col) -> validate (all semantic rules,
+//! lowering into [`model::Model`]) -> render (quote + prettyplease for Rust, minijinja for docs).
+//! Everything here is pure: no I/O, no environment, so build.rs, the CLI and tests share it.
+
+pub mod diag;
+mod locate;
+pub mod manifest;
+pub mod model;
+mod render;
+mod template;
+mod validate;
+
+pub use diag::{Diagnostic, Pos};
+
+/// What build.rs writes into OUT_DIR.
+#[derive(Debug)]
+pub struct Output {
+    /// (file name, contents): `tools.rs` and `tools_tests.rs`.
+    pub files: Vec<(&'static str, String)>,
+}
+
+/// Parses and validates `text` (read from `file`, used in diagnostics) into the model.
+pub fn load(file: &str, text: &str) -> Result<model::Model, Vec<Diagnostic>> {
+    let parsed: manifest::Manifest = serde_yaml::from_str(text).map_err(|e| vec![parse_error(file, &e)])?;
+    let locator = locate::Locator::index(text);
+    validate::validate(file, &parsed, &locator)
+}
+
+/// Validates and renders every generated Rust file.
+pub fn generate(file: &str, text: &str) -> Result<Output, Vec<Diagnostic>> {
+    let model = load(file, text)?;
+    let bug = |e: String| vec![Diagnostic::new(file, Pos::default(), "generator-bug", e)];
+    let tools = render::tools_rs(&model).map_err(bug)?;
+    let tests = render::tests_rs(&model).map_err(bug)?;
+    Ok(Output { files: vec![("tools.rs", tools), ("tools_tests.rs", tests)] })
+}
+
+/// Renders `docs/tools.md`.
+pub fn docs(file: &str, text: &str) -> Result<String, Vec<Diagnostic>> {
+    let model = load(file, text)?;
+    render::tools_markdown(&model).map_err(|e| vec![Diagnostic::new(file, Pos::default(), "generator-bug", e)])
+}
+
+/// The tools/list JSON clients will see (name, title, description, schemas, annotations).
+pub fn tool_list_json(file: &str, text: &str) -> Result<serde_json::Value, Vec<Diagnostic>> {
+    let model = load(file, text)?;
+    let tools: Vec<serde_json::Value> = model
+        .tools
+        .iter()
+        .map(|t| {
+            serde_json::json!({
+                "name": t.name, "title": t.title, "description": t.published_description(),
+                "inputSchema": render::object_schema(&t.input), "outputSchema": render::object_schema(&t.output),
+                "annotations": {"title": t.title, "readOnlyHint": t.annotations.read_only, "destructiveHint": t.annotations.destructive,
+                    "idempotentHint": t.annotations.idempotent, "openWorldHint": t.annotations.open_world},
+            })
+        })
+        .collect();
+    Ok(serde_json::json!({ "tools": tools }))
+}
+
+fn parse_error(file: &str, e: &serde_yaml::Error) -> Diagnostic {
+    let pos = e.location().map(|l| Pos { line: l.line(), col: l.column() }).unwrap_or(Pos { line: 1, col: 1 });
+    // serde_yaml appends " at line L column C"; the position is already in front.
+    let message = e.to_string();
+    let message = message.split(" at line ").next().unwrap_or(&message).to_string();
+    Diagnostic::new(file, pos, "invalid-manifest", message)
+        .with_help("see docs/manifest.md for the format; unknown keys are rejected so typos cannot slip through")
+}

@@ -1,0 +1,72 @@
+//! `codegen check | dump | docs [--check] | schema [MANIFEST]`: the generator from the command line.
+
+use std::process::ExitCode;
+
+const USAGE: &str = "usage: codegen <check|dump|docs [--check]|schema> [tools.yaml]\n\
+  check   validate the manifest; exit 1 with tools.yaml:LINE:COL diagnostics\n\
+  dump    print the Rust that build.rs writes into OUT_DIR\n\
+  docs    write docs/tools.md (--check: fail if it differs from the manifest)\n\
+  schema  print the tools/list JSON clients see";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(command) = args.first() else {
+        eprintln!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    let check_only = args.iter().any(|a| a == "--check");
+    let manifest = args.iter().skip(1).find(|a| !a.starts_with("--")).cloned().unwrap_or_else(|| "tools.yaml".into());
+    let text = match std::fs::read_to_string(&manifest) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("cannot read {manifest}: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let result = match command.as_str() {
+        "check" => codegen::load(&manifest, &text).map(|m| println!("{manifest}: {} tools, ok", m.tools.len())),
+        "dump" => codegen::generate(&manifest, &text).map(|out| {
+            for (name, body) in out.files {
+                println!("// ===== OUT_DIR/{name} =====\n{body}");
+            }
+        }),
+        "schema" => codegen::tool_list_json(&manifest, &text)
+            .map(|v| println!("{}", serde_json::to_string_pretty(&v).expect("JSON serializes"))),
+        "docs" => match codegen::docs(&manifest, &text) {
+            Ok(md) => return write_docs(&md, check_only),
+            Err(d) => Err(d),
+        },
+        _ => {
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(diags) => {
+            for d in diags {
+                eprintln!("{d}");
+            }
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn write_docs(md: &str, check_only: bool) -> ExitCode {
+    let path = "docs/tools.md";
+    if check_only {
+        return if std::fs::read_to_string(path).ok().as_deref() == Some(md) {
+            ExitCode::SUCCESS
+        } else {
+            eprintln!("{path} is out of date with tools.yaml: run `cargo run -p codegen -- docs` and commit it");
+            ExitCode::FAILURE
+        };
+    }
+    match std::fs::write(path, md) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("cannot write {path}: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,41 @@
+//! Diagnostics reported against the manifest, rustc style: `tools.yaml:LINE:COL: message`.
+
+use std::fmt;
+
+/// A position in the manifest (1-based line and column).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub struct Pos {
+    pub line: usize,
+    pub col: usize,
+}
+
+/// One problem found in the manifest, with a stable code and a fix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub file: String,
+    pub pos: Pos,
+    pub code: &'static str,
+    pub message: String,
+    pub help: Option<String>,
+}
+
+impl Diagnostic {
+    pub fn new(file: &str, pos: Pos, code: &'static str, message: impl Into<String>) -> Self {
+        Diagnostic { file: file.to_string(), pos, code, message: message.into(), help: None }
+    }
+
+    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}: {} [{}]", self.file, self.pos.line, self.pos.col, self.message, self.code)?;
+        if let Some(help) = &self.help {
+            write!(f, "\n  = help: {help}")?;
+        }
+        Ok(())
+    }
+}

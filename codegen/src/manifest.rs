@@ -1,0 +1,117 @@
+//! The `tools.yaml` file format (version 1), exactly as written by maintainers.
+//!
+//! Unknown keys are rejected so a typo (`desciption:`) fails the build instead of being ignored.
+
+use indexmap::IndexMap;
+use serde::Deserialize;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    pub version: u32,
+    pub server: Server,
+    /// Tool groups (`issues`, `session`); the consolidated profile folds each group into one tool.
+    pub groups: IndexMap<String, Group>,
+    /// Shared named types: enums and objects, referenced by `type: Name`.
+    #[serde(default)]
+    pub types: IndexMap<String, TypeDef>,
+    /// The error-message catalogue: templates with `{named}` placeholders.
+    pub errors: IndexMap<String, ErrorTemplate>,
+    pub tools: Vec<Tool>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Server {
+    pub name: String,
+    pub title: String,
+    pub instructions: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Group {
+    pub description: String,
+}
+
+/// A named type: an enum (`enum:` list) or an object (`properties:` map).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TypeDef {
+    pub description: Option<String>,
+    #[serde(rename = "enum")]
+    pub enum_values: Option<Vec<String>>,
+    pub properties: Option<IndexMap<String, Schema>>,
+    pub additional_properties: Option<bool>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ErrorTemplate {
+    /// Error code shown to clients: NOT_FOUND, INVALID_ARGUMENT, CONFLICT, ...
+    pub code: String,
+    /// Message with `{name}` placeholders; `{{` and `}}` are literal braces.
+    pub message: String,
+    /// The placeholders this template takes, in the order the generated function takes them.
+    #[serde(default)]
+    pub params: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tool {
+    pub name: String,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub group: String,
+    pub annotations: Annotations,
+    #[serde(default)]
+    pub input: IndexMap<String, Schema>,
+    pub output: IndexMap<String, Schema>,
+    #[serde(default)]
+    pub limits: IndexMap<String, u64>,
+    #[serde(default)]
+    pub errors: Vec<String>,
+    pub deprecated: Option<Deprecation>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Annotations {
+    pub read_only: bool,
+    pub destructive: bool,
+    pub idempotent: bool,
+    pub open_world: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Deprecation {
+    pub replacement: String,
+    pub note: Option<String>,
+}
+
+/// A parameter, property or array item.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Schema {
+    #[serde(rename = "type")]
+    pub ty: String,
+    pub description: Option<String>,
+    #[serde(default)]
+    pub required: bool,
+    pub default: Option<serde_yaml::Value>,
+    #[serde(rename = "enum")]
+    pub enum_values: Option<Vec<String>>,
+    pub minimum: Option<f64>,
+    pub maximum: Option<f64>,
+    pub min_length: Option<u64>,
+    pub max_length: Option<u64>,
+    pub min_items: Option<u64>,
+    pub max_items: Option<u64>,
+    pub items: Option<Box<Schema>>,
+    pub properties: Option<IndexMap<String, Schema>>,
+    pub additional_properties: Option<bool>,
+    /// Marks a parameter deprecated; the text says what to use instead.
+    pub deprecated: Option<String>,
+}

@@ -1,0 +1,166 @@
+//! The validated model: what the renderers see. Every name is resolved and every default checked,
+//! so rendering cannot fail on manifest content.
+
+use serde_json::Value;
+
+#[derive(Debug, Clone)]
+pub struct Model {
+    pub server: Server,
+    pub groups: Vec<Group>,
+    /// Every Rust type to emit (named types first, then inline ones), in a stable order.
+    pub rust_types: Vec<RustType>,
+    pub errors: Vec<ErrorTemplate>,
+    pub tools: Vec<Tool>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Server {
+    pub name: String,
+    pub title: String,
+    pub instructions: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Group {
+    pub name: String,
+    pub description: String,
+}
+
+#[derive(Debug, Clone)]
+pub enum RustType {
+    Enum { name: String, description: String, values: Vec<String> },
+    Struct(Object),
+}
+
+/// An object with declared properties, rendered as a Rust struct.
+#[derive(Debug, Clone)]
+pub struct Object {
+    pub rust_name: String,
+    pub description: String,
+    pub fields: Vec<Field>,
+    /// `additionalProperties`: inputs default to `Some(false)`, outputs to `None` (not emitted).
+    pub additional: Option<bool>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Field {
+    pub wire: String,
+    pub rust: String,
+    pub description: String,
+    pub required: bool,
+    pub default: Option<Value>,
+    pub shape: Shape,
+    pub deprecated: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub enum Shape {
+    String {
+        min_len: Option<u64>,
+        max_len: Option<u64>,
+    },
+    Integer {
+        min: Option<i64>,
+        max: Option<i64>,
+    },
+    Number {
+        min: Option<f64>,
+        max: Option<f64>,
+    },
+    Boolean,
+    /// Any JSON value.
+    Any,
+    /// A free-form JSON object.
+    Map,
+    Enum {
+        rust_name: String,
+        values: Vec<String>,
+    },
+    Array {
+        items: Box<Shape>,
+        min_items: Option<u64>,
+        max_items: Option<u64>,
+    },
+    Object(Box<Object>),
+}
+
+impl Shape {
+    /// The JSON Schema `type` keyword, or `None` for `Any`.
+    pub fn json_type(&self) -> Option<&'static str> {
+        Some(match self {
+            Shape::String { .. } | Shape::Enum { .. } => "string",
+            Shape::Integer { .. } => "integer",
+            Shape::Number { .. } => "number",
+            Shape::Boolean => "boolean",
+            Shape::Any => return None,
+            Shape::Map | Shape::Object(_) => "object",
+            Shape::Array { .. } => "array",
+        })
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct ErrorTemplate {
+    pub name: String,
+    pub code: String,
+    pub message: String,
+    pub params: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Tool {
+    pub name: String,
+    pub title: String,
+    pub description: String,
+    pub group: String,
+    pub annotations: Annotations,
+    pub input: Object,
+    pub output: Object,
+    pub limits: Vec<(String, u64)>,
+    pub errors: Vec<String>,
+    pub deprecated: Option<Deprecation>,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Annotations {
+    pub read_only: bool,
+    pub destructive: bool,
+    pub idempotent: bool,
+    pub open_world: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct Deprecation {
+    pub replacement: String,
+    pub note: Option<String>,
+}
+
+impl Tool {
+    /// The description clients see: deprecated tools are prefixed and name their replacement.
+    pub fn published_description(&self) -> String {
+        match &self.deprecated {
+            None => self.description.clone(),
+            Some(d) => {
+                let note = d.note.as_deref().map(|n| format!(" {n}")).unwrap_or_default();
+                format!("[DEPRECATED] Use {} instead.{note} {}", d.replacement, self.description)
+            }
+        }
+    }
+}
+
+/// Error codes a template may use; the server maps them onto the tool-error shape.
+pub const ERROR_CODES: &[&str] =
+    &["NOT_FOUND", "INVALID_ARGUMENT", "CONFLICT", "CONFIRMATION_REQUIRED", "NOT_IMPLEMENTED", "INTERNAL"];
+
+/// Templates the generated argument checks call; each must exist with exactly these params.
+pub const BUILTIN_TEMPLATES: &[(&str, &[&str])] = &[
+    ("missing_required", &["tool", "param"]),
+    ("unknown_parameter", &["tool", "param", "allowed"]),
+    ("invalid_type", &["param", "expected", "actual"]),
+    ("invalid_enum", &["param", "value", "allowed"]),
+    ("out_of_range", &["param", "value", "range"]),
+    ("invalid_length", &["param", "length", "range"]),
+    ("invalid_item_count", &["param", "count", "range"]),
+    ("invalid_arguments", &["tool", "details"]),
+    ("not_implemented", &["tool"]),
+];

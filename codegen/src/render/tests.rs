@@ -1,0 +1,158 @@
+//! Generated tests: every tool as published (tools/list) must match the manifest fact by fact,
+//! and a call with only the required arguments must parse. The facts are taken from the model,
+//! not from the schema renderer, so a renderer bug fails these tests.
+
+use heck::ToSnakeCase;
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use serde_json::{Value, json};
+
+use super::types::ident;
+use crate::model::{Field, Model, Object, Shape, Tool};
+
+pub fn tests(model: &Model) -> TokenStream {
+    let count = model.tools.len();
+    let tools = model.tools.iter().map(tool_tests);
+    quote! {
+        use ::serde_json::{json, Value};
+
+        fn published(name: &str) -> Value {
+            let tools = ::docket::generated::tool_definitions();
+            let tool = tools.iter().find(|t| t.name == name).unwrap_or_else(|| panic!("tool {name} is not published"));
+            ::serde_json::to_value(tool).expect("a tool serializes")
+        }
+
+        fn property_names(schema: &Value) -> Vec<String> {
+            schema["properties"].as_object().map(|m| m.keys().cloned().collect()).unwrap_or_default()
+        }
+
+        #[test]
+        fn every_declared_tool_is_published_once() {
+            let tools = ::docket::generated::tool_definitions();
+            assert_eq!(tools.len(), #count);
+            let mut names: Vec<_> = tools.iter().map(|t| t.name.to_string()).collect();
+            names.sort();
+            names.dedup();
+            assert_eq!(names.len(), #count);
+        }
+
+        #( #tools )*
+    }
+}
+
+fn tool_tests(t: &Tool) -> TokenStream {
+    let snake = t.name.to_snake_case();
+    let published = format_ident!("{}_is_published_as_declared", snake);
+    let minimal = format_ident!("{}_accepts_only_its_required_arguments", snake);
+    let name = &t.name;
+    let title = &t.title;
+    let a = t.annotations;
+    let (ro, de, id, ow) = (a.read_only, a.destructive, a.idempotent, a.open_world);
+    let input_names: Vec<&str> = t.input.fields.iter().map(|f| f.wire.as_str()).collect();
+    let output_names: Vec<&str> = t.output.fields.iter().map(|f| f.wire.as_str()).collect();
+    let required: Vec<&str> = t.input.fields.iter().filter(|f| f.required).map(|f| f.wire.as_str()).collect();
+    let property_checks = t.input.fields.iter().map(property_facts);
+    let input_ty = ident(&t.input.rust_name);
+    let sample = sample_object(&t.input).to_string();
+    let missing = t.input.fields.iter().filter(|f| f.required).map(|f| {
+        let test = format_ident!("{}_without_{}_names_it", snake, f.wire.to_snake_case());
+        let wire = &f.wire;
+        quote! {
+            #[test]
+            fn #test() {
+                let mut args: ::serde_json::Map<String, Value> = ::serde_json::from_str(#sample).expect("sample is JSON");
+                args.remove(#wire);
+                let err = ::docket::generated::#input_ty::from_arguments(args).expect_err("a required argument is missing");
+                assert!(err.message.contains(#wire), "message should name `{}`: {}", #wire, err.message);
+            }
+        }
+    });
+    quote! {
+        #[test]
+        fn #published() {
+            let tool = published(#name);
+            assert_eq!(tool["title"], json!(#title));
+            let annotations = &tool["annotations"];
+            assert_eq!(annotations["readOnlyHint"], json!(#ro));
+            assert_eq!(annotations["destructiveHint"], json!(#de));
+            assert_eq!(annotations["idempotentHint"], json!(#id));
+            assert_eq!(annotations["openWorldHint"], json!(#ow));
+            let input = &tool["inputSchema"];
+            assert_eq!(input["type"], json!("object"));
+            assert_eq!(property_names(input), vec![#( #input_names.to_string() ),*] as Vec<String>);
+            let required: Vec<&str> = vec![#( #required ),*];
+            assert_eq!(input.get("required").cloned().unwrap_or_else(|| json!([])), json!(required));
+            #( #property_checks )*
+            let output = &tool["outputSchema"];
+            assert_eq!(output["type"], json!("object"));
+            assert_eq!(property_names(output), vec![#( #output_names.to_string() ),*] as Vec<String>);
+        }
+
+        #[test]
+        fn #minimal() {
+            let args: ::serde_json::Map<String, Value> = ::serde_json::from_str(#sample).expect("sample is JSON");
+            if let Err(e) = ::docket::generated::#input_ty::from_arguments(args) {
+                panic!("required-only arguments {} were rejected: {}", #sample, e.message);
+            }
+        }
+
+        #( #missing )*
+    }
+}
+
+/// Assertions on one published property: type, enum values, bounds, default.
+fn property_facts(f: &Field) -> TokenStream {
+    let wire = &f.wire;
+    let mut checks = Vec::new();
+    if let Some(t) = f.shape.json_type() {
+        checks.push(quote! { assert_eq!(p["type"], json!(#t), "type of {}", #wire); });
+    }
+    let bounds: Vec<(&str, Option<Value>)> = match &f.shape {
+        Shape::Enum { values, .. } => vec![("enum", Some(json!(values)))],
+        Shape::Integer { min, max } => vec![("minimum", min.map(|v| json!(v))), ("maximum", max.map(|v| json!(v)))],
+        Shape::String { min_len, max_len } => {
+            vec![("minLength", min_len.map(|v| json!(v))), ("maxLength", max_len.map(|v| json!(v)))]
+        }
+        Shape::Array { max_items, .. } => vec![("maxItems", max_items.map(|v| json!(v)))],
+        _ => vec![],
+    };
+    for (key, value) in bounds.into_iter().filter_map(|(k, v)| v.map(|v| (k, v))) {
+        let json = value.to_string();
+        checks.push(
+            quote! { assert_eq!(p[#key], ::serde_json::from_str::<Value>(#json).unwrap(), "{} of {}", #key, #wire); },
+        );
+    }
+    if let Some(d) = &f.default {
+        let json = d.to_string();
+        checks.push(quote! { assert_eq!(p["default"], ::serde_json::from_str::<Value>(#json).unwrap(), "default of {}", #wire); });
+    }
+    quote! {
+        {
+            let p = &input["properties"][#wire];
+            assert!(p["description"].as_str().is_some_and(|d| !d.is_empty()), "{} has a description", #wire);
+            #( #checks )*
+        }
+    }
+}
+
+/// The smallest arguments that satisfy an object's required fields and limits.
+fn sample_object(obj: &Object) -> Value {
+    let map = obj.fields.iter().filter(|f| f.required).map(|f| (f.wire.clone(), sample(&f.shape))).collect();
+    Value::Object(map)
+}
+
+fn sample(shape: &Shape) -> Value {
+    match shape {
+        Shape::String { min_len, .. } => json!("x".repeat(min_len.unwrap_or(1).max(1) as usize)),
+        Shape::Enum { values, .. } => json!(values[0]),
+        Shape::Integer { min, .. } => json!(min.unwrap_or(1)),
+        Shape::Number { min, .. } => json!(min.unwrap_or(1.0)),
+        Shape::Boolean => json!(true),
+        Shape::Any => json!("value"),
+        Shape::Map => json!({}),
+        Shape::Array { items, min_items, .. } => {
+            Value::Array((0..min_items.unwrap_or(1).max(1)).map(|_| sample(items)).collect())
+        }
+        Shape::Object(obj) => sample_object(obj),
+    }
+}

@@ -1,0 +1,182 @@
+//! Rust items for the tool surface: error constructors, argument parsing, the handler trait,
+//! the tool table (what tools/list publishes) and dispatch.
+
+use heck::ToUpperCamelCase;
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use super::schema::object_schema;
+use super::types::{docs, ident, rules};
+use crate::model::{ErrorTemplate, Model, Tool};
+use crate::template;
+
+/// `pub mod errors`: one constructor per catalogue template, with its params as arguments.
+pub fn errors(templates: &[ErrorTemplate]) -> TokenStream {
+    let fns = templates.iter().map(|t| {
+        let name = format_ident!("{}", t.name);
+        let code = format_ident!("{}", t.code.to_upper_camel_case());
+        let key = &t.name;
+        let message = &t.message;
+        let used = template::placeholders(&t.message).unwrap_or_default();
+        let params: Vec<_> = t.params.iter().map(|p| format_ident!("{}", p)).collect();
+        let args = t.params.iter().filter(|p| used.contains(p)).map(|p| {
+            let i = format_ident!("{}", p);
+            quote! { #i = #i }
+        });
+        let unused = t.params.iter().filter(|p| !used.contains(p)).map(|p| format_ident!("{}", p));
+        let doc = docs(&format!("`{}`: {}", t.code, t.message));
+        quote! {
+            #doc
+            pub fn #name( #( #params: impl ::std::fmt::Display ),* ) -> ToolError {
+                #( let _ = &#unused; )*
+                ToolError::new(ErrorCode::#code, #key, format!(#message #(, #args)*))
+            }
+        }
+    });
+    quote! {
+        /// Error constructors from the catalogue in tools.yaml; messages are the manifest's templates.
+        pub mod errors {
+            use ::docket::runtime::{ErrorCode, ToolError};
+            #( #fns )*
+        }
+    }
+}
+
+/// Argument parsing shared by every tool: rule checks with catalogue messages, then serde.
+pub fn parse_arguments() -> TokenStream {
+    quote! {
+        /// Checks raw arguments against a tool's rules, reporting every problem with the manifest's
+        /// messages, then deserializes them into the typed input.
+        pub fn parse_arguments<T: ::serde::de::DeserializeOwned>(
+            tool: &'static str,
+            args: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+            rules: &'static [ParamRule],
+        ) -> ::std::result::Result<T, ToolError> {
+            let problems: ::std::vec::Vec<ToolError> = check(&args, rules)
+                .into_iter()
+                .map(|p| match p {
+                    Problem::Missing { param } => errors::missing_required(tool, param),
+                    Problem::Unknown { param, allowed } => errors::unknown_parameter(tool, param, allowed.join(", ")),
+                    Problem::Type { param, expected, actual } => errors::invalid_type(param, expected, actual),
+                    Problem::Enum { param, value, allowed } => errors::invalid_enum(param, value, allowed.join(", ")),
+                    Problem::Range { param, value, range } => errors::out_of_range(param, value, range),
+                    Problem::Length { param, length, range } => errors::invalid_length(param, length, range),
+                    Problem::ItemCount { param, count, range } => errors::invalid_item_count(param, count, range),
+                })
+                .collect();
+            if let Some(error) = ToolError::combine(problems) {
+                return Err(error);
+            }
+            ::serde_json::from_value(::serde_json::Value::Object(args))
+                .map_err(|e| errors::invalid_arguments(tool, e))
+        }
+    }
+}
+
+/// `impl FooInput { RULES, from_arguments }` for every tool.
+pub fn input_impls(tools: &[Tool]) -> TokenStream {
+    let impls = tools.iter().map(|t| {
+        let ty = ident(&t.input.rust_name);
+        let name = &t.name;
+        let table = rules(&t.input);
+        quote! {
+            impl #ty {
+                /// Argument rules from tools.yaml, checked before deserialization.
+                pub const RULES: &'static [ParamRule] = #table;
+                /// Parses and checks the raw arguments of a call.
+                pub fn from_arguments(args: ::serde_json::Map<::std::string::String, ::serde_json::Value>) -> ::std::result::Result<Self, ToolError> {
+                    parse_arguments(#name, args, Self::RULES)
+                }
+            }
+        }
+    });
+    quote! { #( #impls )* }
+}
+
+/// `pub trait ToolHandlers`: one async method per tool, documented with its description.
+pub fn handler_trait(tools: &[Tool]) -> TokenStream {
+    let methods = tools.iter().map(|t| {
+        let m = format_ident!("{}", t.name);
+        let input = ident(&t.input.rust_name);
+        let output = ident(&t.output.rust_name);
+        let doc = docs(&t.description);
+        let deprecated = t.deprecated.as_ref().map(|d| {
+            let note = format!("use {} instead", d.replacement);
+            quote! { #[deprecated(note = #note)] }
+        });
+        quote! {
+            #doc
+            #deprecated
+            fn #m(&self, input: #input, ctx: CallContext) -> impl ::std::future::Future<Output = ToolResult<#output>> + Send;
+        }
+    });
+    quote! {
+        /// Implemented by hand in `src/handlers/`: one method per tool in tools.yaml. Return typed
+        /// output; the generated dispatch and the server own arguments, JSON and the result envelope.
+        pub trait ToolHandlers: Send + Sync + 'static {
+            #( #methods )*
+        }
+    }
+}
+
+/// `pub const TOOLS`: name, title, description, group, annotations and schemas of every tool.
+pub fn tool_table(model: &Model) -> TokenStream {
+    let specs = model.tools.iter().map(|t| {
+        let name = &t.name;
+        let title = &t.title;
+        let description = t.published_description();
+        let group = &t.group;
+        let a = t.annotations;
+        let (ro, de, id, ow) = (a.read_only, a.destructive, a.idempotent, a.open_world);
+        let input = object_schema(&t.input).to_string();
+        let output = object_schema(&t.output).to_string();
+        let deprecated_by = match &t.deprecated {
+            Some(d) => {
+                let r = &d.replacement;
+                quote! { Some(#r) }
+            }
+            None => quote! { None },
+        };
+        quote! {
+            ToolSpec {
+                name: #name, title: #title, description: #description, group: #group,
+                read_only: #ro, destructive: #de, idempotent: #id, open_world: #ow,
+                deprecated_by: #deprecated_by, input_schema: #input, output_schema: #output,
+            }
+        }
+    });
+    quote! {
+        /// Every tool declared in tools.yaml, in manifest order.
+        pub const TOOLS: &[ToolSpec] = &[ #( #specs ),* ];
+    }
+}
+
+/// `pub async fn dispatch`: parse arguments, call the handler, serialize its output.
+pub fn dispatch(tools: &[Tool]) -> TokenStream {
+    let arms = tools.iter().map(|t| {
+        let name = &t.name;
+        let m = format_ident!("{}", t.name);
+        let input = ident(&t.input.rust_name);
+        let allow = t.deprecated.as_ref().map(|_| quote! { #[allow(deprecated)] });
+        quote! {
+            #name => match #input::from_arguments(args) {
+                Ok(input) => { #allow handlers.#m(input, ctx).await.and_then(Reply::into_json) }
+                Err(e) => Err(e),
+            },
+        }
+    });
+    quote! {
+        /// Runs tool `name`; `None` when no such tool is declared.
+        pub async fn dispatch<H: ToolHandlers>(
+            handlers: &H,
+            name: &str,
+            args: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+            ctx: CallContext,
+        ) -> ::std::option::Option<ToolResult<::serde_json::Value>> {
+            Some(match name {
+                #( #arms )*
+                _ => return None,
+            })
+        }
+    }
+}

@@ -1,0 +1,591 @@
+//! Semantic checks over the parsed manifest, lowering it into the [`Model`].
+//!
+//! Every rule collects its diagnostics instead of stopping at the first, so one build shows every
+//! mistake. Positions come from the [`Locator`] by YAML path.
+
+use std::collections::{BTreeSet, HashMap};
+
+use heck::{ToSnakeCase, ToUpperCamelCase};
+use serde_json::Value;
+
+use crate::diag::{Diagnostic, Pos};
+use crate::locate::Locator;
+use crate::manifest;
+use crate::model::*;
+use crate::template;
+
+const PRIMITIVES: &[&str] = &["string", "integer", "number", "boolean", "array", "object", "any"];
+const RUST_KEYWORDS: &[&str] = &[
+    "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern", "false", "fn",
+    "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "static",
+    "struct", "super", "trait", "true", "type", "unsafe", "use", "where", "while", "abstract", "become", "box", "do",
+    "final", "macro", "override", "priv", "try", "typeof", "unsized", "virtual", "yield", "gen",
+];
+
+pub fn validate(file: &str, m: &manifest::Manifest, loc: &Locator) -> Result<Model, Vec<Diagnostic>> {
+    let mut v = Validator { file, loc, diags: Vec::new(), named: HashMap::new(), rust_types: Vec::new() };
+    for (path, pos, first) in &loc.duplicates {
+        v.diags.push(
+            Diagnostic::new(file, *pos, "duplicate-key", format!("duplicate key `{path}`"))
+                .with_help(format!("it is already defined at line {}; remove or rename one of them", first.line)),
+        );
+    }
+    if m.version != 1 {
+        v.error(
+            "version",
+            "unsupported-version",
+            format!("unsupported manifest version {}", m.version),
+            Some("this generator reads `version: 1`"),
+        );
+    }
+    v.collect_named_types(m);
+    let errors = v.error_templates(m);
+    let tools = v.tools(m, &errors);
+    if v.diags.is_empty() {
+        Ok(Model {
+            server: Server {
+                name: m.server.name.clone(),
+                title: m.server.title.clone(),
+                instructions: m.server.instructions.clone(),
+            },
+            groups: m
+                .groups
+                .iter()
+                .map(|(n, g)| Group { name: n.clone(), description: g.description.clone() })
+                .collect(),
+            rust_types: v.rust_types,
+            errors,
+            tools,
+        })
+    } else {
+        v.diags.sort_by_key(|d| d.pos);
+        Err(v.diags)
+    }
+}
+
+struct Validator<'a> {
+    file: &'a str,
+    loc: &'a Locator,
+    diags: Vec<Diagnostic>,
+    /// Named types by manifest name, lowered once.
+    named: HashMap<String, Shape>,
+    rust_types: Vec<RustType>,
+}
+
+impl Validator<'_> {
+    fn error(&mut self, path: &str, code: &'static str, message: String, help: Option<&str>) {
+        self.push(self.loc.value(path), code, message, help);
+    }
+
+    fn error_at_key(&mut self, path: &str, code: &'static str, message: String, help: Option<&str>) {
+        self.push(self.loc.key(path), code, message, help);
+    }
+
+    fn push(&mut self, pos: Pos, code: &'static str, message: String, help: Option<&str>) {
+        let mut d = Diagnostic::new(self.file, pos, code, message);
+        if let Some(h) = help {
+            d = d.with_help(h);
+        }
+        self.diags.push(d);
+    }
+
+    fn collect_named_types(&mut self, m: &manifest::Manifest) {
+        for (name, def) in &m.types {
+            let path = format!("types.{name}");
+            if name.to_upper_camel_case() != *name || PRIMITIVES.contains(&name.as_str()) {
+                self.error_at_key(
+                    &path,
+                    "bad-type-name",
+                    format!("type name `{name}` must be UpperCamelCase"),
+                    Some("e.g. IssueStatus"),
+                );
+                continue;
+            }
+            let description = def.description.clone().unwrap_or_default();
+            if description.trim().is_empty() {
+                self.error_at_key(
+                    &path,
+                    "missing-description",
+                    format!("type `{name}` has no description"),
+                    Some("add `description:`; it is shown to the model"),
+                );
+            }
+            match (&def.enum_values, &def.properties) {
+                (Some(values), None) => {
+                    self.check_enum_values(&format!("{path}.enum"), values);
+                    self.rust_types.push(RustType::Enum { name: name.clone(), description, values: values.clone() });
+                    self.named.insert(name.clone(), Shape::Enum { rust_name: name.clone(), values: values.clone() });
+                }
+                (None, Some(props)) => {
+                    let object =
+                        self.object(props, &path, name, &description, def.additional_properties.or(Some(false)));
+                    self.rust_types.push(RustType::Struct(object.clone()));
+                    self.named.insert(name.clone(), Shape::Object(Box::new(object)));
+                }
+                _ => self.error_at_key(
+                    &path,
+                    "bad-type",
+                    format!("type `{name}` must have exactly one of `enum:` or `properties:`"),
+                    None,
+                ),
+            }
+        }
+    }
+
+    fn check_enum_values(&mut self, path: &str, values: &[String]) {
+        if values.is_empty() {
+            self.error(path, "bad-enum", "enum has no values".into(), Some("list at least one value"));
+        }
+        let mut seen = BTreeSet::new();
+        for (i, v) in values.iter().enumerate() {
+            if !seen.insert(v.to_upper_camel_case()) {
+                self.error(
+                    &format!("{path}[{i}]"),
+                    "bad-enum",
+                    format!("enum value `{v}` duplicates an earlier value"),
+                    None,
+                );
+            }
+        }
+    }
+
+    fn error_templates(&mut self, m: &manifest::Manifest) -> Vec<ErrorTemplate> {
+        let mut out = Vec::new();
+        for (name, t) in &m.errors {
+            let path = format!("errors.{name}");
+            if name.to_snake_case() != *name {
+                self.error_at_key(
+                    &path,
+                    "bad-template-name",
+                    format!("error template name `{name}` must be snake_case"),
+                    None,
+                );
+            }
+            if !ERROR_CODES.contains(&t.code.as_str()) {
+                self.error(
+                    &format!("{path}.code"),
+                    "unknown-error-code",
+                    format!("unknown error code `{}`", t.code),
+                    Some(&format!("valid codes: {}", ERROR_CODES.join(", "))),
+                );
+            }
+            match template::placeholders(&t.message) {
+                Err(e) => self.error(
+                    &format!("{path}.message"),
+                    "template-syntax",
+                    format!("error template `{name}`: {e}"),
+                    Some("placeholders are `{name}`; write `{{` and `}}` for literal braces"),
+                ),
+                Ok(used) => {
+                    for p in used.iter().filter(|p| !t.params.contains(p)) {
+                        self.error(
+                            &format!("{path}.message"),
+                            "unknown-placeholder",
+                            format!("placeholder `{{{p}}}` is not available to error template `{name}`"),
+                            Some(&format!(
+                                "declared params: [{}]; add `{p}` to `params:` or fix the name",
+                                t.params.join(", ")
+                            )),
+                        );
+                    }
+                }
+            }
+            out.push(ErrorTemplate {
+                name: name.clone(),
+                code: t.code.clone(),
+                message: t.message.clone(),
+                params: t.params.clone(),
+            });
+        }
+        for (name, params) in BUILTIN_TEMPLATES {
+            match m.errors.get(*name) {
+                None => self.error(
+                    "errors",
+                    "missing-builtin-template",
+                    format!("error template `{name}` is missing"),
+                    Some(&format!(
+                        "generated argument checks need it; declare it with params: [{}]",
+                        params.join(", ")
+                    )),
+                ),
+                Some(t)
+                    if t.params.iter().map(String::as_str).collect::<BTreeSet<_>>()
+                        != params.iter().copied().collect() =>
+                {
+                    self.error(
+                        &format!("errors.{name}.params"),
+                        "builtin-template-params",
+                        format!("error template `{name}` must declare params [{}]", params.join(", ")),
+                        None,
+                    )
+                }
+                Some(_) => {}
+            }
+        }
+        out
+    }
+
+    fn tools(&mut self, m: &manifest::Manifest, errors: &[ErrorTemplate]) -> Vec<Tool> {
+        let mut first_seen: HashMap<&str, usize> = HashMap::new();
+        let mut rust_idents: HashMap<String, String> = HashMap::new();
+        let mut out = Vec::new();
+        for (i, t) in m.tools.iter().enumerate() {
+            let path = format!("tools[{i}]");
+            let name_ok = !t.name.is_empty()
+                && t.name.len() <= 64
+                && t.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+            if !name_ok {
+                self.error(
+                    &format!("{path}.name"),
+                    "bad-tool-name",
+                    format!("tool name `{}` must be 1-64 characters of [a-zA-Z0-9_-]", t.name),
+                    Some("clients (Claude, OpenAI) reject other names; use snake_case like issues_list"),
+                );
+            }
+            if let Some(first) = first_seen.get(t.name.as_str()) {
+                let first_line = self.loc.value(&format!("tools[{first}].name")).line;
+                self.error(
+                    &format!("{path}.name"),
+                    "duplicate-tool",
+                    format!("duplicate tool name `{}`", t.name),
+                    Some(&format!("first defined at line {first_line}; tool names must be unique")),
+                );
+                continue;
+            }
+            first_seen.insert(&t.name, i);
+            let ident = t.name.to_snake_case();
+            if let Some(other) = rust_idents.insert(ident.clone(), t.name.clone()) {
+                self.error(
+                    &format!("{path}.name"),
+                    "name-collision",
+                    format!("tool `{}` and tool `{other}` map to the same Rust name `{ident}`", t.name),
+                    None,
+                );
+            }
+            let description = t.description.clone().unwrap_or_default();
+            if description.trim().is_empty() {
+                self.error_at_key(
+                    &format!("{path}.name"),
+                    "missing-description",
+                    format!("tool `{}` has no description", t.name),
+                    Some("add `description:`; it is what the model reads to choose the tool"),
+                );
+            }
+            if !m.groups.contains_key(&t.group) {
+                self.error(
+                    &format!("{path}.group"),
+                    "unknown-group",
+                    format!("unknown group `{}`", t.group),
+                    Some(&format!("declared groups: {}", m.groups.keys().cloned().collect::<Vec<_>>().join(", "))),
+                );
+            }
+            let a = &t.annotations;
+            if a.read_only && a.destructive {
+                self.error(
+                    &format!("{path}.annotations.destructive"),
+                    "annotation-conflict",
+                    format!("tool `{}` is marked read_only and destructive", t.name),
+                    Some("a read-only tool cannot destroy anything; set destructive: false or read_only: false"),
+                );
+            }
+            for (j, e) in t.errors.iter().enumerate() {
+                if !errors.iter().any(|x| &x.name == e) {
+                    self.error(
+                        &format!("{path}.errors[{j}]"),
+                        "unknown-error-template",
+                        format!("unknown error template `{e}`"),
+                        Some(&format!(
+                            "declared templates: {}",
+                            errors.iter().map(|x| x.name.as_str()).collect::<Vec<_>>().join(", ")
+                        )),
+                    );
+                }
+            }
+            if let Some(d) = &t.deprecated {
+                let target = m.tools.iter().find(|x| x.name == d.replacement);
+                if target.is_none() || target.is_some_and(|x| x.deprecated.is_some()) {
+                    self.error(
+                        &format!("{path}.deprecated.replacement"),
+                        "unknown-replacement",
+                        format!("replacement `{}` is not a current tool", d.replacement),
+                        Some("name a declared tool that is not itself deprecated"),
+                    );
+                }
+            }
+            let pascal = t.name.to_upper_camel_case();
+            let input = self.object(
+                &t.input,
+                &format!("{path}.input"),
+                &format!("{pascal}Input"),
+                &format!("Arguments of tool `{}`.", t.name),
+                Some(false),
+            );
+            let output = self.object(
+                &t.output,
+                &format!("{path}.output"),
+                &format!("{pascal}Output"),
+                &format!("Structured result of tool `{}`.", t.name),
+                None,
+            );
+            self.rust_types.push(RustType::Struct(input.clone()));
+            self.rust_types.push(RustType::Struct(output.clone()));
+            out.push(Tool {
+                name: t.name.clone(),
+                title: t.title.clone().unwrap_or_else(|| t.name.clone()),
+                description,
+                group: t.group.clone(),
+                annotations: Annotations {
+                    read_only: a.read_only,
+                    destructive: a.destructive,
+                    idempotent: a.idempotent,
+                    open_world: a.open_world,
+                },
+                input,
+                output,
+                limits: t.limits.iter().map(|(k, v)| (k.clone(), *v)).collect(),
+                errors: t.errors.clone(),
+                deprecated: t
+                    .deprecated
+                    .as_ref()
+                    .map(|d| Deprecation { replacement: d.replacement.clone(), note: d.note.clone() }),
+            });
+        }
+        out
+    }
+
+    fn object(
+        &mut self,
+        props: &indexmap::IndexMap<String, manifest::Schema>,
+        path: &str,
+        rust_name: &str,
+        description: &str,
+        additional: Option<bool>,
+    ) -> Object {
+        let mut fields = Vec::new();
+        let mut rust_names: HashMap<String, String> = HashMap::new();
+        for (wire, schema) in props {
+            let fpath = format!("{path}.{wire}");
+            let rust = rust_field_name(wire);
+            if let Some(other) = rust_names.insert(rust.clone(), wire.clone()) {
+                self.error_at_key(
+                    &fpath,
+                    "name-collision",
+                    format!("`{wire}` and `{other}` map to the same Rust field `{rust}`"),
+                    None,
+                );
+            }
+            let inline_name = format!("{rust_name}{}", wire.to_upper_camel_case());
+            let Some(shape) = self.shape(schema, &fpath, &inline_name) else { continue };
+            let description = schema.description.clone().unwrap_or_default();
+            if description.trim().is_empty() {
+                self.error_at_key(
+                    &fpath,
+                    "missing-description",
+                    format!("`{wire}` has no description"),
+                    Some("add `description:`; the model reads it"),
+                );
+            }
+            let default = schema.default.as_ref().and_then(|d| serde_json::to_value(d).ok());
+            if let Some(d) = &default {
+                if schema.required {
+                    self.error(
+                        &format!("{fpath}.default"),
+                        "required-with-default",
+                        format!("`{wire}` is required and has a default"),
+                        Some("a default only applies when the argument is omitted; drop one of them"),
+                    );
+                }
+                if let Err(why) = check_value(&shape, d) {
+                    self.error(
+                        &format!("{fpath}.default"),
+                        "default-invalid",
+                        format!("default of `{wire}` is invalid: {why}"),
+                        Some("change the default so it satisfies the declared type, enum and limits"),
+                    );
+                }
+            }
+            fields.push(Field {
+                wire: wire.clone(),
+                rust,
+                description,
+                required: schema.required,
+                default,
+                shape,
+                deprecated: schema.deprecated.clone(),
+            });
+        }
+        Object { rust_name: rust_name.to_string(), description: description.to_string(), fields, additional }
+    }
+
+    fn shape(&mut self, s: &manifest::Schema, path: &str, inline_name: &str) -> Option<Shape> {
+        let ty = s.ty.as_str();
+        if PRIMITIVES.contains(&ty) || self.named.contains_key(ty) {
+            self.check_constraints(s, path);
+        }
+        let shape = match ty {
+            "string" => match &s.enum_values {
+                Some(values) => {
+                    self.check_enum_values(&format!("{path}.enum"), values);
+                    self.rust_types.push(RustType::Enum {
+                        name: inline_name.to_string(),
+                        description: s.description.clone().unwrap_or_default(),
+                        values: values.clone(),
+                    });
+                    Shape::Enum { rust_name: inline_name.to_string(), values: values.clone() }
+                }
+                None => Shape::String { min_len: s.min_length, max_len: s.max_length },
+            },
+            "integer" => Shape::Integer { min: s.minimum.map(|v| v as i64), max: s.maximum.map(|v| v as i64) },
+            "number" => Shape::Number { min: s.minimum, max: s.maximum },
+            "boolean" => Shape::Boolean,
+            "any" => Shape::Any,
+            "array" => {
+                let Some(items) = &s.items else {
+                    self.error_at_key(
+                        path,
+                        "array-without-items",
+                        "array has no `items:`".into(),
+                        Some("declare the item type, e.g. items: { type: string }"),
+                    );
+                    return None;
+                };
+                let item = self.shape(items, &format!("{path}.items"), &format!("{inline_name}Item"))?;
+                Shape::Array { items: Box::new(item), min_items: s.min_items, max_items: s.max_items }
+            }
+            "object" => match &s.properties {
+                None => Shape::Map,
+                Some(props) => {
+                    let obj = self.object(
+                        props,
+                        &format!("{path}.properties"),
+                        inline_name,
+                        s.description.as_deref().unwrap_or_default(),
+                        s.additional_properties.or(Some(false)),
+                    );
+                    self.rust_types.push(RustType::Struct(obj.clone()));
+                    Shape::Object(Box::new(obj))
+                }
+            },
+            named => match self.named.get(named) {
+                Some(shape) => shape.clone(),
+                None => {
+                    let mut valid: Vec<&str> = PRIMITIVES.to_vec();
+                    let mut names: Vec<&str> = self.named.keys().map(String::as_str).collect();
+                    names.sort();
+                    valid.extend(names);
+                    let guess = valid
+                        .iter()
+                        .min_by_key(|v| strsim::levenshtein(v, named))
+                        .filter(|v| strsim::levenshtein(v, named) <= 2);
+                    let hint = guess.map(|g| format!("did you mean `{g}`? ")).unwrap_or_default();
+                    self.error(
+                        &format!("{path}.type"),
+                        "unknown-type",
+                        format!("unknown type `{named}`"),
+                        Some(&format!("{hint}valid types: {}", valid.join(", "))),
+                    );
+                    return None;
+                }
+            },
+        };
+        Some(shape)
+    }
+
+    fn check_constraints(&mut self, s: &manifest::Schema, path: &str) {
+        let ty = s.ty.as_str();
+        let allowed: &[&str] = match ty {
+            "string" => &["min_length", "max_length", "enum"],
+            "integer" | "number" => &["minimum", "maximum"],
+            "array" => &["min_items", "max_items", "items"],
+            "object" => &["properties", "additional_properties"],
+            _ => &[],
+        };
+        let present = [
+            ("min_length", s.min_length.is_some()),
+            ("max_length", s.max_length.is_some()),
+            ("enum", s.enum_values.is_some()),
+            ("minimum", s.minimum.is_some()),
+            ("maximum", s.maximum.is_some()),
+            ("min_items", s.min_items.is_some()),
+            ("max_items", s.max_items.is_some()),
+            ("items", s.items.is_some()),
+            ("properties", s.properties.is_some()),
+            ("additional_properties", s.additional_properties.is_some()),
+        ];
+        for (key, is_set) in present {
+            if is_set && !allowed.contains(&key) {
+                self.error_at_key(
+                    &format!("{path}.{key}"),
+                    "constraint-not-for-type",
+                    format!("`{key}` does not apply to type `{ty}`"),
+                    None,
+                );
+            }
+        }
+        let pairs = [
+            ("minimum", s.minimum, s.maximum),
+            ("min_length", s.min_length.map(|v| v as f64), s.max_length.map(|v| v as f64)),
+            ("min_items", s.min_items.map(|v| v as f64), s.max_items.map(|v| v as f64)),
+        ];
+        for (key, lo, hi) in pairs {
+            if let (Some(lo), Some(hi)) = (lo, hi)
+                && lo > hi
+            {
+                self.error(
+                    &format!("{path}.{key}"),
+                    "min-greater-than-max",
+                    format!("`{key}` {lo} is greater than its maximum {hi}"),
+                    None,
+                );
+            }
+        }
+    }
+}
+
+/// Rust field name for a wire name: snake_case, keywords as raw identifiers.
+pub fn rust_field_name(wire: &str) -> String {
+    let snake = wire.to_snake_case();
+    if RUST_KEYWORDS.contains(&snake.as_str()) { format!("r#{snake}") } else { snake }
+}
+
+/// Checks a manifest value (a default) against a shape; the error says why it does not fit.
+pub fn check_value(shape: &Shape, v: &Value) -> Result<(), String> {
+    match (shape, v) {
+        (Shape::Any, _) => Ok(()),
+        (Shape::String { min_len, max_len }, Value::String(s)) => {
+            within("length", s.chars().count() as f64, min_len.map(|x| x as f64), max_len.map(|x| x as f64))
+        }
+        (Shape::Enum { values, .. }, Value::String(s)) => {
+            if values.contains(s) {
+                Ok(())
+            } else {
+                Err(format!("`{s}` is not one of: {}", values.join(", ")))
+            }
+        }
+        (Shape::Integer { min, max }, Value::Number(n)) if n.is_i64() || n.is_u64() => {
+            within("value", n.as_f64().unwrap_or_default(), min.map(|x| x as f64), max.map(|x| x as f64))
+        }
+        (Shape::Number { min, max }, Value::Number(n)) => within("value", n.as_f64().unwrap_or_default(), *min, *max),
+        (Shape::Boolean, Value::Bool(_)) => Ok(()),
+        (Shape::Map | Shape::Object(_), Value::Object(_)) => Ok(()),
+        (Shape::Array { items, min_items, max_items }, Value::Array(a)) => {
+            within("item count", a.len() as f64, min_items.map(|x| x as f64), max_items.map(|x| x as f64))?;
+            a.iter().try_for_each(|x| check_value(items, x))
+        }
+        (shape, v) => Err(format!("expected {}, got {v}", shape.json_type().unwrap_or("any value"))),
+    }
+}
+
+fn within(what: &str, x: f64, min: Option<f64>, max: Option<f64>) -> Result<(), String> {
+    if min.is_some_and(|m| x < m) || max.is_some_and(|m| x > m) {
+        let range = match (min, max) {
+            (Some(a), Some(b)) => format!("between {a} and {b}"),
+            (Some(a), None) => format!("at least {a}"),
+            (None, Some(b)) => format!("at most {b}"),
+            (None, None) => unreachable!("a bound was violated"),
+        };
+        Err(format!("{what} {x} is outside the declared range: must be {range}"))
+    } else {
+        Ok(())
+    }
+}

@@ -1,0 +1,258 @@
+//! Checks raw JSON arguments against a tool's rules before serde sees them, so each mistake is
+//! reported with the manifest's message (naming the parameter, the bad value and what is valid)
+//! instead of serde's first error.
+
+use serde_json::{Map, Value};
+
+/// One declared parameter or property.
+#[derive(Debug, Clone, Copy)]
+pub struct ParamRule {
+    pub name: &'static str,
+    pub required: bool,
+    pub kind: Kind,
+}
+
+/// What a value must look like.
+#[derive(Debug, Clone, Copy)]
+pub enum Kind {
+    String { min_len: Option<u64>, max_len: Option<u64> },
+    Enum(&'static [&'static str]),
+    Integer { min: Option<i64>, max: Option<i64> },
+    Number { min: Option<f64>, max: Option<f64> },
+    Boolean,
+    Any,
+    Map,
+    Array { items: &'static Kind, min_items: Option<u64>, max_items: Option<u64> },
+    Object { fields: &'static [ParamRule], additional: bool },
+}
+
+/// One mistake in the arguments; `param` is a path such as `updates[2].status`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Problem {
+    Missing { param: String },
+    Unknown { param: String, allowed: Vec<&'static str> },
+    Type { param: String, expected: &'static str, actual: &'static str },
+    Enum { param: String, value: String, allowed: &'static [&'static str] },
+    Range { param: String, value: String, range: String },
+    Length { param: String, length: usize, range: String },
+    ItemCount { param: String, count: usize, range: String },
+}
+
+/// Every problem in `args`, in parameter order (unknown parameters first).
+pub fn check(args: &Map<String, Value>, rules: &[ParamRule]) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    check_object(args, rules, false, "", &mut problems);
+    problems
+}
+
+fn check_object(obj: &Map<String, Value>, rules: &[ParamRule], additional: bool, path: &str, out: &mut Vec<Problem>) {
+    if !additional {
+        for key in obj.keys().filter(|k| !rules.iter().any(|r| r.name == k.as_str())) {
+            out.push(Problem::Unknown { param: join(path, key), allowed: rules.iter().map(|r| r.name).collect() });
+        }
+    }
+    for rule in rules {
+        match obj.get(rule.name) {
+            // JSON null is treated as omitted: many clients send null for unset optionals.
+            None | Some(Value::Null) if rule.required => out.push(Problem::Missing { param: join(path, rule.name) }),
+            None | Some(Value::Null) => {}
+            Some(v) => check_value(v, &rule.kind, &join(path, rule.name), out),
+        }
+    }
+}
+
+fn check_value(v: &Value, kind: &Kind, path: &str, out: &mut Vec<Problem>) {
+    let type_error = |expected: &'static str| Problem::Type { param: path.to_string(), expected, actual: json_type(v) };
+    match kind {
+        Kind::Any => {}
+        Kind::String { min_len, max_len } => match v.as_str() {
+            None => out.push(type_error("a string")),
+            Some(s) => {
+                let len = s.chars().count();
+                if let Some(range) = outside(len as f64, min_len.map(|x| x as f64), max_len.map(|x| x as f64)) {
+                    out.push(Problem::Length {
+                        param: path.to_string(),
+                        length: len,
+                        range: format!("{range} characters"),
+                    });
+                }
+            }
+        },
+        Kind::Enum(allowed) => match v.as_str() {
+            Some(s) if allowed.contains(&s) => {}
+            Some(s) => out.push(Problem::Enum { param: path.to_string(), value: s.to_string(), allowed }),
+            None => out.push(Problem::Enum { param: path.to_string(), value: v.to_string(), allowed }),
+        },
+        Kind::Integer { min, max } => match v.as_i64() {
+            Some(n) => {
+                if let Some(range) = outside(n as f64, min.map(|x| x as f64), max.map(|x| x as f64)) {
+                    out.push(Problem::Range { param: path.to_string(), value: n.to_string(), range });
+                }
+            }
+            None => out.push(type_error("an integer")),
+        },
+        Kind::Number { min, max } => match v.as_f64() {
+            Some(n) => {
+                if let Some(range) = outside(n, *min, *max) {
+                    out.push(Problem::Range { param: path.to_string(), value: n.to_string(), range });
+                }
+            }
+            None => out.push(type_error("a number")),
+        },
+        Kind::Boolean => {
+            if !v.is_boolean() {
+                out.push(type_error("true or false"));
+            }
+        }
+        Kind::Map => {
+            if !v.is_object() {
+                out.push(type_error("an object"));
+            }
+        }
+        Kind::Array { items, min_items, max_items } => match v.as_array() {
+            None => out.push(type_error("an array")),
+            Some(a) => {
+                if let Some(range) = outside(a.len() as f64, min_items.map(|x| x as f64), max_items.map(|x| x as f64)) {
+                    out.push(Problem::ItemCount {
+                        param: path.to_string(),
+                        count: a.len(),
+                        range: format!("{range} items"),
+                    });
+                    return; // an oversize array is rejected whole; no need to report each item
+                }
+                for (i, item) in a.iter().enumerate() {
+                    check_value(item, items, &format!("{path}[{i}]"), out);
+                }
+            }
+        },
+        Kind::Object { fields, additional } => match v.as_object() {
+            None => out.push(type_error("an object")),
+            Some(o) => check_object(o, fields, *additional, path, out),
+        },
+    }
+}
+
+/// `Some("between 1 and 100")` when `x` is outside the bounds.
+fn outside(x: f64, min: Option<f64>, max: Option<f64>) -> Option<String> {
+    if min.is_some_and(|m| x < m) || max.is_some_and(|m| x > m) {
+        Some(match (min, max) {
+            (Some(a), Some(b)) => format!("between {a} and {b}"),
+            (Some(a), None) => format!("at least {a}"),
+            (None, Some(b)) => format!("at most {b}"),
+            (None, None) => unreachable!("a bound was crossed"),
+        })
+    } else {
+        None
+    }
+}
+
+fn join(path: &str, key: &str) -> String {
+    if path.is_empty() { key.to_string() } else { format!("{path}.{key}") }
+}
+
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "an integer",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const PRIORITY: &[&str] = &["low", "medium", "high", "critical"];
+    const ITEM: &[ParamRule] = &[
+        ParamRule { name: "id", required: true, kind: Kind::String { min_len: Some(1), max_len: None } },
+        ParamRule { name: "priority", required: false, kind: Kind::Enum(PRIORITY) },
+    ];
+    const RULES: &[ParamRule] = &[
+        ParamRule { name: "title", required: true, kind: Kind::String { min_len: Some(1), max_len: Some(5) } },
+        ParamRule { name: "limit", required: false, kind: Kind::Integer { min: Some(1), max: Some(100) } },
+        ParamRule {
+            name: "updates",
+            required: false,
+            kind: Kind::Array {
+                items: &Kind::Object { fields: ITEM, additional: false },
+                min_items: Some(1),
+                max_items: Some(2),
+            },
+        },
+    ];
+
+    fn args(v: Value) -> Map<String, Value> {
+        v.as_object().cloned().expect("test arguments are an object")
+    }
+
+    #[test]
+    fn valid_arguments_have_no_problems() {
+        assert_eq!(
+            check(&args(json!({"title": "ok", "limit": 5, "updates": [{"id": "ISS-1", "priority": "low"}]})), RULES),
+            vec![]
+        );
+    }
+
+    #[test]
+    fn missing_and_null_required_are_reported() {
+        assert_eq!(check(&args(json!({})), RULES), vec![Problem::Missing { param: "title".into() }]);
+        assert_eq!(check(&args(json!({"title": null})), RULES), vec![Problem::Missing { param: "title".into() }]);
+    }
+
+    #[test]
+    fn unknown_parameters_list_the_valid_ones() {
+        let p = check(&args(json!({"title": "ok", "titel": "x"})), RULES);
+        assert_eq!(p, vec![Problem::Unknown { param: "titel".into(), allowed: vec!["title", "limit", "updates"] }]);
+    }
+
+    #[test]
+    fn bounds_are_phrased_for_the_model() {
+        let p = check(&args(json!({"title": "too long", "limit": 500})), RULES);
+        assert_eq!(
+            p,
+            vec![
+                Problem::Length { param: "title".into(), length: 8, range: "between 1 and 5 characters".into() },
+                Problem::Range { param: "limit".into(), value: "500".into(), range: "between 1 and 100".into() },
+            ]
+        );
+    }
+
+    #[test]
+    fn nested_problems_carry_their_path() {
+        let p = check(&args(json!({"title": "ok", "updates": [{"id": "A"}, {"priority": "urgent", "x": 1}]})), RULES);
+        assert_eq!(
+            p,
+            vec![
+                Problem::Unknown { param: "updates[1].x".into(), allowed: vec!["id", "priority"] },
+                Problem::Missing { param: "updates[1].id".into() },
+                Problem::Enum { param: "updates[1].priority".into(), value: "urgent".into(), allowed: PRIORITY },
+            ]
+        );
+    }
+
+    #[test]
+    fn oversize_arrays_are_rejected_whole() {
+        let p = check(&args(json!({"title": "ok", "updates": [{"id": "a"}, {"id": "b"}, {"id": 3}]})), RULES);
+        assert_eq!(
+            p,
+            vec![Problem::ItemCount { param: "updates".into(), count: 3, range: "between 1 and 2 items".into() }]
+        );
+    }
+
+    #[test]
+    fn wrong_types_name_expected_and_actual() {
+        let p = check(&args(json!({"title": 7, "limit": "5"})), RULES);
+        assert_eq!(
+            p,
+            vec![
+                Problem::Type { param: "title".into(), expected: "a string", actual: "an integer" },
+                Problem::Type { param: "limit".into(), expected: "an integer", actual: "a string" },
+            ]
+        );
+    }
+}

@@ -1,0 +1,186 @@
+//! What the generated tool layer builds on: the reply and error types handlers return, the call
+//! context, the tool table entry, and the argument checker.
+
+pub mod args;
+
+use std::sync::Arc;
+
+use rmcp::model::{JsonObject, Tool, ToolAnnotations};
+use serde::Serialize;
+use serde_json::Value;
+
+/// What every handler returns.
+pub type ToolResult<T> = Result<Reply<T>, ToolError>;
+
+/// Facts about the call a handler may want (more arrive with the response envelope).
+#[derive(Debug, Clone)]
+pub struct CallContext {
+    pub tool: String,
+    pub request_id: String,
+}
+
+/// The tool-error codes of SPEC section 3; the manifest's templates pick one each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorCode {
+    NotFound,
+    InvalidArgument,
+    Conflict,
+    ConfirmationRequired,
+    NotImplemented,
+    Internal,
+}
+
+impl ErrorCode {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            ErrorCode::NotFound => "NOT_FOUND",
+            ErrorCode::InvalidArgument => "INVALID_ARGUMENT",
+            ErrorCode::Conflict => "CONFLICT",
+            ErrorCode::ConfirmationRequired => "CONFIRMATION_REQUIRED",
+            ErrorCode::NotImplemented => "NOT_IMPLEMENTED",
+            ErrorCode::Internal => "INTERNAL",
+        }
+    }
+}
+
+/// A failed call, shown to the model as an `isError` result. Built by the generated
+/// `errors::*` constructors, so every message comes from a template in tools.yaml.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolError {
+    pub code: ErrorCode,
+    /// The catalogue entry the message came from.
+    pub template: &'static str,
+    pub message: String,
+}
+
+impl ToolError {
+    pub fn new(code: ErrorCode, template: &'static str, message: String) -> Self {
+        ToolError { code, template, message }
+    }
+
+    /// One error carrying every message (one per line), with the first error's code; `None` if empty.
+    pub fn combine(errors: Vec<ToolError>) -> Option<ToolError> {
+        let mut iter = errors.into_iter();
+        let mut first = iter.next()?;
+        for e in iter {
+            first.message.push('\n');
+            first.message.push_str(&e.message);
+        }
+        Some(first)
+    }
+}
+
+/// Severity of a warning in `_meta.warnings`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+}
+
+/// Something the agent should know that did not stop the call (`_meta.warnings`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Warning {
+    pub code: String,
+    pub message: String,
+    pub severity: Severity,
+}
+
+/// Result counts of a list-like reply (`_meta.results_*`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ResultCounts {
+    pub total: usize,
+    pub returned: usize,
+    pub truncated: bool,
+}
+
+/// A successful call: the typed output (structuredContent) and what the envelope needs.
+#[derive(Debug, Clone)]
+pub struct Reply<T> {
+    pub data: T,
+    /// Text for the model; `None` renders the output as compact JSON.
+    pub text: Option<String>,
+    pub warnings: Vec<Warning>,
+    /// Whether the data came from the in-memory index without reading files.
+    pub cached: Option<bool>,
+    pub results: Option<ResultCounts>,
+}
+
+impl<T> Reply<T> {
+    pub fn new(data: T) -> Self {
+        Reply { data, text: None, warnings: Vec::new(), cached: None, results: None }
+    }
+
+    pub fn with_text(mut self, text: impl Into<String>) -> Self {
+        self.text = Some(text.into());
+        self
+    }
+
+    pub fn with_cached(mut self, cached: bool) -> Self {
+        self.cached = Some(cached);
+        self
+    }
+
+    pub fn with_results(mut self, results: ResultCounts) -> Self {
+        self.results = Some(results);
+        self
+    }
+
+    pub fn warn(mut self, code: impl Into<String>, message: impl Into<String>) -> Self {
+        self.warnings.push(Warning { code: code.into(), message: message.into(), severity: Severity::Warning });
+        self
+    }
+}
+
+impl<T: Serialize> Reply<T> {
+    /// The same reply with its output as JSON, as dispatch hands it to the server.
+    pub fn into_json(self) -> Result<Reply<Value>, ToolError> {
+        let data = serde_json::to_value(&self.data).map_err(|e| {
+            ToolError::new(
+                ErrorCode::Internal,
+                "internal",
+                format!("The result could not be encoded as JSON: {e}. This is a docket bug; please report it."),
+            )
+        })?;
+        Ok(Reply { data, text: self.text, warnings: self.warnings, cached: self.cached, results: self.results })
+    }
+}
+
+/// One tool as declared in tools.yaml (generated into `generated::TOOLS`).
+#[derive(Debug, Clone, Copy)]
+pub struct ToolSpec {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub description: &'static str,
+    pub group: &'static str,
+    pub read_only: bool,
+    pub destructive: bool,
+    pub idempotent: bool,
+    pub open_world: bool,
+    pub deprecated_by: Option<&'static str>,
+    /// JSON Schema of the arguments (inline, no `$ref`).
+    pub input_schema: &'static str,
+    /// JSON Schema of structuredContent.
+    pub output_schema: &'static str,
+}
+
+impl ToolSpec {
+    /// The rmcp definition published in tools/list, every annotation explicit.
+    pub fn to_tool(&self) -> Tool {
+        Tool::new_with_raw(self.name, Some(self.description.into()), schema(self.input_schema))
+            .with_title(self.title)
+            .with_raw_output_schema(schema(self.output_schema))
+            .with_annotations(ToolAnnotations::from_raw(
+                Some(self.title.to_string()),
+                Some(self.read_only),
+                Some(self.destructive),
+                Some(self.idempotent),
+                Some(self.open_world),
+            ))
+    }
+}
+
+fn schema(json: &str) -> Arc<JsonObject> {
+    // The generator renders these from serde_json values, so they always parse as objects.
+    Arc::new(serde_json::from_str(json).expect("generated schema is a JSON object"))
+}

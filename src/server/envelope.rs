@@ -1,0 +1,47 @@
+//! The one place a tool result is built: structuredContent, the text block, `isError` and the
+//! operational metadata in `_meta` (never mixed into the text the model reads).
+
+use std::time::Instant;
+
+use rmcp::model::{CallToolResult, ContentBlock, MetaObject};
+use serde_json::{Value, json};
+
+use crate::runtime::{Reply, ToolError};
+
+/// What the envelope needs to know about the call itself.
+pub struct CallFacts {
+    pub request_id: String,
+    pub started: Instant,
+}
+
+pub fn call_result(result: Result<Reply<Value>, ToolError>, facts: &CallFacts) -> CallToolResult {
+    let mut meta = serde_json::Map::new();
+    meta.insert("request_id".into(), json!(facts.request_id));
+    meta.insert("tool_version".into(), json!(env!("CARGO_PKG_VERSION")));
+    meta.insert("timestamp".into(), json!(chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)));
+    let result = match result {
+        Ok(reply) => {
+            if let Some(cached) = reply.cached {
+                meta.insert("cached".into(), json!(cached));
+            }
+            if let Some(r) = reply.results {
+                meta.insert("results_total".into(), json!(r.total));
+                meta.insert("results_returned".into(), json!(r.returned));
+                meta.insert("results_truncated".into(), json!(r.truncated));
+            }
+            meta.insert("warnings".into(), json!(reply.warnings));
+            let text = reply.text.unwrap_or_else(|| reply.data.to_string());
+            let mut r = CallToolResult::success(vec![ContentBlock::text(text)]);
+            r.structured_content = Some(reply.data);
+            r
+        }
+        Err(e) => {
+            meta.insert("error".into(), json!({"code": e.code.as_str(), "template": e.template}));
+            meta.insert("warnings".into(), json!([]));
+            // No structuredContent on errors: clients validate it against the success schema.
+            CallToolResult::error(vec![ContentBlock::text(format!("{}: {}", e.code.as_str(), e.message))])
+        }
+    };
+    meta.insert("duration_ms".into(), json!(facts.started.elapsed().as_secs_f64() * 1000.0));
+    result.with_meta(Some(MetaObject(meta)))
+}

@@ -1,0 +1,79 @@
+//! The MCP face of docket: an rmcp `ServerHandler` that publishes the generated tool table and
+//! routes calls through the generated dispatch, wrapping every result in one envelope.
+
+mod envelope;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult, PaginatedRequestParams,
+    ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+
+use crate::generated::{self, ToolHandlers};
+use crate::runtime::CallContext;
+
+/// Serves the tools of `H` (normally [`crate::handlers::Handlers`]).
+pub struct DocketServer<H> {
+    handlers: Arc<H>,
+    tools: Arc<Vec<Tool>>,
+    calls: AtomicU64,
+}
+
+impl<H: ToolHandlers> DocketServer<H> {
+    pub fn new(handlers: Arc<H>) -> Self {
+        DocketServer { handlers, tools: Arc::new(generated::tool_definitions()), calls: AtomicU64::new(0) }
+    }
+}
+
+impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(
+                Implementation::new(generated::SERVER_NAME, env!("CARGO_PKG_VERSION"))
+                    .with_title(generated::SERVER_TITLE),
+            )
+            .with_instructions(generated::SERVER_INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        // Twenty tools fit one page; several clients ignore nextCursor on tools/list.
+        Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.tools.iter().find(|t| t.name == name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let started = Instant::now();
+        let request_id = format!("req-{}", self.calls.fetch_add(1, Ordering::Relaxed) + 1);
+        let name = request.name.to_string();
+        let ctx = CallContext { tool: name.clone(), request_id: request_id.clone() };
+        let args = request.arguments.unwrap_or_default();
+        match generated::dispatch(self.handlers.as_ref(), &name, args, ctx).await {
+            Some(result) => {
+                if let Err(e) = &result {
+                    tracing::info!(tool = %name, code = e.code.as_str(), "tool call failed");
+                }
+                Ok(envelope::call_result(result, &envelope::CallFacts { request_id, started }).into())
+            }
+            None => Err(ErrorData::invalid_params(
+                format!("Unknown tool '{name}'. Call tools/list to see the {} available tools.", self.tools.len()),
+                None,
+            )),
+        }
+    }
+}
