@@ -1,0 +1,264 @@
+//! The in-memory index: every issue's frontmatter, kept fresh at the start of each call.
+//!
+//! Populated lazily by the first call; write-through on our own writes; edits made outside the
+//! server are picked up by the [`Watcher`] (or a stat rescan where it cannot tell); a full
+//! revalidation after the TTL is the safety net. With the cache off, every call re-reads every file.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use super::frontmatter;
+use super::model::{IssueMeta, IssueType, StoreError, StoreWarning};
+use super::watch::{Changes, Watcher};
+use super::workspace::Workspace;
+
+/// Enough to tell that a file changed without reading it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    modified: Option<SystemTime>,
+    len: u64,
+}
+
+fn stamp(path: &Path) -> Option<Stamp> {
+    let m = std::fs::metadata(path).ok()?;
+    m.is_file().then(|| Stamp { modified: m.modified().ok(), len: m.len() })
+}
+
+struct Entry {
+    meta: Arc<IssueMeta>,
+    stamp: Option<Stamp>,
+}
+
+pub struct Index {
+    ws: Workspace,
+    /// The folders issues live in, with their collection's type.
+    dirs: Vec<(IssueType, PathBuf)>,
+    enabled: bool,
+    ttl: Duration,
+    entries: HashMap<PathBuf, Entry>,
+    /// Files whose frontmatter does not parse: skipped, reported, never rewritten.
+    broken: BTreeMap<PathBuf, (Option<Stamp>, String)>,
+    /// Upper-cased ID -> files holding it (more than one is a DUPLICATE_ID).
+    by_id: HashMap<String, Vec<PathBuf>>,
+    /// Every entry, newest update first; rebuilt lazily after a change.
+    by_updated: Option<Vec<Arc<IssueMeta>>>,
+    populated: bool,
+    last_full: Option<Instant>,
+    last_refresh: Option<SystemTime>,
+    watcher: Watcher,
+}
+
+impl Index {
+    pub fn new(ws: Workspace, enabled: bool, ttl: Duration) -> Index {
+        Index {
+            dirs: ws.issue_dirs(),
+            ws,
+            enabled,
+            ttl,
+            entries: HashMap::new(),
+            broken: BTreeMap::new(),
+            by_id: HashMap::new(),
+            by_updated: None,
+            populated: false,
+            last_full: None,
+            last_refresh: None,
+            watcher: Watcher::new(),
+        }
+    }
+
+    /// Brings the index up to date with the files; true when no file had to be read.
+    pub fn refresh(&mut self) -> Result<bool, StoreError> {
+        let reads = if !self.enabled {
+            self.clear();
+            self.scan()?
+        } else if !self.populated || self.last_full.is_none_or(|t| t.elapsed() >= self.ttl) {
+            self.scan()?
+        } else {
+            match self.watcher.changes() {
+                Changes::Paths(paths) => {
+                    let changed: Vec<PathBuf> = paths.into_iter().filter(|p| self.is_issue_file(p)).collect();
+                    changed.iter().map(|p| self.recheck(p)).sum()
+                }
+                Changes::Unknown => self.scan()?,
+            }
+        };
+        self.last_refresh = Some(SystemTime::now());
+        Ok(reads == 0 && self.enabled)
+    }
+
+    fn clear(&mut self) {
+        self.entries.clear();
+        self.broken.clear();
+        self.by_id.clear();
+        self.by_updated = None;
+    }
+
+    /// Lists every issue folder and re-reads files whose stamp changed; returns the files read.
+    fn scan(&mut self) -> Result<usize, StoreError> {
+        let mut seen = Vec::new();
+        for (_, dir) in self.dirs.clone() {
+            self.watcher.watch(&dir);
+            let listing = match std::fs::read_dir(&dir) {
+                Ok(l) => l,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(StoreError::Io { path: dir, source: e }),
+            };
+            seen.extend(listing.flatten().map(|e| e.path()).filter(|p| self.is_issue_file(p)));
+        }
+        let mut reads = 0;
+        for path in &seen {
+            reads += self.recheck(path);
+        }
+        let present: std::collections::HashSet<&PathBuf> = seen.iter().collect();
+        let gone: Vec<PathBuf> =
+            self.entries.keys().chain(self.broken.keys()).filter(|p| !present.contains(p)).cloned().collect();
+        for path in gone {
+            self.forget(&path);
+        }
+        self.populated = true;
+        self.last_full = Some(Instant::now());
+        Ok(reads)
+    }
+
+    /// Re-reads `path` if it changed (or drops it if it is gone); returns 1 if it was read.
+    fn recheck(&mut self, path: &Path) -> usize {
+        let Some(now) = stamp(path) else {
+            self.forget(path);
+            return 0;
+        };
+        let known = self.entries.get(path).map(|e| e.stamp).or_else(|| self.broken.get(path).map(|b| b.0));
+        if known == Some(Some(now)) {
+            return 0;
+        }
+        let Some(folder_type) = self.folder_type(path) else { return 0 };
+        let modified = now.modified.map(iso).unwrap_or_default();
+        match std::fs::read_to_string(path).map_err(|e| e.to_string()).and_then(|t| frontmatter::parse(&t)) {
+            Ok(doc) => {
+                self.broken.remove(path);
+                let meta = frontmatter::meta(&doc, path, folder_type, &modified);
+                self.put(meta, Some(now));
+            }
+            Err(reason) => {
+                self.forget(path);
+                self.broken.insert(path.to_path_buf(), (Some(now), reason));
+            }
+        }
+        1
+    }
+
+    /// Write-through after our own write of `meta.path`.
+    pub fn upsert(&mut self, meta: IssueMeta) {
+        let s = stamp(&meta.path);
+        self.put(meta, s);
+    }
+
+    fn put(&mut self, meta: IssueMeta, stamp: Option<Stamp>) {
+        let path = meta.path.clone();
+        self.forget(&path);
+        self.by_id.entry(meta.id.to_uppercase()).or_default().push(path.clone());
+        self.entries.insert(path, Entry { meta: Arc::new(meta), stamp });
+        self.by_updated = None;
+    }
+
+    /// Drops whatever the index knows about `path`.
+    pub fn forget(&mut self, path: &Path) {
+        self.broken.remove(path);
+        if let Some(old) = self.entries.remove(path) {
+            let key = old.meta.id.to_uppercase();
+            if let Some(paths) = self.by_id.get_mut(&key) {
+                paths.retain(|p| p != path);
+                if paths.is_empty() {
+                    self.by_id.remove(&key);
+                }
+            }
+            self.by_updated = None;
+        }
+    }
+
+    fn is_issue_file(&self, path: &Path) -> bool {
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        name.ends_with(".md") && !name.starts_with('.') && self.folder_type(path).is_some()
+    }
+
+    fn folder_type(&self, path: &Path) -> Option<IssueType> {
+        let parent = path.parent()?;
+        self.dirs.iter().find(|(_, d)| d == parent).map(|(t, _)| *t)
+    }
+
+    /// Every issue, newest update first (ties by ID).
+    pub fn by_updated(&mut self) -> &[Arc<IssueMeta>] {
+        let entries = &self.entries;
+        self.by_updated.get_or_insert_with(|| {
+            let mut all: Vec<Arc<IssueMeta>> = entries.values().map(|e| Arc::clone(&e.meta)).collect();
+            all.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then_with(|| a.id.cmp(&b.id)));
+            all
+        })
+    }
+
+    /// Files holding `id` exactly (case-insensitive).
+    pub fn paths_of(&self, id: &str) -> &[PathBuf] {
+        self.by_id.get(&id.to_uppercase()).map(Vec::as_slice).unwrap_or_default()
+    }
+
+    pub fn meta_at(&self, path: &Path) -> Option<Arc<IssueMeta>> {
+        self.entries.get(path).map(|e| Arc::clone(&e.meta))
+    }
+
+    /// Every known ID (for resolving short forms such as `42`).
+    pub fn ids(&self) -> impl Iterator<Item = &String> {
+        self.by_id.keys()
+    }
+
+    /// SKIPPED_FILE for unparseable files, DUPLICATE_ID for IDs held by several files.
+    pub fn warnings(&self) -> Vec<StoreWarning> {
+        let mut out = Vec::new();
+        if !self.broken.is_empty() {
+            let paths: Vec<PathBuf> = self.broken.keys().cloned().collect();
+            let detail: Vec<String> =
+                self.broken.iter().map(|(p, (_, why))| format!("{} ({why})", self.relative(p))).collect();
+            out.push(StoreWarning {
+                code: "SKIPPED_FILE",
+                message: format!("{} file(s) with broken frontmatter were skipped and left untouched: {}. Fix the YAML between the --- lines.", paths.len(), detail.join("; ")),
+                paths,
+            });
+        }
+        let mut dups: Vec<(&String, &Vec<PathBuf>)> = self.by_id.iter().filter(|(_, p)| p.len() > 1).collect();
+        dups.sort();
+        for (id, paths) in dups {
+            let names: Vec<String> = paths.iter().map(|p| self.relative(p)).collect();
+            out.push(StoreWarning {
+                code: "DUPLICATE_ID",
+                message: format!(
+                    "{id} is used by {} files: {}. Both are listed; renumber one to fix it.",
+                    paths.len(),
+                    names.join(", ")
+                ),
+                paths: paths.clone(),
+            });
+        }
+        out
+    }
+
+    fn relative(&self, p: &Path) -> String {
+        p.strip_prefix(&self.ws.root).unwrap_or(p).display().to_string()
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn last_refresh(&self) -> Option<SystemTime> {
+        self.last_refresh
+    }
+
+    pub fn enabled(&self) -> bool {
+        self.enabled
+    }
+}
+
+/// ISO 8601 with milliseconds, the way wrangler writes dates.
+pub fn iso(t: SystemTime) -> String {
+    chrono::DateTime::<chrono::Utc>::from(t).to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}

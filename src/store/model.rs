@@ -1,0 +1,233 @@
+//! The store's vocabulary: issue metadata and bodies, changes, filters, and what calls return.
+
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::time::SystemTime;
+
+use serde_json::{Map, Value};
+
+macro_rules! wire_enum {
+    ($(#[$doc:meta])* $name:ident { $($variant:ident = $wire:literal),+ $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum $name { $($variant),+ }
+        impl $name {
+            pub const ALL: &'static [Self] = &[$(Self::$variant),+];
+            pub fn as_str(&self) -> &'static str {
+                match self { $(Self::$variant => $wire),+ }
+            }
+        }
+        impl FromStr for $name {
+            type Err = String;
+            fn from_str(s: &str) -> Result<Self, String> {
+                match s.trim() {
+                    $($wire => Ok(Self::$variant),)+
+                    other => Err(format!("unknown {} `{other}`", stringify!($name))),
+                }
+            }
+        }
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result { f.write_str(self.as_str()) }
+        }
+    };
+}
+
+wire_enum!(
+    /// Kind of artifact; each has its own folder and ID prefix.
+    IssueType { Issue = "issue", Specification = "specification", Idea = "idea" }
+);
+wire_enum!(
+    /// Lifecycle state, in workflow order.
+    Status { Open = "open", InProgress = "in_progress", Closed = "closed", Cancelled = "cancelled" }
+);
+wire_enum!(
+    /// Priority, lowest first.
+    Priority { Low = "low", Medium = "medium", High = "high", Critical = "critical" }
+);
+
+impl IssueType {
+    /// Folder of the collection inside the workspace directory.
+    pub fn folder(&self) -> &'static str {
+        match self {
+            IssueType::Issue => "issues",
+            IssueType::Specification => "specifications",
+            IssueType::Idea => "ideas",
+        }
+    }
+
+    /// ID prefix, e.g. `ISS-`.
+    pub fn prefix(&self) -> &'static str {
+        match self {
+            IssueType::Issue => "ISS-",
+            IssueType::Specification => "SPEC-",
+            IssueType::Idea => "IDEA-",
+        }
+    }
+}
+
+impl Status {
+    /// Closed and cancelled issues live in `archived/`.
+    pub fn is_archived(&self) -> bool {
+        matches!(self, Status::Closed | Status::Cancelled)
+    }
+}
+
+/// Everything from an issue's frontmatter, without the body.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IssueMeta {
+    pub id: String,
+    pub title: String,
+    pub issue_type: IssueType,
+    pub status: Status,
+    pub priority: Priority,
+    pub labels: Vec<String>,
+    pub assignee: Option<String>,
+    pub project: Option<String>,
+    pub created_at: String,
+    pub updated_at: String,
+    pub closed_at: Option<String>,
+    /// `wranglerContext`: agentId, parentTaskId, estimatedEffort and any key set through metadata.
+    pub context: Map<String, Value>,
+    /// Absolute path of the file.
+    pub path: PathBuf,
+    /// Length of the body in characters.
+    pub body_len: usize,
+}
+
+/// An issue with its markdown body (the description).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Issue {
+    pub meta: IssueMeta,
+    pub body: String,
+}
+
+/// What `create` needs.
+#[derive(Debug, Clone)]
+pub struct NewIssue {
+    pub title: String,
+    pub description: String,
+    pub issue_type: IssueType,
+    pub status: Status,
+    pub priority: Priority,
+    pub labels: Vec<String>,
+    pub assignee: Option<String>,
+    pub project: Option<String>,
+    pub context: Map<String, Value>,
+}
+
+/// A change: `None` leaves a field alone; `Some(None)` clears an optional one.
+#[derive(Debug, Clone, Default)]
+pub struct IssuePatch {
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub issue_type: Option<IssueType>,
+    pub status: Option<Status>,
+    pub priority: Option<Priority>,
+    pub labels: Option<Vec<String>>,
+    pub assignee: Option<Option<String>>,
+    pub project: Option<Option<String>>,
+    /// Replaces `wranglerContext`.
+    pub context: Option<Map<String, Value>>,
+    /// Text appended to the body (completion notes).
+    pub append_body: Option<String>,
+}
+
+/// Which issues a query covers; an empty list means "any".
+#[derive(Debug, Clone, Default)]
+pub struct IssueFilter {
+    pub status: Vec<Status>,
+    pub priority: Vec<Priority>,
+    /// Any of these labels.
+    pub labels: Vec<String>,
+    pub assignee: Option<String>,
+    pub project: Option<String>,
+    pub types: Vec<IssueType>,
+    pub parent_task_id: Option<String>,
+    pub ids: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortField {
+    Created,
+    Updated,
+    Priority,
+    Status,
+    Id,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortOrder {
+    Asc,
+    Desc,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SearchField {
+    Title,
+    Description,
+    Labels,
+}
+
+#[derive(Debug, Clone)]
+pub struct SearchQuery {
+    pub text: String,
+    pub fields: Vec<SearchField>,
+    pub filter: IssueFilter,
+}
+
+/// A search match; title matches score above label matches above body matches.
+#[derive(Debug, Clone)]
+pub struct SearchHit {
+    pub meta: std::sync::Arc<IssueMeta>,
+    pub score: u32,
+    /// About 200 characters around the first body match.
+    pub excerpt: Option<String>,
+}
+
+/// A result and how it was served.
+#[derive(Debug, Clone)]
+pub struct Snapshot<T> {
+    pub value: T,
+    /// Served from the in-memory index without re-reading files.
+    pub cached: bool,
+    pub warnings: Vec<StoreWarning>,
+}
+
+/// Something wrong in the workspace that did not stop the call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoreWarning {
+    /// SKIPPED_FILE, DUPLICATE_ID or STALE_INDEX.
+    pub code: &'static str,
+    pub message: String,
+    pub paths: Vec<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct IndexInfo {
+    pub entries: usize,
+    pub last_refresh: Option<SystemTime>,
+    pub enabled: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("issue {id} not found")]
+    NotFound { id: String },
+    #[error("invalid id `{id}`: {reason}")]
+    InvalidId { id: String, reason: String },
+    #[error("id {id} is used by {} files", paths.len())]
+    Ambiguous { id: String, paths: Vec<PathBuf> },
+    #[error("no .wrangler/ or .docket/ workspace found in {} or any parent directory", searched_from.display())]
+    NoWorkspace { searched_from: PathBuf },
+    #[error("{}: frontmatter does not parse: {reason}", path.display())]
+    Malformed { path: PathBuf, reason: String },
+    #[error("{}: {source}", path.display())]
+    Io { path: PathBuf, source: std::io::Error },
+}
+
+impl StoreError {
+    pub fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> StoreError {
+        let path = path.into();
+        move |source| StoreError::Io { path, source }
+    }
+}
