@@ -374,7 +374,8 @@ impl Validator<'_> {
                     None,
                 );
             }
-            let inline_name = format!("{rust_name}{}", wire.to_upper_camel_case());
+            let base = rust_name.strip_suffix("Input").unwrap_or(rust_name);
+            let inline_name = format!("{base}{}", wire.to_upper_camel_case());
             let Some(shape) = self.shape(schema, &fpath, &inline_name) else { continue };
             let description = schema.description.clone().unwrap_or_default();
             if description.trim().is_empty() {

@@ -105,13 +105,13 @@ pub struct ListItemsOutput {
     ::serde::Deserialize,
     ::schemars::JsonSchema
 )]
-pub enum AddItemInputType {
+pub enum AddItemType {
     #[serde(rename = "small")]
     Small,
     #[serde(rename = "large")]
     Large,
 }
-impl AddItemInputType {
+impl AddItemType {
     /// Every value, in manifest order.
     pub const ALL: &'static [Self] = &[Self::Small, Self::Large];
     /// The wire name of this value.
@@ -122,7 +122,7 @@ impl AddItemInputType {
         }
     }
 }
-impl ::std::fmt::Display for AddItemInputType {
+impl ::std::fmt::Display for AddItemType {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         f.write_str(self.as_str())
     }
@@ -145,7 +145,7 @@ pub struct AddItemInput {
     pub note: ::std::option::Option<Note>,
     /// Size.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub r#type: ::std::option::Option<AddItemInputType>,
+    pub r#type: ::std::option::Option<AddItemType>,
 }
 /// Structured result of tool `add_item`.
 #[derive(

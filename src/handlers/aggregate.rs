@@ -1,0 +1,262 @@
+//! Tools that read many issues from the index: issues_get_batch, issues_stats, issues_labels,
+//! issues_projects, issues_metadata, issues_all_complete.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use super::convert::{issue_type, priority, status, store_error};
+use super::records::Projection;
+use super::text;
+use crate::generated::{
+    CountEntry, IssuesAllCompleteInput, IssuesAllCompleteOutput, IssuesGetBatchInput, IssuesGetBatchOutput,
+    IssuesLabelsInput, IssuesLabelsOperation, IssuesLabelsOutput, IssuesMetadataInput, IssuesMetadataOperation,
+    IssuesMetadataOutput, IssuesProjectsInput, IssuesProjectsOperation, IssuesProjectsOutput, IssuesStatsInput,
+    IssuesStatsOutput, ListFormat, ResponseFormat, StatsGroupBy, errors,
+};
+use crate::runtime::{Reply, ResultCounts, ToolError, ToolResult};
+use crate::store::{IssueFilter, IssueMeta, IssuePatch, SortField, SortOrder, Status, Store, StoreError};
+
+/// Every issue matching `filter`, and whether the index served it.
+fn all(store: &Store, filter: &IssueFilter) -> Result<(Vec<Arc<IssueMeta>>, bool), ToolError> {
+    let snap = store.list(filter, SortField::Updated, SortOrder::Desc).map_err(store_error)?;
+    Ok((snap.value, snap.cached))
+}
+
+pub fn get_batch(store: &Store, input: IssuesGetBatchInput) -> ToolResult<IssuesGetBatchOutput> {
+    let projection = Projection::fields(input.fields.as_deref());
+    let mut issues = Vec::new();
+    let mut not_found = Vec::new();
+    let mut reply_warnings = Vec::new();
+    let mut cached = true;
+    for id in &input.ids {
+        let found = if projection.needs_body() {
+            store.get(id).map(|s| (projection.record(&s.value.meta, Some(&s.value.body)), s.cached))
+        } else {
+            store.get_meta(id).map(|s| (projection.record(&s.value, None), s.cached))
+        };
+        match found {
+            Ok((record, from_index)) => {
+                cached &= from_index;
+                issues.push(record);
+            }
+            Err(StoreError::NotFound { .. }) => not_found.push(id.clone()),
+            Err(e) => {
+                reply_warnings.push(store_error(e).message);
+                not_found.push(id.clone());
+            }
+        }
+    }
+    let text = match input.response_format {
+        ResponseFormat::Json => None,
+        ResponseFormat::Markdown => {
+            let mut parts: Vec<String> = if projection.needs_body() {
+                issues.iter().map(text::issue_document).collect()
+            } else {
+                issues.iter().map(text::issue_line).collect()
+            };
+            if !not_found.is_empty() {
+                parts.push(format!(
+                    "Not found: {}. Check the IDs with issues_list or issues_search.",
+                    not_found.join(", ")
+                ));
+            }
+            Some(parts.join(if projection.needs_body() { "\n\n---\n\n" } else { "\n" }))
+        }
+    };
+    let counts = ResultCounts { total: input.ids.len(), returned: issues.len(), truncated: false };
+    let mut reply = Reply::new(IssuesGetBatchOutput { issues, not_found }).with_cached(cached).with_results(counts);
+    reply.text = text;
+    Ok(reply_warnings.into_iter().fold(reply, |r, w| r.warn("ID_PROBLEM", w)))
+}
+
+pub fn stats(store: &Store, input: IssuesStatsInput) -> ToolResult<IssuesStatsOutput> {
+    let mut types: Vec<_> = input.types.iter().flatten().map(|t| issue_type(*t)).collect();
+    types.extend(input.r#type.map(issue_type));
+    let filter = IssueFilter {
+        status: input.status.iter().flatten().map(|s| status(*s)).collect(),
+        priority: input.priority.iter().flatten().map(|p| priority(*p)).collect(),
+        labels: input.labels.unwrap_or_default(),
+        assignee: input.assignee,
+        project: input.project,
+        types,
+        parent_task_id: input.parent_task_id,
+        ids: Vec::new(),
+    };
+    let (issues, cached) = all(store, &filter)?;
+    let key = |m: &IssueMeta| -> String {
+        let none = || "(none)".to_string();
+        match input.group_by {
+            StatsGroupBy::Status => m.status.as_str().to_string(),
+            StatsGroupBy::Priority => m.priority.as_str().to_string(),
+            StatsGroupBy::Type => m.issue_type.as_str().to_string(),
+            StatsGroupBy::Project => m.project.clone().filter(|p| !p.is_empty()).unwrap_or_else(none),
+            StatsGroupBy::Assignee => m.assignee.clone().filter(|a| !a.is_empty()).unwrap_or_else(none),
+        }
+    };
+    let groups = count(issues.iter().map(|m| key(m)));
+    let text = match input.response_format {
+        ResponseFormat::Json => None,
+        ResponseFormat::Markdown => Some(format!(
+            "{} issues by {}: {}",
+            issues.len(),
+            input.group_by,
+            groups.iter().map(|g| format!("{} {}", g.key, g.count)).collect::<Vec<_>>().join(", ")
+        )),
+    };
+    let counts = ResultCounts { total: groups.len(), returned: groups.len(), truncated: false };
+    let output = IssuesStatsOutput { group_by: input.group_by.to_string(), total: issues.len() as i64, groups };
+    let mut reply = Reply::new(output).with_cached(cached).with_results(counts);
+    reply.text = text;
+    Ok(reply)
+}
+
+/// Counts of each key, largest first, then alphabetical.
+fn count(keys: impl Iterator<Item = String>) -> Vec<CountEntry> {
+    let mut counts: BTreeMap<String, i64> = BTreeMap::new();
+    for k in keys {
+        *counts.entry(k).or_default() += 1;
+    }
+    let mut groups: Vec<CountEntry> = counts.into_iter().map(|(key, count)| CountEntry { key, count }).collect();
+    groups.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.key.cmp(&b.key)));
+    groups
+}
+
+/// A parameter an operation requires although the tool declares it optional.
+fn need<'a>(value: &'a Option<String>, tool: &str, operation: &str, param: &str) -> Result<&'a str, ToolError> {
+    value
+        .as_deref()
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .ok_or_else(|| errors::missing_operation_param(tool, operation, param))
+}
+
+pub fn labels(store: &Store, input: IssuesLabelsInput) -> ToolResult<IssuesLabelsOutput> {
+    const TOOL: &str = "issues_labels";
+    if input.operation == IssuesLabelsOperation::List {
+        let (issues, cached) = all(store, &IssueFilter::default())?;
+        let labels = count(issues.iter().flat_map(|m| m.labels.iter().cloned()));
+        let text = if labels.is_empty() {
+            "No labels yet.".to_string()
+        } else {
+            format!(
+                "{} labels: {}",
+                labels.len(),
+                labels.iter().map(|l| format!("{} ({})", l.key, l.count)).collect::<Vec<_>>().join(", ")
+            )
+        };
+        let output = IssuesLabelsOutput { labels: Some(labels), issue_id: None, issue_labels: None };
+        return Ok(Reply::new(output).with_text(text).with_cached(cached));
+    }
+    let op = input.operation.as_str();
+    let id = need(&input.issue_id, TOOL, op, "issueId")?;
+    let given =
+        input.labels.filter(|l| !l.is_empty()).ok_or_else(|| errors::missing_operation_param(TOOL, op, "labels"))?;
+    let meta = store.get_meta(id).map_err(store_error)?.value;
+    let mut labels = meta.labels.clone();
+    if input.operation == IssuesLabelsOperation::Add {
+        labels.extend(given.into_iter().filter(|g| !meta.labels.contains(g)));
+    } else {
+        labels.retain(|l| !given.contains(l));
+    }
+    labels.dedup();
+    let after =
+        store.update(&meta.id, IssuePatch { labels: Some(labels), ..IssuePatch::default() }).map_err(store_error)?.meta;
+    let text = format!(
+        "{} labels: {}",
+        after.id,
+        if after.labels.is_empty() { "none".into() } else { after.labels.join(", ") }
+    );
+    let output = IssuesLabelsOutput { labels: None, issue_id: Some(after.id), issue_labels: Some(after.labels) };
+    Ok(Reply::new(output).with_text(text))
+}
+
+pub fn projects(store: &Store, input: IssuesProjectsInput) -> ToolResult<IssuesProjectsOutput> {
+    const TOOL: &str = "issues_projects";
+    if input.operation == IssuesProjectsOperation::List {
+        let (issues, cached) = all(store, &IssueFilter::default())?;
+        let projects = count(issues.iter().filter_map(|m| m.project.clone().filter(|p| !p.is_empty())));
+        let text = if projects.is_empty() {
+            "No projects yet.".to_string()
+        } else {
+            projects.iter().map(|p| format!("{} ({})", p.key, p.count)).collect::<Vec<_>>().join(", ")
+        };
+        let output = IssuesProjectsOutput { projects: Some(projects), issue_id: None, project: None };
+        return Ok(Reply::new(output).with_text(text).with_cached(cached));
+    }
+    let op = input.operation.as_str();
+    let id = need(&input.issue_id, TOOL, op, "issueId")?;
+    let project = if input.operation == IssuesProjectsOperation::Add {
+        Some(need(&input.project, TOOL, op, "project")?.to_string())
+    } else {
+        None
+    };
+    let after =
+        store.update(id, IssuePatch { project: Some(project), ..IssuePatch::default() }).map_err(store_error)?.meta;
+    let text = match &after.project {
+        Some(p) => format!("{} is now in project {p}.", after.id),
+        None => format!("{} has no project now.", after.id),
+    };
+    Ok(Reply::new(IssuesProjectsOutput { projects: None, issue_id: Some(after.id), project: after.project })
+        .with_text(text))
+}
+
+pub fn metadata(store: &Store, input: IssuesMetadataInput) -> ToolResult<IssuesMetadataOutput> {
+    const TOOL: &str = "issues_metadata";
+    let meta = store.get_meta(&input.issue_id).map_err(store_error)?.value;
+    let mut context = meta.context.clone();
+    match input.operation {
+        IssuesMetadataOperation::Get => {}
+        IssuesMetadataOperation::Set => {
+            let key = need(&input.key, TOOL, "set", "key")?;
+            let value = input.value.ok_or_else(|| errors::missing_operation_param(TOOL, "set", "value"))?;
+            context.insert(key.to_string(), value);
+        }
+        IssuesMetadataOperation::Remove => {
+            let key = need(&input.key, TOOL, "remove", "key")?;
+            context.remove(key);
+        }
+    }
+    if context != meta.context {
+        context = store
+            .update(&meta.id, IssuePatch { context: Some(context), ..IssuePatch::default() })
+            .map_err(store_error)?
+            .meta
+            .context;
+    }
+    let shown = match input.key.as_deref().filter(|_| input.operation == IssuesMetadataOperation::Get) {
+        Some(k) => {
+            format!("{}.{k} = {}", meta.id, context.get(k).map(|v| v.to_string()).unwrap_or_else(|| "(not set)".into()))
+        }
+        None => format!("{} wranglerContext: {}", meta.id, serde_json::Value::Object(context.clone())),
+    };
+    Ok(Reply::new(IssuesMetadataOutput { issue_id: meta.id, wrangler_context: context }).with_text(shown))
+}
+
+pub fn all_complete(store: &Store, input: IssuesAllCompleteInput) -> ToolResult<IssuesAllCompleteOutput> {
+    let filter = IssueFilter {
+        ids: input.issue_ids.unwrap_or_default(),
+        parent_task_id: input.parent_task_id,
+        labels: input.labels.unwrap_or_default(),
+        project: input.project,
+        types: input.types.iter().flatten().map(|t| issue_type(*t)).collect(),
+        ..IssueFilter::default()
+    };
+    let (issues, cached) = all(store, &filter)?;
+    let minimal = Projection::format(ListFormat::Minimal);
+    let incomplete: Vec<_> = issues
+        .iter()
+        .filter(|m| matches!(m.status, Status::Open | Status::InProgress))
+        .map(|m| minimal.record(m, None))
+        .collect();
+    let total = issues.len();
+    let text = if incomplete.is_empty() {
+        format!("All {total} matching issues are complete.")
+    } else {
+        let mut lines = vec![format!("{} of {total} matching issues are not complete:", incomplete.len())];
+        lines.extend(incomplete.iter().map(text::issue_line));
+        lines.join("\n")
+    };
+    let counts = ResultCounts { total, returned: incomplete.len(), truncated: false };
+    let output = IssuesAllCompleteOutput { all_complete: incomplete.is_empty(), total: total as i64, incomplete };
+    Ok(Reply::new(output).with_text(text).with_cached(cached).with_results(counts))
+}

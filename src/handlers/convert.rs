@@ -1,0 +1,71 @@
+//! Between the store's types (which know nothing of MCP) and the generated tool types.
+//! Exhaustive matches: a value added on either side fails to compile until mapped here.
+
+use crate::generated::{IssuePriority, IssueStatus, IssueType, errors};
+use crate::runtime::ToolError;
+use crate::store;
+
+pub fn status(s: IssueStatus) -> store::Status {
+    match s {
+        IssueStatus::Open => store::Status::Open,
+        IssueStatus::InProgress => store::Status::InProgress,
+        IssueStatus::Closed => store::Status::Closed,
+        IssueStatus::Cancelled => store::Status::Cancelled,
+    }
+}
+
+pub fn status_out(s: store::Status) -> IssueStatus {
+    match s {
+        store::Status::Open => IssueStatus::Open,
+        store::Status::InProgress => IssueStatus::InProgress,
+        store::Status::Closed => IssueStatus::Closed,
+        store::Status::Cancelled => IssueStatus::Cancelled,
+    }
+}
+
+pub fn priority(p: IssuePriority) -> store::Priority {
+    match p {
+        IssuePriority::Low => store::Priority::Low,
+        IssuePriority::Medium => store::Priority::Medium,
+        IssuePriority::High => store::Priority::High,
+        IssuePriority::Critical => store::Priority::Critical,
+    }
+}
+
+pub fn priority_out(p: store::Priority) -> IssuePriority {
+    match p {
+        store::Priority::Low => IssuePriority::Low,
+        store::Priority::Medium => IssuePriority::Medium,
+        store::Priority::High => IssuePriority::High,
+        store::Priority::Critical => IssuePriority::Critical,
+    }
+}
+
+pub fn issue_type(t: IssueType) -> store::IssueType {
+    match t {
+        IssueType::Issue => store::IssueType::Issue,
+        IssueType::Specification => store::IssueType::Specification,
+        IssueType::Idea => store::IssueType::Idea,
+    }
+}
+
+pub fn issue_type_out(t: store::IssueType) -> IssueType {
+    match t {
+        store::IssueType::Issue => IssueType::Issue,
+        store::IssueType::Specification => IssueType::Specification,
+        store::IssueType::Idea => IssueType::Idea,
+    }
+}
+
+/// The agent-facing error for a store failure, from the manifest's templates.
+pub fn store_error(e: store::StoreError) -> ToolError {
+    match e {
+        store::StoreError::NotFound { id } => errors::not_found(id),
+        store::StoreError::InvalidId { id, reason } => errors::invalid_id(id, reason),
+        store::StoreError::Ambiguous { id, paths } => {
+            let paths: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+            errors::ambiguous_id(id, paths.join(", "))
+        }
+        other => errors::storage_failed(other),
+    }
+}

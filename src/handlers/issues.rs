@@ -1,0 +1,153 @@
+//! issues_create, issues_get, issues_list.
+
+use serde_json::json;
+
+use super::convert::{issue_type, priority, status, store_error};
+use super::paging::{Page, Query};
+use super::records::Projection;
+use super::text;
+use crate::generated::{
+    IssuesCreateInput, IssuesCreateOutput, IssuesGetInput, IssuesGetOutput, IssuesListInput, IssuesListOutput,
+    ListFormat, ResponseFormat, errors, limits,
+};
+use crate::runtime::{Reply, ResultCounts, ToolError, ToolResult};
+use crate::store::{IssueFilter, NewIssue, SortField, SortOrder, Status, Store, StoreWarning};
+
+pub fn create(store: &Store, input: IssuesCreateInput) -> ToolResult<IssuesCreateOutput> {
+    let context = input
+        .wrangler_context
+        .map(|c| serde_json::to_value(c).ok().and_then(|v| v.as_object().cloned()).unwrap_or_default())
+        .unwrap_or_default();
+    let new = NewIssue {
+        title: input.title,
+        description: input.description,
+        issue_type: issue_type(input.r#type),
+        status: status(input.status),
+        priority: priority(input.priority),
+        labels: input.labels.unwrap_or_default(),
+        assignee: input.assignee.filter(|a| !a.is_empty()),
+        project: input.project.filter(|p| !p.is_empty()),
+        context,
+    };
+    if let Some(existing) = open_issue_titled(store, &new)? {
+        return Err(errors::duplicate_title(existing));
+    }
+    let issue = store.create(new).map_err(store_error)?;
+    let record = Projection::format(ListFormat::Summary).record(&issue.meta, None);
+    let text = format!("Created {}", text::issue_line(&record));
+    Ok(Reply::new(IssuesCreateOutput { issue: record }).with_text(text))
+}
+
+/// The ID of an open or in-progress issue of the same type with the same title (ignoring case
+/// and surrounding space): creating it again is almost always an agent retrying.
+fn open_issue_titled(store: &Store, new: &NewIssue) -> Result<Option<String>, ToolError> {
+    let filter = IssueFilter {
+        status: vec![Status::Open, Status::InProgress],
+        types: vec![new.issue_type],
+        ..IssueFilter::default()
+    };
+    let title = new.title.trim().to_lowercase();
+    let open = store.list(&filter, SortField::Updated, SortOrder::Desc).map_err(store_error)?.value;
+    Ok(open.into_iter().find(|m| m.title.trim().to_lowercase() == title).map(|m| m.id.clone()))
+}
+
+pub fn get(store: &Store, input: IssuesGetInput) -> ToolResult<IssuesGetOutput> {
+    let projection = Projection::fields(input.fields.as_deref());
+    let (record, cached, warnings) = if projection.needs_body() {
+        let snap = store.get(&input.id).map_err(store_error)?;
+        (projection.record(&snap.value.meta, Some(&snap.value.body)), snap.cached, snap.warnings)
+    } else {
+        let snap = store.get_meta(&input.id).map_err(store_error)?;
+        (projection.record(&snap.value, None), snap.cached, snap.warnings)
+    };
+    let text = match input.response_format {
+        ResponseFormat::Markdown => Some(text::issue_document(&record)),
+        ResponseFormat::Json => None,
+    };
+    let mut reply = with_warnings(Reply::new(IssuesGetOutput { issue: record }).with_cached(cached), warnings);
+    reply.text = text;
+    Ok(reply)
+}
+
+pub fn list(store: &Store, input: IssuesListInput) -> ToolResult<IssuesListOutput> {
+    let mut types: Vec<_> = input.types.iter().flatten().map(|t| issue_type(*t)).collect();
+    types.extend(input.r#type.map(issue_type));
+    let filter = IssueFilter {
+        status: input.status.iter().flatten().map(|s| status(*s)).collect(),
+        priority: input.priority.iter().flatten().map(|p| priority(*p)).collect(),
+        labels: input.labels.clone().unwrap_or_default(),
+        assignee: input.assignee.clone(),
+        project: input.project.clone(),
+        types,
+        parent_task_id: input.parent_task_id.clone(),
+        ids: Vec::new(),
+    };
+    let query = Query::new(
+        "updated:desc",
+        &json!([
+            input.status,
+            input.priority,
+            input.labels,
+            input.assignee,
+            input.project,
+            input.r#type,
+            input.types,
+            input.parent_task_id
+        ]),
+    );
+    let mut warnings = Vec::new();
+    let offset = match (&input.cursor, input.offset) {
+        (Some(c), _) => query.offset(c).map_err(|why| errors::invalid_cursor("issues_list", why))?,
+        (None, Some(o)) => {
+            warnings.push((
+                "DEPRECATED_PARAMETER",
+                "offset is deprecated; pass the cursor from the previous page instead.".to_string(),
+            ));
+            o.max(0) as usize
+        }
+        (None, None) => 0,
+    };
+    let size = match (input.limit, input.format) {
+        (Some(l), _) => (l.max(1) as usize).min(limits::issues_list::MAX_PAGE_SIZE),
+        (None, ListFormat::Full) => limits::issues_list::FULL_PAGE_SIZE,
+        (None, _) => limits::issues_list::DEFAULT_PAGE_SIZE,
+    };
+    let snap = store.list(&filter, SortField::Updated, SortOrder::Desc).map_err(store_error)?;
+    let all = snap.value;
+    let page = Page::new(offset, size, all.len());
+    let projection = Projection::format(input.format);
+    let mut issues = Vec::with_capacity(page.len);
+    for meta in &all[page.range()] {
+        let body = if projection.needs_body() { Some(store.read_body(meta).map_err(store_error)?) } else { None };
+        issues.push(projection.record(meta, body.as_deref()));
+    }
+    let next = (page.remaining() > 0).then(|| query.cursor(page.offset + page.len));
+    let returned = issues.len();
+    let text = match input.response_format {
+        ResponseFormat::Markdown => {
+            let mut lines: Vec<String> = issues.iter().map(text::issue_line).collect();
+            if input.format == ListFormat::Full {
+                lines = issues.iter().map(text::issue_document).collect();
+            }
+            lines.push(text::page_line("issues", returned, page.total, page.remaining(), next.as_deref()));
+            Some(lines.join(if input.format == ListFormat::Full { "\n\n---\n\n" } else { "\n" }))
+        }
+        ResponseFormat::Json => None,
+    };
+    let output = IssuesListOutput { issues, total_count: page.total as i64, next_cursor: next };
+    let mut reply = Reply::new(output).with_cached(snap.cached).with_results(ResultCounts {
+        total: page.total,
+        returned,
+        truncated: page.remaining() > 0,
+    });
+    reply.text = text;
+    for (code, message) in warnings {
+        reply = reply.warn(code, message);
+    }
+    Ok(with_warnings(reply, snap.warnings))
+}
+
+/// Carries the store's warnings (skipped files, duplicate IDs) into `_meta.warnings`.
+fn with_warnings<T>(reply: Reply<T>, warnings: Vec<StoreWarning>) -> Reply<T> {
+    warnings.into_iter().fold(reply, |r, w| r.warn(w.code, w.message))
+}

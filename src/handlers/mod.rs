@@ -1,0 +1,123 @@
+//! The handwritten side of the tool layer: one method per tool of tools.yaml, implementing the
+//! generated [`ToolHandlers`] trait over the [`Store`]. Tools whose issue has not landed yet
+//! answer with the manifest's `not_implemented` error.
+
+mod aggregate;
+mod convert;
+mod issues;
+mod paging;
+mod records;
+mod search;
+mod text;
+mod write;
+
+use std::sync::Arc;
+
+use crate::generated::*;
+use crate::runtime::{CallContext, ToolResult};
+use crate::store::Store;
+
+/// Every tool's handler, sharing one store.
+pub struct Handlers {
+    store: Arc<Store>,
+}
+
+impl Handlers {
+    pub fn new(store: Arc<Store>) -> Self {
+        Handlers { store }
+    }
+
+    /// Runs blocking store work off the async runtime's worker threads.
+    async fn blocking<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&Store) -> ToolResult<T> + Send + 'static,
+    ) -> ToolResult<T> {
+        let store = Arc::clone(&self.store);
+        tokio::task::spawn_blocking(move || work(&store))
+            .await
+            .unwrap_or_else(|e| Err(errors::storage_failed(format!("the operation stopped unexpectedly ({e})"))))
+    }
+}
+
+fn pending<T>(tool: &str) -> ToolResult<T> {
+    Err(errors::not_implemented(tool))
+}
+
+impl ToolHandlers for Handlers {
+    async fn issues_create(&self, input: IssuesCreateInput, _: CallContext) -> ToolResult<IssuesCreateOutput> {
+        self.blocking(move |s| issues::create(s, input)).await
+    }
+    async fn issues_list(&self, input: IssuesListInput, _: CallContext) -> ToolResult<IssuesListOutput> {
+        self.blocking(move |s| issues::list(s, input)).await
+    }
+    async fn issues_search(&self, input: IssuesSearchInput, _: CallContext) -> ToolResult<IssuesSearchOutput> {
+        self.blocking(move |s| search::search(s, input)).await
+    }
+    async fn issues_get(&self, input: IssuesGetInput, _: CallContext) -> ToolResult<IssuesGetOutput> {
+        self.blocking(move |s| issues::get(s, input)).await
+    }
+    async fn issues_update(&self, input: IssuesUpdateInput, _: CallContext) -> ToolResult<IssuesUpdateOutput> {
+        self.blocking(move |s| write::update(s, input)).await
+    }
+    async fn issues_delete(&self, input: IssuesDeleteInput, _: CallContext) -> ToolResult<IssuesDeleteOutput> {
+        self.blocking(move |s| write::delete(s, input)).await
+    }
+    async fn issues_labels(&self, input: IssuesLabelsInput, _: CallContext) -> ToolResult<IssuesLabelsOutput> {
+        self.blocking(move |s| aggregate::labels(s, input)).await
+    }
+    async fn issues_metadata(&self, input: IssuesMetadataInput, _: CallContext) -> ToolResult<IssuesMetadataOutput> {
+        self.blocking(move |s| aggregate::metadata(s, input)).await
+    }
+    async fn issues_projects(&self, input: IssuesProjectsInput, _: CallContext) -> ToolResult<IssuesProjectsOutput> {
+        self.blocking(move |s| aggregate::projects(s, input)).await
+    }
+    async fn issues_all_complete(
+        &self,
+        input: IssuesAllCompleteInput,
+        _: CallContext,
+    ) -> ToolResult<IssuesAllCompleteOutput> {
+        self.blocking(move |s| aggregate::all_complete(s, input)).await
+    }
+    async fn issues_mark_complete(
+        &self,
+        input: IssuesMarkCompleteInput,
+        _: CallContext,
+    ) -> ToolResult<IssuesMarkCompleteOutput> {
+        self.blocking(move |s| write::mark_complete(s, input)).await
+    }
+    async fn issues_get_batch(&self, input: IssuesGetBatchInput, _: CallContext) -> ToolResult<IssuesGetBatchOutput> {
+        self.blocking(move |s| aggregate::get_batch(s, input)).await
+    }
+    async fn issues_update_batch(
+        &self,
+        input: IssuesUpdateBatchInput,
+        _: CallContext,
+    ) -> ToolResult<IssuesUpdateBatchOutput> {
+        self.blocking(move |s| write::update_batch(s, input)).await
+    }
+    async fn issues_stats(&self, input: IssuesStatsInput, _: CallContext) -> ToolResult<IssuesStatsOutput> {
+        self.blocking(move |s| aggregate::stats(s, input)).await
+    }
+    async fn session_start(&self, _: SessionStartInput, _: CallContext) -> ToolResult<SessionStartOutput> {
+        pending("session_start")
+    }
+    async fn session_phase(&self, _: SessionPhaseInput, _: CallContext) -> ToolResult<SessionPhaseOutput> {
+        pending("session_phase")
+    }
+    async fn session_checkpoint(
+        &self,
+        _: SessionCheckpointInput,
+        _: CallContext,
+    ) -> ToolResult<SessionCheckpointOutput> {
+        pending("session_checkpoint")
+    }
+    async fn session_complete(&self, _: SessionCompleteInput, _: CallContext) -> ToolResult<SessionCompleteOutput> {
+        pending("session_complete")
+    }
+    async fn session_get(&self, _: SessionGetInput, _: CallContext) -> ToolResult<SessionGetOutput> {
+        pending("session_get")
+    }
+    async fn session_status(&self, _: SessionStatusInput, _: CallContext) -> ToolResult<SessionStatusOutput> {
+        pending("session_status")
+    }
+}

@@ -1,0 +1,102 @@
+//! Builds `IssueRecord`s: which fields an issue carries in a reply (list formats, `fields`).
+
+use std::collections::BTreeSet;
+
+use crate::generated::{IssueField, IssueRecord, ListFormat};
+use crate::handlers::convert::{issue_type_out, priority_out, status_out};
+use crate::store::IssueMeta;
+
+/// Which fields of an issue to include.
+#[derive(Debug, Clone)]
+pub struct Projection {
+    fields: BTreeSet<Part>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Part {
+    Title,
+    Type,
+    Status,
+    Priority,
+    Labels,
+    Assignee,
+    Project,
+    Dates,
+    Context,
+    Description,
+}
+
+const SUMMARY: &[Part] = &[Part::Title, Part::Type, Part::Status, Part::Priority, Part::Labels, Part::Dates];
+const FULL: &[Part] = &[
+    Part::Title,
+    Part::Type,
+    Part::Status,
+    Part::Priority,
+    Part::Labels,
+    Part::Assignee,
+    Part::Project,
+    Part::Dates,
+    Part::Context,
+    Part::Description,
+];
+
+impl Projection {
+    pub fn format(format: ListFormat) -> Self {
+        let parts: &[Part] = match format {
+            ListFormat::Minimal => &[Part::Title, Part::Status],
+            ListFormat::Summary => SUMMARY,
+            ListFormat::Full => FULL,
+        };
+        Projection { fields: parts.iter().copied().collect() }
+    }
+
+    /// The whole issue, or only `fields` (the ID is always included).
+    pub fn fields(fields: Option<&[IssueField]>) -> Self {
+        let Some(fields) = fields else { return Projection { fields: FULL.iter().copied().collect() } };
+        let fields = fields
+            .iter()
+            .map(|f| match f {
+                IssueField::Title => Part::Title,
+                IssueField::Description => Part::Description,
+                IssueField::Type => Part::Type,
+                IssueField::Status => Part::Status,
+                IssueField::Priority => Part::Priority,
+                IssueField::Labels => Part::Labels,
+                IssueField::Assignee => Part::Assignee,
+                IssueField::Project => Part::Project,
+                IssueField::Dates => Part::Dates,
+                IssueField::WranglerContext => Part::Context,
+            })
+            .collect();
+        Projection { fields }
+    }
+
+    pub fn needs_body(&self) -> bool {
+        self.fields.contains(&Part::Description)
+    }
+
+    /// The record for `meta`; `body` is used only when the projection includes the description.
+    pub fn record(&self, meta: &IssueMeta, body: Option<&str>) -> IssueRecord {
+        let has = |p: Part| self.fields.contains(&p);
+        let non_empty = |s: &Option<String>| s.clone().filter(|s| !s.is_empty());
+        let description = if has(Part::Description) { body.map(str::to_string) } else { None };
+        IssueRecord {
+            id: meta.id.clone(),
+            title: has(Part::Title).then(|| meta.title.clone()),
+            r#type: has(Part::Type).then(|| issue_type_out(meta.issue_type)),
+            status: has(Part::Status).then(|| status_out(meta.status)),
+            priority: has(Part::Priority).then(|| priority_out(meta.priority)),
+            labels: has(Part::Labels).then(|| meta.labels.clone()),
+            assignee: if has(Part::Assignee) { non_empty(&meta.assignee) } else { None },
+            project: if has(Part::Project) { non_empty(&meta.project) } else { None },
+            created_at: has(Part::Dates).then(|| meta.created_at.clone()),
+            updated_at: has(Part::Dates).then(|| meta.updated_at.clone()),
+            closed_at: if has(Part::Dates) { non_empty(&meta.closed_at) } else { None },
+            description_length: description.as_ref().map(|_| meta.body_len as i64),
+            description,
+            truncated: None,
+            excerpt: None,
+            wrangler_context: (has(Part::Context) && !meta.context.is_empty()).then(|| meta.context.clone()),
+        }
+    }
+}

@@ -1,0 +1,113 @@
+//! issues_search: every issue, title matches first, paged like issues_list.
+
+use serde_json::json;
+
+use super::convert::{issue_type, priority, status, store_error};
+use super::paging::{Page, Query};
+use super::records::Projection;
+use super::text;
+use crate::generated::{
+    IssuesSearchInput, IssuesSearchOutput, ListFormat, ResponseFormat, SearchField, SortBy, SortOrder, errors, limits,
+};
+use crate::runtime::{Reply, ResultCounts, ToolResult};
+use crate::store::{self, IssueFilter, SearchHit, SearchQuery};
+
+pub fn search(store: &store::Store, input: IssuesSearchInput) -> ToolResult<IssuesSearchOutput> {
+    let f = input.filters.clone();
+    let mut filter = IssueFilter::default();
+    let (mut created_after, mut created_before, mut legacy_offset, mut legacy_limit) = (None, None, None, None);
+    if let Some(f) = f {
+        let mut types: Vec<_> = f.types.iter().flatten().map(|t| issue_type(*t)).collect();
+        types.extend(f.r#type.map(issue_type));
+        filter = IssueFilter {
+            ids: f.ids.unwrap_or_default(),
+            status: f.status.iter().flatten().map(|s| status(*s)).collect(),
+            priority: f.priority.iter().flatten().map(|p| priority(*p)).collect(),
+            labels: f.labels.unwrap_or_default(),
+            assignee: f.assignee,
+            project: f.project,
+            types,
+            parent_task_id: f.parent_task_id,
+        };
+        (created_after, created_before, legacy_offset, legacy_limit) =
+            (f.created_after, f.created_before, f.offset, f.limit);
+    }
+    let fields = match input.fields.as_deref() {
+        Some(fs) if !fs.is_empty() => fs
+            .iter()
+            .map(|f| match f {
+                SearchField::Title => store::SearchField::Title,
+                SearchField::Description => store::SearchField::Description,
+                SearchField::Labels => store::SearchField::Labels,
+            })
+            .collect(),
+        _ => vec![store::SearchField::Title, store::SearchField::Description, store::SearchField::Labels],
+    };
+    let snap = store.search(&SearchQuery { text: input.query.clone(), fields, filter }).map_err(store_error)?;
+    let mut hits: Vec<SearchHit> = snap
+        .value
+        .into_iter()
+        .filter(|h| created_after.as_deref().is_none_or(|a| h.meta.created_at.as_str() >= a))
+        .filter(|h| created_before.as_deref().is_none_or(|b| h.meta.created_at.as_str() < b))
+        .collect();
+    sort(&mut hits, input.sort_by, input.sort_order);
+
+    let sort_key = format!("{}:{}", input.sort_by.map_or("relevance", |s| s.as_str()), input.sort_order);
+    let query = Query::new(&sort_key, &json!([input.query, input.fields, input.filters]));
+    let offset = match &input.cursor {
+        Some(c) => query.offset(c).map_err(|why| errors::invalid_cursor("issues_search", why))?,
+        None => legacy_offset.unwrap_or(0).max(0) as usize,
+    };
+    let size = input.limit.or(legacy_limit).map_or(limits::issues_search::DEFAULT_PAGE_SIZE, |l| {
+        (l.max(1) as usize).min(limits::issues_search::MAX_PAGE_SIZE)
+    });
+    let page = Page::new(offset, size, hits.len());
+    let projection = Projection::format(ListFormat::Summary);
+    let issues: Vec<_> = hits[page.range()]
+        .iter()
+        .map(|h| {
+            let mut r = projection.record(&h.meta, None);
+            if input.include_description {
+                r.excerpt = h.excerpt.clone();
+            }
+            r
+        })
+        .collect();
+    let next = (page.remaining() > 0).then(|| query.cursor(page.offset + page.len));
+    let text = match input.response_format {
+        ResponseFormat::Json => None,
+        ResponseFormat::Markdown => {
+            let mut lines: Vec<String> = issues
+                .iter()
+                .map(|r| match &r.excerpt {
+                    Some(e) => format!("{}\n  > {}", text::issue_line(r), e.replace('\n', " ")),
+                    None => text::issue_line(r),
+                })
+                .collect();
+            lines.push(text::page_line("matches", issues.len(), page.total, page.remaining(), next.as_deref()));
+            Some(lines.join("\n"))
+        }
+    };
+    let counts = ResultCounts { total: page.total, returned: issues.len(), truncated: page.remaining() > 0 };
+    let output = IssuesSearchOutput { issues, total_count: page.total as i64, next_cursor: next };
+    let mut reply = Reply::new(output).with_cached(snap.cached).with_results(counts);
+    reply.text = text;
+    Ok(snap.warnings.into_iter().fold(reply, |r, w| r.warn(w.code, w.message)))
+}
+
+/// Relevance (score, then newest) unless a sort key is given.
+fn sort(hits: &mut [SearchHit], by: Option<SortBy>, order: SortOrder) {
+    let Some(by) = by else {
+        hits.sort_by(|a, b| b.score.cmp(&a.score).then_with(|| b.meta.updated_at.cmp(&a.meta.updated_at)));
+        return;
+    };
+    hits.sort_by(|a, b| {
+        let ord = match by {
+            SortBy::Created => a.meta.created_at.cmp(&b.meta.created_at),
+            SortBy::Updated => a.meta.updated_at.cmp(&b.meta.updated_at),
+            SortBy::Priority => a.meta.priority.cmp(&b.meta.priority),
+            SortBy::Status => a.meta.status.cmp(&b.meta.status),
+        };
+        if order == SortOrder::Desc { ord.reverse() } else { ord }
+    });
+}

@@ -1,0 +1,81 @@
+//! Compact markdown for the model: one line per issue, no tables or pretty JSON (tokens cost).
+
+use std::fmt::Write;
+
+use crate::generated::IssueRecord;
+
+/// `ISS-000042 [open, high] Title (labels: a, b; updated 2026-02-17)`; fields absent from the
+/// record are left out, so the same function serves every format.
+pub fn issue_line(r: &IssueRecord) -> String {
+    let mut line = r.id.clone();
+    let state: Vec<&str> =
+        [r.status.map(|s| s.as_str()), r.priority.map(|p| p.as_str())].into_iter().flatten().collect();
+    if !state.is_empty() {
+        let _ = write!(line, " [{}]", state.join(", "));
+    }
+    if let Some(t) = &r.title {
+        let _ = write!(line, " {t}");
+    }
+    let mut extra = Vec::new();
+    if let Some(t) = r.r#type.filter(|t| t.as_str() != "issue") {
+        extra.push(t.as_str().to_string());
+    }
+    if let Some(labels) = r.labels.as_ref().filter(|l| !l.is_empty()) {
+        extra.push(format!("labels: {}", labels.join(", ")));
+    }
+    if let Some(a) = &r.assignee {
+        extra.push(format!("assignee: {a}"));
+    }
+    if let Some(p) = &r.project {
+        extra.push(format!("project: {p}"));
+    }
+    if let Some(u) = &r.updated_at {
+        extra.push(format!("updated {}", u.get(..10).unwrap_or(u)));
+    }
+    if !extra.is_empty() {
+        let _ = write!(line, " ({})", extra.join("; "));
+    }
+    line
+}
+
+/// The whole record as a short markdown document (issues_get).
+pub fn issue_document(r: &IssueRecord) -> String {
+    let mut out = format!("# {}", r.id);
+    if let Some(t) = &r.title {
+        let _ = write!(out, ": {t}");
+    }
+    let mut facts = Vec::new();
+    let mut fact = |k: &str, v: Option<String>| {
+        if let Some(v) = v {
+            facts.push(format!("{k}: {v}"));
+        }
+    };
+    fact("type", r.r#type.map(|t| t.to_string()));
+    fact("status", r.status.map(|s| s.to_string()));
+    fact("priority", r.priority.map(|p| p.to_string()));
+    fact("labels", r.labels.as_ref().map(|l| if l.is_empty() { "none".into() } else { l.join(", ") }));
+    fact("assignee", r.assignee.clone());
+    fact("project", r.project.clone());
+    fact("created", r.created_at.clone());
+    fact("updated", r.updated_at.clone());
+    fact("closed", r.closed_at.clone());
+    fact("context", r.wrangler_context.as_ref().map(|c| serde_json::Value::Object(c.clone()).to_string()));
+    if !facts.is_empty() {
+        let _ = write!(out, "\n{}", facts.join(" | "));
+    }
+    if let Some(d) = &r.description {
+        let _ = write!(out, "\n\n{d}");
+    }
+    out
+}
+
+/// The explicit paging line models need ("N more match. Pass cursor ...").
+pub fn page_line(noun: &str, returned: usize, total: usize, remaining: usize, next: Option<&str>) -> String {
+    match next {
+        Some(cursor) if remaining > 0 => format!(
+            "Showing {returned} of {total} {noun}. {remaining} more match. Pass cursor '{cursor}' to see the next page."
+        ),
+        _ if total == 0 => format!("No {noun} match."),
+        _ => format!("Showing {returned} of {total} {noun}."),
+    }
+}

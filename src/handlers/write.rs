@@ -1,0 +1,129 @@
+//! issues_update, issues_delete, issues_mark_complete, issues_update_batch.
+
+use super::convert::{issue_type, priority, status, store_error};
+use super::records::Projection;
+use super::text;
+use crate::generated::{
+    BatchResult, IssuesDeleteInput, IssuesDeleteOutput, IssuesMarkCompleteInput, IssuesMarkCompleteOutput,
+    IssuesUpdateBatchInput, IssuesUpdateBatchOutput, IssuesUpdateInput, IssuesUpdateOutput, ListFormat, errors,
+};
+use crate::runtime::{Reply, ResultCounts, ToolError, ToolResult};
+use crate::store::{IssueMeta, IssuePatch, Status, Store};
+
+/// `""` clears an optional text field (wrangler's convention).
+fn clearable(v: Option<String>) -> Option<Option<String>> {
+    v.map(|s| if s.trim().is_empty() { None } else { Some(s) })
+}
+
+pub fn update(store: &Store, input: IssuesUpdateInput) -> ToolResult<IssuesUpdateOutput> {
+    let context = input
+        .wrangler_context
+        .map(|c| serde_json::to_value(c).ok().and_then(|v| v.as_object().cloned()).unwrap_or_default());
+    let patch = IssuePatch {
+        title: input.title,
+        description: input.description,
+        issue_type: input.r#type.map(issue_type),
+        status: input.status.map(status),
+        priority: input.priority.map(priority),
+        labels: input.labels,
+        assignee: clearable(input.assignee),
+        project: clearable(input.project),
+        context,
+        append_body: None,
+    };
+    let (meta, changed) = apply(store, &input.id, patch)?;
+    let record = Projection::format(ListFormat::Summary).record(&meta, None);
+    let text = if changed.is_empty() {
+        format!("No change to {}: the values given are already set.", meta.id)
+    } else {
+        format!("Updated {} ({}): {}", meta.id, changed.join(", "), text::issue_line(&record))
+    };
+    Ok(Reply::new(IssuesUpdateOutput { issue: record, changed }).with_text(text))
+}
+
+/// Applies `patch` and reports which fields changed (compared with the issue just before).
+fn apply(store: &Store, id: &str, patch: IssuePatch) -> Result<(IssueMeta, Vec<String>), ToolError> {
+    let before = store.get_meta(id).map_err(store_error)?.value;
+    let body_changed = patch.description.is_some() || patch.append_body.is_some();
+    let after = store.update(&before.id, patch).map_err(store_error)?.meta;
+    let mut changed: Vec<String> = [
+        ("title", before.title != after.title),
+        ("type", before.issue_type != after.issue_type),
+        ("status", before.status != after.status),
+        ("priority", before.priority != after.priority),
+        ("labels", before.labels != after.labels),
+        ("assignee", before.assignee.as_deref().unwrap_or("") != after.assignee.as_deref().unwrap_or("")),
+        ("project", before.project.as_deref().unwrap_or("") != after.project.as_deref().unwrap_or("")),
+        ("wranglerContext", before.context != after.context),
+    ]
+    .into_iter()
+    .filter(|(_, c)| *c)
+    .map(|(f, _)| f.to_string())
+    .collect();
+    if body_changed {
+        changed.push("description".into());
+    }
+    Ok((after, changed))
+}
+
+pub fn delete(store: &Store, input: IssuesDeleteInput) -> ToolResult<IssuesDeleteOutput> {
+    if !input.confirm {
+        return Err(errors::confirmation_required(&input.id));
+    }
+    let meta = store.delete(&input.id).map_err(store_error)?;
+    let text = format!("Deleted {} ({}).", meta.id, meta.title);
+    Ok(Reply::new(IssuesDeleteOutput { id: meta.id, title: meta.title }).with_text(text))
+}
+
+pub fn mark_complete(store: &Store, input: IssuesMarkCompleteInput) -> ToolResult<IssuesMarkCompleteOutput> {
+    let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    let append_body = input
+        .note
+        .filter(|n| !n.trim().is_empty())
+        .map(|note| format!("\n\n---\n**Completion Notes ({now}):**\n{note}"));
+    let patch = IssuePatch { status: Some(Status::Closed), append_body, ..IssuePatch::default() };
+    let issue = store.update(&input.id, patch).map_err(store_error)?;
+    let record = Projection::format(ListFormat::Summary).record(&issue.meta, None);
+    let text = format!("Closed {}", text::issue_line(&record));
+    Ok(Reply::new(IssuesMarkCompleteOutput { issue: record }).with_text(text))
+}
+
+pub fn update_batch(store: &Store, input: IssuesUpdateBatchInput) -> ToolResult<IssuesUpdateBatchOutput> {
+    let mut results = Vec::with_capacity(input.updates.len());
+    let mut lines = Vec::with_capacity(input.updates.len() + 1);
+    for item in input.updates {
+        let id = item.id.clone();
+        let patch = IssuePatch {
+            status: item.status.map(status),
+            priority: item.priority.map(priority),
+            labels: item.labels,
+            assignee: clearable(item.assignee),
+            project: clearable(item.project),
+            ..IssuePatch::default()
+        };
+        match apply(store, &id, patch) {
+            Ok((meta, changed)) => {
+                lines.push(format!(
+                    "ok {}: {}",
+                    meta.id,
+                    if changed.is_empty() { "no change".into() } else { changed.join(", ") }
+                ));
+                results.push(BatchResult { id, ok: true, error: None, changed: Some(changed) });
+            }
+            Err(e) => {
+                lines.push(format!("failed {id}: {}", e.message));
+                results.push(BatchResult { id, ok: false, error: Some(e.message), changed: None });
+            }
+        }
+    }
+    let succeeded = results.iter().filter(|r| r.ok).count();
+    let failed = results.len() - succeeded;
+    lines.insert(0, format!("{succeeded} updated, {failed} failed."));
+    let total = results.len();
+    let output = IssuesUpdateBatchOutput { results, succeeded: succeeded as i64, failed: failed as i64 };
+    Ok(Reply::new(output).with_text(lines.join("\n")).with_results(ResultCounts {
+        total,
+        returned: total,
+        truncated: false,
+    }))
+}

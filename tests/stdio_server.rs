@@ -1,0 +1,227 @@
+//! The server as its users meet it: the real binary over a real stdio pipe, driven by rmcp's client.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+
+use common::{call, is_error, start, structured, text, workspace};
+use serde_json::{Value, json};
+
+const READ_ONLY: &[&str] = &[
+    "issues_list",
+    "issues_search",
+    "issues_get",
+    "issues_get_batch",
+    "issues_stats",
+    "issues_all_complete",
+    "session_get",
+    "session_status",
+];
+const IDEMPOTENT_WRITES: &[&str] = &[
+    "issues_mark_complete",
+    "issues_update",
+    "session_phase",
+    "session_checkpoint",
+    "issues_labels",
+    "issues_metadata",
+    "issues_projects",
+];
+
+#[tokio::test]
+async fn tools_list_has_twenty_tools_with_the_spec_annotations() {
+    let ws = workspace();
+    let client = start(ws.path()).await;
+    let tools = client.list_all_tools().await.expect("tools/list");
+    assert_eq!(tools.len(), 20);
+    for tool in &tools {
+        let name = tool.name.as_ref();
+        let json = serde_json::to_value(tool).expect("tool serializes");
+        assert!(json["title"].as_str().is_some_and(|t| !t.is_empty()), "{name} has a title");
+        assert!(json["description"].as_str().is_some_and(|t| !t.is_empty()), "{name} has a description");
+        assert_eq!(json["inputSchema"]["type"], "object", "{name} inputSchema");
+        assert!(json["inputSchema"]["properties"].is_object(), "{name} inputSchema has properties");
+        assert_eq!(json["outputSchema"]["type"], "object", "{name} outputSchema");
+        let a = &json["annotations"];
+        assert_eq!(a["readOnlyHint"], json!(READ_ONLY.contains(&name)), "{name} readOnlyHint");
+        assert_eq!(a["destructiveHint"], json!(name == "issues_delete"), "{name} destructiveHint");
+        let idempotent = READ_ONLY.contains(&name) || IDEMPOTENT_WRITES.contains(&name);
+        assert_eq!(a["idempotentHint"], json!(idempotent), "{name} idempotentHint");
+        assert_eq!(a["openWorldHint"], json!(false), "{name} openWorldHint");
+    }
+    let names: BTreeSet<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    for wrangler_tool in
+        ["issues_create", "issues_labels", "issues_metadata", "issues_projects", "session_start", "session_complete"]
+    {
+        assert!(names.contains(wrangler_tool), "{wrangler_tool} is served");
+    }
+    client.cancel().await.expect("close");
+}
+
+#[tokio::test]
+async fn create_get_list_round_trip() {
+    let ws = workspace();
+    let client = start(ws.path()).await;
+    let created = call(
+        &client,
+        "issues_create",
+        json!({"title": "Fix login: redirect loop", "description": "Steps:\n1. log in\n2. loop", "priority": "high", "labels": ["auth", "bug"]}),
+    )
+    .await;
+    assert!(!is_error(&created), "create failed: {}", text(&created));
+    let id = structured(&created)["issue"]["id"].as_str().expect("created id").to_string();
+    assert_eq!(id, "ISS-000001");
+
+    let got = call(&client, "issues_get", json!({"id": id})).await;
+    assert!(!is_error(&got), "get failed: {}", text(&got));
+    let issue = &structured(&got)["issue"];
+    assert_eq!(issue["title"], "Fix login: redirect loop");
+    assert_eq!(issue["priority"], "high");
+    assert_eq!(issue["labels"], json!(["auth", "bug"]));
+    assert_eq!(issue["description"], "Steps:\n1. log in\n2. loop");
+    assert!(text(&got).contains("Fix login: redirect loop"));
+
+    let listed = call(&client, "issues_list", json!({})).await;
+    assert!(!is_error(&listed), "list failed: {}", text(&listed));
+    let list = structured(&listed);
+    assert_eq!(list["totalCount"], 1);
+    assert_eq!(list["issues"][0]["id"], id);
+    assert_eq!(list["issues"][0]["status"], "open");
+    assert!(list["issues"][0].get("description").is_none(), "summary format leaves descriptions out");
+    assert!(text(&listed).contains(&id));
+    client.cancel().await.expect("close");
+}
+
+#[tokio::test]
+async fn list_filters_by_status_and_pages_with_a_cursor() {
+    let ws = workspace();
+    let client = start(ws.path()).await;
+    for i in 0..7 {
+        let status = if i % 2 == 0 { "open" } else { "in_progress" };
+        let r =
+            call(&client, "issues_create", json!({"title": format!("Task {i}"), "description": "-", "status": status}))
+                .await;
+        assert!(!is_error(&r), "{}", text(&r));
+    }
+    let first = call(&client, "issues_list", json!({"status": ["open"], "limit": 3, "format": "minimal"})).await;
+    let page = structured(&first);
+    assert_eq!(page["totalCount"], 4);
+    assert_eq!(page["issues"].as_array().map(Vec::len), Some(3));
+    let cursor = page["nextCursor"].as_str().expect("a next cursor").to_string();
+    assert!(text(&first).contains(&format!("Showing 3 of 4 issues. 1 more match. Pass cursor '{cursor}'")));
+
+    let second =
+        call(&client, "issues_list", json!({"status": ["open"], "limit": 3, "format": "minimal", "cursor": cursor}))
+            .await;
+    let page2 = structured(&second);
+    assert_eq!(page2["issues"].as_array().map(Vec::len), Some(1));
+    assert!(page2.get("nextCursor").is_none());
+
+    let replayed = call(&client, "issues_list", json!({"status": ["in_progress"], "cursor": cursor})).await;
+    assert!(is_error(&replayed));
+    assert!(text(&replayed).contains("without cursor"), "{}", text(&replayed));
+    client.cancel().await.expect("close");
+}
+
+#[tokio::test]
+async fn invalid_priority_is_a_tool_error_listing_valid_values() {
+    let ws = workspace();
+    let client = start(ws.path()).await;
+    let r = call(&client, "issues_create", json!({"title": "x", "description": "y", "priority": "urgent"})).await;
+    assert!(is_error(&r));
+    assert!(text(&r).contains("Invalid priority 'urgent'. Valid values: low, medium, high, critical."), "{}", text(&r));
+    assert!(r.structured_content.is_none(), "errors carry no structuredContent");
+    let meta = serde_json::to_value(&r.meta).expect("meta");
+    assert_eq!(meta["error"]["code"], "INVALID_ARGUMENT");
+    client.cancel().await.expect("close");
+}
+
+#[tokio::test]
+async fn missing_issue_names_the_recovery_calls() {
+    let ws = workspace();
+    let client = start(ws.path()).await;
+    let r = call(&client, "issues_get", json!({"id": "ISS-000099"})).await;
+    assert!(is_error(&r));
+    assert!(text(&r).contains("Issue ISS-000099 not found. Use issues_list or issues_search"), "{}", text(&r));
+    client.cancel().await.expect("close");
+}
+
+#[tokio::test]
+async fn unimplemented_tools_say_so_instead_of_pretending() {
+    let ws = workspace();
+    let client = start(ws.path()).await;
+    let r = call(&client, "session_status", json!({})).await;
+    assert!(is_error(&r));
+    assert!(text(&r).contains("session_status is declared but not implemented"), "{}", text(&r));
+    client.cancel().await.expect("close");
+}
+
+#[tokio::test]
+async fn operational_metadata_stays_out_of_the_text() {
+    let ws = workspace();
+    let client = start(ws.path()).await;
+    let r = call(&client, "issues_list", json!({"format": "minimal"})).await;
+    let meta = serde_json::to_value(&r.meta).expect("meta");
+    for key in ["duration_ms", "timestamp", "request_id", "tool_version", "warnings", "cached"] {
+        assert!(meta.get(key).is_some(), "_meta.{key} present: {meta}");
+        assert!(!text(&r).contains(key), "{key} leaked into the text");
+    }
+    client.cancel().await.expect("close");
+}
+
+#[tokio::test]
+async fn unknown_tool_is_a_protocol_error() {
+    let ws = workspace();
+    let client = start(ws.path()).await;
+    let args = serde_json::Map::new();
+    let err = client
+        .call_tool(rmcp::model::CallToolRequestParams::new("issues_frobnicate").with_arguments(args))
+        .await
+        .expect_err("unknown tool is a JSON-RPC error");
+    assert!(err.to_string().contains("Unknown tool 'issues_frobnicate'"), "{err}");
+    client.cancel().await.expect("close");
+}
+
+/// Raw JSON-RPC over the pipe: a malformed line must not stop the server.
+#[test]
+fn server_survives_a_malformed_json_line() {
+    let ws = workspace();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_docket"))
+        .args(["serve", "--workspace"])
+        .arg(ws.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn docket");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut send = |line: &str| writeln!(stdin, "{line}").and_then(|_| stdin.flush()).expect("write");
+    let mut read = || {
+        let mut line = String::new();
+        stdout.read_line(&mut line).expect("read");
+        serde_json::from_str::<Value>(&line)
+            .unwrap_or_else(|e| panic!("stdout carries only JSON-RPC, got {line:?}: {e}"))
+    };
+    send(
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#,
+    );
+    let init = read();
+    assert_eq!(init["result"]["serverInfo"]["name"], "docket");
+    assert_eq!(init["result"]["protocolVersion"], "2025-06-18");
+    send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"  this is not json"#);
+    send(r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{}}"#);
+    let mut answered = read();
+    if answered.get("id") != Some(&json!(3)) {
+        // The malformed line may be answered with a parse error first.
+        assert!(answered.get("error").is_some(), "a non-answer to id 3 must be an error: {answered}");
+        answered = read();
+    }
+    assert_eq!(answered["id"], 3);
+    assert_eq!(answered["result"]["tools"].as_array().map(Vec::len), Some(20));
+    drop(stdin);
+    let status = child.wait().expect("docket exits on EOF");
+    assert!(status.success(), "clean exit on stdin EOF: {status}");
+}
