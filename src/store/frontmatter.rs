@@ -18,20 +18,24 @@ pub struct Document {
 /// Splits and parses `text`. A file without frontmatter is all body; frontmatter that is not a
 /// YAML mapping is an error (the caller skips the file and never rewrites it).
 pub fn parse(text: &str) -> Result<Document, String> {
+    let (yaml, body) = split(text)?;
+    let front = match yaml.map(serde_yaml::from_str::<Yaml>).transpose().map_err(|e| e.to_string())? {
+        None | Some(Yaml::Null) => Mapping::new(),
+        Some(Yaml::Mapping(m)) => m,
+        Some(other) => return Err(format!("frontmatter is a {}, not a mapping of keys", kind(&other))),
+    };
+    Ok(Document { front, body: body.to_string() })
+}
+
+/// The frontmatter YAML (if the file has any) and the body after the closing `---` line.
+fn split(text: &str) -> Result<(Option<&str>, &str), String> {
     let Some(rest) = text.strip_prefix("---\n").or_else(|| text.strip_prefix("---\r\n")) else {
-        return Ok(Document { front: Mapping::new(), body: text.to_string() });
+        return Ok((None, text));
     };
     let mut offset = 0;
     for line in rest.split_inclusive('\n') {
         if line.trim_end_matches(['\r', '\n']) == "---" {
-            let yaml = &rest[..offset];
-            let body = &rest[offset + line.len()..];
-            let front = match serde_yaml::from_str::<Yaml>(yaml).map_err(|e| e.to_string())? {
-                Yaml::Mapping(m) => m,
-                Yaml::Null => Mapping::new(),
-                other => return Err(format!("frontmatter is a {}, not a mapping of keys", kind(&other))),
-            };
-            return Ok(Document { front, body: body.to_string() });
+            return Ok((Some(&rest[..offset]), &rest[offset + line.len()..]));
         }
         offset += line.len();
     }
@@ -64,37 +68,79 @@ pub fn id_from_file_name(path: &Path) -> Option<String> {
     (known && digits.len() == 6).then(|| format!("{prefix}{digits}"))
 }
 
+/// The frontmatter keys docket reads; everything else is left in the mapping untouched. Each is
+/// a raw YAML value, so no value in a real file can make deserialization fail.
+#[derive(Debug, Default, serde::Deserialize)]
+struct Front {
+    id: Option<Yaml>,
+    title: Option<Yaml>,
+    #[serde(rename = "type")]
+    kind: Option<Yaml>,
+    status: Option<Yaml>,
+    priority: Option<Yaml>,
+    labels: Option<Yaml>,
+    assignee: Option<Yaml>,
+    project: Option<Yaml>,
+    #[serde(rename = "createdAt")]
+    created_at: Option<Yaml>,
+    #[serde(rename = "updatedAt")]
+    updated_at: Option<Yaml>,
+    #[serde(rename = "closedAt")]
+    closed_at: Option<Yaml>,
+    #[serde(rename = "wranglerContext")]
+    context: Option<Yaml>,
+}
+
 /// The issue described by `doc`, with wrangler's defaults for whatever is missing.
 pub fn meta(doc: &Document, path: &Path, folder_type: IssueType, modified: &str) -> IssueMeta {
-    let f = &doc.front;
-    let text = |key: &str| f.get(key).and_then(scalar_text).filter(|s| !s.is_empty());
-    let id = text("id")
+    let front: Front = serde_yaml::from_value(Yaml::Mapping(doc.front.clone())).unwrap_or_default();
+    meta_from(front, path, folder_type, modified, doc.body.chars().count())
+}
+
+/// Reads only what the index needs from a whole file: the known keys and the body's length.
+/// Faster than [`parse`] + [`meta`] (no mapping, no body copy), which matters for cold starts.
+pub fn index_meta(text: &str, path: &Path, folder_type: IssueType, modified: &str) -> Result<IssueMeta, String> {
+    let (yaml, body) = split(text)?;
+    let front: Front = match yaml {
+        None => Front::default(),
+        Some(y) if y.trim().is_empty() => Front::default(),
+        Some(y) => serde_yaml::from_str(y).map_err(|e| match serde_yaml::from_str::<Yaml>(y) {
+            Ok(_) => "frontmatter is not a mapping of keys".to_string(),
+            Err(_) => e.to_string(),
+        })?,
+    };
+    Ok(meta_from(front, path, folder_type, modified, body.chars().count()))
+}
+
+fn meta_from(f: Front, path: &Path, folder_type: IssueType, modified: &str, body_len: usize) -> IssueMeta {
+    let text = |v: &Option<Yaml>| v.as_ref().and_then(scalar_text).filter(|s| !s.is_empty());
+    let id = text(&f.id)
         .or_else(|| id_from_file_name(path))
         .unwrap_or_else(|| path.file_stem().and_then(|s| s.to_str()).unwrap_or("unnamed").to_string());
-    let labels = match f.get("labels") {
+    let labels = match &f.labels {
         Some(Yaml::Sequence(items)) => items.iter().filter_map(scalar_text).collect(),
         Some(v) => scalar_text(v).map(|s| vec![s]).unwrap_or_default(),
         None => Vec::new(),
     };
-    let context = match f.get("wranglerContext").map(serde_json::to_value) {
+    let context = match f.context.as_ref().map(serde_json::to_value) {
         Some(Ok(Json::Object(m))) => m,
         _ => Map::new(),
     };
     IssueMeta {
         id,
-        title: text("title").unwrap_or_else(|| "Untitled Issue".into()),
-        issue_type: text("type").and_then(|t| t.parse().ok()).unwrap_or(folder_type),
-        status: text("status").and_then(|s| s.parse().ok()).unwrap_or(Status::Open),
-        priority: text("priority").and_then(|p| p.parse().ok()).unwrap_or(Priority::Medium),
+        title: text(&f.title).unwrap_or_else(|| "Untitled Issue".into()),
+        issue_type: text(&f.kind).and_then(|t| t.parse().ok()).unwrap_or(folder_type),
+        status: text(&f.status).and_then(|s| s.parse().ok()).unwrap_or(Status::Open),
+        priority: text(&f.priority).and_then(|p| p.parse().ok()).unwrap_or(Priority::Medium),
         labels,
-        assignee: text("assignee"),
-        project: text("project"),
-        created_at: text("createdAt").unwrap_or_else(|| modified.to_string()),
-        updated_at: text("updatedAt").or_else(|| text("createdAt")).unwrap_or_else(|| modified.to_string()),
-        closed_at: text("closedAt"),
+        assignee: text(&f.assignee),
+        project: text(&f.project),
+        created_at: text(&f.created_at).unwrap_or_else(|| modified.to_string()),
+        updated_at: text(&f.updated_at).or_else(|| text(&f.created_at)).unwrap_or_else(|| modified.to_string()),
+        closed_at: text(&f.closed_at),
         context,
         path: path.to_path_buf(),
-        body_len: doc.body.chars().count(),
+        body_len,
     }
 }
 

@@ -5,9 +5,12 @@
 //! revalidation after the TTL is the safety net. With the cache off, every call re-reads every file.
 
 use std::collections::{BTreeMap, HashMap};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
+
+use rayon::prelude::*;
 
 use super::frontmatter;
 use super::model::{IssueMeta, IssueType, StoreError, StoreWarning};
@@ -24,6 +27,29 @@ struct Stamp {
 fn stamp(path: &Path) -> Option<Stamp> {
     let m = std::fs::metadata(path).ok()?;
     m.is_file().then(|| Stamp { modified: m.modified().ok(), len: m.len() })
+}
+
+/// The outcome of reading one file.
+enum Loaded {
+    Issue(Box<IssueMeta>, Stamp),
+    Broken(String, Option<Stamp>),
+    Gone,
+}
+
+/// Reads and parses one file; the stamp comes from the open file, so it matches what was read.
+fn load(path: &Path, folder_type: IssueType) -> Loaded {
+    let Ok(mut file) = std::fs::File::open(path) else { return Loaded::Gone };
+    let Ok(md) = file.metadata() else { return Loaded::Gone };
+    let stamp = Stamp { modified: md.modified().ok(), len: md.len() };
+    let mut text = String::with_capacity(md.len() as usize);
+    if let Err(e) = file.read_to_string(&mut text) {
+        return Loaded::Broken(e.to_string(), Some(stamp));
+    }
+    let modified = stamp.modified.map(iso).unwrap_or_default();
+    match frontmatter::index_meta(&text, path, folder_type, &modified) {
+        Ok(meta) => Loaded::Issue(Box::new(meta), stamp),
+        Err(reason) => Loaded::Broken(reason, Some(stamp)),
+    }
 }
 
 struct Entry {
@@ -107,8 +133,24 @@ impl Index {
             };
             seen.extend(listing.flatten().map(|e| e.path()).filter(|p| self.is_issue_file(p)));
         }
-        let mut reads = 0;
-        for path in &seen {
+        // Files the index does not know yet are loaded in parallel (the cold build is dominated by
+        // reading and parsing thousands of small files); known ones are only re-read if their
+        // stamp changed.
+        let (unknown, known): (Vec<&PathBuf>, Vec<&PathBuf>) =
+            seen.iter().partition(|p| !self.entries.contains_key(*p) && !self.broken.contains_key(*p));
+        let dirs = &self.dirs;
+        let loaded: Vec<(PathBuf, Loaded)> = unknown
+            .par_iter()
+            .filter_map(|p| {
+                let folder_type = dirs.iter().find(|(_, d)| Some(d.as_path()) == p.parent()).map(|(t, _)| *t)?;
+                Some(((*p).clone(), load(p, folder_type)))
+            })
+            .collect();
+        let mut reads = loaded.len();
+        for (path, result) in loaded {
+            self.store_loaded(&path, result);
+        }
+        for path in known {
             reads += self.recheck(path);
         }
         let present: std::collections::HashSet<&PathBuf> = seen.iter().collect();
@@ -133,19 +175,23 @@ impl Index {
             return 0;
         }
         let Some(folder_type) = self.folder_type(path) else { return 0 };
-        let modified = now.modified.map(iso).unwrap_or_default();
-        match std::fs::read_to_string(path).map_err(|e| e.to_string()).and_then(|t| frontmatter::parse(&t)) {
-            Ok(doc) => {
-                self.broken.remove(path);
-                let meta = frontmatter::meta(&doc, path, folder_type, &modified);
-                self.put(meta, Some(now));
-            }
-            Err(reason) => {
-                self.forget(path);
-                self.broken.insert(path.to_path_buf(), (Some(now), reason));
-            }
-        }
+        let loaded = load(path, folder_type);
+        self.store_loaded(path, loaded);
         1
+    }
+
+    fn store_loaded(&mut self, path: &Path, loaded: Loaded) {
+        match loaded {
+            Loaded::Issue(meta, stamp) => {
+                self.broken.remove(path);
+                self.put(*meta, Some(stamp));
+            }
+            Loaded::Broken(reason, stamp) => {
+                self.forget(path);
+                self.broken.insert(path.to_path_buf(), (stamp, reason));
+            }
+            Loaded::Gone => self.forget(path),
+        }
     }
 
     /// Write-through after our own write of `meta.path`.
