@@ -148,16 +148,6 @@ async fn missing_issue_names_the_recovery_calls() {
 }
 
 #[tokio::test]
-async fn unimplemented_tools_say_so_instead_of_pretending() {
-    let ws = workspace();
-    let client = start(ws.path()).await;
-    let r = call(&client, "session_status", json!({})).await;
-    assert!(is_error(&r));
-    assert!(text(&r).contains("session_status is declared but not implemented"), "{}", text(&r));
-    client.cancel().await.expect("close");
-}
-
-#[tokio::test]
 async fn operational_metadata_stays_out_of_the_text() {
     let ws = workspace();
     let client = start(ws.path()).await;

@@ -66,6 +66,10 @@ pub fn store_error(e: store::StoreError) -> ToolError {
             let paths: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
             errors::ambiguous_id(id, paths.join(", "))
         }
+        store::StoreError::SessionNotFound { id: Some(id) } => errors::session_not_found(id),
+        store::StoreError::SessionNotFound { id: None } => errors::no_session("incomplete"),
+        store::StoreError::SpecNotFound { path } => errors::spec_file_not_found(path.display()),
+        store::StoreError::Git { details } => errors::git_failed(details),
         other => errors::storage_failed(other),
     }
 }

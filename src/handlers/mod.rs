@@ -1,6 +1,6 @@
 //! The handwritten side of the tool layer: one method per tool of tools.yaml, implementing the
-//! generated [`ToolHandlers`] trait over the [`Store`]. Tools whose issue has not landed yet
-//! answer with the manifest's `not_implemented` error.
+//! generated [`ToolHandlers`] trait over the [`Store`]. Each runs its store work on tokio's
+//! blocking pool; the functions it calls take typed input and return typed output.
 
 mod aggregate;
 mod convert;
@@ -8,6 +8,7 @@ mod issues;
 mod paging;
 mod records;
 mod search;
+mod session;
 mod text;
 mod write;
 
@@ -37,10 +38,6 @@ impl Handlers {
             .await
             .unwrap_or_else(|e| Err(errors::storage_failed(format!("the operation stopped unexpectedly ({e})"))))
     }
-}
-
-fn pending<T>(tool: &str) -> ToolResult<T> {
-    Err(errors::not_implemented(tool))
 }
 
 impl ToolHandlers for Handlers {
@@ -98,26 +95,26 @@ impl ToolHandlers for Handlers {
     async fn issues_stats(&self, input: IssuesStatsInput, _: CallContext) -> ToolResult<IssuesStatsOutput> {
         self.blocking(move |s| aggregate::stats(s, input)).await
     }
-    async fn session_start(&self, _: SessionStartInput, _: CallContext) -> ToolResult<SessionStartOutput> {
-        pending("session_start")
+    async fn session_start(&self, input: SessionStartInput, _: CallContext) -> ToolResult<SessionStartOutput> {
+        self.blocking(move |s| session::start(s, input)).await
     }
-    async fn session_phase(&self, _: SessionPhaseInput, _: CallContext) -> ToolResult<SessionPhaseOutput> {
-        pending("session_phase")
+    async fn session_phase(&self, input: SessionPhaseInput, _: CallContext) -> ToolResult<SessionPhaseOutput> {
+        self.blocking(move |s| session::phase(s, input)).await
     }
     async fn session_checkpoint(
         &self,
-        _: SessionCheckpointInput,
+        input: SessionCheckpointInput,
         _: CallContext,
     ) -> ToolResult<SessionCheckpointOutput> {
-        pending("session_checkpoint")
+        self.blocking(move |s| session::checkpoint(s, input)).await
     }
-    async fn session_complete(&self, _: SessionCompleteInput, _: CallContext) -> ToolResult<SessionCompleteOutput> {
-        pending("session_complete")
+    async fn session_complete(&self, input: SessionCompleteInput, _: CallContext) -> ToolResult<SessionCompleteOutput> {
+        self.blocking(move |s| session::complete(s, input)).await
     }
-    async fn session_get(&self, _: SessionGetInput, _: CallContext) -> ToolResult<SessionGetOutput> {
-        pending("session_get")
+    async fn session_get(&self, input: SessionGetInput, _: CallContext) -> ToolResult<SessionGetOutput> {
+        self.blocking(move |s| session::get(s, input)).await
     }
-    async fn session_status(&self, _: SessionStatusInput, _: CallContext) -> ToolResult<SessionStatusOutput> {
-        pending("session_status")
+    async fn session_status(&self, input: SessionStatusInput, _: CallContext) -> ToolResult<SessionStatusOutput> {
+        self.blocking(move |s| session::status(s, input)).await
     }
 }

@@ -6,6 +6,7 @@ mod frontmatter;
 pub mod generate;
 mod index;
 mod model;
+pub mod sessions;
 mod watch;
 mod workspace;
 

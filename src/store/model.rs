@@ -223,6 +223,12 @@ pub enum StoreError {
     Malformed { path: PathBuf, reason: String },
     #[error("{}: {source}", path.display())]
     Io { path: PathBuf, source: std::io::Error },
+    #[error("session {} not found", id.as_deref().unwrap_or("(most recent)"))]
+    SessionNotFound { id: Option<String> },
+    #[error("spec file {} not found", path.display())]
+    SpecNotFound { path: PathBuf },
+    #[error("git failed: {details}")]
+    Git { details: String },
 }
 
 impl StoreError {

@@ -1,0 +1,404 @@
+//! Workflow sessions in wrangler's format: `sessions/{id}/context.json` (the session),
+//! `checkpoint.json` (resumable state) and `audit.jsonl` (one JSON entry per event).
+//! IDs are `YYYY-MM-DD-{git short hash or nogit}-{4 hex}`, so sorting them sorts by date.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::SystemTime;
+
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use super::Store;
+use super::files::{WorkspaceLock, slug, validate_id, write_atomic};
+use super::index::iso;
+use super::model::StoreError;
+
+/// `context.json`: keys unknown to docket are kept on rewrite.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Session {
+    pub id: String,
+    pub spec_file: String,
+    /// running, paused, completed or failed.
+    pub status: String,
+    pub current_phase: String,
+    pub worktree_path: String,
+    pub branch_name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workflow: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skip_checks: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skip_step_names: Option<Vec<String>>,
+    #[serde(default)]
+    pub phases_completed: Vec<String>,
+    #[serde(default)]
+    pub tasks_completed: Vec<String>,
+    #[serde(default)]
+    pub tasks_pending: Vec<String>,
+    pub started_at: String,
+    pub updated_at: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completed_at: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pr_url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pr_number: Option<i64>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl Session {
+    pub fn is_incomplete(&self) -> bool {
+        matches!(self.status.as_str(), "running" | "paused")
+    }
+}
+
+/// What `session_start` needs.
+#[derive(Debug, Clone, Default)]
+pub struct StartSession {
+    pub spec_file: String,
+    pub working_directory: Option<PathBuf>,
+    pub workflow: String,
+    pub skip_checks: bool,
+    pub skip_step_names: Vec<String>,
+    /// Create a git worktree and branch for the session (wrangler always did; docket only on request).
+    pub worktree: bool,
+}
+
+/// What `session_checkpoint` saves.
+#[derive(Debug, Clone, Default)]
+pub struct CheckpointData {
+    pub tasks_completed: Vec<String>,
+    pub tasks_pending: Vec<String>,
+    pub last_action: String,
+    pub resume_instructions: String,
+    pub variables: Map<String, Value>,
+    pub step_results: Option<Value>,
+}
+
+/// How a session ends.
+#[derive(Debug, Clone, Default)]
+pub struct Completion {
+    pub failed: bool,
+    pub pr_url: Option<String>,
+    pub pr_number: Option<i64>,
+    pub summary: Option<String>,
+    pub step_execution_summary: Option<Value>,
+}
+
+impl Store {
+    fn session_dir(&self, id: &str) -> Result<PathBuf, StoreError> {
+        validate_id(id)?;
+        Ok(self.workspace().sessions_dir().join(id))
+    }
+
+    fn load_session(&self, id: &str) -> Result<Session, StoreError> {
+        let path = self.session_dir(id)?.join("context.json");
+        let text = std::fs::read_to_string(&path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => StoreError::SessionNotFound { id: Some(id.to_string()) },
+            _ => StoreError::Io { path: path.clone(), source: e },
+        })?;
+        serde_json::from_str(&text).map_err(|e| StoreError::Malformed { path, reason: e.to_string() })
+    }
+
+    fn save_session(&self, session: &Session) -> Result<(), StoreError> {
+        let path = self.session_dir(&session.id)?.join("context.json");
+        let text = serde_json::to_string_pretty(session).unwrap_or_default();
+        write_atomic(&path, &text)
+    }
+
+    fn audit(&self, id: &str, entry: Value) -> Result<(), StoreError> {
+        let path = self.session_dir(id)?.join("audit.jsonl");
+        let mut file =
+            std::fs::OpenOptions::new().create(true).append(true).open(&path).map_err(StoreError::io(&path))?;
+        // One write of one line: appends from several processes never interleave mid-line.
+        file.write_all(format!("{entry}\n").as_bytes()).map_err(StoreError::io(&path))
+    }
+
+    pub fn session_start(&self, req: StartSession) -> Result<Session, StoreError> {
+        let base = match &req.working_directory {
+            Some(dir) if dir.is_absolute() => dir.clone(),
+            Some(dir) => self.workspace().root.join(dir),
+            None => self.workspace().root.clone(),
+        };
+        let spec = if Path::new(&req.spec_file).is_absolute() {
+            PathBuf::from(&req.spec_file)
+        } else {
+            base.join(&req.spec_file)
+        };
+        if !spec.is_file() {
+            return Err(StoreError::SpecNotFound { path: spec });
+        }
+        let _lock = WorkspaceLock::acquire(self.workspace())?;
+        let now = SystemTime::now();
+        let hash = git(&base, &["rev-parse", "--short", "HEAD"]).unwrap_or_else(|| "nogit".into());
+        let id = format!("{}-{hash}-{:04x}", &iso(now)[..10], rand::rng().random::<u16>());
+        let spec_slug = slug(spec.file_stem().and_then(|s| s.to_str()).unwrap_or("spec"));
+        let (worktree_path, branch_name) = if req.worktree {
+            let branch = format!("docket/{spec_slug}/{id}");
+            let path = base.join(".worktrees").join(&spec_slug);
+            let out = Command::new("git")
+                .current_dir(&base)
+                .args(["worktree", "add", "-b", &branch])
+                .arg(&path)
+                .output()
+                .map_err(|e| StoreError::Git { details: e.to_string() })?;
+            if !out.status.success() {
+                return Err(StoreError::Git { details: String::from_utf8_lossy(&out.stderr).trim().to_string() });
+            }
+            (path, branch)
+        } else {
+            let branch = git(&base, &["rev-parse", "--abbrev-ref", "HEAD"]).unwrap_or_else(|| "current".into());
+            (base.clone(), branch)
+        };
+        let started = iso(now);
+        let session = Session {
+            id: id.clone(),
+            spec_file: req.spec_file,
+            status: "running".into(),
+            current_phase: "init".into(),
+            worktree_path: worktree_path.display().to_string(),
+            branch_name,
+            workflow: Some(req.workflow),
+            skip_checks: Some(req.skip_checks),
+            skip_step_names: (!req.skip_step_names.is_empty()).then_some(req.skip_step_names),
+            phases_completed: vec![],
+            tasks_completed: vec![],
+            tasks_pending: vec![],
+            started_at: started.clone(),
+            updated_at: started.clone(),
+            completed_at: None,
+            pr_url: None,
+            pr_number: None,
+            extra: Map::new(),
+        };
+        self.save_session(&session)?;
+        self.audit(
+            &id,
+            json!({"phase": "init", "timestamp": started, "status": "complete", "session_id": id,
+            "worktree": session.worktree_path, "branch": session.branch_name, "spec_file": session.spec_file}),
+        )?;
+        Ok(session)
+    }
+
+    /// Records a phase event; a completed phase joins `phasesCompleted`.
+    pub fn session_phase(
+        &self,
+        id: &str,
+        phase: &str,
+        status: &str,
+        metadata: Map<String, Value>,
+    ) -> Result<Session, StoreError> {
+        let _lock = WorkspaceLock::acquire(self.workspace())?;
+        let mut session = self.load_session(id)?;
+        session.current_phase = phase.to_string();
+        if status == "complete" && !session.phases_completed.iter().any(|p| p == phase) {
+            session.phases_completed.push(phase.to_string());
+        }
+        let now = iso(SystemTime::now());
+        session.updated_at = now.clone();
+        self.save_session(&session)?;
+        let mut entry = json!({"phase": phase, "timestamp": now, "status": status});
+        if let Some(obj) = entry.as_object_mut() {
+            for (k, v) in metadata {
+                obj.entry(k).or_insert(v);
+            }
+        }
+        self.audit(id, entry)?;
+        Ok(session)
+    }
+
+    pub fn session_checkpoint(&self, id: &str, data: CheckpointData) -> Result<Session, StoreError> {
+        let _lock = WorkspaceLock::acquire(self.workspace())?;
+        let mut session = self.load_session(id)?;
+        let now = SystemTime::now();
+        let created = iso(now);
+        let millis = now.duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_millis()).unwrap_or_default();
+        let checkpoint_id = format!("chk-{millis}-{:08x}", rand::rng().random::<u32>());
+        let mut checkpoint = json!({
+            "sessionId": id, "checkpointId": checkpoint_id, "createdAt": created, "currentPhase": session.current_phase,
+            "tasksCompleted": data.tasks_completed, "tasksPending": data.tasks_pending, "variables": data.variables,
+            "lastAction": data.last_action, "resumeInstructions": data.resume_instructions,
+        });
+        if let (Some(obj), Some(steps)) = (checkpoint.as_object_mut(), data.step_results) {
+            obj.insert("stepResults".into(), steps);
+        }
+        write_atomic(
+            &self.session_dir(id)?.join("checkpoint.json"),
+            &serde_json::to_string_pretty(&checkpoint).unwrap_or_default(),
+        )?;
+        session.tasks_completed = data.tasks_completed.clone();
+        session.tasks_pending = data.tasks_pending.clone();
+        session.updated_at = created.clone();
+        self.save_session(&session)?;
+        self.audit(
+            id,
+            json!({"phase": "checkpoint", "timestamp": created, "status": "complete", "checkpoint_id": checkpoint_id,
+            "tasks_completed": data.tasks_completed.len(), "tasks_pending": data.tasks_pending.len()}),
+        )?;
+        Ok(session)
+    }
+
+    pub fn session_complete(&self, id: &str, done: Completion) -> Result<Session, StoreError> {
+        let _lock = WorkspaceLock::acquire(self.workspace())?;
+        let mut session = self.load_session(id)?;
+        let now = iso(SystemTime::now());
+        session.status = if done.failed { "failed" } else { "completed" }.into();
+        session.current_phase = "complete".into();
+        session.completed_at = Some(now.clone());
+        session.updated_at = now.clone();
+        session.pr_url = done.pr_url.or(session.pr_url);
+        session.pr_number = done.pr_number.or(session.pr_number);
+        if let Some(summary) = done.summary {
+            session.extra.insert("summary".into(), json!(summary));
+        }
+        if let Some(steps) = done.step_execution_summary {
+            session.extra.insert("stepExecutionSummary".into(), steps);
+        }
+        self.save_session(&session)?;
+        let duration_ms = chrono::DateTime::parse_from_rfc3339(&now)
+            .ok()
+            .zip(chrono::DateTime::parse_from_rfc3339(&session.started_at).ok())
+            .map_or(0, |(end, start)| (end - start).num_milliseconds());
+        self.audit(id, json!({"phase": "complete", "timestamp": now, "status": if done.failed { "failed" } else { "complete" },
+            "session_id": id, "duration_ms": duration_ms, "tasks_completed": session.tasks_completed.len(), "pr_url": session.pr_url}))?;
+        Ok(session)
+    }
+
+    /// A session and its last checkpoint; without an ID, the most recent incomplete session.
+    pub fn session_get(&self, id: Option<&str>) -> Result<(Session, Option<Value>), StoreError> {
+        let session = match id {
+            Some(id) => self.load_session(id)?,
+            None => self.newest_session(Session::is_incomplete)?,
+        };
+        let checkpoint_path = self.session_dir(&session.id)?.join("checkpoint.json");
+        let checkpoint = std::fs::read_to_string(&checkpoint_path).ok().and_then(|t| serde_json::from_str(&t).ok());
+        Ok((session, checkpoint))
+    }
+
+    /// A session; without an ID, the most recent one of any status.
+    pub fn session_status(&self, id: Option<&str>) -> Result<Session, StoreError> {
+        match id {
+            Some(id) => self.load_session(id),
+            None => self.newest_session(|_| true),
+        }
+    }
+
+    fn newest_session(&self, wanted: impl Fn(&Session) -> bool) -> Result<Session, StoreError> {
+        let dir = self.workspace().sessions_dir();
+        let mut ids: Vec<String> = std::fs::read_dir(&dir)
+            .map(|rd| {
+                rd.flatten().filter(|e| e.path().is_dir()).filter_map(|e| e.file_name().into_string().ok()).collect()
+            })
+            .unwrap_or_default();
+        ids.sort_unstable_by(|a, b| b.cmp(a));
+        ids.iter()
+            .filter_map(|id| self.load_session(id).ok())
+            .find(|s| wanted(s))
+            .ok_or(StoreError::SessionNotFound { id: None })
+    }
+}
+
+/// Runs git in `dir`; its trimmed stdout, or `None` outside a repository or without git.
+fn git(dir: &Path, args: &[&str]) -> Option<String> {
+    let out = Command::new("git").current_dir(dir).args(args).output().ok()?;
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string()).filter(|s| !s.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{StoreOptions, Workspace};
+
+    fn store_with_spec() -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().expect("tmp");
+        let ws = Workspace::init(dir.path()).expect("init");
+        std::fs::write(dir.path().join("spec.md"), "# Spec").expect("spec");
+        (dir, Store::open(ws, StoreOptions::default()))
+    }
+
+    fn start(store: &Store) -> Session {
+        store
+            .session_start(StartSession {
+                spec_file: "spec.md".into(),
+                workflow: "spec-implementation".into(),
+                ..Default::default()
+            })
+            .expect("start")
+    }
+
+    #[test]
+    fn start_writes_context_and_an_init_audit_entry_in_wranglers_format() {
+        let (dir, store) = store_with_spec();
+        let s = start(&store);
+        let parts: Vec<&str> = s.id.split('-').collect();
+        assert_eq!(parts.len(), 5, "YYYY-MM-DD-hash-xxxx: {}", s.id);
+        assert_eq!(parts[3], "nogit", "a temp dir is not a git repository");
+        let session_dir = dir.path().join(".docket/sessions").join(&s.id);
+        let context: Value =
+            serde_json::from_str(&std::fs::read_to_string(session_dir.join("context.json")).expect("context"))
+                .expect("json");
+        assert_eq!(
+            (context["id"].as_str(), context["status"].as_str(), context["specFile"].as_str()),
+            (Some(s.id.as_str()), Some("running"), Some("spec.md"))
+        );
+        let audit = std::fs::read_to_string(session_dir.join("audit.jsonl")).expect("audit");
+        let first: Value = serde_json::from_str(audit.lines().next().expect("a line")).expect("json");
+        assert_eq!((first["phase"].as_str(), first["session_id"].as_str()), (Some("init"), Some(s.id.as_str())));
+    }
+
+    #[test]
+    fn a_missing_spec_file_is_reported() {
+        let (_dir, store) = store_with_spec();
+        let err = store
+            .session_start(StartSession { spec_file: "nope.md".into(), ..Default::default() })
+            .expect_err("missing spec");
+        assert!(matches!(err, StoreError::SpecNotFound { .. }));
+    }
+
+    #[test]
+    fn phases_checkpoints_and_completion_update_the_session_and_audit_log() {
+        let (dir, store) = store_with_spec();
+        let s = start(&store);
+        store.session_phase(&s.id, "plan", "complete", Map::new()).expect("phase");
+        let cp = CheckpointData {
+            tasks_completed: vec!["ISS-000001".into()],
+            tasks_pending: vec!["ISS-000002".into()],
+            last_action: "did".into(),
+            resume_instructions: "next".into(),
+            ..Default::default()
+        };
+        store.session_checkpoint(&s.id, cp).expect("checkpoint");
+        let (got, checkpoint) = store.session_get(None).expect("most recent incomplete");
+        assert_eq!(got.id, s.id);
+        assert_eq!(got.phases_completed, vec!["plan"]);
+        assert_eq!(checkpoint.expect("checkpoint")["resumeInstructions"], "next");
+        let done =
+            store.session_complete(&s.id, Completion { pr_number: Some(7), ..Default::default() }).expect("complete");
+        assert_eq!((done.status.as_str(), done.pr_number), ("completed", Some(7)));
+        assert!(matches!(store.session_get(None), Err(StoreError::SessionNotFound { id: None })));
+        assert_eq!(store.session_status(None).expect("newest of any status").id, s.id);
+        let audit = std::fs::read_to_string(dir.path().join(".docket/sessions").join(&s.id).join("audit.jsonl"))
+            .expect("audit");
+        let phases: Vec<String> = audit
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter_map(|v| v["phase"].as_str().map(str::to_string))
+            .collect();
+        assert_eq!(phases, ["init", "plan", "checkpoint", "complete"]);
+    }
+
+    #[test]
+    fn unknown_sessions_and_unsafe_ids_are_errors() {
+        let (_dir, store) = store_with_spec();
+        assert!(matches!(
+            store.session_phase("2026-01-01-nogit-abcd", "plan", "started", Map::new()),
+            Err(StoreError::SessionNotFound { .. })
+        ));
+        assert!(matches!(store.session_get(Some("../../etc")), Err(StoreError::InvalidId { .. })));
+    }
+}
