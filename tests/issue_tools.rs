@@ -30,10 +30,7 @@ async fn list_formats_control_the_fields() {
     let minimal = structured(&call(&client, "issues_list", json!({"format": "minimal"})).await);
     assert_eq!(keys(&minimal["issues"][0]), ["id", "status", "title"]);
     let summary = structured(&call(&client, "issues_list", json!({})).await);
-    assert_eq!(
-        keys(&summary["issues"][0]),
-        ["createdAt", "id", "labels", "priority", "status", "title", "type", "updatedAt"]
-    );
+    assert_eq!(keys(&summary["issues"][0]), ["createdAt", "id", "labels", "priority", "status", "title", "updatedAt"]);
     let full = structured(&call(&client, "issues_list", json!({"format": "full"})).await);
     assert_eq!(full["issues"][0]["description"], "Body of Alpha.");
     assert_eq!(full["issues"][0]["assignee"], "ann");

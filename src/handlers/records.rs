@@ -26,7 +26,7 @@ enum Part {
     Description,
 }
 
-const SUMMARY: &[Part] = &[Part::Title, Part::Type, Part::Status, Part::Priority, Part::Labels, Part::Dates];
+const SUMMARY: &[Part] = &[Part::Title, Part::Status, Part::Priority, Part::Labels, Part::Dates];
 const FULL: &[Part] = &[
     Part::Title,
     Part::Type,

@@ -1,0 +1,118 @@
+//! Token budgets with a real tokenizer (o200k_base, as GPT-4o-family models count).
+//!
+//! What is counted: the text block is what Claude Code, Cursor and the OpenAI Agents SDK (by
+//! default) forward to the model, so the budgets apply to it; the compact JSON of
+//! structuredContent (what a structured-output client forwards instead) and the sum of both are
+//! printed beside it.
+
+mod common;
+
+use common::{Client, call, start, structured, text};
+use serde_json::{Value, json};
+
+fn tokens(s: &str) -> usize {
+    tiktoken_rs::o200k_base_singleton().encode_ordinary(s).len()
+}
+
+/// Token counts of one call's reply.
+#[derive(Debug, Default, Clone, Copy)]
+struct Cost {
+    text: usize,
+    structured: usize,
+}
+
+impl std::ops::AddAssign for Cost {
+    fn add_assign(&mut self, o: Cost) {
+        self.text += o.text;
+        self.structured += o.structured;
+    }
+}
+
+async fn cost(client: &Client, tool: &str, args: Value) -> (Cost, Value) {
+    let r = call(client, tool, args).await;
+    assert_ne!(r.is_error, Some(true), "{tool} failed: {}", text(&r));
+    let data = structured(&r);
+    (Cost { text: tokens(&text(&r)), structured: tokens(&data.to_string()) }, data)
+}
+
+fn demo_workspace(n: usize) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tmp");
+    docket::store::generate::generate_workspace(dir.path(), n, 7);
+    dir
+}
+
+#[tokio::test]
+async fn listing_20_issues_stays_within_the_spec_budgets() {
+    let ws = demo_workspace(20);
+    let client = start(ws.path()).await;
+    let (minimal, data) = cost(&client, "issues_list", json!({"format": "minimal"})).await;
+    assert_eq!(data["issues"].as_array().map(Vec::len), Some(20));
+    let (summary, _) = cost(&client, "issues_list", json!({"format": "summary"})).await;
+    println!(
+        "issues_list x20 minimal: text {} | structured {} | both {}",
+        minimal.text,
+        minimal.structured,
+        minimal.text + minimal.structured
+    );
+    println!(
+        "issues_list x20 summary: text {} | structured {} | both {}",
+        summary.text,
+        summary.structured,
+        summary.text + summary.structured
+    );
+    assert!(minimal.text < 350, "minimal text {} tokens", minimal.text);
+    assert!(summary.text < 900, "summary text {} tokens", summary.text);
+    assert!(minimal.structured < 1000, "the seed's budget holds for structuredContent alone: {}", minimal.structured);
+    client.cancel().await.expect("close");
+}
+
+/// browse -> search -> read one -> move 10 to in_progress -> stats, the context-efficient way and
+/// the way a wrangler-era agent did it (format full, whole issues, one update per call).
+#[tokio::test]
+async fn an_agent_workflow_costs_far_less_with_formats_fields_and_batches() {
+    let ws = demo_workspace(60);
+    let client = start(ws.path()).await;
+    let (_, open) = cost(&client, "issues_list", json!({"status": ["open"], "format": "minimal", "limit": 10})).await;
+    let ids: Vec<String> =
+        open["issues"].as_array().into_iter().flatten().filter_map(|i| i["id"].as_str().map(String::from)).collect();
+    assert_eq!(ids.len(), 10);
+
+    let mut lean = Cost::default();
+    lean += cost(&client, "issues_list", json!({"format": "minimal"})).await.0;
+    lean += cost(&client, "issues_search", json!({"query": "webhook"})).await.0;
+    lean += cost(&client, "issues_get", json!({"id": ids[0], "fields": ["status", "priority", "labels"]})).await.0;
+    let updates: Vec<Value> = ids.iter().map(|id| json!({"id": id, "status": "in_progress"})).collect();
+    lean += cost(&client, "issues_update_batch", json!({"updates": updates})).await.0;
+    lean += cost(&client, "issues_stats", json!({"groupBy": "status"})).await.0;
+
+    let mut heavy = Cost::default();
+    heavy += cost(&client, "issues_list", json!({"format": "full", "limit": 25})).await.0;
+    heavy += cost(&client, "issues_search", json!({"query": "webhook", "includeDescription": true})).await.0;
+    heavy += cost(&client, "issues_get", json!({"id": ids[0]})).await.0;
+    for id in &ids {
+        heavy += cost(&client, "issues_update", json!({"id": id, "status": "open"})).await.0;
+    }
+    heavy += cost(&client, "issues_stats", json!({"groupBy": "status"})).await.0;
+
+    let reduction = |a: usize, b: usize| 100.0 * (1.0 - a as f64 / b as f64);
+    println!(
+        "workflow lean : text {} | structured {} | both {}",
+        lean.text,
+        lean.structured,
+        lean.text + lean.structured
+    );
+    println!(
+        "workflow heavy: text {} | structured {} | both {}",
+        heavy.text,
+        heavy.structured,
+        heavy.text + heavy.structured
+    );
+    println!(
+        "reduction: text {:.0}% | structured {:.0}% | both {:.0}%",
+        reduction(lean.text, heavy.text),
+        reduction(lean.structured, heavy.structured),
+        reduction(lean.text + lean.structured, heavy.text + heavy.structured)
+    );
+    assert!(reduction(lean.text, heavy.text) >= 60.0, "the seed's goal is a 60-80% reduction");
+    client.cancel().await.expect("close");
+}
