@@ -73,7 +73,8 @@ fn serve(workspace: Option<PathBuf>, demo: bool) -> Result<(), String> {
     };
     tracing::info!(workspace = %ws.dir.display(), "serving");
     let store = Arc::new(Store::open(ws, StoreOptions::from_env()));
-    let server = DocketServer::new(Arc::new(Handlers::new(store)));
+    let server = DocketServer::new(Arc::new(Handlers::new(Arc::clone(&store))), store);
+    docket::runtime::tokens::preload();
     let runtime = tokio::runtime::Runtime::new().map_err(|e| format!("cannot start the async runtime: {e}"))?;
     runtime.block_on(async move {
         let running = server.serve(rmcp::transport::stdio()).await.map_err(|e| format!("MCP handshake failed: {e}"))?;

@@ -153,7 +153,17 @@ async fn operational_metadata_stays_out_of_the_text() {
     let client = start(ws.path()).await;
     let r = call(&client, "issues_list", json!({"format": "minimal"})).await;
     let meta = serde_json::to_value(&r.meta).expect("meta");
-    for key in ["duration_ms", "timestamp", "request_id", "tool_version", "warnings", "cached"] {
+    for key in [
+        "duration_ms",
+        "timestamp",
+        "request_id",
+        "tool_version",
+        "warnings",
+        "cached",
+        "tokens",
+        "index_size",
+        "index_last_updated",
+    ] {
         assert!(meta.get(key).is_some(), "_meta.{key} present: {meta}");
         assert!(!text(&r).contains(key), "{key} leaked into the text");
     }

@@ -116,3 +116,25 @@ async fn an_agent_workflow_costs_far_less_with_formats_fields_and_batches() {
     assert!(reduction(lean.text, heavy.text) >= 60.0, "the seed's goal is a 60-80% reduction");
     client.cancel().await.expect("close");
 }
+
+#[tokio::test]
+async fn meta_tokens_is_within_ten_percent_of_a_tokenizer_count_of_the_text() {
+    let ws = demo_workspace(30);
+    let client = start(ws.path()).await;
+    for (tool, args) in [
+        ("issues_list", json!({"format": "full"})),
+        ("issues_list", json!({"format": "minimal"})),
+        ("issues_stats", json!({"groupBy": "priority"})),
+        ("issues_get", json!({"id": "ISS-000404"})),
+    ] {
+        let r = call(&client, tool, args.clone()).await;
+        let meta = serde_json::to_value(&r.meta).expect("meta");
+        let reported = meta["tokens"].as_u64().expect("_meta.tokens") as f64;
+        let counted = tokens(&text(&r)) as f64;
+        assert!(
+            counted > 0.0 && (reported - counted).abs() <= counted * 0.1,
+            "{tool} {args}: _meta.tokens {reported} vs {counted}"
+        );
+    }
+    client.cancel().await.expect("close");
+}

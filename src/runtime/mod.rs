@@ -2,6 +2,7 @@
 //! context, the tool table entry, and the argument checker.
 
 pub mod args;
+pub mod tokens;
 
 use std::sync::Arc;
 

@@ -1,17 +1,20 @@
 //! The one place a tool result is built: structuredContent, the text block, `isError` and the
-//! operational metadata in `_meta` (never mixed into the text the model reads).
+//! operational metadata in `_meta` (never mixed into the text the model reads). `tokens` counts
+//! the text block, what clients show the model, with o200k_base: approximate for other models.
 
 use std::time::Instant;
 
 use rmcp::model::{CallToolResult, ContentBlock, MetaObject};
 use serde_json::{Value, json};
 
-use crate::runtime::{Reply, ToolError};
+use crate::runtime::{Reply, ToolError, tokens};
+use crate::store::IndexInfo;
 
-/// What the envelope needs to know about the call itself.
+/// What the envelope needs to know about the call and the workspace.
 pub struct CallFacts {
     pub request_id: String,
     pub started: Instant,
+    pub index: IndexInfo,
 }
 
 pub fn call_result(result: Result<Reply<Value>, ToolError>, facts: &CallFacts) -> CallToolResult {
@@ -19,6 +22,14 @@ pub fn call_result(result: Result<Reply<Value>, ToolError>, facts: &CallFacts) -
     meta.insert("request_id".into(), json!(facts.request_id));
     meta.insert("tool_version".into(), json!(env!("CARGO_PKG_VERSION")));
     meta.insert("timestamp".into(), json!(chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)));
+    if facts.index.enabled {
+        meta.insert("index_size".into(), json!(facts.index.entries));
+        let updated = facts
+            .index
+            .last_refresh
+            .map(|t| chrono::DateTime::<chrono::Utc>::from(t).to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
+        meta.insert("index_last_updated".into(), json!(updated));
+    }
     let result = match result {
         Ok(reply) => {
             if let Some(cached) = reply.cached {
@@ -31,6 +42,7 @@ pub fn call_result(result: Result<Reply<Value>, ToolError>, facts: &CallFacts) -
             }
             meta.insert("warnings".into(), json!(reply.warnings));
             let text = reply.text.unwrap_or_else(|| reply.data.to_string());
+            meta.insert("tokens".into(), json!(tokens::count(&text)));
             let mut r = CallToolResult::success(vec![ContentBlock::text(text)]);
             r.structured_content = Some(reply.data);
             r
@@ -39,7 +51,9 @@ pub fn call_result(result: Result<Reply<Value>, ToolError>, facts: &CallFacts) -
             meta.insert("error".into(), json!({"code": e.code.as_str(), "template": e.template}));
             meta.insert("warnings".into(), json!([]));
             // No structuredContent on errors: clients validate it against the success schema.
-            CallToolResult::error(vec![ContentBlock::text(format!("{}: {}", e.code.as_str(), e.message))])
+            let text = format!("{}: {}", e.code.as_str(), e.message);
+            meta.insert("tokens".into(), json!(tokens::count(&text)));
+            CallToolResult::error(vec![ContentBlock::text(text)])
         }
     };
     meta.insert("duration_ms".into(), json!(facts.started.elapsed().as_secs_f64() * 1000.0));

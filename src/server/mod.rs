@@ -16,17 +16,20 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use crate::generated::{self, ToolHandlers};
 use crate::runtime::CallContext;
+use crate::store::Store;
 
 /// Serves the tools of `H` (normally [`crate::handlers::Handlers`]).
 pub struct DocketServer<H> {
     handlers: Arc<H>,
+    store: Arc<Store>,
     tools: Arc<Vec<Tool>>,
     calls: AtomicU64,
 }
 
 impl<H: ToolHandlers> DocketServer<H> {
-    pub fn new(handlers: Arc<H>) -> Self {
-        DocketServer { handlers, tools: Arc::new(generated::tool_definitions()), calls: AtomicU64::new(0) }
+    /// `store` is the one `handlers` work on; the server reads its index state for `_meta`.
+    pub fn new(handlers: Arc<H>, store: Arc<Store>) -> Self {
+        DocketServer { handlers, store, tools: Arc::new(generated::tool_definitions()), calls: AtomicU64::new(0) }
     }
 }
 
@@ -68,7 +71,8 @@ impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
                 if let Err(e) = &result {
                     tracing::info!(tool = %name, code = e.code.as_str(), "tool call failed");
                 }
-                Ok(envelope::call_result(result, &envelope::CallFacts { request_id, started }).into())
+                let facts = envelope::CallFacts { request_id, started, index: self.store.index_info() };
+                Ok(envelope::call_result(result, &facts).into())
             }
             None => Err(ErrorData::invalid_params(
                 format!("Unknown tool '{name}'. Call tools/list to see the {} available tools.", self.tools.len()),
