@@ -261,3 +261,17 @@ fn concurrent_updates_from_two_stores_lose_nothing() {
         }
     }
 }
+
+#[test]
+fn a_failed_revalidation_serves_the_last_good_index_with_a_stale_warning() {
+    let (dir, store) = fresh_store();
+    store.create(new_issue("Survivor")).expect("create");
+    assert_eq!(all(&store).len(), 1);
+    let issues = dir.path().join(".docket/issues");
+    std::fs::rename(&issues, dir.path().join("moved-away")).expect("move the folder");
+    std::fs::write(&issues, "not a directory").expect("a file where the folder was");
+    let snap =
+        store.list(&IssueFilter::default(), SortField::Id, SortOrder::Asc).expect("served from the last good index");
+    assert_eq!(snap.value.len(), 1);
+    assert!(snap.warnings.iter().any(|w| w.code == "STALE_INDEX"), "{:?}", snap.warnings);
+}

@@ -74,6 +74,8 @@ pub struct Index {
     last_full: Option<Instant>,
     last_refresh: Option<SystemTime>,
     watcher: Watcher,
+    /// Why the last revalidation failed, while the previous state is being served.
+    pub stale: Option<String>,
 }
 
 impl Index {
@@ -91,6 +93,7 @@ impl Index {
             last_full: None,
             last_refresh: None,
             watcher: Watcher::new(),
+            stale: None,
         }
     }
 
@@ -268,6 +271,13 @@ impl Index {
                 code: "SKIPPED_FILE",
                 message: format!("{} file(s) with broken frontmatter were skipped and left untouched: {}. Fix the YAML between the --- lines.", paths.len(), detail.join("; ")),
                 paths,
+            });
+        }
+        if let Some(why) = &self.stale {
+            out.push(StoreWarning {
+                code: "STALE_INDEX",
+                message: format!("The workspace could not be re-read ({why}); this answer comes from the last good index and may miss recent edits."),
+                paths: Vec::new(),
             });
         }
         let mut dups: Vec<(&String, &Vec<PathBuf>)> = self.by_id.iter().filter(|(_, p)| p.len() > 1).collect();

@@ -61,11 +61,21 @@ impl Store {
         &self.ws
     }
 
-    /// The index, brought up to date, and whether that needed no file reads.
+    /// The index, brought up to date, and whether that needed no file reads. If revalidation
+    /// fails after a good load, the last good index is served and `warnings` says so.
     fn fresh(&self) -> Result<(MutexGuard<'_, Index>, bool), StoreError> {
         let mut index = self.index.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        let cached = index.refresh()?;
-        Ok((index, cached))
+        match index.refresh() {
+            Ok(cached) => {
+                index.stale = None;
+                Ok((index, cached))
+            }
+            Err(e) if index.len() > 0 => {
+                index.stale = Some(e.to_string());
+                Ok((index, true))
+            }
+            Err(e) => Err(e),
+        }
     }
 
     pub fn index_info(&self) -> IndexInfo {
