@@ -33,6 +33,20 @@ impl Checker {
     async fn check(&mut self, client: &Client, tool: &str, args: Value) -> Value {
         let r = call(client, tool, args.clone()).await;
         assert!(!is_error(&r), "{tool} {args} failed: {}", text(&r));
+        let meta = serde_json::to_value(&r.meta).expect("meta");
+        for key in [
+            "tokens",
+            "duration_ms",
+            "timestamp",
+            "request_id",
+            "tool_version",
+            "warnings",
+            "cached",
+            "index_size",
+            "index_last_updated",
+        ] {
+            assert!(meta.get(key).is_some(), "{tool}: _meta.{key} missing in {meta}");
+        }
         let data = structured(&r);
         let validator = jsonschema::validator_for(&self.schemas[tool]).expect("schema compiles");
         let problems: Vec<String> =

@@ -11,7 +11,7 @@ use crate::generated::{
     CountEntry, IssuesAllCompleteInput, IssuesAllCompleteOutput, IssuesGetBatchInput, IssuesGetBatchOutput,
     IssuesLabelsInput, IssuesLabelsOperation, IssuesLabelsOutput, IssuesMetadataInput, IssuesMetadataOperation,
     IssuesMetadataOutput, IssuesProjectsInput, IssuesProjectsOperation, IssuesProjectsOutput, IssuesStatsInput,
-    IssuesStatsOutput, ListFormat, ResponseFormat, StatsGroupBy, errors,
+    IssuesStatsOutput, ListFormat, ResponseFormat, StatsGroupBy, errors, limits,
 };
 use crate::runtime::{Reply, ResultCounts, ToolError, ToolResult};
 use crate::store::{IssueFilter, IssueMeta, IssuePatch, SortField, SortOrder, Status, Store, StoreError};
@@ -23,7 +23,9 @@ fn all(store: &Store, filter: &IssueFilter) -> Result<(Vec<Arc<IssueMeta>>, bool
 }
 
 pub fn get_batch(store: &Store, input: IssuesGetBatchInput) -> ToolResult<IssuesGetBatchOutput> {
-    let projection = Projection::fields(input.fields.as_deref());
+    let per_item = (limits::issues_get_batch::MAX_OUTPUT_CHARS / input.ids.len().max(1))
+        .max(limits::issues_get_batch::MIN_DESCRIPTION_CHARS);
+    let projection = Projection::fields(input.fields.as_deref()).limit(per_item);
     let mut issues = Vec::new();
     let mut not_found = Vec::new();
     let mut reply_warnings = Vec::new();
@@ -64,8 +66,11 @@ pub fn get_batch(store: &Store, input: IssuesGetBatchInput) -> ToolResult<Issues
         }
     };
     let counts = ResultCounts { total: input.ids.len(), returned: issues.len(), truncated: false };
+    let links: Vec<_> =
+        issues.iter().filter(|r| r.truncated.is_some()).map(|r| super::issues::link_to(&r.id)).collect();
     let mut reply = Reply::new(IssuesGetBatchOutput { issues, not_found }).with_cached(cached).with_results(counts);
     reply.text = text;
+    let reply = links.into_iter().fold(reply, |r, (uri, name, about)| r.with_link(uri, name, about));
     Ok(reply_warnings.into_iter().fold(reply, |r, w| r.warn("ID_PROBLEM", w)))
 }
 

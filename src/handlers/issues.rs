@@ -52,7 +52,7 @@ fn open_issue_titled(store: &Store, new: &NewIssue) -> Result<Option<String>, To
 }
 
 pub fn get(store: &Store, input: IssuesGetInput) -> ToolResult<IssuesGetOutput> {
-    let projection = Projection::fields(input.fields.as_deref());
+    let projection = Projection::fields(input.fields.as_deref()).limit(limits::issues_get::MAX_OUTPUT_CHARS);
     let (record, cached, warnings) = if projection.needs_body() {
         let snap = store.get(&input.id).map_err(store_error)?;
         (projection.record(&snap.value.meta, Some(&snap.value.body)), snap.cached, snap.warnings)
@@ -64,9 +64,10 @@ pub fn get(store: &Store, input: IssuesGetInput) -> ToolResult<IssuesGetOutput> 
         ResponseFormat::Markdown => Some(text::issue_document(&record)),
         ResponseFormat::Json => None,
     };
+    let link = record.truncated.map(|_| link_to(&record.id));
     let mut reply = with_warnings(Reply::new(IssuesGetOutput { issue: record }).with_cached(cached), warnings);
     reply.text = text;
-    Ok(reply)
+    Ok(link.into_iter().fold(reply, |r, (uri, name, about)| r.with_link(uri, name, about)))
 }
 
 pub fn list(store: &Store, input: IssuesListInput) -> ToolResult<IssuesListOutput> {
@@ -115,7 +116,7 @@ pub fn list(store: &Store, input: IssuesListInput) -> ToolResult<IssuesListOutpu
     let snap = store.list(&filter, SortField::Updated, SortOrder::Desc).map_err(store_error)?;
     let all = snap.value;
     let page = Page::new(offset, size, all.len());
-    let projection = Projection::format(input.format);
+    let projection = Projection::format(input.format).limit(limits::issues_list::DESCRIPTION_CHARS);
     let mut issues = Vec::with_capacity(page.len);
     for meta in &all[page.range()] {
         let body = if projection.needs_body() { Some(store.read_body(meta).map_err(store_error)?) } else { None };
@@ -134,6 +135,7 @@ pub fn list(store: &Store, input: IssuesListInput) -> ToolResult<IssuesListOutpu
         }
         ResponseFormat::Json => None,
     };
+    let links: Vec<_> = issues.iter().filter(|r| r.truncated.is_some()).map(|r| link_to(&r.id)).collect();
     let output = IssuesListOutput { issues, total_count: page.total as i64, next_cursor: next };
     let mut reply = Reply::new(output).with_cached(snap.cached).with_results(ResultCounts {
         total: page.total,
@@ -144,10 +146,22 @@ pub fn list(store: &Store, input: IssuesListInput) -> ToolResult<IssuesListOutpu
     for (code, message) in warnings {
         reply = reply.warn(code, message);
     }
+    for (uri, name, about) in links {
+        reply = reply.with_link(uri, name, about);
+    }
     Ok(with_warnings(reply, snap.warnings))
 }
 
 /// Carries the store's warnings (skipped files, duplicate IDs) into `_meta.warnings`.
 fn with_warnings<T>(reply: Reply<T>, warnings: Vec<StoreWarning>) -> Reply<T> {
     warnings.into_iter().fold(reply, |r, w| r.warn(w.code, w.message))
+}
+
+/// The resource holding an issue's whole body, for a reply that cut it.
+pub fn link_to(id: &str) -> (String, String, String) {
+    (
+        text::issue_uri(id),
+        id.to_string(),
+        format!("The whole of {id}; its chunk/{{start}}-{{end}} and structure resources read parts."),
+    )
 }

@@ -4,12 +4,15 @@ use std::collections::BTreeSet;
 
 use crate::generated::{IssueField, IssueRecord, ListFormat};
 use crate::handlers::convert::{issue_type_out, priority_out, status_out};
+use crate::runtime::bodies;
 use crate::store::IssueMeta;
 
 /// Which fields of an issue to include.
 #[derive(Debug, Clone)]
 pub struct Projection {
     fields: BTreeSet<Part>,
+    /// Longest description returned, in characters; longer ones are cut at a clean boundary.
+    limit: Option<usize>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -47,12 +50,12 @@ impl Projection {
             ListFormat::Summary => SUMMARY,
             ListFormat::Full => FULL,
         };
-        Projection { fields: parts.iter().copied().collect() }
+        Projection { fields: parts.iter().copied().collect(), limit: None }
     }
 
     /// The whole issue, or only `fields` (the ID is always included).
     pub fn fields(fields: Option<&[IssueField]>) -> Self {
-        let Some(fields) = fields else { return Projection { fields: FULL.iter().copied().collect() } };
+        let Some(fields) = fields else { return Projection { fields: FULL.iter().copied().collect(), limit: None } };
         let fields = fields
             .iter()
             .map(|f| match f {
@@ -68,7 +71,13 @@ impl Projection {
                 IssueField::WranglerContext => Part::Context,
             })
             .collect();
-        Projection { fields }
+        Projection { fields, limit: None }
+    }
+
+    /// Cuts descriptions longer than `chars` characters.
+    pub fn limit(mut self, chars: usize) -> Self {
+        self.limit = Some(chars);
+        self
     }
 
     pub fn needs_body(&self) -> bool {
@@ -79,7 +88,11 @@ impl Projection {
     pub fn record(&self, meta: &IssueMeta, body: Option<&str>) -> IssueRecord {
         let has = |p: Part| self.fields.contains(&p);
         let non_empty = |s: &Option<String>| s.clone().filter(|s| !s.is_empty());
-        let description = if has(Part::Description) { body.map(str::to_string) } else { None };
+        let body = if has(Part::Description) { body } else { None };
+        let cut = body.zip(self.limit).and_then(|(b, limit)| bodies::cut(b, limit));
+        let truncated = cut.is_some().then_some(true);
+        let description_length = body.map(|b| cut.as_ref().map_or_else(|| b.chars().count(), |c| c.total) as i64);
+        let description = cut.map(|c| c.text).or_else(|| body.map(str::to_string));
         IssueRecord {
             id: meta.id.clone(),
             title: has(Part::Title).then(|| meta.title.clone()),
@@ -92,9 +105,9 @@ impl Projection {
             created_at: has(Part::Dates).then(|| meta.created_at.clone()),
             updated_at: has(Part::Dates).then(|| meta.updated_at.clone()),
             closed_at: if has(Part::Dates) { non_empty(&meta.closed_at) } else { None },
-            description_length: description.as_ref().map(|_| meta.body_len as i64),
+            description_length,
             description,
-            truncated: None,
+            truncated,
             excerpt: None,
             wrangler_context: (has(Part::Context) && !meta.context.is_empty()).then(|| meta.context.clone()),
         }

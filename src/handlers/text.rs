@@ -66,7 +66,32 @@ pub fn issue_document(r: &IssueRecord) -> String {
     if let Some(d) = &r.description {
         let _ = write!(out, "\n\n{d}");
     }
+    if let Some(notice) = truncation_notice(r) {
+        let _ = write!(out, "\n\n{notice}");
+    }
     out
+}
+
+/// For a cut description: its size and the exact resource to read for the next part.
+pub fn truncation_notice(r: &IssueRecord) -> Option<String> {
+    if r.truncated != Some(true) {
+        return None;
+    }
+    let kept = r.description.as_ref().map_or(0, |d| d.chars().count());
+    let total = r.description_length.unwrap_or_default() as usize;
+    let next_end = (kept + CHUNK).min(total);
+    Some(format!(
+        "[Truncated: showing {kept} of {total} characters. Read the rest with resources/read on {uri}/chunk/{kept}-{next_end} \
+         (then the next {CHUNK}-character range), or read {uri}/structure for the section offsets.]",
+        uri = issue_uri(&r.id)
+    ))
+}
+
+/// Characters suggested per chunk read, the default output limit.
+const CHUNK: usize = 25_000;
+
+pub fn issue_uri(id: &str) -> String {
+    format!("docket://issues/{id}")
 }
 
 /// The explicit paging line models need ("N more match. Pass cursor ...").

@@ -2,6 +2,7 @@
 //! context, the tool table entry, and the argument checker.
 
 pub mod args;
+pub mod bodies;
 pub mod tokens;
 
 use std::sync::Arc;
@@ -105,11 +106,29 @@ pub struct Reply<T> {
     /// Whether the data came from the in-memory index without reading files.
     pub cached: Option<bool>,
     pub results: Option<ResultCounts>,
+    /// Resources the model can read for more (e.g. the rest of a truncated body).
+    pub links: Vec<Link>,
+}
+
+/// A resource a reply points at, sent as a `resource_link` content block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Link {
+    pub uri: String,
+    pub name: String,
+    pub description: String,
 }
 
 impl<T> Reply<T> {
     pub fn new(data: T) -> Self {
-        Reply { data, text: None, warnings: Vec::new(), cached: None, results: None }
+        Reply { data, text: None, warnings: Vec::new(), cached: None, results: None, links: Vec::new() }
+    }
+
+    /// Points at the whole of a body this reply cut, and says so in a TRUNCATED warning.
+    pub fn with_link(mut self, uri: String, name: String, description: String) -> Self {
+        let message =
+            format!("The description of {name} was cut to the character limit; read {uri} or its chunks for the rest.");
+        self.links.push(Link { uri, name, description });
+        self.warn("TRUNCATED", message)
     }
 
     pub fn with_text(mut self, text: impl Into<String>) -> Self {
@@ -143,7 +162,14 @@ impl<T: Serialize> Reply<T> {
                 format!("The result could not be encoded as JSON: {e}. This is a docket bug; please report it."),
             )
         })?;
-        Ok(Reply { data, text: self.text, warnings: self.warnings, cached: self.cached, results: self.results })
+        Ok(Reply {
+            data,
+            text: self.text,
+            warnings: self.warnings,
+            cached: self.cached,
+            results: self.results,
+            links: self.links,
+        })
     }
 }
 

@@ -4,7 +4,7 @@
 
 use std::time::Instant;
 
-use rmcp::model::{CallToolResult, ContentBlock, MetaObject};
+use rmcp::model::{CallToolResult, ContentBlock, MetaObject, Resource};
 use serde_json::{Value, json};
 
 use crate::runtime::{Reply, ToolError, tokens};
@@ -32,9 +32,8 @@ pub fn call_result(result: Result<Reply<Value>, ToolError>, facts: &CallFacts) -
     }
     let result = match result {
         Ok(reply) => {
-            if let Some(cached) = reply.cached {
-                meta.insert("cached".into(), json!(cached));
-            }
+            // Writes and session calls read files directly, so "not cached" is the honest default.
+            meta.insert("cached".into(), json!(reply.cached.unwrap_or(false)));
             if let Some(r) = reply.results {
                 meta.insert("results_total".into(), json!(r.total));
                 meta.insert("results_returned".into(), json!(r.returned));
@@ -43,12 +42,20 @@ pub fn call_result(result: Result<Reply<Value>, ToolError>, facts: &CallFacts) -
             meta.insert("warnings".into(), json!(reply.warnings));
             let text = reply.text.unwrap_or_else(|| reply.data.to_string());
             meta.insert("tokens".into(), json!(tokens::count(&text)));
-            let mut r = CallToolResult::success(vec![ContentBlock::text(text)]);
+            let mut content = vec![ContentBlock::text(text)];
+            for link in reply.links {
+                let resource = Resource::new(link.uri, link.name)
+                    .with_description(link.description)
+                    .with_mime_type("text/markdown");
+                content.push(ContentBlock::resource_link(resource));
+            }
+            let mut r = CallToolResult::success(content);
             r.structured_content = Some(reply.data);
             r
         }
         Err(e) => {
             meta.insert("error".into(), json!({"code": e.code.as_str(), "template": e.template}));
+            meta.insert("cached".into(), json!(false));
             meta.insert("warnings".into(), json!([]));
             // No structuredContent on errors: clients validate it against the success schema.
             let text = format!("{}: {}", e.code.as_str(), e.message);

@@ -2,14 +2,16 @@
 //! routes calls through the generated dispatch, wrapping every result in one envelope.
 
 mod envelope;
+mod resources;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult, PaginatedRequestParams,
-    ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, Implementation,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -35,7 +37,7 @@ impl<H: ToolHandlers> DocketServer<H> {
 
 impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        ServerConfig::new(ServerCapabilities::builder().enable_completions().enable_resources().enable_tools().build())
             .with_server_info(
                 Implementation::new(generated::SERVER_NAME, env!("CARGO_PKG_VERSION"))
                     .with_title(generated::SERVER_TITLE),
@@ -50,6 +52,43 @@ impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
     ) -> Result<ListToolsResult, ErrorData> {
         // Twenty tools fit one page; several clients ignore nextCursor on tools/list.
         Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let store = Arc::clone(&self.store);
+        let cursor = request.and_then(|r| r.cursor);
+        blocking(move || resources::list(&store, cursor.as_deref())).await
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(resources::templates())
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let store = Arc::clone(&self.store);
+        let contents = blocking(move || resources::read(&store, &request.uri)).await?;
+        Ok(ReadResourceResult::new(vec![contents]).into())
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        let store = Arc::clone(&self.store);
+        blocking(move || resources::complete(&store, &request)).await
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -80,4 +119,13 @@ impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
             )),
         }
     }
+}
+
+/// Runs store work for a protocol request off the async worker threads.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, ErrorData> + Send + 'static,
+) -> Result<T, ErrorData> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .unwrap_or_else(|e| Err(ErrorData::internal_error(format!("request stopped: {e}"), None)))
 }

@@ -1,0 +1,230 @@
+//! MCP resources: `docket://issues/{id}` (the whole file), `.../chunk/{start}-{end}` (a
+//! character slice of the description), `.../structure` (its heading outline), `docket://board`
+//! and `docket://config`; paginated listing, templates and completion of `{id}`.
+
+use rmcp::ErrorData;
+use rmcp::model::{
+    CompleteRequestParams, CompleteResult, CompletionInfo, ListResourceTemplatesResult, ListResourcesResult, Reference,
+    Resource, ResourceContents, ResourceTemplate,
+};
+use serde_json::json;
+
+use crate::generated::limits;
+use crate::runtime::bodies;
+use crate::store::{IssueFilter, SortField, SortOrder, Status, Store, StoreError};
+
+const PAGE: usize = 50;
+const MAX_CHUNK: usize = 100_000;
+const FORMS: &str = "docket://issues/{id}, docket://issues/{id}/chunk/{start}-{end}, docket://issues/{id}/structure, docket://board, docket://config";
+
+/// A parsed resource URI.
+enum Target<'a> {
+    Issue(&'a str),
+    Chunk(&'a str, &'a str),
+    Structure(&'a str),
+    Board,
+    Config,
+}
+
+fn parse(uri: &str) -> Option<Target<'_>> {
+    match uri.strip_prefix("docket://")? {
+        "board" => Some(Target::Board),
+        "config" => Some(Target::Config),
+        rest => {
+            let rest = rest.strip_prefix("issues/")?;
+            match rest.split_once('/') {
+                None if !rest.is_empty() => Some(Target::Issue(rest)),
+                Some((id, "structure")) => Some(Target::Structure(id)),
+                Some((id, tail)) => tail.strip_prefix("chunk/").map(|range| Target::Chunk(id, range)),
+                None => None,
+            }
+        }
+    }
+}
+
+fn not_found(uri: &str, why: String) -> ErrorData {
+    ErrorData::resource_not_found(why, Some(json!({ "uri": uri })))
+}
+
+fn store_failure(uri: &str, e: StoreError) -> ErrorData {
+    match e {
+        StoreError::NotFound { id } => not_found(
+            uri,
+            format!(
+                "Issue {id} not found. Call issues_list or issues_search for IDs, or complete {{id}} in docket://issues/{{id}}."
+            ),
+        ),
+        StoreError::InvalidId { id, reason } => {
+            ErrorData::invalid_params(format!("Invalid issue ID '{id}' in {uri}: {reason}."), None)
+        }
+        other => ErrorData::internal_error(format!("Reading {uri} failed: {other}"), None),
+    }
+}
+
+/// Reads one resource.
+pub fn read(store: &Store, uri: &str) -> Result<ResourceContents, ErrorData> {
+    let target =
+        parse(uri).ok_or_else(|| not_found(uri, format!("Unknown resource URI '{uri}'. Valid forms: {FORMS}.")))?;
+    let text = |t: String, mime: &str| Ok(ResourceContents::text(t, uri).with_mime_type(mime));
+    match target {
+        Target::Issue(id) => {
+            let meta = store.get_meta(id).map_err(|e| store_failure(uri, e))?.value;
+            let file = std::fs::read_to_string(&meta.path)
+                .map_err(|e| ErrorData::internal_error(format!("Reading {uri} failed: {e}"), None))?;
+            text(file, "text/markdown")
+        }
+        Target::Chunk(id, range) => {
+            let body = store.get(id).map_err(|e| store_failure(uri, e))?.value.body;
+            let total = body.chars().count();
+            let (start, end) = range_of(range, total).map_err(|why| {
+                ErrorData::invalid_params(
+                    format!("Invalid range '{range}' in {uri}: {why}. The description has {total} characters; ask for {{start}}-{{end}} with start < end <= {total} and at most {MAX_CHUNK} characters, or read docket://issues/{id}/structure for section offsets."),
+                    None,
+                )
+            })?;
+            text(bodies::slice(&body, start, end), "text/markdown")
+        }
+        Target::Structure(id) => {
+            let body = store.get(id).map_err(|e| store_failure(uri, e))?.value.body;
+            let outline = json!({"id": id, "length": body.chars().count(), "sections": bodies::outline(&body)});
+            text(outline.to_string(), "application/json")
+        }
+        Target::Board => text(board(store).map_err(|e| store_failure(uri, e))?, "text/markdown"),
+        Target::Config => {
+            let info = store.index_info();
+            let config = json!({
+                "workspace": store.workspace().dir.display().to_string(),
+                "cache": {"enabled": info.enabled, "ttlSeconds": 60},
+                "pageSizes": {"default": limits::issues_list::DEFAULT_PAGE_SIZE, "full": limits::issues_list::FULL_PAGE_SIZE, "max": limits::issues_list::MAX_PAGE_SIZE},
+                "characterLimit": limits::issues_get::MAX_OUTPUT_CHARS,
+                "version": env!("CARGO_PKG_VERSION"),
+            });
+            text(config.to_string(), "application/json")
+        }
+    }
+}
+
+/// `start-end` within `0..=total`, start < end, at most MAX_CHUNK long.
+fn range_of(range: &str, total: usize) -> Result<(usize, usize), &'static str> {
+    let (a, b) = range.split_once('-').ok_or("it is not {start}-{end}")?;
+    let (start, end): (usize, usize) =
+        (a.parse().map_err(|_| "start is not a number")?, b.parse().map_err(|_| "end is not a number")?);
+    if start >= end {
+        return Err("start must be below end");
+    }
+    if start >= total {
+        return Err("start is past the end of the description");
+    }
+    if end - start > MAX_CHUNK {
+        return Err("the range is too long");
+    }
+    Ok((start, end.min(total)))
+}
+
+/// Per-status counts and the newest titles of each status.
+fn board(store: &Store) -> Result<String, StoreError> {
+    let all = store.list(&IssueFilter::default(), SortField::Updated, SortOrder::Desc)?.value;
+    let mut out = format!("# Board ({} issues)\n", all.len());
+    for status in Status::ALL {
+        let items: Vec<_> = all.iter().filter(|m| m.status == *status).collect();
+        out.push_str(&format!("\n## {} ({})\n", status, items.len()));
+        for m in items.iter().take(10) {
+            out.push_str(&format!("- {} {}\n", m.id, m.title));
+        }
+        if items.len() > 10 {
+            out.push_str(&format!("- ... {} more: issues_list with status [{status}]\n", items.len() - 10));
+        }
+    }
+    Ok(out)
+}
+
+/// One page of resources: board and config, then every issue, newest first.
+pub fn list(store: &Store, cursor: Option<&str>) -> Result<ListResourcesResult, ErrorData> {
+    let offset = match cursor {
+        None => 0,
+        Some(c) => c.parse::<usize>().map_err(|_| {
+            ErrorData::invalid_params(
+                format!("Invalid cursor '{c}'. Call resources/list without a cursor to start over."),
+                None,
+            )
+        })?,
+    };
+    let issues = store
+        .list(&IssueFilter::default(), SortField::Updated, SortOrder::Desc)
+        .map_err(|e| store_failure("resources/list", e))?
+        .value;
+    let fixed = [
+        Resource::new("docket://board", "board")
+            .with_title("Board")
+            .with_description("Counts and newest titles per status.")
+            .with_mime_type("text/markdown"),
+        Resource::new("docket://config", "config")
+            .with_title("Configuration")
+            .with_description("The effective configuration (no secrets).")
+            .with_mime_type("application/json"),
+    ];
+    let all = fixed.into_iter().chain(issues.iter().map(|m| {
+        Resource::new(format!("docket://issues/{}", m.id), m.id.clone())
+            .with_title(m.title.clone())
+            .with_mime_type("text/markdown")
+    }));
+    let page: Vec<Resource> = all.skip(offset).take(PAGE).collect();
+    let total = issues.len() + 2;
+    let mut result = ListResourcesResult::with_all_items(page);
+    if offset + PAGE < total {
+        result.next_cursor = Some((offset + PAGE).to_string());
+    }
+    Ok(result)
+}
+
+pub fn templates() -> ListResourceTemplatesResult {
+    let t = |uri: &str, name: &str, title: &str, about: &str, mime: &str| {
+        ResourceTemplate::new(uri, name).with_title(title).with_description(about).with_mime_type(mime)
+    };
+    ListResourceTemplatesResult::with_all_items(vec![
+        t(
+            "docket://issues/{id}",
+            "issue",
+            "Issue",
+            "The whole issue file (frontmatter and description).",
+            "text/markdown",
+        ),
+        t(
+            "docket://issues/{id}/chunk/{start}-{end}",
+            "issue-chunk",
+            "Issue chunk",
+            "Characters start..end of the description.",
+            "text/markdown",
+        ),
+        t(
+            "docket://issues/{id}/structure",
+            "issue-structure",
+            "Issue structure",
+            "Headings of the description with character offsets.",
+            "application/json",
+        ),
+    ])
+}
+
+/// Completes `{id}` in the issue templates with IDs starting with what was typed.
+pub fn complete(store: &Store, request: &CompleteRequestParams) -> Result<CompleteResult, ErrorData> {
+    let for_issue = matches!(&request.r#ref, Reference::Resource(r) if r.uri.starts_with("docket://issues/{id}"));
+    if !for_issue || request.argument.name != "id" {
+        return Ok(CompleteResult::new(CompletionInfo::new(Vec::new()).unwrap_or_default()));
+    }
+    let typed = request.argument.value.to_uppercase();
+    let mut ids: Vec<String> = store
+        .list(&IssueFilter::default(), SortField::Id, SortOrder::Asc)
+        .map_err(|e| store_failure("completion/complete", e))?
+        .value
+        .iter()
+        .map(|m| m.id.clone())
+        .filter(|id| id.to_uppercase().starts_with(&typed))
+        .collect();
+    ids.dedup();
+    let total = ids.len();
+    ids.truncate(CompletionInfo::MAX_VALUES);
+    let info = CompletionInfo::with_pagination(ids, Some(total as u32), total > CompletionInfo::MAX_VALUES)
+        .map_err(|e| ErrorData::internal_error(e, None))?;
+    Ok(CompleteResult::new(info))
+}
