@@ -160,6 +160,7 @@ async fn list_results_counts_are_right_on_first_middle_and_last_pages() {
             (meta["results_total"].as_u64(), meta["results_returned"].as_u64(), meta["results_truncated"].as_bool()),
             (Some(25), Some(expected.0), Some(expected.1))
         );
+        assert_eq!(meta["tool_context"]["page_size"], 10);
         cursor = structured(&r)["nextCursor"].as_str().map(String::from);
         seen.push(expected.0);
     }

@@ -141,7 +141,7 @@ fn a_broken_file_is_skipped_with_a_warning_and_left_byte_identical() {
     std::fs::write(&broken, content).expect("write");
     let snap = store.list(&IssueFilter::default(), SortField::Id, SortOrder::Asc).expect("list");
     assert_eq!(snap.value.len(), 1);
-    let warning = snap.warnings.iter().find(|w| w.code == "SKIPPED_FILE").expect("a SKIPPED_FILE warning");
+    let warning = snap.warnings.iter().find(|w| w.code == "SKIPPED_FILES").expect("a SKIPPED_FILES warning");
     assert!(warning.message.contains("ISS-000009-broken.md"), "{}", warning.message);
     assert!(store.update("ISS-000009", IssuePatch { status: Some(Status::Closed), ..Default::default() }).is_err());
     store.create(new_issue("Next")).expect("create after a broken file");

@@ -137,7 +137,8 @@ pub fn list(store: &Store, input: IssuesListInput) -> ToolResult<IssuesListOutpu
     };
     let links: Vec<_> = issues.iter().filter(|r| r.truncated.is_some()).map(|r| link_to(&r.id)).collect();
     let output = IssuesListOutput { issues, total_count: page.total as i64, next_cursor: next };
-    let mut reply = Reply::new(output).with_cached(snap.cached).with_results(ResultCounts {
+    let context = json!({"sort": "updated desc", "format": input.format, "page_size": size, "offset": page.offset});
+    let mut reply = Reply::new(output).with_context(context).with_cached(snap.cached).with_results(ResultCounts {
         total: page.total,
         returned,
         truncated: page.remaining() > 0,

@@ -90,7 +90,8 @@ pub fn search(store: &store::Store, input: IssuesSearchInput) -> ToolResult<Issu
     };
     let counts = ResultCounts { total: page.total, returned: issues.len(), truncated: page.remaining() > 0 };
     let output = IssuesSearchOutput { issues, total_count: page.total as i64, next_cursor: next };
-    let mut reply = Reply::new(output).with_cached(snap.cached).with_results(counts);
+    let context = json!({"sort": sort_key, "page_size": size, "offset": page.offset, "fields_searched": input.fields});
+    let mut reply = Reply::new(output).with_cached(snap.cached).with_results(counts).with_context(context);
     reply.text = text;
     Ok(snap.warnings.into_iter().fold(reply, |r, w| r.warn(w.code, w.message)))
 }

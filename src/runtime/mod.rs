@@ -108,6 +108,8 @@ pub struct Reply<T> {
     pub results: Option<ResultCounts>,
     /// Resources the model can read for more (e.g. the rest of a truncated body).
     pub links: Vec<Link>,
+    /// Something tool-specific for `_meta.tool_context` (e.g. the sort and page size used).
+    pub context: Option<Value>,
 }
 
 /// A resource a reply points at, sent as a `resource_link` content block.
@@ -120,7 +122,7 @@ pub struct Link {
 
 impl<T> Reply<T> {
     pub fn new(data: T) -> Self {
-        Reply { data, text: None, warnings: Vec::new(), cached: None, results: None, links: Vec::new() }
+        Reply { data, text: None, warnings: Vec::new(), cached: None, results: None, links: Vec::new(), context: None }
     }
 
     /// Points at the whole of a body this reply cut, and says so in a TRUNCATED warning.
@@ -138,6 +140,11 @@ impl<T> Reply<T> {
 
     pub fn with_cached(mut self, cached: bool) -> Self {
         self.cached = Some(cached);
+        self
+    }
+
+    pub fn with_context(mut self, context: Value) -> Self {
+        self.context = Some(context);
         self
     }
 
@@ -169,6 +176,7 @@ impl<T: Serialize> Reply<T> {
             cached: self.cached,
             results: self.results,
             links: self.links,
+            context: self.context,
         })
     }
 }

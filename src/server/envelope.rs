@@ -40,6 +40,9 @@ pub fn call_result(result: Result<Reply<Value>, ToolError>, facts: &CallFacts) -
                 meta.insert("results_truncated".into(), json!(r.truncated));
             }
             meta.insert("warnings".into(), json!(reply.warnings));
+            if let Some(context) = reply.context {
+                meta.insert("tool_context".into(), context);
+            }
             let text = reply.text.unwrap_or_else(|| reply.data.to_string());
             meta.insert("tokens".into(), json!(tokens::count(&text)));
             let mut content = vec![ContentBlock::text(text)];

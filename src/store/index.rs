@@ -260,7 +260,7 @@ impl Index {
         self.by_id.keys()
     }
 
-    /// SKIPPED_FILE for unparseable files, DUPLICATE_ID for IDs held by several files.
+    /// SKIPPED_FILES for unparseable files, DUPLICATE_ID for IDs held by several files.
     pub fn warnings(&self) -> Vec<StoreWarning> {
         let mut out = Vec::new();
         if !self.broken.is_empty() {
@@ -268,7 +268,7 @@ impl Index {
             let detail: Vec<String> =
                 self.broken.iter().map(|(p, (_, why))| format!("{} ({why})", self.relative(p))).collect();
             out.push(StoreWarning {
-                code: "SKIPPED_FILE",
+                code: "SKIPPED_FILES",
                 message: format!("{} file(s) with broken frontmatter were skipped and left untouched: {}. Fix the YAML between the --- lines.", paths.len(), detail.join("; ")),
                 paths,
             });

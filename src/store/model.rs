@@ -196,7 +196,7 @@ pub struct Snapshot<T> {
 /// Something wrong in the workspace that did not stop the call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoreWarning {
-    /// SKIPPED_FILE, DUPLICATE_ID or STALE_INDEX.
+    /// SKIPPED_FILES, DUPLICATE_ID or STALE_INDEX.
     pub code: &'static str,
     pub message: String,
     pub paths: Vec<PathBuf>,
