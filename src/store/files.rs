@@ -11,22 +11,22 @@ use super::workspace::Workspace;
 /// Writes `contents` to `path` so readers see the old file or the new one, never a mix: a temp
 /// file in the same directory, fsync, rename, then fsync of the directory.
 pub fn write_atomic(path: &Path, contents: &str) -> Result<(), StoreError> {
-    let dir = path.parent().ok_or_else(|| StoreError::InvalidId {
-        id: path.display().to_string(),
-        reason: "no parent directory".into(),
-    })?;
-    std::fs::create_dir_all(dir).map_err(StoreError::io(dir))?;
-    let mut tmp =
-        tempfile::Builder::new().prefix(".docket-").suffix(".tmp").tempfile_in(dir).map_err(StoreError::io(dir))?;
-    tmp.write_all(contents.as_bytes()).map_err(StoreError::io(tmp.path()))?;
-    tmp.as_file().sync_all().map_err(StoreError::io(tmp.path()))?;
+    let tmp = synced_temp(path, contents)?;
     tmp.persist(path).map_err(|e| StoreError::Io { path: path.to_path_buf(), source: e.error })?;
-    sync_dir(dir);
+    sync_dir(path);
     Ok(())
 }
 
 /// Like [`write_atomic`] but fails if `path` exists, so a new issue never replaces a file.
 pub fn create_atomic(path: &Path, contents: &str) -> Result<(), StoreError> {
+    let tmp = synced_temp(path, contents)?;
+    tmp.persist_noclobber(path).map_err(|e| StoreError::Io { path: path.to_path_buf(), source: e.error })?;
+    sync_dir(path);
+    Ok(())
+}
+
+/// `contents` in a durable temp file beside `path`, ready to be renamed onto it.
+fn synced_temp(path: &Path, contents: &str) -> Result<tempfile::NamedTempFile, StoreError> {
     let dir = path.parent().ok_or_else(|| StoreError::InvalidId {
         id: path.display().to_string(),
         reason: "no parent directory".into(),
@@ -36,14 +36,12 @@ pub fn create_atomic(path: &Path, contents: &str) -> Result<(), StoreError> {
         tempfile::Builder::new().prefix(".docket-").suffix(".tmp").tempfile_in(dir).map_err(StoreError::io(dir))?;
     tmp.write_all(contents.as_bytes()).map_err(StoreError::io(tmp.path()))?;
     tmp.as_file().sync_all().map_err(StoreError::io(tmp.path()))?;
-    tmp.persist_noclobber(path).map_err(|e| StoreError::Io { path: path.to_path_buf(), source: e.error })?;
-    sync_dir(dir);
-    Ok(())
+    Ok(tmp)
 }
 
-/// Best effort: makes the rename durable on filesystems that need it.
-fn sync_dir(dir: &Path) {
-    if let Ok(d) = File::open(dir) {
+/// Best effort: makes the rename into `path`'s directory durable on filesystems that need it.
+fn sync_dir(path: &Path) {
+    if let Some(d) = path.parent().and_then(|dir| File::open(dir).ok()) {
         let _ = d.sync_all();
     }
 }

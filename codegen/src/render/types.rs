@@ -175,36 +175,18 @@ pub fn rules(obj: &Object) -> TokenStream {
 }
 
 fn kind(shape: &Shape) -> TokenStream {
-    let opt_u = |v: Option<u64>| match v {
-        Some(v) => quote! { Some(#v) },
-        None => quote! { None },
-    };
     match shape {
         Shape::String { min_len, max_len } => {
-            let (a, b) = (opt_u(*min_len), opt_u(*max_len));
+            let (a, b) = (opt(min_len), opt(max_len));
             quote! { Kind::String { min_len: #a, max_len: #b } }
         }
         Shape::Enum { values, .. } => quote! { Kind::Enum(&[ #( #values ),* ]) },
         Shape::Integer { min, max } => {
-            let a = match min {
-                Some(v) => quote! { Some(#v) },
-                None => quote! { None },
-            };
-            let b = match max {
-                Some(v) => quote! { Some(#v) },
-                None => quote! { None },
-            };
+            let (a, b) = (opt(min), opt(max));
             quote! { Kind::Integer { min: #a, max: #b } }
         }
         Shape::Number { min, max } => {
-            let a = match min {
-                Some(v) => quote! { Some(#v) },
-                None => quote! { None },
-            };
-            let b = match max {
-                Some(v) => quote! { Some(#v) },
-                None => quote! { None },
-            };
+            let (a, b) = (opt(min), opt(max));
             quote! { Kind::Number { min: #a, max: #b } }
         }
         Shape::Boolean => quote! { Kind::Boolean },
@@ -212,7 +194,7 @@ fn kind(shape: &Shape) -> TokenStream {
         Shape::Map => quote! { Kind::Map },
         Shape::Array { items, min_items, max_items } => {
             let inner = kind(items);
-            let (a, b) = (opt_u(*min_items), opt_u(*max_items));
+            let (a, b) = (opt(min_items), opt(max_items));
             quote! { Kind::Array { items: &#inner, min_items: #a, max_items: #b } }
         }
         Shape::Object(obj) => {
@@ -220,6 +202,14 @@ fn kind(shape: &Shape) -> TokenStream {
             let additional = obj.additional.unwrap_or(true);
             quote! { Kind::Object { fields: #fields, additional: #additional } }
         }
+    }
+}
+
+/// `Some(v)` or `None` as a Rust expression.
+fn opt<T: quote::ToTokens>(v: &Option<T>) -> TokenStream {
+    match v {
+        Some(v) => quote! { Some(#v) },
+        None => quote! { None },
     }
 }
 
