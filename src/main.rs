@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
+use docket::error_memory::{ErrorMemory, Settings};
 use docket::handlers::Handlers;
 use docket::server::DocketServer;
 use docket::store::{Store, StoreOptions, Workspace};
@@ -73,7 +74,9 @@ fn serve(workspace: Option<PathBuf>, demo: bool) -> Result<(), String> {
     };
     tracing::info!(workspace = %ws.dir.display(), "serving");
     let store = Arc::new(Store::open(ws, StoreOptions::from_env()));
-    let server = DocketServer::new(Arc::new(Handlers::new(Arc::clone(&store))), store);
+    let memory = Arc::new(ErrorMemory::open(&store.workspace().dir, Settings::from_env()));
+    let handlers = Arc::new(Handlers::new(Arc::clone(&store), Arc::clone(&memory)));
+    let server = DocketServer::new(handlers, store, memory);
     docket::runtime::tokens::preload();
     let runtime = tokio::runtime::Runtime::new().map_err(|e| format!("cannot start the async runtime: {e}"))?;
     runtime.block_on(async move {

@@ -138,6 +138,18 @@ async fn every_tools_structured_content_matches_its_output_schema() {
                "stepExecutionSummary": {"totalSteps": 3, "executed": 2, "skipped": 1, "skippedSteps": ["lint"]}}),
     )
     .await;
+    let refused = call(&client, "issues_delete", json!({"id": a})).await;
+    assert!(is_error(&refused));
+    let recent = client
+        .read_resource(rmcp::model::ReadResourceRequestParams::new("docket://errors/recent"))
+        .await
+        .expect("errors/recent");
+    let recent: Value = serde_json::from_str(
+        serde_json::to_value(&recent).expect("json")["contents"][0]["text"].as_str().expect("text"),
+    )
+    .expect("json");
+    let pattern = recent["patterns"][0]["id"].as_i64().expect("a recorded pattern");
+    c.check(&client, "errors_resolve", json!({"patternId": pattern, "resolution": "Pass confirm: true."})).await;
     c.check(&client, "issues_delete", json!({"id": a, "confirm": true})).await;
 
     let published: BTreeSet<String> = c.schemas.keys().cloned().collect();

@@ -98,7 +98,7 @@ async fn every_resource_and_template_can_be_read_listed_and_completed() {
     docket::store::generate::generate_workspace(dir.path(), 60, 3);
     let client = start(dir.path()).await;
     let all = client.list_all_resources().await.expect("resources/list");
-    assert_eq!(all.len(), 62, "board, config and 60 issues, across pages");
+    assert_eq!(all.len(), 63, "board, config, recent errors and 60 issues, across pages");
     let templates = client.list_all_resource_templates().await.expect("templates");
     let uris: Vec<&str> = templates.iter().map(|t| t.uri_template.as_str()).collect();
     assert_eq!(

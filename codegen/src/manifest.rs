@@ -72,6 +72,10 @@ pub struct Tool {
     pub limits: IndexMap<String, u64>,
     #[serde(default)]
     pub errors: Vec<String>,
+    /// Parameters that identify "the same failure" for error intelligence (hashed and stored;
+    /// nothing else of a call is kept).
+    #[serde(default)]
+    pub error_context: Vec<String>,
     pub deprecated: Option<Deprecation>,
 }
 

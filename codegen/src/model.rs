@@ -118,6 +118,7 @@ pub struct Tool {
     pub output: Object,
     pub limits: Vec<(String, u64)>,
     pub errors: Vec<String>,
+    pub error_context: Vec<String>,
     pub deprecated: Option<Deprecation>,
 }
 

@@ -327,6 +327,16 @@ impl Validator<'_> {
                 &format!("Structured result of tool `{}`.", t.name),
                 None,
             );
+            for (j, param) in t.error_context.iter().enumerate() {
+                if !t.input.contains_key(param) {
+                    self.error(
+                        &format!("{path}.error_context[{j}]"),
+                        "unknown-context-param",
+                        format!("error_context names `{param}`, which is not a parameter of `{}`", t.name),
+                        Some(&format!("parameters: {}", t.input.keys().cloned().collect::<Vec<_>>().join(", "))),
+                    );
+                }
+            }
             self.rust_types.push(RustType::Struct(input.clone()));
             self.rust_types.push(RustType::Struct(output.clone()));
             out.push(Tool {
@@ -344,6 +354,7 @@ impl Validator<'_> {
                 output,
                 limits: t.limits.iter().map(|(k, v)| (k.clone(), *v)).collect(),
                 errors: t.errors.clone(),
+                error_context: t.error_context.clone(),
                 deprecated: t
                     .deprecated
                     .as_ref()

@@ -68,6 +68,7 @@ rejects! {
     misspelled_field_is_rejected: "err_unknown_field" => "invalid-manifest",
     missing_builtin_template_is_rejected: "err_missing_builtin_template" => "missing-builtin-template",
     array_without_items_is_rejected: "err_array_without_items" => "array-without-items",
+    unknown_error_context_param_is_rejected: "err_unknown_context_param" => "unknown-context-param",
 }
 
 #[test]
@@ -75,5 +76,5 @@ fn the_real_manifest_is_valid() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tools.yaml");
     let text = std::fs::read_to_string(path).expect("tools.yaml at the repository root");
     let model = codegen::load("tools.yaml", &text).unwrap_or_else(|d| panic!("tools.yaml is invalid:\n{}", join(&d)));
-    assert_eq!(model.tools.len(), 20);
+    assert_eq!(model.tools.len(), 21);
 }

@@ -14,18 +14,20 @@ mod write;
 
 use std::sync::Arc;
 
+use crate::error_memory::ErrorMemory;
 use crate::generated::*;
 use crate::runtime::{CallContext, ToolResult};
 use crate::store::Store;
 
-/// Every tool's handler, sharing one store.
+/// Every tool's handler, sharing one store and one error memory.
 pub struct Handlers {
     store: Arc<Store>,
+    memory: Arc<ErrorMemory>,
 }
 
 impl Handlers {
-    pub fn new(store: Arc<Store>) -> Self {
-        Handlers { store }
+    pub fn new(store: Arc<Store>, memory: Arc<ErrorMemory>) -> Self {
+        Handlers { store, memory }
     }
 
     /// Runs blocking store work off the async runtime's worker threads.
@@ -116,5 +118,30 @@ impl ToolHandlers for Handlers {
     }
     async fn session_status(&self, input: SessionStatusInput, _: CallContext) -> ToolResult<SessionStatusOutput> {
         self.blocking(move |s| session::status(s, input)).await
+    }
+    async fn errors_resolve(&self, input: ErrorsResolveInput, _: CallContext) -> ToolResult<ErrorsResolveOutput> {
+        let memory = Arc::clone(&self.memory);
+        tokio::task::spawn_blocking(move || resolve_pattern(&memory, input))
+            .await
+            .unwrap_or_else(|e| Err(errors::error_memory_unavailable(format!("the operation stopped ({e})"))))
+    }
+}
+
+/// errors_resolve: attach a fix to a failure pattern.
+fn resolve_pattern(memory: &ErrorMemory, input: ErrorsResolveInput) -> ToolResult<ErrorsResolveOutput> {
+    match memory.resolve(input.pattern_id, &input.resolution) {
+        Ok(Some(p)) => {
+            let text =
+                format!("Recorded the fix for pattern {} ({}, failed {} times).", p.id, p.operation, p.frequency);
+            let output = ErrorsResolveOutput {
+                pattern_id: p.id,
+                operation: p.operation,
+                frequency: p.frequency,
+                resolution: input.resolution,
+            };
+            Ok(crate::runtime::Reply::new(output).with_text(text))
+        }
+        Ok(None) => Err(errors::pattern_not_found(input.pattern_id)),
+        Err(why) => Err(errors::error_memory_unavailable(why)),
     }
 }

@@ -197,6 +197,8 @@ pub struct ToolSpec {
     pub input_schema: &'static str,
     /// JSON Schema of structuredContent.
     pub output_schema: &'static str,
+    /// Parameters that identify a failure for error intelligence.
+    pub error_context: &'static [&'static str],
 }
 
 impl ToolSpec {

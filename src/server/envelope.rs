@@ -7,7 +7,7 @@ use std::time::Instant;
 use rmcp::model::{CallToolResult, ContentBlock, MetaObject, Resource};
 use serde_json::{Value, json};
 
-use crate::runtime::{Reply, ToolError, tokens};
+use crate::runtime::{Reply, ToolError, Warning, tokens};
 use crate::store::IndexInfo;
 
 /// What the envelope needs to know about the call and the workspace.
@@ -15,6 +15,8 @@ pub struct CallFacts {
     pub request_id: String,
     pub started: Instant,
     pub index: IndexInfo,
+    /// Warnings about the call itself (error intelligence), before the handler's own.
+    pub warnings: Vec<Warning>,
 }
 
 pub fn call_result(result: Result<Reply<Value>, ToolError>, facts: &CallFacts) -> CallToolResult {
@@ -39,7 +41,8 @@ pub fn call_result(result: Result<Reply<Value>, ToolError>, facts: &CallFacts) -
                 meta.insert("results_returned".into(), json!(r.returned));
                 meta.insert("results_truncated".into(), json!(r.truncated));
             }
-            meta.insert("warnings".into(), json!(reply.warnings));
+            let warnings: Vec<&Warning> = facts.warnings.iter().chain(&reply.warnings).collect();
+            meta.insert("warnings".into(), json!(warnings));
             if let Some(context) = reply.context {
                 meta.insert("tool_context".into(), context);
             }
@@ -59,7 +62,7 @@ pub fn call_result(result: Result<Reply<Value>, ToolError>, facts: &CallFacts) -
         Err(e) => {
             meta.insert("error".into(), json!({"code": e.code.as_str(), "template": e.template}));
             meta.insert("cached".into(), json!(false));
-            meta.insert("warnings".into(), json!([]));
+            meta.insert("warnings".into(), json!(facts.warnings));
             // No structuredContent on errors: clients validate it against the success schema.
             let text = format!("{}: {}", e.code.as_str(), e.message);
             meta.insert("tokens".into(), json!(tokens::count(&text)));

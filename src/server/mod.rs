@@ -2,6 +2,7 @@
 //! routes calls through the generated dispatch, wrapping every result in one envelope.
 
 mod envelope;
+mod intelligence;
 mod resources;
 
 use std::sync::Arc;
@@ -16,6 +17,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
+use crate::error_memory::ErrorMemory;
 use crate::generated::{self, ToolHandlers};
 use crate::runtime::CallContext;
 use crate::store::Store;
@@ -24,14 +26,17 @@ use crate::store::Store;
 pub struct DocketServer<H> {
     handlers: Arc<H>,
     store: Arc<Store>,
+    memory: Arc<ErrorMemory>,
     tools: Arc<Vec<Tool>>,
     calls: AtomicU64,
 }
 
 impl<H: ToolHandlers> DocketServer<H> {
-    /// `store` is the one `handlers` work on; the server reads its index state for `_meta`.
-    pub fn new(handlers: Arc<H>, store: Arc<Store>) -> Self {
-        DocketServer { handlers, store, tools: Arc::new(generated::tool_definitions()), calls: AtomicU64::new(0) }
+    /// `store` is the one `handlers` work on (the server reads its index state for `_meta`);
+    /// `memory` records failed calls and warns before they repeat.
+    pub fn new(handlers: Arc<H>, store: Arc<Store>, memory: Arc<ErrorMemory>) -> Self {
+        let tools = Arc::new(generated::tool_definitions());
+        DocketServer { handlers, store, memory, tools, calls: AtomicU64::new(0) }
     }
 }
 
@@ -77,8 +82,8 @@ impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let store = Arc::clone(&self.store);
-        let contents = blocking(move || resources::read(&store, &request.uri)).await?;
+        let (store, memory) = (Arc::clone(&self.store), Arc::clone(&self.memory));
+        let contents = blocking(move || resources::read(&store, &memory, &request.uri)).await?;
         Ok(ReadResourceResult::new(vec![contents]).into())
     }
 
@@ -105,12 +110,19 @@ impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
         let name = request.name.to_string();
         let ctx = CallContext { tool: name.clone(), request_id: request_id.clone() };
         let args = request.arguments.unwrap_or_default();
+        let context = intelligence::context_of(&name, &args);
+        let mut warnings = if self.get_tool(&name).is_some() {
+            intelligence::preflight(&self.memory, &name, &context).await
+        } else {
+            Vec::new()
+        };
         match generated::dispatch(self.handlers.as_ref(), &name, args, ctx).await {
             Some(result) => {
                 if let Err(e) = &result {
                     tracing::info!(tool = %name, code = e.code.as_str(), "tool call failed");
+                    warnings.extend(intelligence::record(&self.memory, &name, e, &context).await);
                 }
-                let facts = envelope::CallFacts { request_id, started, index: self.store.index_info() };
+                let facts = envelope::CallFacts { request_id, started, index: self.store.index_info(), warnings };
                 Ok(envelope::call_result(result, &facts).into())
             }
             None => Err(ErrorData::invalid_params(

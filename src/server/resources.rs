@@ -9,13 +9,14 @@ use rmcp::model::{
 };
 use serde_json::json;
 
+use crate::error_memory::ErrorMemory;
 use crate::generated::limits;
 use crate::runtime::bodies;
 use crate::store::{IssueFilter, SortField, SortOrder, Status, Store, StoreError};
 
 const PAGE: usize = 50;
 const MAX_CHUNK: usize = 100_000;
-const FORMS: &str = "docket://issues/{id}, docket://issues/{id}/chunk/{start}-{end}, docket://issues/{id}/structure, docket://board, docket://config";
+const FORMS: &str = "docket://issues/{id}, docket://issues/{id}/chunk/{start}-{end}, docket://issues/{id}/structure, docket://board, docket://config, docket://errors/recent";
 
 /// A parsed resource URI.
 enum Target<'a> {
@@ -24,12 +25,14 @@ enum Target<'a> {
     Structure(&'a str),
     Board,
     Config,
+    ErrorsRecent,
 }
 
 fn parse(uri: &str) -> Option<Target<'_>> {
     match uri.strip_prefix("docket://")? {
         "board" => Some(Target::Board),
         "config" => Some(Target::Config),
+        "errors/recent" => Some(Target::ErrorsRecent),
         rest => {
             let rest = rest.strip_prefix("issues/")?;
             match rest.split_once('/') {
@@ -62,7 +65,7 @@ fn store_failure(uri: &str, e: StoreError) -> ErrorData {
 }
 
 /// Reads one resource.
-pub fn read(store: &Store, uri: &str) -> Result<ResourceContents, ErrorData> {
+pub fn read(store: &Store, memory: &ErrorMemory, uri: &str) -> Result<ResourceContents, ErrorData> {
     let target =
         parse(uri).ok_or_else(|| not_found(uri, format!("Unknown resource URI '{uri}'. Valid forms: {FORMS}.")))?;
     let text = |t: String, mime: &str| Ok(ResourceContents::text(t, uri).with_mime_type(mime));
@@ -90,6 +93,14 @@ pub fn read(store: &Store, uri: &str) -> Result<ResourceContents, ErrorData> {
             text(outline.to_string(), "application/json")
         }
         Target::Board => text(board(store).map_err(|e| store_failure(uri, e))?, "text/markdown"),
+        Target::ErrorsRecent => {
+            let patterns = memory
+                .recent(50)
+                .map_err(|why| ErrorData::internal_error(format!("The error memory is unavailable: {why}"), None))?;
+            let s = memory.settings();
+            let body = json!({"preflightThreshold": s.preflight_threshold, "windowDays": s.window_days, "retentionDays": s.retention_days, "patterns": patterns});
+            text(body.to_string(), "application/json")
+        }
         Target::Config => {
             let info = store.index_info();
             let config = json!({
@@ -162,6 +173,10 @@ pub fn list(store: &Store, cursor: Option<&str>) -> Result<ListResourcesResult, 
             .with_title("Configuration")
             .with_description("The effective configuration (no secrets).")
             .with_mime_type("application/json"),
+        Resource::new("docket://errors/recent", "errors-recent")
+            .with_title("Recent error patterns")
+            .with_description("Failure patterns with frequency and known fixes; ids for errors_resolve.")
+            .with_mime_type("application/json"),
     ];
     let all = fixed.into_iter().chain(issues.iter().map(|m| {
         Resource::new(format!("docket://issues/{}", m.id), m.id.clone())
@@ -169,7 +184,7 @@ pub fn list(store: &Store, cursor: Option<&str>) -> Result<ListResourcesResult, 
             .with_mime_type("text/markdown")
     }));
     let page: Vec<Resource> = all.skip(offset).take(PAGE).collect();
-    let total = issues.len() + 2;
+    let total = issues.len() + 3;
     let mut result = ListResourcesResult::with_all_items(page);
     if offset + PAGE < total {
         result.next_cursor = Some((offset + PAGE).to_string());

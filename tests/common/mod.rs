@@ -20,8 +20,16 @@ pub fn workspace() -> tempfile::TempDir {
 
 /// `docket serve --workspace DIR`, spawned as a child process, with an rmcp client on its pipe.
 pub async fn start(workspace: &Path) -> Client {
+    start_with_env(workspace, &[]).await
+}
+
+/// Like [`start`], with extra environment variables for the server.
+pub async fn start_with_env(workspace: &Path, env: &[(&str, &str)]) -> Client {
     let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_docket"));
     cmd.arg("serve").arg("--workspace").arg(workspace).env_remove("DOCKET_WORKSPACE");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
     let transport = TokioChildProcess::new(cmd).expect("spawn docket");
     ().serve(transport).await.expect("initialize")
 }

@@ -130,6 +130,7 @@ pub fn tool_table(model: &Model) -> TokenStream {
         let (ro, de, id, ow) = (a.read_only, a.destructive, a.idempotent, a.open_world);
         let input = object_schema(&t.input).to_string();
         let output = object_schema(&t.output).to_string();
+        let error_context = &t.error_context;
         let deprecated_by = match &t.deprecated {
             Some(d) => {
                 let r = &d.replacement;
@@ -142,6 +143,7 @@ pub fn tool_table(model: &Model) -> TokenStream {
                 name: #name, title: #title, description: #description, group: #group,
                 read_only: #ro, destructive: #de, idempotent: #id, open_world: #ow,
                 deprecated_by: #deprecated_by, input_schema: #input, output_schema: #output,
+                error_context: &[ #( #error_context ),* ],
             }
         }
     });

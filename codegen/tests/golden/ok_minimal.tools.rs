@@ -459,6 +459,7 @@ pub const TOOLS: &[ToolSpec] = &[
         deprecated_by: None,
         input_schema: "{\"type\":\"object\",\"properties\":{\"color\":{\"type\":\"string\",\"enum\":[\"red\",\"dark_blue\"],\"description\":\"Color filter.\",\"default\":\"red\"},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"description\":\"Page size.\",\"default\":25},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":5,\"description\":\"Tags.\"}},\"additionalProperties\":false}",
         output_schema: "{\"type\":\"object\",\"properties\":{\"names\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Item names.\"}},\"required\":[\"names\"]}",
+        error_context: &[],
     },
     ToolSpec {
         name: "add_item",
@@ -472,6 +473,7 @@ pub const TOOLS: &[ToolSpec] = &[
         deprecated_by: None,
         input_schema: "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":1,\"description\":\"Name.\"},\"note\":{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\",\"maxLength\":10,\"description\":\"Text.\"}},\"required\":[\"text\"],\"additionalProperties\":false,\"description\":\"Optional note.\"},\"type\":{\"type\":\"string\",\"enum\":[\"small\",\"large\"],\"description\":\"Size.\"}},\"required\":[\"name\"],\"additionalProperties\":false}",
         output_schema: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"New ID.\"}},\"required\":[\"id\"]}",
+        error_context: &[],
     },
 ];
 /// The rmcp tool definitions of [`TOOLS`], as tools/list publishes them.

@@ -1,0 +1,301 @@
+//! Error intelligence: a SQLite memory of failed tool calls (`cache/errors.db` in the workspace
+//! directory), so a call that keeps failing the same way carries a warning and the known fix.
+//!
+//! Only the parameters a tool declares as its error context (tools.yaml `error_context:`) are
+//! stored, never whole arguments, so descriptions and anything secret stay out of the database.
+//! The memory never fails or slows a call on its own account: every error becomes a warning.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use rusqlite::{Connection, OptionalExtension, params};
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// Schema migrations, applied in order; `PRAGMA user_version` records how many ran.
+const MIGRATIONS: &[&str] = &["
+    CREATE TABLE error_patterns (
+        id INTEGER PRIMARY KEY,
+        operation TEXT NOT NULL,
+        error_class TEXT NOT NULL,
+        message TEXT NOT NULL,
+        context_hash TEXT NOT NULL,
+        context_json TEXT NOT NULL,
+        frequency INTEGER NOT NULL DEFAULT 1,
+        first_seen TEXT NOT NULL,
+        last_seen TEXT NOT NULL,
+        resolution TEXT,
+        UNIQUE(operation, error_class, context_hash)
+    );
+    CREATE TABLE resolutions (
+        id INTEGER PRIMARY KEY,
+        error_pattern_id INTEGER NOT NULL REFERENCES error_patterns(id) ON DELETE CASCADE,
+        description TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    );
+    CREATE INDEX idx_patterns_operation ON error_patterns(operation, context_hash);
+    CREATE INDEX idx_patterns_recent ON error_patterns(last_seen DESC);
+"];
+
+/// Tunables (defaults from SPEC section 6).
+#[derive(Debug, Clone, Copy)]
+pub struct Settings {
+    /// Failures of the same operation in the same context before a call is warned.
+    pub preflight_threshold: u32,
+    /// How far back preflight looks.
+    pub window_days: i64,
+    /// Patterns not seen for this long are deleted.
+    pub retention_days: i64,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings { preflight_threshold: 3, window_days: 7, retention_days: 30 }
+    }
+}
+
+impl Settings {
+    /// Defaults, overridden by `DOCKET_PREFLIGHT_THRESHOLD` and `DOCKET_ERROR_RETENTION_DAYS`.
+    pub fn from_env() -> Settings {
+        let num = |name: &str| std::env::var(name).ok().and_then(|v| v.trim().parse::<i64>().ok()).filter(|n| *n > 0);
+        let d = Settings::default();
+        Settings {
+            preflight_threshold: num("DOCKET_PREFLIGHT_THRESHOLD").map_or(d.preflight_threshold, |n| n as u32),
+            retention_days: num("DOCKET_ERROR_RETENTION_DAYS").unwrap_or(d.retention_days),
+            ..d
+        }
+    }
+}
+
+/// A recorded failure pattern.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Pattern {
+    pub id: i64,
+    pub operation: String,
+    pub error_class: String,
+    pub message: String,
+    pub context: Value,
+    pub frequency: i64,
+    pub first_seen: String,
+    pub last_seen: String,
+    pub resolution: Option<String>,
+}
+
+pub struct ErrorMemory {
+    path: PathBuf,
+    settings: Settings,
+    conn: Mutex<Result<Connection, String>>,
+}
+
+impl ErrorMemory {
+    /// Opens (creating and migrating) `cache/errors.db` under `workspace_dir` and applies
+    /// retention. A database that cannot be opened is remembered as the reason for warnings.
+    pub fn open(workspace_dir: &Path, settings: Settings) -> ErrorMemory {
+        let path = workspace_dir.join("cache").join("errors.db");
+        let conn = connect(&path).map_err(|e| format!("{}: {e}", path.display()));
+        let memory = ErrorMemory { path, settings, conn: Mutex::new(conn) };
+        let _ = memory.cleanup();
+        memory
+    }
+
+    pub fn settings(&self) -> Settings {
+        self.settings
+    }
+
+    fn with<T>(&self, work: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Result<T, String> {
+        let guard = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        match &*guard {
+            Ok(conn) => work(conn).map_err(|e| format!("{}: {e}", self.path.display())),
+            Err(why) => Err(why.clone()),
+        }
+    }
+
+    /// Counts one more failure of `operation` in `context`.
+    pub fn record(
+        &self,
+        operation: &str,
+        class: &str,
+        message: &str,
+        context: &Map<String, Value>,
+    ) -> Result<(), String> {
+        let (hash, json) = fingerprint(context);
+        let now = now();
+        self.with(|c| {
+            c.execute(
+                "INSERT INTO error_patterns (operation, error_class, message, context_hash, context_json, first_seen, last_seen)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)
+                 ON CONFLICT(operation, error_class, context_hash)
+                 DO UPDATE SET frequency = frequency + 1, last_seen = excluded.last_seen, message = excluded.message",
+                params![operation, class, message, hash, json, now],
+            )
+            .map(|_| ())
+        })
+    }
+
+    /// Patterns of `operation` in `context` seen at least the threshold number of times within
+    /// the window, most frequent first.
+    pub fn preflight(&self, operation: &str, context: &Map<String, Value>) -> Result<Vec<Pattern>, String> {
+        let (hash, _) = fingerprint(context);
+        let since = days_ago(self.settings.window_days);
+        let threshold = i64::from(self.settings.preflight_threshold);
+        self.with(|c| {
+            let mut stmt = c.prepare(&format!(
+                "SELECT {COLUMNS} FROM error_patterns WHERE operation = ?1 AND context_hash = ?2 AND last_seen > ?3
+                 AND frequency >= ?4 ORDER BY frequency DESC LIMIT 5"
+            ))?;
+            stmt.query_map(params![operation, hash, since, threshold], row)?.collect()
+        })
+    }
+
+    /// Records how pattern `id` was fixed; `None` if there is no such pattern.
+    pub fn resolve(&self, id: i64, resolution: &str) -> Result<Option<Pattern>, String> {
+        let now = now();
+        self.with(|c| {
+            if c.execute("UPDATE error_patterns SET resolution = ?1 WHERE id = ?2", params![resolution, id])? == 0 {
+                return Ok(None);
+            }
+            c.execute(
+                "INSERT INTO resolutions (error_pattern_id, description, created_at) VALUES (?1, ?2, ?3)",
+                params![id, resolution, now],
+            )?;
+            c.query_row(&format!("SELECT {COLUMNS} FROM error_patterns WHERE id = ?1"), [id], row).optional()
+        })
+    }
+
+    /// The most recently seen patterns.
+    pub fn recent(&self, limit: usize) -> Result<Vec<Pattern>, String> {
+        self.with(|c| {
+            let mut stmt =
+                c.prepare(&format!("SELECT {COLUMNS} FROM error_patterns ORDER BY last_seen DESC, id DESC LIMIT ?1"))?;
+            stmt.query_map([limit as i64], row)?.collect()
+        })
+    }
+
+    /// Deletes patterns not seen within the retention period; returns how many.
+    pub fn cleanup(&self) -> Result<usize, String> {
+        let cutoff = days_ago(self.settings.retention_days);
+        self.with(|c| c.execute("DELETE FROM error_patterns WHERE last_seen < ?1", [cutoff]))
+    }
+}
+
+const COLUMNS: &str = "id, operation, error_class, message, context_json, frequency, first_seen, last_seen, resolution";
+
+fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Pattern> {
+    let context: String = r.get(4)?;
+    Ok(Pattern {
+        id: r.get(0)?,
+        operation: r.get(1)?,
+        error_class: r.get(2)?,
+        message: r.get(3)?,
+        context: serde_json::from_str(&context).unwrap_or(Value::Null),
+        frequency: r.get(5)?,
+        first_seen: r.get(6)?,
+        last_seen: r.get(7)?,
+        resolution: r.get(8)?,
+    })
+}
+
+fn connect(path: &Path) -> rusqlite::Result<Connection> {
+    if let Some(dir) = path.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    let mut conn = Connection::open(path)?;
+    conn.busy_timeout(Duration::from_secs(5))?;
+    conn.pragma_update(None, "journal_mode", "WAL")?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    let version: usize = conn.pragma_query_value(None, "user_version", |r| r.get::<_, i64>(0))? as usize;
+    for (i, migration) in MIGRATIONS.iter().enumerate().skip(version) {
+        let tx = conn.transaction()?;
+        tx.execute_batch(migration)?;
+        tx.pragma_update(None, "user_version", (i + 1) as i64)?;
+        tx.commit()?;
+    }
+    Ok(conn)
+}
+
+/// A stable hash of the context (keys sorted) and its JSON.
+fn fingerprint(context: &Map<String, Value>) -> (String, String) {
+    let sorted: std::collections::BTreeMap<&String, &Value> = context.iter().collect();
+    let json = serde_json::to_string(&sorted).unwrap_or_default();
+    let hash = json.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+    (format!("{hash:016x}"), json)
+}
+
+fn now() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+fn days_ago(days: i64) -> String {
+    (chrono::Utc::now() - chrono::Duration::days(days)).to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn ctx(v: Value) -> Map<String, Value> {
+        v.as_object().cloned().unwrap_or_default()
+    }
+
+    fn memory(threshold: u32) -> (tempfile::TempDir, ErrorMemory) {
+        let dir = tempfile::tempdir().expect("tmp");
+        let m = ErrorMemory::open(dir.path(), Settings { preflight_threshold: threshold, ..Settings::default() });
+        (dir, m)
+    }
+
+    #[test]
+    fn frequency_first_and_last_seen_are_tracked_per_context() {
+        let (_d, m) = memory(3);
+        for _ in 0..3 {
+            m.record("issues_delete", "confirmation_required", "need confirm", &ctx(json!({"confirm": false})))
+                .expect("record");
+        }
+        m.record("issues_delete", "confirmation_required", "other", &ctx(json!({"confirm": true}))).expect("record");
+        let recent = m.recent(10).expect("recent");
+        assert_eq!(recent.len(), 2);
+        let p = recent.iter().find(|p| p.context == json!({"confirm": false})).expect("pattern");
+        assert_eq!(p.frequency, 3);
+        assert!(p.first_seen <= p.last_seen);
+    }
+
+    #[test]
+    fn preflight_needs_the_threshold_and_carries_the_resolution() {
+        let (_d, m) = memory(2);
+        let c = ctx(json!({"confirm": false}));
+        m.record("issues_delete", "confirmation_required", "need confirm", &c).expect("record");
+        assert!(m.preflight("issues_delete", &c).expect("preflight").is_empty());
+        let id = m.recent(1).expect("recent")[0].id;
+        m.resolve(id, "Pass confirm: true").expect("resolve");
+        m.record("issues_delete", "confirmation_required", "need confirm", &c).expect("record");
+        let warned = m.preflight("issues_delete", &c).expect("preflight");
+        assert_eq!(warned[0].resolution.as_deref(), Some("Pass confirm: true"));
+        assert!(
+            m.preflight("issues_delete", &ctx(json!({"confirm": true}))).expect("preflight").is_empty(),
+            "other contexts are not warned"
+        );
+    }
+
+    #[test]
+    fn retention_deletes_old_patterns() {
+        let (dir, m) = memory(3);
+        m.record("op", "validation", "x", &Map::new()).expect("record");
+        m.with(|c| c.execute("UPDATE error_patterns SET last_seen = '2000-01-01T00:00:00.000Z'", [])).expect("age it");
+        assert_eq!(m.cleanup().expect("cleanup"), 1);
+        drop(m);
+        let reopened = ErrorMemory::open(dir.path(), Settings::default());
+        assert!(reopened.recent(10).expect("recent").is_empty());
+    }
+
+    #[test]
+    fn a_corrupt_database_is_reported_not_fatal() {
+        let dir = tempfile::tempdir().expect("tmp");
+        std::fs::create_dir_all(dir.path().join("cache")).expect("mkdir");
+        std::fs::write(dir.path().join("cache/errors.db"), "this is not a database, just text that is long enough")
+            .expect("write");
+        let m = ErrorMemory::open(dir.path(), Settings::default());
+        let err = m.record("op", "validation", "x", &Map::new()).expect_err("reported");
+        assert!(err.contains("errors.db"), "{err}");
+    }
+}

@@ -1,0 +1,80 @@
+//! Between tool calls and the error memory: which arguments identify a failure, how a failure is
+//! classified, and the warnings an agent gets before repeating one.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use crate::error_memory::{ErrorMemory, Pattern};
+use crate::generated::TOOLS;
+use crate::runtime::{ErrorCode, Severity, ToolError, Warning};
+
+/// The declared error-context parameters of `tool` present in `args` (nothing else is kept).
+pub fn context_of(tool: &str, args: &Map<String, Value>) -> Map<String, Value> {
+    let declared = TOOLS.iter().find(|t| t.name == tool).map_or(&[][..], |t| t.error_context);
+    declared.iter().filter_map(|p| args.get(*p).map(|v| (p.to_string(), v.clone()))).collect()
+}
+
+/// validation, not_found, conflict, confirmation_required, io or internal.
+pub fn classify(e: &ToolError) -> &'static str {
+    match (e.code, e.template) {
+        (ErrorCode::InvalidArgument, _) => "validation",
+        (ErrorCode::NotFound, _) => "not_found",
+        (ErrorCode::Conflict, _) => "conflict",
+        (ErrorCode::ConfirmationRequired, _) => "confirmation_required",
+        (ErrorCode::Internal, "storage_failed" | "git_failed") => "io",
+        (ErrorCode::Internal | ErrorCode::NotImplemented, _) => "internal",
+    }
+}
+
+fn unavailable(why: String) -> Warning {
+    Warning {
+        code: "ERROR_MEMORY_UNAVAILABLE".into(),
+        message: format!("Error intelligence is off for this call: {why}. Tools work without it."),
+        severity: Severity::Info,
+    }
+}
+
+fn known_failure(p: &Pattern, days: i64) -> Warning {
+    let advice = match &p.resolution {
+        Some(fix) => format!("Known fix: {fix}"),
+        None => {
+            format!("No fix recorded yet; when you find one, call errors_resolve with patternId {} and the fix.", p.id)
+        }
+    };
+    Warning {
+        code: "KNOWN_FAILURE".into(),
+        message: format!(
+            "{} failed {} times in the last {days} days with these arguments ({}: {}). {advice}",
+            p.operation, p.frequency, p.error_class, p.message
+        ),
+        severity: Severity::Warning,
+    }
+}
+
+/// Warnings for a call about to repeat a frequent failure.
+pub async fn preflight(memory: &Arc<ErrorMemory>, tool: &str, context: &Map<String, Value>) -> Vec<Warning> {
+    let (memory, tool, context) = (Arc::clone(memory), tool.to_string(), context.clone());
+    let days = memory.settings().window_days;
+    match tokio::task::spawn_blocking(move || memory.preflight(&tool, &context)).await {
+        Ok(Ok(patterns)) => patterns.iter().map(|p| known_failure(p, days)).collect(),
+        Ok(Err(why)) => vec![unavailable(why)],
+        Err(e) => vec![unavailable(e.to_string())],
+    }
+}
+
+/// Records a failed call; a warning if the memory could not take it.
+pub async fn record(
+    memory: &Arc<ErrorMemory>,
+    tool: &str,
+    error: &ToolError,
+    context: &Map<String, Value>,
+) -> Option<Warning> {
+    let (memory, tool, context) = (Arc::clone(memory), tool.to_string(), context.clone());
+    let (class, message) = (classify(error), error.message.clone());
+    match tokio::task::spawn_blocking(move || memory.record(&tool, class, &message, &context)).await {
+        Ok(Ok(())) => None,
+        Ok(Err(why)) => Some(unavailable(why)),
+        Err(e) => Some(unavailable(e.to_string())),
+    }
+}
