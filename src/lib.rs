@@ -8,6 +8,7 @@
 // Generated code names this crate `::docket`, so it reads the same inside and outside the crate.
 extern crate self as docket;
 
+pub mod app;
 pub mod error_memory;
 pub mod handlers;
 pub mod runtime;

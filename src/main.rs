@@ -2,13 +2,10 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
-use docket::error_memory::{ErrorMemory, Settings};
-use docket::handlers::Handlers;
-use docket::server::DocketServer;
-use docket::store::{Store, StoreOptions, Workspace};
+use docket::app::App;
+use docket::store::Workspace;
 use rmcp::ServiceExt;
 
 #[derive(Parser)]
@@ -73,10 +70,7 @@ fn serve(workspace: Option<PathBuf>, demo: bool) -> Result<(), String> {
         })?,
     };
     tracing::info!(workspace = %ws.dir.display(), "serving");
-    let store = Arc::new(Store::open(ws, StoreOptions::from_env()));
-    let memory = Arc::new(ErrorMemory::open(&store.workspace().dir, Settings::from_env()));
-    let handlers = Arc::new(Handlers::new(Arc::clone(&store), Arc::clone(&memory)));
-    let server = DocketServer::new(handlers, store, memory);
+    let server = App::open(ws).server();
     docket::runtime::tokens::preload();
     let runtime = tokio::runtime::Runtime::new().map_err(|e| format!("cannot start the async runtime: {e}"))?;
     runtime.block_on(async move {
