@@ -55,19 +55,6 @@ impl Default for Settings {
     }
 }
 
-impl Settings {
-    /// Defaults, overridden by `DOCKET_PREFLIGHT_THRESHOLD` and `DOCKET_ERROR_RETENTION_DAYS`.
-    pub fn from_env() -> Settings {
-        let num = |name: &str| std::env::var(name).ok().and_then(|v| v.trim().parse::<i64>().ok()).filter(|n| *n > 0);
-        let d = Settings::default();
-        Settings {
-            preflight_threshold: num("DOCKET_PREFLIGHT_THRESHOLD").map_or(d.preflight_threshold, |n| n as u32),
-            retention_days: num("DOCKET_ERROR_RETENTION_DAYS").unwrap_or(d.retention_days),
-            ..d
-        }
-    }
-}
-
 /// A recorded failure pattern.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Pattern {

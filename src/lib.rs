@@ -9,11 +9,13 @@
 extern crate self as docket;
 
 pub mod app;
+pub mod config;
 pub mod error_memory;
 pub mod handlers;
 pub mod runtime;
 pub mod server;
 pub mod store;
+pub mod transport;
 
 /// Code generated from tools.yaml by build.rs. Inspect it with `cargo run -p codegen -- dump`.
 #[allow(clippy::all, clippy::pedantic, missing_docs)]

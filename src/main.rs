@@ -1,12 +1,13 @@
-//! `docket`: serve the tracker over MCP (stdio), or set up a workspace.
+//! `docket`: serve the tracker over MCP (stdio or Streamable HTTP), or set up a workspace.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use docket::app::App;
+use docket::config::ToolStyle;
 use docket::store::Workspace;
-use rmcp::ServiceExt;
+use docket::transport::{self, http};
 
 #[derive(Parser)]
 #[command(name = "docket", version, about = "An issue and spec tracker for coding agents, served over MCP")]
@@ -17,7 +18,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Serve the MCP tools over stdio (stdout carries only the protocol; logs go to stderr).
+    /// Serve the MCP tools over stdio (default) or Streamable HTTP. stdout carries only the
+    /// protocol; logs go to stderr (DOCKET_LOG=info|debug).
     Serve {
         /// Workspace directory (holding .wrangler/ or .docket/). Default: DOCKET_WORKSPACE,
         /// WRANGLER_WORKSPACE_ROOT, then the nearest ancestor of the current directory that has one.
@@ -26,6 +28,25 @@ enum Command {
         /// Serve a generated demo workspace in a temporary directory (deleted on exit).
         #[arg(long)]
         demo: bool,
+        /// Serve Streamable HTTP at http://[HOST:]PORT/mcp instead of stdio. A bare port binds
+        /// 127.0.0.1; other interfaces only when named (e.g. 0.0.0.0:8080).
+        #[arg(long, value_name = "[HOST:]PORT")]
+        http: Option<String>,
+        /// Require `Authorization: Bearer TOKEN` on every HTTP request.
+        #[arg(long, env = "DOCKET_TOKEN", hide_env_values = true, requires = "http")]
+        token: Option<String>,
+        /// Accept this Host header too (HTTP; loopback names are always accepted).
+        #[arg(long = "allow-host", value_name = "HOST", requires = "http")]
+        allowed_hosts: Vec<String>,
+        /// Accept requests from this browser origin too, e.g. https://app.example.com:443 (HTTP).
+        #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http")]
+        allowed_origins: Vec<String>,
+        /// How tools are published: granular (one per operation) or consolidated (one per group).
+        #[arg(long, value_name = "STYLE", value_parser = ["granular", "consolidated"])]
+        tool_style: Option<String>,
+        /// Override a setting of config/docket.yaml, e.g. --set page_size=50 (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        settings: Vec<String>,
     },
     /// Create a .docket/ workspace in DIR (default: the current directory).
     Init { dir: Option<PathBuf> },
@@ -37,16 +58,24 @@ fn main() -> ExitCode {
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("DOCKET_LOG").unwrap_or_else(|_| "warn".into()))
         .init();
     let result = match Cli::parse().command {
-        Command::Serve { workspace, demo } => serve(workspace, demo),
+        Command::Serve { workspace, demo, http, token, allowed_hosts, allowed_origins, tool_style, settings } => {
+            let listen = match http.as_deref().map(http::parse_listen).transpose() {
+                Ok(addr) => addr.map(|addr| http::HttpOptions { addr, token, allowed_hosts, allowed_origins }),
+                Err(e) => return fail(e),
+            };
+            serve(workspace, demo, listen, tool_style, &settings)
+        }
         Command::Init { dir } => init(dir),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("docket: {message}");
-            ExitCode::FAILURE
-        }
+        Err(message) => fail(message),
     }
+}
+
+fn fail(message: String) -> ExitCode {
+    eprintln!("docket: {message}");
+    ExitCode::FAILURE
 }
 
 fn init(dir: Option<PathBuf>) -> Result<(), String> {
@@ -56,7 +85,13 @@ fn init(dir: Option<PathBuf>) -> Result<(), String> {
     Ok(())
 }
 
-fn serve(workspace: Option<PathBuf>, demo: bool) -> Result<(), String> {
+fn serve(
+    workspace: Option<PathBuf>,
+    demo: bool,
+    http: Option<http::HttpOptions>,
+    tool_style: Option<String>,
+    settings: &[String],
+) -> Result<(), String> {
     // Keeps the demo directory alive until the server stops.
     let demo_dir = if demo {
         Some(tempfile::tempdir().map_err(|e| format!("cannot create a demo directory: {e}"))?)
@@ -70,33 +105,22 @@ fn serve(workspace: Option<PathBuf>, demo: bool) -> Result<(), String> {
         })?,
     };
     tracing::info!(workspace = %ws.dir.display(), "serving");
-    let server = App::open(ws).server();
+    let mut config = docket::config::Config::load(&ws.dir, settings).map_err(|e| e.to_string())?;
+    match tool_style.as_deref() {
+        Some("consolidated") => config.set_tool_style(ToolStyle::Consolidated),
+        Some(_) => config.set_tool_style(ToolStyle::Granular),
+        None => {}
+    }
+    let app = App::open(ws, config);
     docket::runtime::tokens::preload();
     let runtime = tokio::runtime::Runtime::new().map_err(|e| format!("cannot start the async runtime: {e}"))?;
-    runtime.block_on(async move {
-        let running = server.serve(rmcp::transport::stdio()).await.map_err(|e| format!("MCP handshake failed: {e}"))?;
-        let cancel = running.cancellation_token();
-        tokio::select! {
-            quit = running.waiting() => { quit.map_err(|e| format!("server stopped: {e}"))?; }
-            _ = shutdown_signal() => { cancel.cancel(); }
+    let outcome = runtime.block_on(async move {
+        match http {
+            Some(options) => http::serve_http(app, options, transport::shutdown_signal()).await,
+            None => transport::serve_stdio(app).await,
         }
-        Ok::<(), String>(())
-    })?;
+    });
     // Tokio's stdin reader cannot be cancelled; exit without waiting for it.
     runtime.shutdown_background();
-    Ok(())
-}
-
-async fn shutdown_signal() {
-    let ctrl_c = tokio::signal::ctrl_c();
-    #[cfg(unix)]
-    {
-        let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(s) => s,
-            Err(_) => return ctrl_c.await.unwrap_or(()),
-        };
-        tokio::select! { _ = ctrl_c => {}, _ = term.recv() => {} }
-    }
-    #[cfg(not(unix))]
-    ctrl_c.await.unwrap_or(());
+    outcome
 }

@@ -110,7 +110,8 @@ async fn every_resource_and_template_can_be_read_listed_and_completed() {
     let board = read(&client, "docket://board").await.expect("board");
     assert!(board.starts_with("# Board (60 issues)"), "{board}");
     let config: Value = serde_json::from_str(&read(&client, "docket://config").await.expect("config")).expect("json");
-    assert_eq!(config["characterLimit"], 25_000);
+    assert_eq!(config["settings"]["character_limit"]["value"], 25_000);
+    assert_eq!(config["settings"]["character_limit"]["source"], "default");
     let ids = client.complete_resource_simple("docket://issues/{id}", "id", "iss-00000").await.expect("completion");
     assert_eq!(ids.len(), 9, "ISS-000001..9: {ids:?}");
     client.cancel().await.expect("close");

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use super::convert::{issue_type, priority, status, store_error};
 use super::records::Projection;
 use super::text;
+use crate::config::ResponseLimits;
 use crate::generated::{
     CountEntry, IssuesAllCompleteInput, IssuesAllCompleteOutput, IssuesGetBatchInput, IssuesGetBatchOutput,
     IssuesLabelsInput, IssuesLabelsOperation, IssuesLabelsOutput, IssuesMetadataInput, IssuesMetadataOperation,
@@ -22,9 +23,13 @@ fn all(store: &Store, filter: &IssueFilter) -> Result<(Vec<Arc<IssueMeta>>, bool
     Ok((snap.value, snap.cached))
 }
 
-pub fn get_batch(store: &Store, input: IssuesGetBatchInput) -> ToolResult<IssuesGetBatchOutput> {
-    let per_item = (limits::issues_get_batch::MAX_OUTPUT_CHARS / input.ids.len().max(1))
-        .max(limits::issues_get_batch::MIN_DESCRIPTION_CHARS);
+pub fn get_batch(
+    store: &Store,
+    input: IssuesGetBatchInput,
+    limits: &ResponseLimits,
+) -> ToolResult<IssuesGetBatchOutput> {
+    let per_item =
+        (limits.character_limit / input.ids.len().max(1)).max(limits::issues_get_batch::MIN_DESCRIPTION_CHARS);
     let projection = Projection::fields(input.fields.as_deref()).limit(per_item);
     let mut issues = Vec::new();
     let mut not_found = Vec::new();

@@ -6,6 +6,7 @@ use super::convert::{issue_type, priority, status, store_error};
 use super::paging::{Page, Query};
 use super::records::Projection;
 use super::text;
+use crate::config::ResponseLimits;
 use crate::generated::{
     IssuesCreateInput, IssuesCreateOutput, IssuesGetInput, IssuesGetOutput, IssuesListInput, IssuesListOutput,
     ListFormat, ResponseFormat, errors, limits,
@@ -51,8 +52,8 @@ fn open_issue_titled(store: &Store, new: &NewIssue) -> Result<Option<String>, To
     Ok(open.into_iter().find(|m| m.title.trim().to_lowercase() == title).map(|m| m.id.clone()))
 }
 
-pub fn get(store: &Store, input: IssuesGetInput) -> ToolResult<IssuesGetOutput> {
-    let projection = Projection::fields(input.fields.as_deref()).limit(limits::issues_get::MAX_OUTPUT_CHARS);
+pub fn get(store: &Store, input: IssuesGetInput, limits: &ResponseLimits) -> ToolResult<IssuesGetOutput> {
+    let projection = Projection::fields(input.fields.as_deref()).limit(limits.character_limit);
     let (record, cached, warnings) = if projection.needs_body() {
         let snap = store.get(&input.id).map_err(store_error)?;
         (projection.record(&snap.value.meta, Some(&snap.value.body)), snap.cached, snap.warnings)
@@ -70,7 +71,7 @@ pub fn get(store: &Store, input: IssuesGetInput) -> ToolResult<IssuesGetOutput> 
     Ok(link.into_iter().fold(reply, |r, (uri, name, about)| r.with_link(uri, name, about)))
 }
 
-pub fn list(store: &Store, input: IssuesListInput) -> ToolResult<IssuesListOutput> {
+pub fn list(store: &Store, input: IssuesListInput, limits: &ResponseLimits) -> ToolResult<IssuesListOutput> {
     let mut types: Vec<_> = input.types.iter().flatten().map(|t| issue_type(*t)).collect();
     types.extend(input.r#type.map(issue_type));
     let filter = IssueFilter {
@@ -110,8 +111,8 @@ pub fn list(store: &Store, input: IssuesListInput) -> ToolResult<IssuesListOutpu
     };
     let size = match (input.limit, input.format) {
         (Some(l), _) => (l.max(1) as usize).min(limits::issues_list::MAX_PAGE_SIZE),
-        (None, ListFormat::Full) => limits::issues_list::FULL_PAGE_SIZE,
-        (None, _) => limits::issues_list::DEFAULT_PAGE_SIZE,
+        (None, ListFormat::Full) => limits.full_page_size,
+        (None, _) => limits.page_size,
     };
     let snap = store.list(&filter, SortField::Updated, SortOrder::Desc).map_err(store_error)?;
     let all = snap.value;

@@ -14,6 +14,7 @@ mod write;
 
 use std::sync::Arc;
 
+use crate::config::ResponseLimits;
 use crate::error_memory::ErrorMemory;
 use crate::generated::*;
 use crate::runtime::{CallContext, ToolResult};
@@ -23,11 +24,12 @@ use crate::store::Store;
 pub struct Handlers {
     store: Arc<Store>,
     memory: Arc<ErrorMemory>,
+    limits: ResponseLimits,
 }
 
 impl Handlers {
-    pub fn new(store: Arc<Store>, memory: Arc<ErrorMemory>) -> Self {
-        Handlers { store, memory }
+    pub fn new(store: Arc<Store>, memory: Arc<ErrorMemory>, limits: ResponseLimits) -> Self {
+        Handlers { store, memory, limits }
     }
 
     /// Runs blocking store work off the async runtime's worker threads.
@@ -47,13 +49,16 @@ impl ToolHandlers for Handlers {
         self.blocking(move |s| issues::create(s, input)).await
     }
     async fn issues_list(&self, input: IssuesListInput, _: CallContext) -> ToolResult<IssuesListOutput> {
-        self.blocking(move |s| issues::list(s, input)).await
+        let limits = self.limits;
+        self.blocking(move |s| issues::list(s, input, &limits)).await
     }
     async fn issues_search(&self, input: IssuesSearchInput, _: CallContext) -> ToolResult<IssuesSearchOutput> {
-        self.blocking(move |s| search::search(s, input)).await
+        let limits = self.limits;
+        self.blocking(move |s| search::search(s, input, &limits)).await
     }
     async fn issues_get(&self, input: IssuesGetInput, _: CallContext) -> ToolResult<IssuesGetOutput> {
-        self.blocking(move |s| issues::get(s, input)).await
+        let limits = self.limits;
+        self.blocking(move |s| issues::get(s, input, &limits)).await
     }
     async fn issues_update(&self, input: IssuesUpdateInput, _: CallContext) -> ToolResult<IssuesUpdateOutput> {
         self.blocking(move |s| write::update(s, input)).await
@@ -85,7 +90,8 @@ impl ToolHandlers for Handlers {
         self.blocking(move |s| write::mark_complete(s, input)).await
     }
     async fn issues_get_batch(&self, input: IssuesGetBatchInput, _: CallContext) -> ToolResult<IssuesGetBatchOutput> {
-        self.blocking(move |s| aggregate::get_batch(s, input)).await
+        let limits = self.limits;
+        self.blocking(move |s| aggregate::get_batch(s, input, &limits)).await
     }
     async fn issues_update_batch(
         &self,

@@ -6,13 +6,18 @@ use super::convert::{issue_type, priority, status, store_error};
 use super::paging::{Page, Query};
 use super::records::Projection;
 use super::text;
+use crate::config::ResponseLimits;
 use crate::generated::{
     IssuesSearchInput, IssuesSearchOutput, ListFormat, ResponseFormat, SearchField, SortBy, SortOrder, errors, limits,
 };
 use crate::runtime::{Reply, ResultCounts, ToolResult};
 use crate::store::{self, IssueFilter, SearchHit, SearchQuery};
 
-pub fn search(store: &store::Store, input: IssuesSearchInput) -> ToolResult<IssuesSearchOutput> {
+pub fn search(
+    store: &store::Store,
+    input: IssuesSearchInput,
+    limits: &ResponseLimits,
+) -> ToolResult<IssuesSearchOutput> {
     let f = input.filters.clone();
     let mut filter = IssueFilter::default();
     let (mut created_after, mut created_before, mut legacy_offset, mut legacy_limit) = (None, None, None, None);
@@ -58,9 +63,10 @@ pub fn search(store: &store::Store, input: IssuesSearchInput) -> ToolResult<Issu
         Some(c) => query.offset(c).map_err(|why| errors::invalid_cursor("issues_search", why))?,
         None => legacy_offset.unwrap_or(0).max(0) as usize,
     };
-    let size = input.limit.or(legacy_limit).map_or(limits::issues_search::DEFAULT_PAGE_SIZE, |l| {
-        (l.max(1) as usize).min(limits::issues_search::MAX_PAGE_SIZE)
-    });
+    let size = input
+        .limit
+        .or(legacy_limit)
+        .map_or(limits.search_page_size, |l| (l.max(1) as usize).min(limits::issues_search::MAX_PAGE_SIZE));
     let page = Page::new(offset, size, hits.len());
     let projection = Projection::format(ListFormat::Summary);
     let issues: Vec<_> = hits[page.range()]

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use crate::error_memory::{ErrorMemory, Pattern};
 use crate::generated::TOOLS;
-use crate::runtime::{ErrorCode, Severity, ToolError, Warning};
+use crate::runtime::{ErrorCode, Severity, ToolError, ToolSpec, Warning};
 
 /// The declared error-context parameters of `tool` present in `args` (nothing else is kept).
 pub fn context_of(tool: &str, args: &Map<String, Value>) -> Map<String, Value> {
@@ -25,6 +25,20 @@ pub fn classify(e: &ToolError) -> &'static str {
         (ErrorCode::Internal, "storage_failed" | "git_failed") => "io",
         (ErrorCode::Internal | ErrorCode::NotImplemented, _) => "internal",
     }
+}
+
+/// The warning for a call to a tool the manifest deprecates, naming its replacement.
+pub fn deprecation(tool: &str) -> Option<Warning> {
+    deprecation_in(TOOLS, tool)
+}
+
+fn deprecation_in(tools: &[ToolSpec], tool: &str) -> Option<Warning> {
+    let replacement = tools.iter().find(|t| t.name == tool)?.deprecated_by?;
+    Some(Warning {
+        code: "DEPRECATED_TOOL".into(),
+        message: format!("{tool} is deprecated and will be removed; call {replacement} instead (same operation)."),
+        severity: Severity::Warning,
+    })
 }
 
 fn unavailable(why: String) -> Warning {
@@ -76,5 +90,23 @@ pub async fn record(
         Ok(Ok(())) => None,
         Ok(Err(why)) => Some(unavailable(why)),
         Err(e) => Some(unavailable(e.to_string())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_deprecated_tool_warns_and_names_its_replacement() {
+        let current = TOOLS.iter().find(|t| t.name == "issues_search").copied().expect("issues_search is declared");
+        let old = ToolSpec { name: "issues_find", deprecated_by: Some("issues_search"), ..current };
+        let table = [current, old];
+        let w = deprecation_in(&table, "issues_find").expect("a warning");
+        assert_eq!(w.code, "DEPRECATED_TOOL");
+        assert!(w.message.contains("call issues_search instead"), "{}", w.message);
+        assert!(deprecation_in(&table, "issues_search").is_none());
+        assert!(deprecation_in(&table, "no_such_tool").is_none());
+        assert!(TOOLS.iter().all(|t| deprecation(t.name).is_some() == t.deprecated_by.is_some()));
     }
 }

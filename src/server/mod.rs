@@ -3,6 +3,8 @@
 
 mod envelope;
 mod intelligence;
+mod notify;
+mod prompts;
 mod resources;
 
 use std::sync::Arc;
@@ -10,13 +12,15 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, Implementation,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, GetPromptRequestParams,
+    GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    ServerCapabilities, ServerConfig, SubscribeRequestParams, Tool, UnsubscribeRequestParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
+use crate::config::Config;
 use crate::error_memory::ErrorMemory;
 use crate::generated::{self, ToolHandlers};
 use crate::runtime::CallContext;
@@ -27,27 +31,38 @@ pub struct DocketServer<H> {
     handlers: Arc<H>,
     store: Arc<Store>,
     memory: Arc<ErrorMemory>,
+    config: Arc<Config>,
     tools: Arc<Vec<Tool>>,
     calls: AtomicU64,
+    listeners: notify::Listeners,
 }
 
 impl<H: ToolHandlers> DocketServer<H> {
     /// `store` is the one `handlers` work on (the server reads its index state for `_meta`);
     /// `memory` records failed calls and warns before they repeat.
-    pub fn new(handlers: Arc<H>, store: Arc<Store>, memory: Arc<ErrorMemory>) -> Self {
+    pub fn new(handlers: Arc<H>, store: Arc<Store>, memory: Arc<ErrorMemory>, config: Arc<Config>) -> Self {
         let tools = Arc::new(generated::tool_definitions());
-        DocketServer { handlers, store, memory, tools, calls: AtomicU64::new(0) }
+        DocketServer { handlers, store, memory, config, tools, calls: AtomicU64::new(0), listeners: Default::default() }
     }
 }
 
 impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
+    #[allow(deprecated)] // enable_logging: see notify.rs
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_completions().enable_resources().enable_tools().build())
-            .with_server_info(
-                Implementation::new(generated::SERVER_NAME, env!("CARGO_PKG_VERSION"))
-                    .with_title(generated::SERVER_TITLE),
-            )
-            .with_instructions(generated::SERVER_INSTRUCTIONS)
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_completions()
+                .enable_logging()
+                .enable_prompts()
+                .enable_resources()
+                .enable_resources_subscribe()
+                .enable_tools()
+                .build(),
+        )
+        .with_server_info(
+            Implementation::new(generated::SERVER_NAME, env!("CARGO_PKG_VERSION")).with_title(generated::SERVER_TITLE),
+        )
+        .with_instructions(generated::SERVER_INSTRUCTIONS)
     }
 
     async fn list_tools(
@@ -82,8 +97,8 @@ impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let (store, memory) = (Arc::clone(&self.store), Arc::clone(&self.memory));
-        let contents = blocking(move || resources::read(&store, &memory, &request.uri)).await?;
+        let (store, memory, config) = (Arc::clone(&self.store), Arc::clone(&self.memory), Arc::clone(&self.config));
+        let contents = blocking(move || resources::read(&store, &memory, &config, &request.uri)).await?;
         Ok(ReadResourceResult::new(vec![contents]).into())
     }
 
@@ -96,6 +111,50 @@ impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
         blocking(move || resources::complete(&store, &request)).await
     }
 
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.listeners.subscribe(request.uri);
+        Ok(())
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.listeners.unsubscribe(&request.uri);
+        Ok(())
+    }
+
+    #[allow(deprecated)] // logging/setLevel: see notify.rs
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.listeners.set_level(request.level);
+        Ok(())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Ok(ListPromptsResult::with_all_items(prompts::list()))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        Ok(prompts::get(&request.name, &request.arguments.unwrap_or_default())?.into())
+    }
+
     fn get_tool(&self, name: &str) -> Option<Tool> {
         self.tools.iter().find(|t| t.name == name).cloned()
     }
@@ -103,24 +162,40 @@ impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let started = Instant::now();
         let request_id = format!("req-{}", self.calls.fetch_add(1, Ordering::Relaxed) + 1);
         let name = request.name.to_string();
         let ctx = CallContext { tool: name.clone(), request_id: request_id.clone() };
         let args = request.arguments.unwrap_or_default();
-        let context = intelligence::context_of(&name, &args);
+        let watched = args.clone();
+        let error_context = intelligence::context_of(&name, &args);
         let mut warnings = if self.get_tool(&name).is_some() {
-            intelligence::preflight(&self.memory, &name, &context).await
+            intelligence::preflight(&self.memory, &name, &error_context).await
         } else {
             Vec::new()
         };
+        warnings.extend(intelligence::deprecation(&name));
         match generated::dispatch(self.handlers.as_ref(), &name, args, ctx).await {
             Some(result) => {
-                if let Err(e) = &result {
-                    tracing::info!(tool = %name, code = e.code.as_str(), "tool call failed");
-                    warnings.extend(intelligence::record(&self.memory, &name, e, &context).await);
+                match &result {
+                    Err(e) => {
+                        tracing::info!(tool = %name, code = e.code.as_str(), "tool call failed");
+                        warnings.extend(intelligence::record(&self.memory, &name, e, &error_context).await);
+                        self.listeners.log_failure(&context.peer, &name, e).await;
+                    }
+                    Ok(reply) => {
+                        for uri in self.listeners.touched(&name, &watched, &reply.data) {
+                            if let Err(e) = context
+                                .peer
+                                .notify_resource_updated(rmcp::model::ResourceUpdatedNotificationParam::new(uri))
+                                .await
+                            {
+                                tracing::debug!(error = %e, "could not notify a subscriber");
+                            }
+                        }
+                    }
                 }
                 let facts = envelope::CallFacts { request_id, started, index: self.store.index_info(), warnings };
                 Ok(envelope::call_result(result, &facts).into())

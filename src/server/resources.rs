@@ -9,8 +9,8 @@ use rmcp::model::{
 };
 use serde_json::json;
 
+use crate::config::Config;
 use crate::error_memory::ErrorMemory;
-use crate::generated::limits;
 use crate::runtime::bodies;
 use crate::store::{IssueFilter, SortField, SortOrder, Status, Store, StoreError};
 
@@ -65,7 +65,7 @@ fn store_failure(uri: &str, e: StoreError) -> ErrorData {
 }
 
 /// Reads one resource.
-pub fn read(store: &Store, memory: &ErrorMemory, uri: &str) -> Result<ResourceContents, ErrorData> {
+pub fn read(store: &Store, memory: &ErrorMemory, settings: &Config, uri: &str) -> Result<ResourceContents, ErrorData> {
     let target =
         parse(uri).ok_or_else(|| not_found(uri, format!("Unknown resource URI '{uri}'. Valid forms: {FORMS}.")))?;
     let text = |t: String, mime: &str| Ok(ResourceContents::text(t, uri).with_mime_type(mime));
@@ -103,13 +103,10 @@ pub fn read(store: &Store, memory: &ErrorMemory, uri: &str) -> Result<ResourceCo
         }
         Target::Config => {
             let info = store.index_info();
-            let config = json!({
-                "workspace": store.workspace().dir.display().to_string(),
-                "cache": {"enabled": info.enabled, "ttlSeconds": 60},
-                "pageSizes": {"default": limits::issues_list::DEFAULT_PAGE_SIZE, "full": limits::issues_list::FULL_PAGE_SIZE, "max": limits::issues_list::MAX_PAGE_SIZE},
-                "characterLimit": limits::issues_get::MAX_OUTPUT_CHARS,
-                "version": env!("CARGO_PKG_VERSION"),
-            });
+            let mut config = settings.describe();
+            config["workspace"] = json!(store.workspace().dir.display().to_string());
+            config["index"] = json!({"enabled": info.enabled, "entries": info.entries});
+            config["version"] = json!(env!("CARGO_PKG_VERSION"));
             text(config.to_string(), "application/json")
         }
     }

@@ -36,16 +36,6 @@ impl Default for StoreOptions {
     }
 }
 
-impl StoreOptions {
-    /// `DOCKET_CACHE=false` or wrangler's `WRANGLER_MCP_CACHE=false` turns the index off.
-    pub fn from_env() -> Self {
-        let off = |name: &str| {
-            std::env::var(name).is_ok_and(|v| matches!(v.trim().to_lowercase().as_str(), "false" | "0" | "off" | "no"))
-        };
-        StoreOptions { cache: !(off("DOCKET_CACHE") || off("WRANGLER_MCP_CACHE")), ..StoreOptions::default() }
-    }
-}
-
 pub struct Store {
     ws: Workspace,
     index: Mutex<Index>,

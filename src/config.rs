@@ -1,0 +1,429 @@
+//! Settings: built-in defaults (the manifest's limits), then `config/docket.yaml` inside the
+//! workspace directory, then `DOCKET_*` environment variables, then `--set KEY=VALUE` flags.
+//! One table of keys drives parsing, validation messages and the `docket://config` resource.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::error_memory;
+use crate::generated::limits;
+use crate::store::StoreOptions;
+
+/// Where the configuration file lives, relative to the workspace directory.
+pub const FILE: &str = "config/docket.yaml";
+
+/// How the tools are published (SPEC section 7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolStyle {
+    /// One tool per operation (wrangler's 20 names, plus docket's own).
+    #[default]
+    Granular,
+    /// One action-parameterised tool per group.
+    Consolidated,
+}
+
+/// Limits the handlers apply to responses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResponseLimits {
+    pub page_size: usize,
+    pub full_page_size: usize,
+    pub search_page_size: usize,
+    pub character_limit: usize,
+}
+
+impl Default for ResponseLimits {
+    fn default() -> Self {
+        ResponseLimits {
+            page_size: limits::issues_list::DEFAULT_PAGE_SIZE,
+            full_page_size: limits::issues_list::FULL_PAGE_SIZE,
+            search_page_size: limits::issues_search::DEFAULT_PAGE_SIZE,
+            character_limit: limits::issues_get::MAX_OUTPUT_CHARS,
+        }
+    }
+}
+
+/// The effective settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    pub cache: bool,
+    pub cache_ttl_seconds: u64,
+    pub limits: ResponseLimits,
+    pub error_retention_days: i64,
+    pub preflight_threshold: u32,
+    pub tool_style: ToolStyle,
+    /// Where each key's value came from (keys absent here are defaults).
+    sources: BTreeMap<&'static str, Source>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        let memory = error_memory::Settings::default();
+        Config {
+            cache: true,
+            cache_ttl_seconds: 60,
+            limits: ResponseLimits::default(),
+            error_retention_days: memory.retention_days,
+            preflight_threshold: memory.preflight_threshold,
+            tool_style: ToolStyle::Granular,
+            sources: BTreeMap::new(),
+        }
+    }
+}
+
+/// Where a setting came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    File(PathBuf),
+    Env(&'static str),
+    Flag,
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Source::File(path) => write!(f, "{}", path.display()),
+            Source::Env(name) => write!(f, "environment variable {name}"),
+            Source::Flag => f.write_str("--set"),
+        }
+    }
+}
+
+/// What a key accepts.
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    Bool,
+    Int { min: i64, max: i64 },
+    Choice(&'static [&'static str]),
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Kind::Bool => f.write_str("true or false"),
+            Kind::Int { min, max } => write!(f, "an integer from {min} to {max}"),
+            Kind::Choice(values) => write!(f, "one of: {}", values.join(", ")),
+        }
+    }
+}
+
+/// One setting: its name in the file, its environment variable, what it takes.
+struct Key {
+    name: &'static str,
+    env: &'static str,
+    kind: Kind,
+    help: &'static str,
+}
+
+const MAX_PAGE: i64 = limits::issues_list::MAX_PAGE_SIZE as i64;
+
+const KEYS: &[Key] = &[
+    Key { name: "cache", env: "DOCKET_CACHE", kind: Kind::Bool, help: "keep the in-memory index" },
+    Key {
+        name: "cache_ttl_seconds",
+        env: "DOCKET_CACHE_TTL",
+        kind: Kind::Int { min: 1, max: 86_400 },
+        help: "full revalidation interval behind the change watcher",
+    },
+    Key {
+        name: "page_size",
+        env: "DOCKET_PAGE_SIZE",
+        kind: Kind::Int { min: 1, max: MAX_PAGE },
+        help: "issues_list page size (minimal and summary)",
+    },
+    Key {
+        name: "full_page_size",
+        env: "DOCKET_FULL_PAGE_SIZE",
+        kind: Kind::Int { min: 1, max: MAX_PAGE },
+        help: "issues_list page size with format full",
+    },
+    Key {
+        name: "search_page_size",
+        env: "DOCKET_SEARCH_PAGE_SIZE",
+        kind: Kind::Int { min: 1, max: limits::issues_search::MAX_PAGE_SIZE as i64 },
+        help: "issues_search page size",
+    },
+    Key {
+        name: "character_limit",
+        env: "DOCKET_CHARACTER_LIMIT",
+        kind: Kind::Int { min: 2_000, max: 200_000 },
+        help: "characters of description text one issues_get or issues_get_batch result may carry",
+    },
+    Key {
+        name: "error_retention_days",
+        env: "DOCKET_ERROR_RETENTION_DAYS",
+        kind: Kind::Int { min: 1, max: 3_650 },
+        help: "days an error pattern is kept after it was last seen",
+    },
+    Key {
+        name: "preflight_threshold",
+        env: "DOCKET_PREFLIGHT_THRESHOLD",
+        kind: Kind::Int { min: 1, max: 1_000 },
+        help: "failures of the same call (7 days) before a preflight warning",
+    },
+    Key {
+        name: "tool_style",
+        env: "DOCKET_TOOL_STYLE",
+        kind: Kind::Choice(&["granular", "consolidated"]),
+        help: "granular: one tool per operation; consolidated: one tool per group with an action",
+    },
+];
+
+/// A setting that could not be applied; the message names the key, the valid values and where it was.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ConfigError(String);
+
+impl Config {
+    /// Defaults, then the workspace's config file, then the environment, then `overrides`
+    /// (`KEY=VALUE`, from `--set`).
+    pub fn load(workspace_dir: &Path, overrides: &[String]) -> Result<Config, ConfigError> {
+        let mut config = Config::default();
+        config.apply_file(&workspace_dir.join(FILE))?;
+        config.apply_env(|name| std::env::var(name).ok())?;
+        for item in overrides {
+            let (key, value) = item.split_once('=').ok_or_else(|| {
+                ConfigError(format!("--set {item}: expected KEY=VALUE, e.g. --set page_size=50. {}", valid_keys()))
+            })?;
+            config.set(key.trim(), &Value::String(value.trim().to_string()), Source::Flag)?;
+        }
+        Ok(config)
+    }
+
+    fn apply_file(&mut self, path: &Path) -> Result<(), ConfigError> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(ConfigError(format!("{}: cannot read the config file: {e}", path.display()))),
+        };
+        let doc: serde_yaml::Value = serde_yaml::from_str(&text).map_err(|e| {
+            ConfigError(format!(
+                "{}: not valid YAML: {e}. Fix the file or delete it to use the defaults.",
+                path.display()
+            ))
+        })?;
+        let map = match doc {
+            serde_yaml::Value::Null => return Ok(()),
+            serde_yaml::Value::Mapping(map) => map,
+            _ => {
+                return Err(ConfigError(format!(
+                    "{}: expected a mapping of settings (key: value). {}",
+                    path.display(),
+                    valid_keys()
+                )));
+            }
+        };
+        for (key, value) in map {
+            let key = key.as_str().unwrap_or_default().to_string();
+            let value = serde_json::to_value(&value).unwrap_or(Value::Null);
+            self.set(&key, &value, Source::File(path.to_path_buf()))?;
+        }
+        Ok(())
+    }
+
+    fn apply_env(&mut self, var: impl Fn(&str) -> Option<String>) -> Result<(), ConfigError> {
+        for key in KEYS {
+            if let Some(raw) = var(key.env).filter(|v| !v.trim().is_empty()) {
+                self.set(key.name, &Value::String(raw.trim().to_string()), Source::Env(key.env))?;
+            }
+        }
+        // wrangler's switch for the cache, honoured when docket's own is not set.
+        if var("DOCKET_CACHE").is_none()
+            && let Some(raw) = var("WRANGLER_MCP_CACHE")
+        {
+            self.set("cache", &Value::String(raw), Source::Env("WRANGLER_MCP_CACHE"))?;
+        }
+        Ok(())
+    }
+
+    /// Sets one key from a file value or a string (env, flag), checked against its kind.
+    fn set(&mut self, name: &str, value: &Value, source: Source) -> Result<(), ConfigError> {
+        let Some(key) = KEYS.iter().find(|k| k.name == name) else {
+            let hint = KEYS
+                .iter()
+                .map(|k| (strsim::jaro_winkler(name, k.name), k.name))
+                .filter(|(score, _)| *score > 0.8)
+                .max_by(|a, b| a.0.total_cmp(&b.0))
+                .map(|(_, k)| format!(" Did you mean `{k}`?"))
+                .unwrap_or_default();
+            return Err(ConfigError(format!("{source}: unknown setting `{name}`.{hint} {}", valid_keys())));
+        };
+        let invalid = || {
+            ConfigError(format!(
+                "{source}: `{name}` must be {}, got {value}. Fix it, or remove it to use the default ({}).",
+                key.kind,
+                Config::default().value_of(name)
+            ))
+        };
+        match key.kind {
+            Kind::Bool => {
+                let on = match value {
+                    Value::Bool(b) => *b,
+                    Value::String(s) => match s.to_lowercase().as_str() {
+                        "true" | "1" | "on" | "yes" => true,
+                        "false" | "0" | "off" | "no" => false,
+                        _ => return Err(invalid()),
+                    },
+                    _ => return Err(invalid()),
+                };
+                self.cache = on;
+            }
+            Kind::Int { min, max } => {
+                let n = match value {
+                    Value::Number(n) => n.as_i64(),
+                    Value::String(s) => s.parse::<i64>().ok(),
+                    _ => None,
+                }
+                .filter(|n| (min..=max).contains(n))
+                .ok_or_else(invalid)?;
+                match name {
+                    "cache_ttl_seconds" => self.cache_ttl_seconds = n as u64,
+                    "page_size" => self.limits.page_size = n as usize,
+                    "full_page_size" => self.limits.full_page_size = n as usize,
+                    "search_page_size" => self.limits.search_page_size = n as usize,
+                    "character_limit" => self.limits.character_limit = n as usize,
+                    "error_retention_days" => self.error_retention_days = n,
+                    "preflight_threshold" => self.preflight_threshold = n as u32,
+                    _ => unreachable!("every integer key is assigned above"),
+                }
+            }
+            Kind::Choice(_) => {
+                self.tool_style = match value.as_str() {
+                    Some("granular") => ToolStyle::Granular,
+                    Some("consolidated") => ToolStyle::Consolidated,
+                    _ => return Err(invalid()),
+                };
+            }
+        }
+        self.sources.insert(key.name, source);
+        Ok(())
+    }
+
+    /// Replaces the tool style (the `--tool-style` flag wins over every other source).
+    pub fn set_tool_style(&mut self, style: ToolStyle) {
+        self.tool_style = style;
+        self.sources.insert("tool_style", Source::Flag);
+    }
+
+    fn value_of(&self, name: &str) -> Value {
+        match name {
+            "cache" => json!(self.cache),
+            "cache_ttl_seconds" => json!(self.cache_ttl_seconds),
+            "page_size" => json!(self.limits.page_size),
+            "full_page_size" => json!(self.limits.full_page_size),
+            "search_page_size" => json!(self.limits.search_page_size),
+            "character_limit" => json!(self.limits.character_limit),
+            "error_retention_days" => json!(self.error_retention_days),
+            "preflight_threshold" => json!(self.preflight_threshold),
+            "tool_style" => json!(self.tool_style),
+            _ => Value::Null,
+        }
+    }
+
+    /// Every setting with its value, where it came from, and how to change it (`docket://config`).
+    pub fn describe(&self) -> Value {
+        let settings: serde_json::Map<String, Value> = KEYS
+            .iter()
+            .map(|k| {
+                let source = self.sources.get(k.name).map_or_else(|| "default".to_string(), Source::to_string);
+                let entry = json!({"value": self.value_of(k.name), "source": source, "env": k.env, "accepts": k.kind.to_string(), "help": k.help});
+                (k.name.to_string(), entry)
+            })
+            .collect();
+        json!({"file": FILE, "settings": settings})
+    }
+
+    pub fn store_options(&self) -> StoreOptions {
+        StoreOptions { cache: self.cache, ttl: Duration::from_secs(self.cache_ttl_seconds) }
+    }
+
+    pub fn memory_settings(&self) -> error_memory::Settings {
+        error_memory::Settings {
+            preflight_threshold: self.preflight_threshold,
+            retention_days: self.error_retention_days,
+            ..error_memory::Settings::default()
+        }
+    }
+}
+
+fn valid_keys() -> String {
+    let names: Vec<&str> = KEYS.iter().map(|k| k.name).collect();
+    format!("Valid settings: {}.", names.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with_file(text: &str) -> Result<Config, ConfigError> {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("config")).unwrap();
+        std::fs::write(dir.path().join(FILE), text).unwrap();
+        let mut config = Config::default();
+        config.apply_file(&dir.path().join(FILE)).map(|()| config)
+    }
+
+    #[test]
+    fn file_values_are_applied_with_their_source() {
+        let c = with_file("page_size: 40\ncache: false\ntool_style: consolidated\npreflight_threshold: 2\n").unwrap();
+        assert_eq!(c.limits.page_size, 40);
+        assert!(!c.cache);
+        assert_eq!(c.tool_style, ToolStyle::Consolidated);
+        assert_eq!(c.memory_settings().preflight_threshold, 2);
+        let d = c.describe();
+        assert_eq!(d["settings"]["page_size"]["value"], 40);
+        assert!(d["settings"]["page_size"]["source"].as_str().unwrap().ends_with(FILE));
+        assert_eq!(d["settings"]["full_page_size"]["source"], "default");
+    }
+
+    #[test]
+    fn an_out_of_range_value_names_the_key_and_the_valid_range() {
+        let e = with_file("page_size: 500\n").unwrap_err().to_string();
+        assert!(e.contains("`page_size` must be an integer from 1 to 100, got 500"), "{e}");
+        assert!(e.contains("default (25)"), "{e}");
+    }
+
+    #[test]
+    fn an_unknown_key_suggests_the_closest_one() {
+        let e = with_file("page_sise: 10\n").unwrap_err().to_string();
+        assert!(e.contains("unknown setting `page_sise`. Did you mean `page_size`?"), "{e}");
+        assert!(e.contains("Valid settings: cache, cache_ttl_seconds"), "{e}");
+    }
+
+    #[test]
+    fn a_bad_choice_lists_the_choices() {
+        let e = with_file("tool_style: compact\n").unwrap_err().to_string();
+        assert!(e.contains("`tool_style` must be one of: granular, consolidated, got \"compact\""), "{e}");
+    }
+
+    #[test]
+    fn environment_overrides_the_file() {
+        let mut c = with_file("page_size: 40\n").unwrap();
+        c.apply_env(|name| (name == "DOCKET_PAGE_SIZE").then(|| "7".to_string())).unwrap();
+        assert_eq!(c.limits.page_size, 7);
+        assert_eq!(c.describe()["settings"]["page_size"]["source"], "environment variable DOCKET_PAGE_SIZE");
+        let e = c.apply_env(|name| (name == "DOCKET_CACHE").then(|| "maybe".to_string())).unwrap_err();
+        assert!(e.to_string().contains("environment variable DOCKET_CACHE: `cache` must be true or false"), "{e}");
+    }
+
+    #[test]
+    fn flags_override_everything_and_must_be_key_value() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = Config::load(dir.path(), &["character_limit=5000".into()]).unwrap();
+        assert_eq!(c.limits.character_limit, 5000);
+        let e = Config::load(dir.path(), &["character_limit".into()]).unwrap_err();
+        assert!(e.to_string().contains("expected KEY=VALUE"), "{e}");
+    }
+
+    #[test]
+    fn a_file_that_is_not_a_mapping_is_refused() {
+        assert!(with_file("- page_size\n").unwrap_err().to_string().contains("expected a mapping"));
+        assert!(with_file("").is_ok());
+    }
+}

@@ -1,0 +1,125 @@
+//! What a client asked to hear about: resource subscriptions (`resources/subscribe`) and the
+//! log level (`logging/setLevel`). After a successful write, subscribers of the board and of
+//! the issues the call touched get `notifications/resources/updated`; after a failed call, a
+//! client that set a level of `warning` or lower gets a `notifications/message`.
+//!
+//! MCP logging is deprecated from protocol 2026-07-28 (SEP-2577) but still part of the earlier
+//! versions docket serves, so it stays until rmcp drops it.
+#![allow(deprecated)]
+
+use std::collections::BTreeSet;
+use std::sync::Mutex;
+
+use rmcp::RoleServer;
+use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam};
+use rmcp::service::Peer;
+use serde_json::{Map, Value, json};
+
+use crate::generated::TOOLS;
+use crate::runtime::ToolError;
+
+/// One connection's subscriptions and log level.
+#[derive(Debug, Default)]
+pub struct Listeners {
+    subscribed: Mutex<BTreeSet<String>>,
+    level: Mutex<Option<LoggingLevel>>,
+}
+
+impl Listeners {
+    /// Any URI is accepted; one that names nothing docket serves simply never fires.
+    pub fn subscribe(&self, uri: String) {
+        self.subscribed.lock().unwrap_or_else(|p| p.into_inner()).insert(uri);
+    }
+
+    pub fn unsubscribe(&self, uri: &str) {
+        self.subscribed.lock().unwrap_or_else(|p| p.into_inner()).remove(uri);
+    }
+
+    pub fn set_level(&self, level: LoggingLevel) {
+        *self.level.lock().unwrap_or_else(|p| p.into_inner()) = Some(level);
+    }
+
+    /// The subscribed URIs a successful call of `tool` may have changed.
+    pub fn touched(&self, tool: &str, args: &Map<String, Value>, output: &Value) -> Vec<String> {
+        if TOOLS.iter().any(|t| t.name == tool && t.read_only) {
+            return Vec::new();
+        }
+        let subscribed = self.subscribed.lock().unwrap_or_else(|p| p.into_inner());
+        if subscribed.is_empty() {
+            return Vec::new();
+        }
+        let mut ids = BTreeSet::new();
+        collect_ids(&Value::Object(args.clone()), &mut ids);
+        collect_ids(output, &mut ids);
+        subscribed
+            .iter()
+            .filter(|uri| {
+                *uri == "docket://board"
+                    || uri
+                        .strip_prefix("docket://issues/")
+                        .map(|rest| rest.split('/').next().unwrap_or_default())
+                        .is_some_and(|id| ids.contains(id))
+            })
+            .cloned()
+            .collect()
+    }
+
+    /// Sends the failure as a log message when the client asked for warnings.
+    pub async fn log_failure(&self, peer: &Peer<RoleServer>, tool: &str, error: &ToolError) {
+        let wanted = *self.level.lock().unwrap_or_else(|p| p.into_inner());
+        if wanted.is_some_and(|level| {
+            matches!(level, LoggingLevel::Debug | LoggingLevel::Info | LoggingLevel::Notice | LoggingLevel::Warning)
+        }) {
+            let data = json!({"tool": tool, "code": error.code.as_str(), "message": error.message});
+            let param = LoggingMessageNotificationParam::new(LoggingLevel::Warning, data).with_logger("docket");
+            if let Err(e) = peer.notify_logging_message(param).await {
+                tracing::debug!(error = %e, "could not send a log message");
+            }
+        }
+    }
+}
+
+/// Every string value under an `id` or `ids` key (issue ids of arguments and results).
+fn collect_ids(value: &Value, out: &mut BTreeSet<String>) {
+    match value {
+        Value::Object(map) => {
+            for (key, v) in map {
+                match (key.as_str(), v) {
+                    ("id", Value::String(s)) => {
+                        out.insert(s.clone());
+                    }
+                    ("ids", Value::Array(items)) => {
+                        out.extend(items.iter().filter_map(Value::as_str).map(str::to_string));
+                    }
+                    _ => collect_ids(v, out),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| collect_ids(v, out)),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_touch_the_board_and_the_issues_they_name() {
+        let l = Listeners::default();
+        l.subscribe("docket://issues/ISS-000001".into());
+        l.subscribe("docket://issues/ISS-000002/structure".into());
+        l.subscribe("docket://issues/ISS-000009".into());
+        l.subscribe("docket://board".into());
+        let args = json!({"updates": [{"id": "ISS-000001", "status": "closed"}]});
+        let out = json!({"results": [{"id": "ISS-000002", "ok": true}]});
+        let touched = l.touched("issues_update_batch", args.as_object().unwrap(), &out);
+        assert_eq!(
+            touched,
+            vec!["docket://board", "docket://issues/ISS-000001", "docket://issues/ISS-000002/structure"]
+        );
+        assert!(l.touched("issues_get", args.as_object().unwrap(), &out).is_empty(), "reads change nothing");
+        l.unsubscribe("docket://board");
+        assert!(!l.touched("issues_update_batch", args.as_object().unwrap(), &out).contains(&"docket://board".into()));
+    }
+}

@@ -1,0 +1,168 @@
+//! MCP Streamable HTTP at `/mcp`, on rmcp's tower service: loopback by default, `Host` and
+//! `Origin` checked against allow-lists (DNS-rebinding protection), and an optional bearer
+//! token compared in constant time.
+
+use std::future::Future;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use subtle::ConstantTimeEq;
+use tokio_util::sync::CancellationToken;
+
+use crate::app::App;
+
+/// The path the MCP endpoint is served at.
+pub const ENDPOINT: &str = "/mcp";
+
+const LOOPBACK_HOSTS: &[&str] = &["localhost", "127.0.0.1", "::1", "[::1]"];
+const LOOPBACK_ORIGINS: &[&str] = &["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"];
+
+/// How to serve HTTP.
+#[derive(Debug, Clone)]
+pub struct HttpOptions {
+    pub addr: SocketAddr,
+    /// Bearer token every request must carry, if set.
+    pub token: Option<String>,
+    /// Extra `Host` values to accept (beyond loopback and the bound host).
+    pub allowed_hosts: Vec<String>,
+    /// Extra browser origins to accept (beyond loopback), e.g. `https://app.example.com:443`.
+    pub allowed_origins: Vec<String>,
+}
+
+/// Parses `[HOST:]PORT`: a bare port binds 127.0.0.1; a host binds only when named explicitly.
+pub fn parse_listen(spec: &str) -> Result<SocketAddr, String> {
+    let bad =
+        || format!("--http {spec}: expected PORT or HOST:PORT, e.g. --http 8080 (loopback) or --http 127.0.0.1:8080");
+    if let Ok(port) = spec.parse::<u16>() {
+        return Ok(SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), port));
+    }
+    if let Ok(addr) = spec.parse::<SocketAddr>() {
+        return Ok(addr);
+    }
+    let (host, port) = spec.rsplit_once(':').ok_or_else(bad)?;
+    let port: u16 = port.parse().map_err(|_| bad())?;
+    match host {
+        "localhost" => Ok(SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), port)),
+        _ => Err(format!("{}: the host must be an IP address or localhost", bad())),
+    }
+}
+
+/// Serves `app` until `shutdown` resolves; then open sessions are closed and the listener stops.
+pub async fn serve_http(
+    app: App,
+    options: HttpOptions,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), String> {
+    let listener = tokio::net::TcpListener::bind(options.addr)
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}. Pick another port or stop what holds it.", options.addr))?;
+    let local = listener.local_addr().map_err(|e| format!("cannot read the bound address: {e}"))?;
+    let cancel = CancellationToken::new();
+    let router = router(app, &options, local, cancel.child_token());
+    if !local.ip().is_loopback() {
+        tracing::warn!(%local, "serving beyond loopback; set --token to require a bearer token");
+    }
+    // Tests and scripts read the URL from this line (port 0 picks a free port).
+    eprintln!("docket: serving MCP over Streamable HTTP at http://{local}{ENDPOINT}");
+    axum::serve(listener, router)
+        .with_graceful_shutdown(async move {
+            shutdown.await;
+            cancel.cancel();
+        })
+        .await
+        .map_err(|e| format!("HTTP server stopped: {e}"))
+}
+
+fn router(app: App, options: &HttpOptions, local: SocketAddr, cancel: CancellationToken) -> axum::Router {
+    let mut hosts: Vec<String> = LOOPBACK_HOSTS.iter().map(|h| h.to_string()).collect();
+    if !local.ip().is_unspecified() && !local.ip().is_loopback() {
+        hosts.push(local.ip().to_string());
+    }
+    hosts.extend(options.allowed_hosts.iter().cloned());
+    let origins = LOOPBACK_ORIGINS.iter().map(|o| o.to_string()).chain(options.allowed_origins.iter().cloned());
+    let config = StreamableHttpServerConfig::default()
+        .with_cancellation_token(cancel)
+        .with_allowed_hosts(hosts)
+        .with_allowed_origins(origins)
+        .enforce_origin_validation();
+    let service =
+        StreamableHttpService::new(move || Ok(app.server()), Arc::new(LocalSessionManager::default()), config);
+    let router = axum::Router::new().nest_service(ENDPOINT, service).layer(axum::middleware::from_fn(explain_refusal));
+    match &options.token {
+        Some(token) => {
+            router.layer(axum::middleware::from_fn_with_state(Arc::new(token.clone().into_bytes()), require_bearer))
+        }
+        None => router,
+    }
+}
+
+/// Refuses a request unless it carries `Authorization: Bearer <token>`.
+async fn require_bearer(State(token): State<Arc<Vec<u8>>>, request: Request, next: Next) -> Response {
+    let presented = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, t)| t.trim().as_bytes());
+    match presented {
+        Some(t) if bool::from(t.ct_eq(token.as_slice())) => next.run(request).await,
+        found => {
+            let what = if found.is_some() { "The bearer token is wrong" } else { "No bearer token was sent" };
+            let body = format!(
+                "{what}. This server requires `Authorization: Bearer <token>` with the token given to `docket serve --token` (or DOCKET_TOKEN); configure your MCP client to send that header."
+            );
+            let mut response = (StatusCode::UNAUTHORIZED, body).into_response();
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"docket\""));
+            response
+        }
+    }
+}
+
+/// rmcp refuses a foreign `Host` or `Origin` with a bare 403; say which header and how to allow it.
+async fn explain_refusal(request: Request, next: Next) -> Response {
+    let (host, origin) = (header_of(&request, header::HOST), header_of(&request, header::ORIGIN));
+    let response = next.run(request).await;
+    if response.status() != StatusCode::FORBIDDEN {
+        return response;
+    }
+    let body = match (origin, host) {
+        (Some(origin), _) if !LOOPBACK_ORIGINS.iter().any(|o| origin.starts_with(o.trim_end_matches('*'))) => format!(
+            "Forbidden: requests from origin `{origin}` are refused (DNS-rebinding protection). Only loopback origins are accepted; restart with `docket serve --http ... --allow-origin {origin}` to accept it."
+        ),
+        (_, Some(host)) => format!(
+            "Forbidden: Host `{host}` is not an allowed name for this server (DNS-rebinding protection). Connect through localhost or 127.0.0.1, or restart with `docket serve --http ... --allow-host {}`.",
+            host.rsplit_once(':').map_or(host.as_str(), |(h, _)| h)
+        ),
+        _ => "Forbidden: the request's Host or Origin is not allowed (DNS-rebinding protection).".to_string(),
+    };
+    (StatusCode::FORBIDDEN, body).into_response()
+}
+
+fn header_of(request: &Request, name: header::HeaderName) -> Option<String> {
+    request.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bare_port_binds_loopback_and_a_host_is_taken_only_when_named() {
+        assert_eq!(parse_listen("8080").unwrap(), "127.0.0.1:8080".parse().unwrap());
+        assert_eq!(parse_listen("0.0.0.0:9000").unwrap(), "0.0.0.0:9000".parse().unwrap());
+        assert_eq!(parse_listen("localhost:7").unwrap(), "127.0.0.1:7".parse().unwrap());
+        assert_eq!(parse_listen("[::1]:7").unwrap(), "[::1]:7".parse().unwrap());
+        let e = parse_listen("example.com:80").unwrap_err();
+        assert!(e.contains("HOST:PORT") && e.contains("IP address"), "{e}");
+        assert!(parse_listen("http").unwrap_err().contains("expected PORT or HOST:PORT"));
+    }
+}

@@ -1,0 +1,82 @@
+//! config/docket.yaml as users meet it: the settings change what the tools return, the
+//! `docket://config` resource shows each value and its source, and a bad file stops the server
+//! with a message naming the key.
+
+mod common;
+
+use std::process::Command;
+
+use common::{call, start, start_with_env, structured};
+use rmcp::model::ReadResourceRequestParams;
+use serde_json::{Value, json};
+
+fn workspace_with(issues: usize, config: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let ws = docket::store::generate::generate_workspace(dir.path(), issues, 3);
+    std::fs::create_dir_all(ws.dir.join("config")).unwrap();
+    std::fs::write(ws.dir.join("config/docket.yaml"), config).unwrap();
+    dir
+}
+
+async fn config_resource(client: &common::Client) -> Value {
+    let read = client.read_resource(ReadResourceRequestParams::new("docket://config")).await.expect("read config");
+    let text = serde_json::to_value(&read.contents[0]).unwrap()["text"].as_str().unwrap().to_string();
+    serde_json::from_str(&text).expect("config is JSON")
+}
+
+#[tokio::test]
+async fn settings_from_the_file_and_the_environment_apply_and_are_shown() {
+    let dir = workspace_with(30, "page_size: 7\ncharacter_limit: 3000\n");
+    let client = start_with_env(dir.path(), &[("DOCKET_SEARCH_PAGE_SIZE", "4")]).await;
+
+    let page = structured(&call(&client, "issues_list", json!({"format": "minimal"})).await);
+    assert_eq!(page["issues"].as_array().unwrap().len(), 7, "page_size from the file");
+    let hits = structured(&call(&client, "issues_search", json!({"query": "the"})).await);
+    assert_eq!(hits["issues"].as_array().unwrap().len(), 4, "search_page_size from the environment");
+
+    let config = config_resource(&client).await;
+    let settings = &config["settings"];
+    assert_eq!(settings["page_size"]["value"], 7);
+    assert!(settings["page_size"]["source"].as_str().unwrap().ends_with("config/docket.yaml"));
+    assert_eq!(settings["search_page_size"]["source"], "environment variable DOCKET_SEARCH_PAGE_SIZE");
+    assert_eq!(settings["full_page_size"]["source"], "default");
+    assert_eq!(settings["character_limit"]["value"], 3000);
+    assert_eq!(settings["tool_style"]["value"], "granular");
+}
+
+#[tokio::test]
+async fn the_character_limit_bounds_issues_get() {
+    let dir = workspace_with(1, "character_limit: 2000\n");
+    let client = start(dir.path()).await;
+    let long = "word ".repeat(2_000);
+    let created = structured(&call(&client, "issues_create", json!({"title": "Long", "description": long})).await);
+    let id = created["issue"]["id"].as_str().unwrap().to_string();
+    let got = structured(&call(&client, "issues_get", json!({"id": id})).await);
+    assert_eq!(got["issue"]["truncated"], true);
+    assert!(got["issue"]["description"].as_str().unwrap().chars().count() <= 2_000);
+}
+
+#[test]
+fn a_bad_config_file_stops_the_server_naming_the_key_and_the_valid_values() {
+    let dir = workspace_with(1, "page_size: 500\n");
+    let out = Command::new(env!("CARGO_BIN_EXE_docket"))
+        .args(["serve", "--workspace"])
+        .arg(dir.path())
+        .output()
+        .expect("run docket");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("config/docket.yaml: `page_size` must be an integer from 1 to 100, got 500"), "{stderr}");
+    assert!(out.stdout.is_empty(), "nothing but the protocol may reach stdout");
+
+    let good = workspace_with(1, "page_size: 5\n");
+    let flagged = Command::new(env!("CARGO_BIN_EXE_docket"))
+        .args(["serve", "--workspace"])
+        .arg(good.path())
+        .args(["--set", "tool_stlye=consolidated"])
+        .output()
+        .expect("run docket");
+    assert_eq!(flagged.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&flagged.stderr);
+    assert!(stderr.contains("--set: unknown setting `tool_stlye`. Did you mean `tool_style`?"), "{stderr}");
+}
