@@ -275,3 +275,39 @@ fn a_failed_revalidation_serves_the_last_good_index_with_a_stale_warning() {
     assert_eq!(snap.value.len(), 1);
     assert!(snap.warnings.iter().any(|w| w.code == "STALE_INDEX"), "{:?}", snap.warnings);
 }
+
+#[test]
+fn a_new_process_starts_from_the_snapshot_but_rereads_what_changed() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let ws = docket::store::generate::generate_workspace(dir.path(), 300, 11);
+    let list = |store: &Store| store.list(&IssueFilter::default(), SortField::Id, SortOrder::Asc).expect("list");
+
+    let first = Store::open(ws.clone(), StoreOptions::default());
+    let cold = list(&first);
+    assert_eq!(cold.value.len(), 300);
+    assert!(!cold.cached, "the first process has to read every file");
+    first.wait_for_snapshot();
+    assert!(ws.dir.join("cache/index.json").is_file(), "the snapshot is written for the next process");
+
+    let second = Store::open(ws.clone(), StoreOptions::default());
+    let warm = list(&second);
+    assert!(warm.cached, "nothing changed, so no file is read");
+    let titles = |s: &docket::store::Snapshot<Vec<std::sync::Arc<docket::store::IssueMeta>>>| {
+        s.value.iter().map(|m| (m.id.clone(), m.title.clone(), m.status)).collect::<Vec<_>>()
+    };
+    assert_eq!(titles(&warm), titles(&cold), "the snapshot holds the same issues");
+
+    // An edit made outside any server, between the two processes.
+    let target = &cold.value[0];
+    let text = std::fs::read_to_string(&target.path).expect("read");
+    let edited = text.replacen(&format!("title: {}", target.title), "title: Edited while no server ran", 1);
+    assert_ne!(edited, text, "the title line was found");
+    std::fs::write(&target.path, edited).expect("write");
+    std::fs::remove_file(&cold.value[1].path).expect("remove one");
+
+    let third = Store::open(ws, StoreOptions::default());
+    let after = list(&third);
+    assert_eq!(after.value.len(), 299, "the removed file is gone");
+    assert_eq!(after.value[0].title, "Edited while no server ran", "the edited file is re-read, not served stale");
+    assert!(!after.cached, "one file was read");
+}

@@ -14,19 +14,16 @@ use rayon::prelude::*;
 
 use super::frontmatter;
 use super::model::{IssueMeta, IssueType, StoreError, StoreWarning};
+use super::snapshot::{self, FileStamp};
 use super::watch::{Changes, Watcher};
 use super::workspace::Workspace;
 
 /// Enough to tell that a file changed without reading it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Stamp {
-    modified: Option<SystemTime>,
-    len: u64,
-}
+type Stamp = FileStamp;
 
 fn stamp(path: &Path) -> Option<Stamp> {
     let m = std::fs::metadata(path).ok()?;
-    m.is_file().then(|| Stamp { modified: m.modified().ok(), len: m.len() })
+    m.is_file().then(|| FileStamp::new(m.modified().ok(), m.len()))
 }
 
 /// The outcome of reading one file.
@@ -40,12 +37,12 @@ enum Loaded {
 fn load(path: &Path, folder_type: IssueType) -> Loaded {
     let Ok(mut file) = std::fs::File::open(path) else { return Loaded::Gone };
     let Ok(md) = file.metadata() else { return Loaded::Gone };
-    let stamp = Stamp { modified: md.modified().ok(), len: md.len() };
+    let stamp = FileStamp::new(md.modified().ok(), md.len());
     let mut text = String::with_capacity(md.len() as usize);
     if let Err(e) = file.read_to_string(&mut text) {
         return Loaded::Broken(e.to_string(), Some(stamp));
     }
-    let modified = stamp.modified.map(iso).unwrap_or_default();
+    let modified = stamp.modified().map(iso).unwrap_or_default();
     match frontmatter::index_meta(&text, path, folder_type, &modified) {
         Ok(meta) => Loaded::Issue(Box::new(meta), stamp),
         Err(reason) => Loaded::Broken(reason, Some(stamp)),
@@ -74,6 +71,8 @@ pub struct Index {
     last_full: Option<Instant>,
     last_refresh: Option<SystemTime>,
     watcher: Watcher,
+    /// The snapshot being written in the background, if any.
+    saving: Option<std::thread::JoinHandle<()>>,
     /// Why the last revalidation failed, while the previous state is being served.
     pub stale: Option<String>,
 }
@@ -93,6 +92,7 @@ impl Index {
             last_full: None,
             last_refresh: None,
             watcher: Watcher::new(),
+            saving: None,
             stale: None,
         }
     }
@@ -141,16 +141,29 @@ impl Index {
         // stamp changed.
         let (unknown, known): (Vec<&PathBuf>, Vec<&PathBuf>) =
             seen.iter().partition(|p| !self.entries.contains_key(*p) && !self.broken.contains_key(*p));
+        // A new process starts from the snapshot of the last one, trusting an entry only while
+        // its file's stamp is unchanged.
+        let saved = if self.populated || !self.enabled || unknown.len() < snapshot::MIN_ENTRIES {
+            HashMap::new()
+        } else {
+            snapshot::load(&self.ws.cache_dir())
+        };
         let dirs = &self.dirs;
-        let loaded: Vec<(PathBuf, Loaded)> = unknown
+        let loaded: Vec<(PathBuf, Loaded, bool)> = unknown
             .par_iter()
             .filter_map(|p| {
                 let folder_type = dirs.iter().find(|(_, d)| Some(d.as_path()) == p.parent()).map(|(t, _)| *t)?;
-                Some(((*p).clone(), load(p, folder_type)))
+                if let Some((s, meta)) = saved.get(*p)
+                    && stamp(p) == Some(*s)
+                {
+                    return Some(((*p).clone(), Loaded::Issue(Box::new(meta.clone()), *s), false));
+                }
+                Some(((*p).clone(), load(p, folder_type), true))
             })
             .collect();
-        let mut reads = loaded.len();
-        for (path, result) in loaded {
+        let mut reads = loaded.iter().filter(|(_, _, read)| *read).count();
+        let fresh_files = reads;
+        for (path, result, _) in loaded {
             self.store_loaded(&path, result);
         }
         for path in known {
@@ -164,7 +177,31 @@ impl Index {
         }
         self.populated = true;
         self.last_full = Some(Instant::now());
+        if fresh_files > 0 {
+            self.save_snapshot();
+        }
         Ok(reads)
+    }
+
+    /// Saves the index for the next process, off the caller's thread.
+    fn save_snapshot(&mut self) {
+        if !self.enabled || self.entries.len() < snapshot::MIN_ENTRIES {
+            return;
+        }
+        if self.saving.as_ref().is_some_and(|h| !h.is_finished()) {
+            return;
+        }
+        let entries: Vec<(FileStamp, Arc<IssueMeta>)> =
+            self.entries.values().filter_map(|e| Some((e.stamp?, Arc::clone(&e.meta)))).collect();
+        let cache_dir = self.ws.cache_dir();
+        self.saving = Some(std::thread::spawn(move || snapshot::save(&cache_dir, &entries)));
+    }
+
+    /// Waits for a snapshot being written (tests and benchmarks).
+    pub fn wait_for_snapshot(&mut self) {
+        if let Some(h) = self.saving.take() {
+            let _ = h.join();
+        }
     }
 
     /// Re-reads `path` if it changed (or drops it if it is gone); returns 1 if it was read.

@@ -7,6 +7,7 @@ pub mod generate;
 mod index;
 mod model;
 pub mod sessions;
+mod snapshot;
 mod watch;
 mod workspace;
 
@@ -66,6 +67,11 @@ impl Store {
             }
             Err(e) => Err(e),
         }
+    }
+
+    /// Waits until the index snapshot for the next process is on disk (tests and benchmarks).
+    pub fn wait_for_snapshot(&self) {
+        self.index.lock().unwrap_or_else(|p| p.into_inner()).wait_for_snapshot();
     }
 
     pub fn index_info(&self) -> IndexInfo {

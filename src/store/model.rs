@@ -9,8 +9,8 @@ use serde_json::{Map, Value};
 macro_rules! wire_enum {
     ($(#[$doc:meta])* $name:ident { $($variant:ident = $wire:literal),+ $(,)? }) => {
         $(#[$doc])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-        pub enum $name { $($variant),+ }
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+        pub enum $name { $(#[serde(rename = $wire)] $variant),+ }
         impl $name {
             pub const ALL: &'static [Self] = &[$(Self::$variant),+];
             pub fn as_str(&self) -> &'static str {
@@ -73,7 +73,7 @@ impl Status {
 }
 
 /// Everything from an issue's frontmatter, without the body.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct IssueMeta {
     pub id: String,
     pub title: String,
