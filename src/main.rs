@@ -1,4 +1,5 @@
-//! `docket`: serve the tracker over MCP (stdio), or set up a workspace.
+//! `docket`: serve the tracker over MCP (stdio), set up a workspace, or use it from the command
+//! line (list, show, create, update, board, stats: see `docket::cli`).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -29,6 +30,8 @@ enum Command {
     },
     /// Create a .docket/ workspace in DIR (default: the current directory).
     Init { dir: Option<PathBuf> },
+    #[command(flatten)]
+    Cli(Box<docket::cli::Command>),
 }
 
 fn main() -> ExitCode {
@@ -39,6 +42,7 @@ fn main() -> ExitCode {
     let result = match Cli::parse().command {
         Command::Serve { workspace, demo } => serve(workspace, demo),
         Command::Init { dir } => init(dir),
+        Command::Cli(command) => return docket::cli::run(*command),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
