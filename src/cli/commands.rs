@@ -48,9 +48,11 @@ pub(super) fn list(core: &Core, a: &ListArgs) -> Result<String, String> {
     Ok(out)
 }
 
-/// The list table, the TITLE column cut so that a row fits `width` where it can.
+/// The list table, fitted to `width` where it can be: TITLE is cut first (keeping room for
+/// some labels), then LABELS takes what is left.
 fn list_table(issues: &[IssueRecord], width: usize) -> String {
-    const LABELS_MAX: usize = 30;
+    /// Room kept for LABELS when cutting titles.
+    const LABELS_ROOM: usize = 14;
     let dash = || "-".to_string();
     let mut rows: Vec<Vec<String>> = issues
         .iter()
@@ -61,16 +63,22 @@ fn list_table(issues: &[IssueRecord], width: usize) -> String {
                 r.priority.map_or_else(dash, |p| p.to_string()),
                 r.r#type.map_or_else(dash, |t| t.to_string()),
                 r.title.clone().unwrap_or_default(),
-                r.labels.as_ref().map_or_else(dash, |l| truncate(&l.join(","), LABELS_MAX)),
+                r.labels.as_ref().map_or_else(dash, |l| l.join(",")),
             ]
         })
         .collect();
     let header = ["ID", "STATUS", "PRIORITY", "TYPE", "TITLE", "LABELS"];
-    let widest = |i: usize| rows.iter().map(|r| r[i].chars().count()).chain([header[i].len()]).max().unwrap_or(0);
-    let others: usize = [0, 1, 2, 3, 5].iter().map(|&i| widest(i)).sum::<usize>() + 2 * (header.len() - 1);
-    let title_width = width.saturating_sub(others).clamp(20, 80);
+    let widest = |rows: &[Vec<String>], i: usize| {
+        rows.iter().map(|r| r[i].chars().count()).chain([header[i].len()]).max().unwrap_or(0)
+    };
+    let fixed: usize = (0..4).map(|i| widest(&rows, i)).sum::<usize>() + 2 * (header.len() - 1);
+    let title_max = width.saturating_sub(fixed + widest(&rows, 5).min(LABELS_ROOM)).clamp(24, 80);
     for row in &mut rows {
-        row[4] = truncate(&row[4], title_width);
+        row[4] = truncate(&row[4], title_max);
+    }
+    let labels_max = width.saturating_sub(fixed + widest(&rows, 4)).max(10);
+    for row in &mut rows {
+        row[5] = truncate(&row[5], labels_max);
     }
     table::render(&header, &rows)
 }
@@ -199,8 +207,9 @@ pub(super) fn stats(core: &Core, a: &StatsArgs) -> Result<String, String> {
     for group in STATS_GROUPS {
         let (out, reply) = core.call_as::<IssuesStatsOutput>("issues_stats", a.to_arguments(group))?;
         json.insert(group.to_string(), reply.data);
-        let mut rows: Vec<Vec<String>> = out.groups.iter().map(|g| vec![g.key.clone(), g.count.to_string()]).collect();
-        rows.push(vec!["total".to_string(), out.total.to_string()]);
+        let count = |n: i64| format!("{n:>5}");
+        let mut rows: Vec<Vec<String>> = out.groups.iter().map(|g| vec![g.key.clone(), count(g.count)]).collect();
+        rows.push(vec!["total".to_string(), count(out.total)]);
         if !text.is_empty() {
             text.push('\n');
         }
@@ -210,4 +219,34 @@ pub(super) fn stats(core: &Core, a: &StatsArgs) -> Result<String, String> {
         return Ok(json_text(&Value::Object(json)));
     }
     Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(id: &str, title: &str, labels: &[&str]) -> IssueRecord {
+        serde_json::from_value(json!({
+            "id": id, "title": title, "status": "in_progress", "priority": "critical", "type": "specification",
+            "labels": labels,
+        }))
+        .expect("a record")
+    }
+
+    #[test]
+    fn list_rows_fit_the_width_cutting_titles_then_labels() {
+        let long = "A very long title that goes on and on well past any reasonable terminal column width";
+        let issues = [
+            record("SPEC-000001", long, &["performance", "security", "tech-debt", "testing"]),
+            record("SPEC-000002", "Short", &[]),
+        ];
+        let table = list_table(&issues, 100);
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(lines.len(), 3, "{table}");
+        assert!(lines.iter().all(|l| l.chars().count() <= 100), "{table}");
+        assert!(lines[1].contains("A very long title that goes on"), "{table}");
+        assert!(lines[1].contains("…  performance,"), "{table}");
+        assert!(lines[1].ends_with('…'), "labels cut too: {table}");
+        assert!(lines[2].ends_with("Short"), "{table}");
+    }
 }
