@@ -9,6 +9,7 @@
 extern crate self as docket;
 
 pub mod app;
+pub mod cli;
 pub mod config;
 pub mod error_memory;
 pub mod handlers;

@@ -1,4 +1,5 @@
-//! `docket`: serve the tracker over MCP (stdio or Streamable HTTP), or set up a workspace.
+//! `docket`: serve the tracker over MCP (stdio or Streamable HTTP), set up a workspace, or use it
+//! from the command line (list, show, create, update, board, stats: see `docket::cli`).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -50,6 +51,8 @@ enum Command {
     },
     /// Create a .docket/ workspace in DIR (default: the current directory).
     Init { dir: Option<PathBuf> },
+    #[command(flatten)]
+    Cli(Box<docket::cli::Command>),
 }
 
 fn main() -> ExitCode {
@@ -66,6 +69,7 @@ fn main() -> ExitCode {
             serve(workspace, demo, listen, tool_style, &settings)
         }
         Command::Init { dir } => init(dir),
+        Command::Cli(command) => return docket::cli::run(*command),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

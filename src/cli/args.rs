@@ -1,0 +1,395 @@
+//! The command-line flags of each human command, and how they become a tool's JSON arguments.
+//!
+//! Flags carry strings, not enums: the values are checked by the generated dispatch, whose
+//! messages list the valid values from tools.yaml (so `--priority urgent` is an input error, exit
+//! 1, not a usage error).
+
+use std::io::Read;
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+use serde_json::{Map, Value, json};
+
+/// The human commands over the tools (`serve` and `init` live in the binary).
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// List issues as a table, newest update first (issues_list).
+    List(ListArgs),
+    /// Show one issue: its fields, then its markdown body (issues_get).
+    Show(ShowArgs),
+    /// Create an issue, specification or idea; prints the new ID (issues_create).
+    Create(CreateArgs),
+    /// Change fields of an issue; prints what changed (issues_update).
+    Update(UpdateArgs),
+    /// A kanban board of the workspace: open | in_progress | closed (issues_list).
+    Board(BoardArgs),
+    /// Issue counts by status, priority and type (issues_stats).
+    Stats(StatsArgs),
+}
+
+/// Where the workspace is, resolved like `docket serve`.
+#[derive(Args, Debug, Clone, Default)]
+pub struct WorkspaceArg {
+    /// Workspace directory (holding .wrangler/ or .docket/). Default: DOCKET_WORKSPACE,
+    /// WRANGLER_WORKSPACE_ROOT, then the nearest ancestor of the current directory that has one.
+    #[arg(long, value_name = "PATH")]
+    pub workspace: Option<PathBuf>,
+}
+
+/// Filters shared by list, board and stats (the issues_list / issues_stats filters but status).
+#[derive(Args, Debug, Clone, Default)]
+pub struct Filters {
+    /// Only these priorities (repeatable or comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "PRIORITY")]
+    pub priority: Vec<String>,
+    /// Only issues with any of these labels (repeatable or comma-separated).
+    #[arg(long = "label", value_delimiter = ',', value_name = "LABEL")]
+    pub labels: Vec<String>,
+    /// Only issues assigned to this person.
+    #[arg(long)]
+    pub assignee: Option<String>,
+    /// Only issues of this project.
+    #[arg(long)]
+    pub project: Option<String>,
+    /// Only this type (issue, specification, idea).
+    #[arg(long = "type", value_name = "TYPE")]
+    pub issue_type: Option<String>,
+}
+
+impl Filters {
+    fn apply(&self, args: &mut Map<String, Value>) {
+        put_list(args, "priority", &self.priority);
+        put_list(args, "labels", &self.labels);
+        put(args, "assignee", &self.assignee);
+        put(args, "project", &self.project);
+        put(args, "type", &self.issue_type);
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct ListArgs {
+    /// Only these statuses (repeatable or comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "STATUS")]
+    pub status: Vec<String>,
+    #[command(flatten)]
+    pub filters: Filters,
+    /// Rows per page (1-100; default 25).
+    #[arg(long)]
+    pub limit: Option<i64>,
+    /// Continue from the cursor printed below the previous page.
+    #[arg(long, conflicts_with = "all")]
+    pub cursor: Option<String>,
+    /// Follow the cursors and print every matching issue.
+    #[arg(long)]
+    pub all: bool,
+    /// Verbosity of the issues_list call (minimal, summary, full). Default: full for the table
+    /// (it carries TYPE), the tool's default with --json.
+    #[arg(long)]
+    pub format: Option<String>,
+    /// Print the structured issues_list result as JSON.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub ws: WorkspaceArg,
+}
+
+/// Page size of `list` when none is given (the tool's summary default, also used for `full`).
+pub const LIST_PAGE: i64 = 25;
+
+impl ListArgs {
+    /// issues_list arguments for one page (`cursor` overrides `--cursor` when following pages).
+    pub fn to_arguments(&self, cursor: Option<&str>) -> Map<String, Value> {
+        let mut args = Map::new();
+        put_list(&mut args, "status", &self.status);
+        self.filters.apply(&mut args);
+        let format = self.format.clone().or_else(|| (!self.json).then(|| "full".to_string()));
+        put(&mut args, "format", &format);
+        let limit = match (self.limit, self.all) {
+            (Some(l), _) => Some(l),
+            (None, true) => Some(crate::generated::limits::issues_list::MAX_PAGE_SIZE as i64),
+            (None, false) => (!self.json).then_some(LIST_PAGE),
+        };
+        if let Some(l) = limit {
+            args.insert("limit".into(), json!(l));
+        }
+        put(&mut args, "cursor", &cursor.map(str::to_string).or_else(|| self.cursor.clone()));
+        args
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct ShowArgs {
+    /// Issue ID, e.g. ISS-000042.
+    pub id: String,
+    /// Print the structured issues_get result as JSON.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub ws: WorkspaceArg,
+}
+
+impl ShowArgs {
+    pub fn to_arguments(&self) -> Map<String, Value> {
+        let mut args = Map::new();
+        args.insert("id".into(), json!(self.id));
+        args
+    }
+}
+
+/// Where a markdown body comes from.
+#[derive(Args, Debug, Clone, Default)]
+pub struct BodyArgs {
+    /// Markdown body; "-" reads it from stdin.
+    #[arg(long, value_name = "TEXT", conflicts_with = "description_file")]
+    pub description: Option<String>,
+    /// Read the markdown body from a file ("-" for stdin).
+    #[arg(long, value_name = "FILE")]
+    pub description_file: Option<PathBuf>,
+}
+
+impl BodyArgs {
+    /// The body to send, read from stdin or a file when asked.
+    pub fn read(&self) -> Result<Option<String>, String> {
+        let stdin = || {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .map_err(|e| format!("cannot read the description from stdin: {e}"))?;
+            Ok(text)
+        };
+        match (&self.description, &self.description_file) {
+            (Some(d), _) if d == "-" => stdin().map(Some),
+            (Some(d), _) => Ok(Some(d.clone())),
+            (None, Some(f)) if f.as_os_str() == "-" => stdin().map(Some),
+            (None, Some(f)) => std::fs::read_to_string(f)
+                .map(Some)
+                .map_err(|e| format!("cannot read the description file {}: {e}", f.display())),
+            (None, None) => Ok(None),
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct CreateArgs {
+    /// Short title.
+    #[arg(long)]
+    pub title: String,
+    #[command(flatten)]
+    pub body: BodyArgs,
+    /// Kind: issue (default), specification or idea.
+    #[arg(long = "type", value_name = "TYPE")]
+    pub issue_type: Option<String>,
+    /// Priority (default medium).
+    #[arg(long)]
+    pub priority: Option<String>,
+    /// Initial status (default open).
+    #[arg(long)]
+    pub status: Option<String>,
+    /// Labels (repeatable or comma-separated).
+    #[arg(long = "label", value_delimiter = ',', value_name = "LABEL")]
+    pub labels: Vec<String>,
+    /// Assignee.
+    #[arg(long)]
+    pub assignee: Option<String>,
+    /// Project.
+    #[arg(long)]
+    pub project: Option<String>,
+    /// Print the structured issues_create result as JSON.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub ws: WorkspaceArg,
+}
+
+impl CreateArgs {
+    /// issues_create arguments; `body` is the description already read (empty when none given).
+    pub fn to_arguments(&self, body: Option<String>) -> Map<String, Value> {
+        let mut args = Map::new();
+        args.insert("title".into(), json!(self.title));
+        args.insert("description".into(), json!(body.unwrap_or_default()));
+        put(&mut args, "type", &self.issue_type);
+        put(&mut args, "priority", &self.priority);
+        put(&mut args, "status", &self.status);
+        put_list(&mut args, "labels", &self.labels);
+        put(&mut args, "assignee", &self.assignee);
+        put(&mut args, "project", &self.project);
+        args
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct UpdateArgs {
+    /// Issue ID, e.g. ISS-000042.
+    pub id: String,
+    /// New title.
+    #[arg(long)]
+    pub title: Option<String>,
+    #[command(flatten)]
+    pub body: BodyArgs,
+    /// New type (moves the file to that collection).
+    #[arg(long = "type", value_name = "TYPE")]
+    pub issue_type: Option<String>,
+    /// New status (closed or cancelled archives the file).
+    #[arg(long)]
+    pub status: Option<String>,
+    /// New priority.
+    #[arg(long)]
+    pub priority: Option<String>,
+    /// Replace the labels (repeatable or comma-separated).
+    #[arg(long = "label", value_delimiter = ',', value_name = "LABEL", conflicts_with = "no_labels")]
+    pub labels: Vec<String>,
+    /// Remove every label.
+    #[arg(long)]
+    pub no_labels: bool,
+    /// New assignee ("" clears it).
+    #[arg(long)]
+    pub assignee: Option<String>,
+    /// New project ("" clears it).
+    #[arg(long)]
+    pub project: Option<String>,
+    /// Print the structured issues_update result as JSON.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub ws: WorkspaceArg,
+}
+
+impl UpdateArgs {
+    /// issues_update arguments; `body` is the new description already read, if any.
+    pub fn to_arguments(&self, body: Option<String>) -> Map<String, Value> {
+        let mut args = Map::new();
+        args.insert("id".into(), json!(self.id));
+        put(&mut args, "title", &self.title);
+        put(&mut args, "description", &body);
+        put(&mut args, "type", &self.issue_type);
+        put(&mut args, "status", &self.status);
+        put(&mut args, "priority", &self.priority);
+        if self.no_labels {
+            args.insert("labels".into(), json!([]));
+        } else {
+            put_list(&mut args, "labels", &self.labels);
+        }
+        put(&mut args, "assignee", &self.assignee);
+        put(&mut args, "project", &self.project);
+        args
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct BoardArgs {
+    #[command(flatten)]
+    pub filters: Filters,
+    /// How many of the most recently updated closed (and cancelled) issues to show.
+    #[arg(long, default_value_t = 10, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=100))]
+    pub closed: u8,
+    /// Add a cancelled column.
+    #[arg(long)]
+    pub cancelled: bool,
+    /// Board width in characters.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u16).range(40..))]
+    pub width: u16,
+    #[command(flatten)]
+    pub ws: WorkspaceArg,
+}
+
+impl BoardArgs {
+    /// issues_list arguments for one column's page.
+    pub fn to_arguments(&self, status: &str, limit: i64, cursor: Option<&str>) -> Map<String, Value> {
+        let mut args = Map::new();
+        args.insert("status".into(), json!([status]));
+        self.filters.apply(&mut args);
+        args.insert("format".into(), json!("minimal"));
+        args.insert("limit".into(), json!(limit));
+        put(&mut args, "cursor", &cursor.map(str::to_string));
+        args
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct StatsArgs {
+    /// Only these statuses (repeatable or comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "STATUS")]
+    pub status: Vec<String>,
+    #[command(flatten)]
+    pub filters: Filters,
+    /// Print the three structured issues_stats results as one JSON object keyed by grouping.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub ws: WorkspaceArg,
+}
+
+impl StatsArgs {
+    pub fn to_arguments(&self, group_by: &str) -> Map<String, Value> {
+        let mut args = Map::new();
+        args.insert("groupBy".into(), json!(group_by));
+        put_list(&mut args, "status", &self.status);
+        self.filters.apply(&mut args);
+        args
+    }
+}
+
+fn put(args: &mut Map<String, Value>, key: &str, value: &Option<String>) {
+    if let Some(v) = value {
+        args.insert(key.into(), json!(v));
+    }
+}
+
+fn put_list(args: &mut Map<String, Value>, key: &str, values: &[String]) {
+    if !values.is_empty() {
+        args.insert(key.into(), json!(values));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Parser)]
+    struct Top {
+        #[command(subcommand)]
+        command: Command,
+    }
+
+    fn parse(argv: &[&str]) -> Command {
+        Top::try_parse_from(std::iter::once("docket").chain(argv.iter().copied())).expect("parses").command
+    }
+
+    #[test]
+    fn list_flags_become_issues_list_arguments() {
+        let Command::List(list) =
+            parse(&["list", "--status", "open,in_progress", "--status", "closed", "--label", "bug", "--limit", "5"])
+        else {
+            panic!("not list")
+        };
+        let args = Value::Object(list.to_arguments(None));
+        assert_eq!(
+            args,
+            json!({"status": ["open", "in_progress", "closed"], "labels": ["bug"], "format": "full", "limit": 5})
+        );
+    }
+
+    #[test]
+    fn list_json_leaves_format_and_page_size_to_the_tool() {
+        let Command::List(list) = parse(&["list", "--json", "--cursor", "abc"]) else { panic!("not list") };
+        assert_eq!(Value::Object(list.to_arguments(None)), json!({"cursor": "abc"}));
+    }
+
+    #[test]
+    fn update_sends_only_the_fields_given() {
+        let Command::Update(u) = parse(&["update", "ISS-000001", "--status", "closed", "--no-labels"]) else {
+            panic!("not update")
+        };
+        assert_eq!(Value::Object(u.to_arguments(None)), json!({"id": "ISS-000001", "status": "closed", "labels": []}));
+    }
+
+    #[test]
+    fn create_always_sends_a_description() {
+        let Command::Create(c) = parse(&["create", "--title", "T", "--priority", "urgent"]) else {
+            panic!("not create")
+        };
+        assert_eq!(Value::Object(c.to_arguments(None)), json!({"title": "T", "description": "", "priority": "urgent"}));
+    }
+}

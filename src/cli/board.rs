@@ -1,0 +1,87 @@
+//! The kanban layout: columns side by side, a header with each column's count, one card per line.
+
+use super::table::{pad, truncate};
+
+/// One column of the board.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Column {
+    /// The status it shows (e.g. `in_progress`).
+    pub name: String,
+    /// Issues with that status (all of them, shown or not).
+    pub count: usize,
+    /// The cards shown: `ID title`.
+    pub cards: Vec<String>,
+}
+
+const SEPARATOR: &str = " │ ";
+
+/// The board, no line wider than `width` characters.
+pub fn render(columns: &[Column], width: usize) -> String {
+    if columns.is_empty() {
+        return String::new();
+    }
+    let gaps = SEPARATOR.chars().count() * (columns.len() - 1);
+    let col = width.saturating_sub(gaps) / columns.len();
+    let join = |cells: Vec<String>| {
+        let mut line = cells.join(SEPARATOR);
+        line.truncate(line.trim_end().len());
+        line
+    };
+    let headers: Vec<String> = columns
+        .iter()
+        .map(|c| {
+            let shown = c.cards.len();
+            let head = if shown < c.count {
+                format!("{} ({}, {} shown)", c.name.to_uppercase(), c.count, shown)
+            } else {
+                format!("{} ({})", c.name.to_uppercase(), c.count)
+            };
+            pad(&truncate(&head, col), col)
+        })
+        .collect();
+    let mut lines = vec![join(headers)];
+    lines.push(vec!["─".repeat(col); columns.len()].join("─┼─"));
+    let depth = columns.iter().map(|c| c.cards.len()).max().unwrap_or(0);
+    for row in 0..depth {
+        let cells = columns
+            .iter()
+            .map(|c| pad(&c.cards.get(row).map(|card| truncate(card, col)).unwrap_or_default(), col))
+            .collect();
+        lines.push(join(cells));
+    }
+    lines.join("\n") + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn column(name: &str, count: usize, cards: &[&str]) -> Column {
+        Column { name: name.into(), count, cards: cards.iter().map(|c| c.to_string()).collect() }
+    }
+
+    #[test]
+    fn columns_sit_side_by_side_within_the_width() {
+        let board = render(
+            &[
+                column(
+                    "open",
+                    2,
+                    &["ISS-000001 A title far too long to fit in one column of the board", "ISS-000002 B"],
+                ),
+                column("in_progress", 0, &[]),
+                column("closed", 12, &["ISS-000003 C"]),
+            ],
+            100,
+        );
+        let lines: Vec<&str> = board.lines().collect();
+        assert!(lines.iter().all(|l| l.chars().count() <= 100), "{board}");
+        assert!(lines[0].starts_with("OPEN (2)"), "{board}");
+        assert!(lines[0].contains("│ IN_PROGRESS (0)"), "{board}");
+        assert!(lines[0].contains("│ CLOSED (12, 1 shown)"), "{board}");
+        assert!(lines[2].starts_with("ISS-000001 A title far too lon… │ "), "{board}");
+        assert!(lines[2].contains('…'), "{board}");
+        assert!(lines[2].ends_with("│ ISS-000003 C"), "{board}");
+        assert_eq!(lines.len(), 4, "{board}");
+    }
+}

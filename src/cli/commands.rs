@@ -1,0 +1,252 @@
+//! One function per command: flags -> tool arguments -> call -> text. Each returns what goes to
+//! stdout, or the message for stderr.
+
+use std::fmt::Write;
+
+use serde_json::{Map, Value, json};
+
+use super::args::{BoardArgs, CreateArgs, ListArgs, ShowArgs, StatsArgs, UpdateArgs};
+use super::board::{self, Column};
+use super::table::{self, terminal_width, truncate};
+use super::{Core, json_text};
+use crate::generated::{
+    IssueRecord, IssueStatus, IssuesCreateOutput, IssuesGetOutput, IssuesListOutput, IssuesStatsOutput,
+    IssuesUpdateOutput, limits,
+};
+
+pub(super) fn list(core: &Core, a: &ListArgs) -> Result<String, String> {
+    let (first, reply) = core.call_as::<IssuesListOutput>("issues_list", a.to_arguments(None))?;
+    if a.json && !a.all {
+        return Ok(json_text(&reply.data));
+    }
+    // Where this page starts, for "N more" (the tool reports it in its context).
+    let offset = reply.context.as_ref().and_then(|c| c.get("offset")).and_then(Value::as_u64).unwrap_or(0);
+    let mut page = first;
+    let mut issues = std::mem::take(&mut page.issues);
+    while a.all
+        && let Some(cursor) = page.next_cursor.take()
+    {
+        page = core.call_as::<IssuesListOutput>("issues_list", a.to_arguments(Some(&cursor)))?.0;
+        issues.append(&mut page.issues);
+    }
+    if a.json {
+        return Ok(json_text(&json!({"issues": issues, "totalCount": page.total_count})));
+    }
+    let mut out = list_table(&issues, terminal_width());
+    let total = page.total_count.max(0) as u64;
+    match &page.next_cursor {
+        _ if total == 0 => out = "No issues match.\n".to_string(),
+        Some(cursor) => {
+            let more = total.saturating_sub(offset + issues.len() as u64);
+            let _ =
+                writeln!(out, "{} of {total} issues. {more} more, pass --cursor {cursor} (or --all).", issues.len());
+        }
+        None => {
+            let _ = writeln!(out, "{} of {total} issues.", issues.len());
+        }
+    }
+    Ok(out)
+}
+
+/// The list table, fitted to `width` where it can be: TITLE is cut first (keeping room for
+/// some labels), then LABELS takes what is left.
+fn list_table(issues: &[IssueRecord], width: usize) -> String {
+    /// Room kept for LABELS when cutting titles.
+    const LABELS_ROOM: usize = 14;
+    let dash = || "-".to_string();
+    let mut rows: Vec<Vec<String>> = issues
+        .iter()
+        .map(|r| {
+            vec![
+                r.id.clone(),
+                r.status.map_or_else(dash, |s| s.to_string()),
+                r.priority.map_or_else(dash, |p| p.to_string()),
+                r.r#type.map_or_else(dash, |t| t.to_string()),
+                r.title.clone().unwrap_or_default(),
+                r.labels.as_ref().map_or_else(dash, |l| l.join(",")),
+            ]
+        })
+        .collect();
+    let header = ["ID", "STATUS", "PRIORITY", "TYPE", "TITLE", "LABELS"];
+    let widest = |rows: &[Vec<String>], i: usize| {
+        rows.iter().map(|r| r[i].chars().count()).chain([header[i].len()]).max().unwrap_or(0)
+    };
+    let fixed: usize = (0..4).map(|i| widest(&rows, i)).sum::<usize>() + 2 * (header.len() - 1);
+    let title_max = width.saturating_sub(fixed + widest(&rows, 5).min(LABELS_ROOM)).clamp(24, 80);
+    for row in &mut rows {
+        row[4] = truncate(&row[4], title_max);
+    }
+    let labels_max = width.saturating_sub(fixed + widest(&rows, 4)).max(10);
+    for row in &mut rows {
+        row[5] = truncate(&row[5], labels_max);
+    }
+    table::render(&header, &rows)
+}
+
+pub(super) fn show(core: &Core, a: &ShowArgs) -> Result<String, String> {
+    let (out, reply) = core.call_as::<IssuesGetOutput>("issues_get", a.to_arguments())?;
+    if a.json {
+        return Ok(json_text(&reply.data));
+    }
+    let r = out.issue;
+    let mut text = format!("{}  {}\n", r.id, r.title.clone().unwrap_or_default());
+    let mut field = |name: &str, value: Option<String>| {
+        if let Some(v) = value.filter(|v| !v.is_empty()) {
+            let _ = writeln!(text, "{:<10}{v}", format!("{name}:"));
+        }
+    };
+    field("Status", r.status.map(|s| s.to_string()));
+    field("Priority", r.priority.map(|p| p.to_string()));
+    field("Type", r.r#type.map(|t| t.to_string()));
+    field("Labels", r.labels.as_ref().map(|l| l.join(", ")));
+    field("Assignee", r.assignee.clone());
+    field("Project", r.project.clone());
+    field("Created", r.created_at.clone());
+    field("Updated", r.updated_at.clone());
+    field("Closed", r.closed_at.clone());
+    field(
+        "Context",
+        r.wrangler_context
+            .as_ref()
+            .map(|c| c.iter().map(|(k, v)| format!("{k}={}", plain(v))).collect::<Vec<_>>().join(", ")),
+    );
+    let body = r.description.clone().unwrap_or_default();
+    if !body.trim().is_empty() {
+        let _ = write!(text, "\n{}\n", body.trim_end());
+    }
+    if r.truncated == Some(true) {
+        let total = r.description_length.unwrap_or_default();
+        let note = format!(
+            "the description of {} has {total} characters; only the first {} are shown",
+            r.id,
+            limits::issues_get::MAX_OUTPUT_CHARS
+        );
+        let _ = writeln!(text, "\n[… {note}]");
+        eprintln!("docket: warning: {note}.");
+    }
+    Ok(text)
+}
+
+pub(super) fn create(core: &Core, a: &CreateArgs) -> Result<String, String> {
+    let body = a.body.read()?;
+    let (out, reply) = core.call_as::<IssuesCreateOutput>("issues_create", a.to_arguments(body))?;
+    if a.json {
+        return Ok(json_text(&reply.data));
+    }
+    Ok(format!("{}\n", out.issue.id))
+}
+
+pub(super) fn update(core: &Core, a: &UpdateArgs) -> Result<String, String> {
+    let body = a.body.read()?;
+    let args = a.to_arguments(body);
+    let (out, reply) = core.call_as::<IssuesUpdateOutput>("issues_update", args.clone())?;
+    if a.json {
+        return Ok(json_text(&reply.data));
+    }
+    if out.changed.is_empty() {
+        return Ok(format!("No change to {}: the values given are already set.\n", out.issue.id));
+    }
+    let mut text = format!("Updated {}:\n", out.issue.id);
+    for name in &out.changed {
+        let value = match (name.as_str(), args.get(name)) {
+            ("description", Some(Value::String(d))) => format!("({} characters)", d.chars().count()),
+            (_, Some(v)) => plain(v),
+            (_, None) => "(changed)".to_string(),
+        };
+        let _ = writeln!(text, "  {name}: {value}");
+    }
+    Ok(text)
+}
+
+/// A JSON value for people: strings bare, lists comma-separated, empty as `(none)`.
+fn plain(v: &Value) -> String {
+    let text = match v {
+        Value::String(s) => s.clone(),
+        Value::Array(items) => items.iter().map(plain).collect::<Vec<_>>().join(", "),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    };
+    if text.is_empty() { "(none)".to_string() } else { text }
+}
+
+pub(super) fn board(core: &Core, a: &BoardArgs) -> Result<String, String> {
+    let page_size = limits::issues_list::MAX_PAGE_SIZE as i64;
+    let mut columns = Vec::new();
+    for status in IssueStatus::ALL {
+        let capped = matches!(status, IssueStatus::Closed | IssueStatus::Cancelled);
+        if *status == IssueStatus::Cancelled && !a.cancelled {
+            continue;
+        }
+        // Closed columns show the most recently updated few (the list's order); the others all.
+        let limit = if capped { i64::from(a.closed).max(1) } else { page_size };
+        let (mut page, _) =
+            core.call_as::<IssuesListOutput>("issues_list", a.to_arguments(status.as_str(), limit, None))?;
+        let count = page.total_count.max(0) as usize;
+        let mut issues = std::mem::take(&mut page.issues);
+        while !capped && let Some(cursor) = page.next_cursor.take() {
+            page = core
+                .call_as::<IssuesListOutput>("issues_list", a.to_arguments(status.as_str(), limit, Some(&cursor)))?
+                .0;
+            issues.append(&mut page.issues);
+        }
+        if capped {
+            issues.truncate(usize::from(a.closed));
+        }
+        let cards = issues.iter().map(|r| format!("{} {}", r.id, r.title.as_deref().unwrap_or_default())).collect();
+        columns.push(Column { name: status.to_string(), count, cards });
+    }
+    Ok(board::render(&columns, usize::from(a.width)))
+}
+
+/// The groupings `stats` shows, in order.
+const STATS_GROUPS: [&str; 3] = ["status", "priority", "type"];
+
+pub(super) fn stats(core: &Core, a: &StatsArgs) -> Result<String, String> {
+    let mut json = Map::new();
+    let mut text = String::new();
+    for group in STATS_GROUPS {
+        let (out, reply) = core.call_as::<IssuesStatsOutput>("issues_stats", a.to_arguments(group))?;
+        json.insert(group.to_string(), reply.data);
+        let count = |n: i64| format!("{n:>5}");
+        let mut rows: Vec<Vec<String>> = out.groups.iter().map(|g| vec![g.key.clone(), count(g.count)]).collect();
+        rows.push(vec!["total".to_string(), count(out.total)]);
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(&table::render(&[&group.to_uppercase(), "COUNT"], &rows));
+    }
+    if a.json {
+        return Ok(json_text(&Value::Object(json)));
+    }
+    Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(id: &str, title: &str, labels: &[&str]) -> IssueRecord {
+        serde_json::from_value(json!({
+            "id": id, "title": title, "status": "in_progress", "priority": "critical", "type": "specification",
+            "labels": labels,
+        }))
+        .expect("a record")
+    }
+
+    #[test]
+    fn list_rows_fit_the_width_cutting_titles_then_labels() {
+        let long = "A very long title that goes on and on well past any reasonable terminal column width";
+        let issues = [
+            record("SPEC-000001", long, &["performance", "security", "tech-debt", "testing"]),
+            record("SPEC-000002", "Short", &[]),
+        ];
+        let table = list_table(&issues, 100);
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(lines.len(), 3, "{table}");
+        assert!(lines.iter().all(|l| l.chars().count() <= 100), "{table}");
+        assert!(lines[1].contains("A very long title that goes on"), "{table}");
+        assert!(lines[1].contains("…  performance,"), "{table}");
+        assert!(lines[1].ends_with('…'), "labels cut too: {table}");
+        assert!(lines[2].ends_with("Short"), "{table}");
+    }
+}

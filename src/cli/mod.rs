@@ -1,0 +1,110 @@
+//! The human command line over the same core as the MCP server: every command turns its flags
+//! into a tool's JSON arguments, runs them through [`crate::generated::dispatch`] with the
+//! handlers of [`App::open`], and renders the structured result as text (or prints it as JSON).
+//! No store access and no business rules here: validation, defaults and errors are the tools'.
+
+mod args;
+mod board;
+mod commands;
+mod table;
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashSet;
+use std::io::Write;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+pub use args::Command;
+use args::WorkspaceArg;
+
+use crate::app::App;
+use crate::handlers::Handlers;
+use crate::runtime::{CallContext, Reply};
+use crate::store::Workspace;
+
+/// Runs one command: its output on stdout, `docket: <message>` on stderr when it fails.
+/// Exit code 0 on success, 1 on any failure (a tool error, a missing workspace, unreadable input).
+pub fn run(command: Command) -> ExitCode {
+    let result = match &command {
+        Command::List(a) => Core::open(&a.ws).and_then(|core| commands::list(&core, a)),
+        Command::Show(a) => Core::open(&a.ws).and_then(|core| commands::show(&core, a)),
+        Command::Create(a) => Core::open(&a.ws).and_then(|core| commands::create(&core, a)),
+        Command::Update(a) => Core::open(&a.ws).and_then(|core| commands::update(&core, a)),
+        Command::Board(a) => Core::open(&a.ws).and_then(|core| commands::board(&core, a)),
+        Command::Stats(a) => Core::open(&a.ws).and_then(|core| commands::stats(&core, a)),
+    };
+    match result {
+        Ok(text) => {
+            let mut out = std::io::stdout().lock();
+            match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+                // `docket list | head` closes the pipe early; that is not a failure.
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    eprintln!("docket: cannot write the output: {e}");
+                    ExitCode::FAILURE
+                }
+                _ => ExitCode::SUCCESS,
+            }
+        }
+        Err(message) => {
+            eprintln!("docket: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The tool handlers of one workspace and a runtime to call them on.
+pub(crate) struct Core {
+    runtime: tokio::runtime::Runtime,
+    handlers: Arc<Handlers>,
+    calls: Cell<u64>,
+    /// Warnings already printed (a paged command would repeat them).
+    warned: RefCell<HashSet<String>>,
+}
+
+impl Core {
+    fn open(ws: &WorkspaceArg) -> Result<Core, String> {
+        let ws = Workspace::resolve(ws.workspace.as_deref())
+            .map_err(|e| format!("{e}\nRun `docket init` in your repository or pass --workspace PATH."))?;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+        let app = App::load(ws, &[]).map_err(|e| e.to_string())?;
+        Ok(Core { runtime, handlers: app.handlers, calls: Cell::new(0), warned: RefCell::default() })
+    }
+
+    /// Calls `tool` through the generated dispatch; a tool error becomes its message. Warnings go
+    /// to stderr, except TRUNCATED (about descriptions, which commands report themselves).
+    fn call(&self, tool: &str, args: Map<String, Value>) -> Result<Reply<Value>, String> {
+        self.calls.set(self.calls.get() + 1);
+        let ctx = CallContext { tool: tool.to_string(), request_id: format!("cli-{}", self.calls.get()) };
+        let reply = self
+            .runtime
+            .block_on(crate::generated::dispatch(self.handlers.as_ref(), tool, args, ctx))
+            .ok_or_else(|| format!("{tool} is not a docket tool. This is a docket bug; please report it."))?
+            .map_err(|e| e.message)?;
+        for w in reply.warnings.iter().filter(|w| w.code != "TRUNCATED") {
+            if self.warned.borrow_mut().insert(w.message.clone()) {
+                eprintln!("docket: warning: {}", w.message);
+            }
+        }
+        Ok(reply)
+    }
+
+    /// [`Core::call`], with the structured result read as the tool's generated output type.
+    fn call_as<T: DeserializeOwned>(&self, tool: &str, args: Map<String, Value>) -> Result<(T, Reply<Value>), String> {
+        let reply = self.call(tool, args)?;
+        let data = serde_json::from_value(reply.data.clone()).map_err(|e| {
+            format!("{tool} returned an unexpected result ({e}). This is a docket bug; please report it.")
+        })?;
+        Ok((data, reply))
+    }
+}
+
+/// Pretty JSON, one trailing newline.
+fn json_text(value: &Value) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string()) + "\n"
+}

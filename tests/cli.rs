@@ -1,0 +1,351 @@
+//! The human command line: the real `docket` binary over a generated workspace.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+const ISSUES: usize = 40;
+
+/// A generated workspace of [`ISSUES`] issues in a temporary directory.
+fn generated() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    docket::store::generate::generate_workspace(dir.path(), ISSUES, 7);
+    dir
+}
+
+/// `docket ARGS --workspace WS`, run from the workspace with no workspace variables set.
+fn docket(ws: &Path, args: &[&str]) -> Output {
+    docket_with_stdin(ws, args, "")
+}
+
+fn docket_with_stdin(ws: &Path, args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_docket"))
+        .args(args)
+        .arg("--workspace")
+        .arg(ws)
+        .current_dir(ws)
+        .env_remove("DOCKET_WORKSPACE")
+        .env_remove("WRANGLER_WORKSPACE_ROOT")
+        .env_remove("COLUMNS")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn docket");
+    child.stdin.take().expect("stdin").write_all(stdin.as_bytes()).expect("write stdin");
+    child.wait_with_output().expect("docket ran")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Runs a command that must succeed and returns its stdout.
+fn ok(ws: &Path, args: &[&str]) -> String {
+    let o = docket(ws, args);
+    assert!(o.status.success(), "docket {args:?} failed ({:?}): {}", o.status.code(), stderr(&o));
+    stdout(&o)
+}
+
+/// Runs a `--json` command that must succeed and parses its stdout.
+fn ok_json(ws: &Path, args: &[&str]) -> Value {
+    let text = ok(ws, args);
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("docket {args:?} printed invalid JSON ({e}): {text}"))
+}
+
+/// Every issue, from `list --all --json`.
+fn all_issues(ws: &Path) -> Vec<Value> {
+    ok_json(ws, &["list", "--all", "--json"])["issues"].as_array().cloned().expect("issues array")
+}
+
+fn count_status(issues: &[Value], status: &str) -> usize {
+    issues.iter().filter(|i| i["status"] == status).count()
+}
+
+/// Table rows: the lines after the header that start with an issue ID.
+fn rows(table: &str) -> Vec<Vec<String>> {
+    table
+        .lines()
+        .skip(1)
+        .filter(|l| ["ISS-", "SPEC-", "IDEA-"].iter().any(|p| l.starts_with(p)))
+        .map(|l| l.split_whitespace().map(str::to_string).collect())
+        .collect()
+}
+
+#[test]
+fn list_prints_an_aligned_table_and_the_next_cursor() {
+    let ws = generated();
+    let out = ok(ws.path(), &["list"]);
+    let header = out.lines().next().expect("a header line");
+    assert_eq!(header.split_whitespace().collect::<Vec<_>>(), ["ID", "STATUS", "PRIORITY", "TYPE", "TITLE", "LABELS"]);
+    let rows = rows(&out);
+    assert_eq!(rows.len(), 25, "{out}");
+    let title_at = header.find("TITLE").expect("TITLE column");
+    for line in out.lines().skip(1).take(25) {
+        assert!(line.chars().count() <= 100, "row wider than 100: {line}");
+        assert_eq!(line.chars().nth(title_at - 1), Some(' '), "TITLE column misaligned: {line}");
+    }
+    for row in &rows {
+        assert!(["open", "in_progress", "closed", "cancelled"].contains(&row[1].as_str()), "{row:?}");
+        assert!(["low", "medium", "high", "critical"].contains(&row[2].as_str()), "{row:?}");
+        assert!(["issue", "specification", "idea"].contains(&row[3].as_str()), "{row:?}");
+    }
+    let footer = out.lines().last().expect("footer");
+    assert!(footer.starts_with(&format!("25 of {ISSUES} issues. {} more, pass --cursor ", ISSUES - 25)), "{footer}");
+    let cursor = footer.split("--cursor ").nth(1).and_then(|s| s.split_whitespace().next()).expect("cursor");
+    let rest = ok(ws.path(), &["list", "--cursor", cursor]);
+    assert_eq!(self::rows(&rest).len(), ISSUES - 25, "{rest}");
+    assert!(rest.lines().last().is_some_and(|l| !l.contains("--cursor")), "{rest}");
+}
+
+#[test]
+fn list_status_filter_shows_only_that_status() {
+    let ws = generated();
+    let expected = count_status(&all_issues(ws.path()), "closed");
+    assert!(expected > 0, "the generated workspace has closed issues");
+    let out = ok(ws.path(), &["list", "--status", "closed", "--all"]);
+    let rows = rows(&out);
+    assert_eq!(rows.len(), expected, "{out}");
+    assert!(rows.iter().all(|r| r[1] == "closed"), "{out}");
+    let both = ok(ws.path(), &["list", "--status", "open,in_progress", "--all"]);
+    let open = rows_with(&both, &["open", "in_progress"]);
+    assert_eq!(open, self::rows(&both).len(), "{both}");
+    assert!(open > 0);
+}
+
+fn rows_with(table: &str, statuses: &[&str]) -> usize {
+    rows(table).iter().filter(|r| statuses.contains(&r[1].as_str())).count()
+}
+
+#[test]
+fn list_json_is_the_tool_result() {
+    let ws = generated();
+    let v = ok_json(ws.path(), &["list", "--json", "--limit", "5", "--priority", "high"]);
+    let issues = v["issues"].as_array().expect("issues");
+    assert!(!issues.is_empty() && issues.len() <= 5, "{v}");
+    assert!(v["totalCount"].as_i64().is_some(), "{v}");
+    let mut keys: Vec<&str> = v.as_object().expect("object").keys().map(String::as_str).collect();
+    keys.sort();
+    let expected: &[&str] = if v["totalCount"].as_i64() > Some(5) {
+        &["issues", "nextCursor", "totalCount"]
+    } else {
+        &["issues", "totalCount"]
+    };
+    assert_eq!(keys, expected, "{v}");
+    // The tool's default (summary) format: these fields per issue (closedAt once closed), no more.
+    for issue in issues {
+        let mut fields: Vec<&str> = issue.as_object().expect("issue").keys().map(String::as_str).collect();
+        let archived = issue["status"] == "closed" || issue["status"] == "cancelled";
+        fields.retain(|f| !(archived && *f == "closedAt"));
+        fields.sort();
+        assert_eq!(fields, ["createdAt", "id", "labels", "priority", "status", "title", "updatedAt"], "{issue}");
+    }
+    assert!(issues.iter().all(|i| i["priority"] == "high"), "{v}");
+}
+
+#[test]
+fn show_prints_the_fields_then_the_body() {
+    let ws = generated();
+    let id = ok(
+        ws.path(),
+        &["create", "--title", "Show me", "--description", "Line one.\n\nLine two.", "--label", "ux,bug"],
+    );
+    let id = id.trim();
+    let out = ok(ws.path(), &["show", id]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], format!("{id}  Show me"));
+    assert!(lines.contains(&"Status:   open"), "{out}");
+    assert!(lines.contains(&"Priority: medium"), "{out}");
+    assert!(lines.contains(&"Type:     issue"), "{out}");
+    assert!(lines.contains(&"Labels:   ux, bug"), "{out}");
+    assert!(out.ends_with("\nLine one.\n\nLine two.\n"), "{out}");
+    let header_end = lines.iter().position(|l| l.is_empty()).expect("blank line before the body");
+    assert_eq!(lines[header_end + 1], "Line one.");
+}
+
+#[test]
+fn show_of_an_unknown_id_fails_with_exit_1_naming_it() {
+    let ws = generated();
+    let o = docket(ws.path(), &["show", "ISS-999999"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).is_empty(), "{}", stdout(&o));
+    let err = stderr(&o);
+    assert!(err.starts_with("docket: Issue ISS-999999 not found."), "{err}");
+}
+
+#[test]
+fn create_then_show_round_trips() {
+    let ws = generated();
+    let body = "# Plan\n\nRead from **stdin**.\n";
+    let o = docket_with_stdin(
+        ws.path(),
+        &[
+            "create",
+            "--title",
+            "Round trip",
+            "--description",
+            "-",
+            "--type",
+            "specification",
+            "--priority",
+            "high",
+            "--label",
+            "a",
+            "--label",
+            "b",
+            "--assignee",
+            "ann",
+            "--project",
+            "core",
+        ],
+        body,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let id = stdout(&o).trim().to_string();
+    assert!(id.starts_with("SPEC-"), "{id}");
+    let v = ok_json(ws.path(), &["show", &id, "--json"]);
+    let issue = &v["issue"];
+    assert_eq!(issue["id"], id.as_str());
+    assert_eq!(issue["title"], "Round trip");
+    assert_eq!(issue["type"], "specification");
+    assert_eq!(issue["priority"], "high");
+    assert_eq!(issue["status"], "open");
+    assert_eq!(issue["labels"], serde_json::json!(["a", "b"]));
+    assert_eq!(issue["assignee"], "ann");
+    assert_eq!(issue["project"], "core");
+    assert_eq!(issue["description"].as_str().map(str::trim_end), Some(body.trim_end()));
+    assert_eq!(all_issues(ws.path()).len(), ISSUES + 1);
+}
+
+#[test]
+fn create_json_and_description_file() {
+    let ws = generated();
+    let file = ws.path().join("body.md");
+    std::fs::write(&file, "From a file.").expect("write body");
+    let v = ok_json(
+        ws.path(),
+        &["create", "--title", "From file", "--description-file", file.to_str().expect("utf-8"), "--json"],
+    );
+    let id = v["issue"]["id"].as_str().expect("id");
+    let shown = ok_json(ws.path(), &["show", id, "--json"]);
+    assert_eq!(shown["issue"]["description"], "From a file.");
+}
+
+#[test]
+fn update_changes_fields_and_says_which() {
+    let ws = generated();
+    let id = ok(ws.path(), &["create", "--title", "To update", "--priority", "low"]).trim().to_string();
+    let out = ok(ws.path(), &["update", &id, "--priority", "critical", "--status", "in_progress", "--label", "x,y"]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], format!("Updated {id}:"));
+    let mut changed: Vec<&str> = lines[1..].iter().map(|l| l.trim()).collect();
+    changed.sort();
+    assert_eq!(changed, ["labels: x, y", "priority: critical", "status: in_progress"], "{out}");
+    let issue = ok_json(ws.path(), &["show", &id, "--json"])["issue"].clone();
+    assert_eq!(issue["priority"], "critical");
+    assert_eq!(issue["status"], "in_progress");
+    assert_eq!(issue["labels"], serde_json::json!(["x", "y"]));
+    let again = ok(ws.path(), &["update", &id, "--priority", "critical"]);
+    assert_eq!(again, format!("No change to {id}: the values given are already set.\n"));
+    let v = ok_json(ws.path(), &["update", &id, "--no-labels", "--assignee", "bo", "--json"]);
+    let mut changed: Vec<&str> = v["changed"].as_array().expect("changed").iter().filter_map(Value::as_str).collect();
+    changed.sort();
+    assert_eq!(changed, ["assignee", "labels"]);
+    assert_eq!(ok_json(ws.path(), &["show", &id, "--json"])["issue"]["assignee"], "bo");
+}
+
+#[test]
+fn board_shows_the_columns_with_their_counts() {
+    let ws = generated();
+    let issues = all_issues(ws.path());
+    let (open, doing, closed) =
+        (count_status(&issues, "open"), count_status(&issues, "in_progress"), count_status(&issues, "closed"));
+    assert!(closed > 3, "the generated workspace has more than 3 closed issues ({closed})");
+    let out = ok(ws.path(), &["board", "--closed", "3"]);
+    let lines: Vec<&str> = out.lines().collect();
+    let heads: Vec<&str> = lines[0].split('│').map(str::trim).collect();
+    assert_eq!(
+        heads,
+        [format!("OPEN ({open})"), format!("IN_PROGRESS ({doing})"), format!("CLOSED ({closed}, 3 shown)")],
+        "{out}"
+    );
+    assert!(lines.iter().all(|l| l.chars().count() <= 100), "{out}");
+    let cells = |col: usize| -> Vec<String> {
+        lines[2..]
+            .iter()
+            .filter_map(|l| l.split('│').nth(col).map(|c| c.trim().to_string()))
+            .filter(|c| !c.is_empty())
+            .collect()
+    };
+    assert_eq!(cells(0).len(), open, "{out}");
+    assert_eq!(cells(1).len(), doing, "{out}");
+    assert_eq!(cells(2).len(), 3, "{out}");
+    // The closed cards are the three most recently updated closed issues.
+    let recent: Vec<&str> =
+        issues.iter().filter(|i| i["status"] == "closed").take(3).filter_map(|i| i["id"].as_str()).collect();
+    let shown: Vec<String> = cells(2).iter().map(|c| c.split(' ').next().unwrap_or_default().to_string()).collect();
+    assert_eq!(shown, recent, "{out}");
+    let cancelled = count_status(&issues, "cancelled");
+    let four = ok(ws.path(), &["board", "--cancelled"]);
+    assert!(four.lines().next().is_some_and(|l| l.contains(&format!("CANCELLED ({cancelled}"))), "{four}");
+}
+
+#[test]
+fn stats_counts_add_up_to_the_issue_count() {
+    let ws = generated();
+    let v = ok_json(ws.path(), &["stats", "--json"]);
+    for group in ["status", "priority", "type"] {
+        assert_eq!(v[group]["total"], ISSUES as i64, "{group}: {v}");
+        let sum: i64 = v[group]["groups"].as_array().expect("groups").iter().filter_map(|g| g["count"].as_i64()).sum();
+        assert_eq!(sum, ISSUES as i64, "{group}: {v}");
+    }
+    let issues = all_issues(ws.path());
+    let out = ok(ws.path(), &["stats"]);
+    assert!(out.starts_with("STATUS"), "{out}");
+    let open_line = out.lines().find(|l| l.starts_with("open ")).expect("an open row");
+    assert_eq!(open_line.split_whitespace().nth(1), Some(count_status(&issues, "open").to_string().as_str()), "{out}");
+    let totals: Vec<&str> = out.lines().filter(|l| l.starts_with("total")).collect();
+    assert_eq!(totals.len(), 3, "{out}");
+    assert!(totals.iter().all(|l| l.split_whitespace().nth(1) == Some("40")), "{out}");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let ws = generated();
+    for args in [&["list", "--bogus"][..], &["show"], &["create"], &["frobnicate"], &["list", "--limit", "ten"]] {
+        let o = docket(ws.path(), args);
+        assert_eq!(o.status.code(), Some(2), "docket {args:?}: {}", stderr(&o));
+        assert!(stdout(&o).is_empty());
+    }
+}
+
+#[test]
+fn invalid_values_exit_1_with_the_valid_ones() {
+    let ws = generated();
+    let o = docket(ws.path(), &["create", "--title", "Bad", "--priority", "urgent"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.starts_with("docket: Invalid priority 'urgent'"), "{err}");
+    assert!(err.contains("low, medium, high, critical"), "{err}");
+    assert_eq!(all_issues(ws.path()).len(), ISSUES, "nothing was created");
+    let o = docket(ws.path(), &["list", "--status", "done"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("open, in_progress, closed, cancelled"), "{}", stderr(&o));
+    let o = docket(ws.path(), &["list", "--limit", "500"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+}
+
+#[test]
+fn a_missing_workspace_exits_1() {
+    let empty = tempfile::tempdir().expect("temp dir");
+    let o = docket(empty.path(), &["list"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).starts_with("docket: "), "{}", stderr(&o));
+    assert!(stderr(&o).contains("docket init"), "{}", stderr(&o));
+}
