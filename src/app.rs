@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use crate::error_memory::{ErrorMemory, Settings};
 use crate::handlers::Handlers;
-use crate::server::DocketServer;
+use crate::server::{DocketServer, ToolStyle};
 use crate::store::{Store, StoreOptions, Workspace};
 
 /// The core every front end drives.
@@ -26,6 +26,11 @@ impl App {
 
     /// An MCP server over this instance (one per stdio connection or HTTP session).
     pub fn server(&self) -> DocketServer<Handlers> {
-        DocketServer::new(Arc::clone(&self.handlers), Arc::clone(&self.store), Arc::clone(&self.memory))
+        self.server_with_style(ToolStyle::Granular)
+    }
+
+    /// An MCP server publishing the tools of `style` (granular or consolidated).
+    pub fn server_with_style(&self, style: ToolStyle) -> DocketServer<Handlers> {
+        DocketServer::with_style(Arc::clone(&self.handlers), Arc::clone(&self.store), Arc::clone(&self.memory), style)
     }
 }

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use docket::app::App;
+use docket::server::ToolStyle;
 use docket::store::Workspace;
 use rmcp::ServiceExt;
 
@@ -26,6 +27,9 @@ enum Command {
         /// Serve a generated demo workspace in a temporary directory (deleted on exit).
         #[arg(long)]
         demo: bool,
+        /// granular (one tool per operation) or consolidated (one tool per group, with an action).
+        #[arg(long, value_enum, env = "DOCKET_TOOL_STYLE", default_value_t)]
+        tool_style: ToolStyle,
     },
     /// Create a .docket/ workspace in DIR (default: the current directory).
     Init { dir: Option<PathBuf> },
@@ -37,7 +41,7 @@ fn main() -> ExitCode {
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("DOCKET_LOG").unwrap_or_else(|_| "warn".into()))
         .init();
     let result = match Cli::parse().command {
-        Command::Serve { workspace, demo } => serve(workspace, demo),
+        Command::Serve { workspace, demo, tool_style } => serve(workspace, demo, tool_style),
         Command::Init { dir } => init(dir),
     };
     match result {
@@ -56,7 +60,7 @@ fn init(dir: Option<PathBuf>) -> Result<(), String> {
     Ok(())
 }
 
-fn serve(workspace: Option<PathBuf>, demo: bool) -> Result<(), String> {
+fn serve(workspace: Option<PathBuf>, demo: bool, style: ToolStyle) -> Result<(), String> {
     // Keeps the demo directory alive until the server stops.
     let demo_dir = if demo {
         Some(tempfile::tempdir().map_err(|e| format!("cannot create a demo directory: {e}"))?)
@@ -70,7 +74,7 @@ fn serve(workspace: Option<PathBuf>, demo: bool) -> Result<(), String> {
         })?,
     };
     tracing::info!(workspace = %ws.dir.display(), "serving");
-    let server = App::open(ws).server();
+    let server = App::open(ws).server_with_style(style);
     docket::runtime::tokens::preload();
     let runtime = tokio::runtime::Runtime::new().map_err(|e| format!("cannot start the async runtime: {e}"))?;
     runtime.block_on(async move {
