@@ -12,21 +12,11 @@ use serde_json::{Value, json};
 
 use crate::error_memory;
 use crate::generated::limits;
+use crate::server::ToolStyle;
 use crate::store::StoreOptions;
 
 /// Where the configuration file lives, relative to the workspace directory.
 pub const FILE: &str = "config/docket.yaml";
-
-/// How the tools are published (SPEC section 7).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ToolStyle {
-    /// One tool per operation (wrangler's 20 names, plus docket's own).
-    #[default]
-    Granular,
-    /// One action-parameterised tool per group.
-    Consolidated,
-}
 
 /// Limits the handlers apply to responses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -294,11 +284,7 @@ impl Config {
                 }
             }
             Kind::Choice(_) => {
-                self.tool_style = match value.as_str() {
-                    Some("granular") => ToolStyle::Granular,
-                    Some("consolidated") => ToolStyle::Consolidated,
-                    _ => return Err(invalid()),
-                };
+                self.tool_style = value.as_str().and_then(|v| v.parse().ok()).ok_or_else(invalid)?;
             }
         }
         self.sources.insert(key.name, source);
@@ -321,7 +307,7 @@ impl Config {
             "character_limit" => json!(self.limits.character_limit),
             "error_retention_days" => json!(self.error_retention_days),
             "preflight_threshold" => json!(self.preflight_threshold),
-            "tool_style" => json!(self.tool_style),
+            "tool_style" => json!(self.tool_style.as_str()),
             _ => Value::Null,
         }
     }

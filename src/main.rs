@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use docket::app::App;
-use docket::config::ToolStyle;
+use docket::server::ToolStyle;
 use docket::store::Workspace;
 use docket::transport::{self, http};
 
@@ -43,8 +43,9 @@ enum Command {
         #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http")]
         allowed_origins: Vec<String>,
         /// How tools are published: granular (one per operation) or consolidated (one per group).
-        #[arg(long, value_name = "STYLE", value_parser = ["granular", "consolidated"])]
-        tool_style: Option<String>,
+        /// Overrides `tool_style` of config/docket.yaml and DOCKET_TOOL_STYLE.
+        #[arg(long, value_enum, value_name = "STYLE")]
+        tool_style: Option<ToolStyle>,
         /// Override a setting of config/docket.yaml, e.g. --set page_size=50 (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         settings: Vec<String>,
@@ -93,7 +94,7 @@ fn serve(
     workspace: Option<PathBuf>,
     demo: bool,
     http: Option<http::HttpOptions>,
-    tool_style: Option<String>,
+    tool_style: Option<ToolStyle>,
     settings: &[String],
 ) -> Result<(), String> {
     // Keeps the demo directory alive until the server stops.
@@ -110,10 +111,8 @@ fn serve(
     };
     tracing::info!(workspace = %ws.dir.display(), "serving");
     let mut config = docket::config::Config::load(&ws.dir, settings).map_err(|e| e.to_string())?;
-    match tool_style.as_deref() {
-        Some("consolidated") => config.set_tool_style(ToolStyle::Consolidated),
-        Some(_) => config.set_tool_style(ToolStyle::Granular),
-        None => {}
+    if let Some(style) = tool_style {
+        config.set_tool_style(style);
     }
     let app = App::open(ws, config);
     docket::runtime::tokens::preload();

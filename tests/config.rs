@@ -80,3 +80,15 @@ fn a_bad_config_file_stops_the_server_naming_the_key_and_the_valid_values() {
     let stderr = String::from_utf8_lossy(&flagged.stderr);
     assert!(stderr.contains("--set: unknown setting `tool_stlye`. Did you mean `tool_style`?"), "{stderr}");
 }
+
+#[tokio::test]
+async fn tool_style_in_the_file_publishes_the_consolidated_profile() {
+    let dir = workspace_with(3, "tool_style: consolidated\n");
+    let client = start(dir.path()).await;
+    let tools = client.list_all_tools().await.expect("tools/list");
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(names, ["issues", "session", "errors"]);
+    let listed = structured(&call(&client, "issues", json!({"action": "list", "format": "minimal"})).await);
+    assert_eq!(listed["issues"].as_array().unwrap().len(), 3);
+    assert_eq!(config_resource(&client).await["settings"]["tool_style"]["value"], "consolidated");
+}

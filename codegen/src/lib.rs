@@ -61,6 +61,20 @@ pub fn tool_list_json(file: &str, text: &str) -> Result<serde_json::Value, Vec<D
     Ok(serde_json::json!({ "tools": tools }))
 }
 
+/// The tools/list JSON of the consolidated profile (`--tool-style consolidated`).
+pub fn consolidated_list_json(file: &str, text: &str) -> Result<serde_json::Value, Vec<Diagnostic>> {
+    let model = load(file, text)?;
+    let tools: Vec<serde_json::Value> =
+        render::consolidated_plan(&model).iter().map(render::consolidated_tool_json).collect();
+    Ok(serde_json::json!({ "tools": tools }))
+}
+
+/// The generated `consolidated` module on its own (it is also part of `tools.rs`).
+pub fn consolidated_rs(file: &str, text: &str) -> Result<String, Vec<Diagnostic>> {
+    let model = load(file, text)?;
+    render::consolidated_rs(&model).map_err(|e| vec![Diagnostic::new(file, Pos::default(), "generator-bug", e)])
+}
+
 fn parse_error(file: &str, e: &serde_yaml::Error) -> Diagnostic {
     let pos = e.location().map(|l| Pos { line: l.line(), col: l.column() }).unwrap_or(Pos { line: 1, col: 1 });
     // serde_yaml appends " at line L column C"; the position is already in front.

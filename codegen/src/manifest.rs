@@ -31,6 +31,8 @@ pub struct Server {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Group {
+    /// Title of the group's consolidated tool (default: the group name, capitalized).
+    pub title: Option<String>,
     pub description: String,
 }
 

@@ -23,6 +23,8 @@ pub struct Server {
 #[derive(Debug, Clone)]
 pub struct Group {
     pub name: String,
+    /// Title of the consolidated tool of this group.
+    pub title: String,
     pub description: String,
 }
 
@@ -136,7 +138,18 @@ pub struct Deprecation {
     pub note: Option<String>,
 }
 
+/// The action that stands for tool `name` in its group's consolidated tool: the name without the
+/// `{group}_` prefix (`issues_get_batch` -> `get_batch`), or the whole name when it has none.
+pub fn action_name<'a>(name: &'a str, group: &str) -> &'a str {
+    name.strip_prefix(group).and_then(|r| r.strip_prefix('_')).filter(|a| !a.is_empty()).unwrap_or(name)
+}
+
 impl Tool {
+    /// See [`action_name`].
+    pub fn action(&self) -> &str {
+        action_name(&self.name, &self.group)
+    }
+
     /// The description clients see: deprecated tools are prefixed and name their replacement.
     pub fn published_description(&self) -> String {
         match &self.deprecated {
@@ -164,4 +177,9 @@ pub const BUILTIN_TEMPLATES: &[(&str, &[&str])] = &[
     ("invalid_item_count", &["param", "count", "range"]),
     ("invalid_arguments", &["tool", "details"]),
     ("not_implemented", &["tool"]),
+    // The consolidated profile's action checks.
+    ("missing_action", &["tool", "actions"]),
+    ("unknown_action", &["tool", "action", "actions"]),
+    ("missing_action_param", &["tool", "action", "param"]),
+    ("param_not_for_action", &["tool", "action", "param", "actions"]),
 ];

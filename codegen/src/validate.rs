@@ -51,7 +51,11 @@ pub fn validate(file: &str, m: &manifest::Manifest, loc: &Locator) -> Result<Mod
             groups: m
                 .groups
                 .iter()
-                .map(|(n, g)| Group { name: n.clone(), description: g.description.clone() })
+                .map(|(n, g)| Group {
+                    name: n.clone(),
+                    title: g.title.clone().unwrap_or_else(|| n.to_upper_camel_case()),
+                    description: g.description.clone(),
+                })
                 .collect(),
             rust_types: v.rust_types,
             errors,
@@ -228,6 +232,7 @@ impl Validator<'_> {
     fn tools(&mut self, m: &manifest::Manifest, errors: &[ErrorTemplate]) -> Vec<Tool> {
         let mut first_seen: HashMap<&str, usize> = HashMap::new();
         let mut rust_idents: HashMap<String, String> = HashMap::new();
+        let mut actions: HashMap<(String, String), String> = HashMap::new();
         let mut out = Vec::new();
         for (i, t) in m.tools.iter().enumerate() {
             let path = format!("tools[{i}]");
@@ -277,6 +282,27 @@ impl Validator<'_> {
                     "unknown-group",
                     format!("unknown group `{}`", t.group),
                     Some(&format!("declared groups: {}", m.groups.keys().cloned().collect::<Vec<_>>().join(", "))),
+                );
+            }
+            // The consolidated profile publishes the group as one tool with an `action` parameter.
+            if t.input.contains_key("action") {
+                self.error_at_key(
+                    &format!("{path}.input.action"),
+                    "reserved-parameter",
+                    format!("tool `{}` declares `action`, which the consolidated profile reserves", t.name),
+                    Some("the consolidated tool of a group uses `action` to pick the tool; rename the parameter"),
+                );
+            }
+            let action = action_name(&t.name, &t.group).to_string();
+            if let Some(other) = actions.insert((t.group.clone(), action.clone()), t.name.clone()) {
+                self.error(
+                    &format!("{path}.name"),
+                    "duplicate-action",
+                    format!(
+                        "tools `{other}` and `{}` are both action `{action}` of the consolidated tool `{}`",
+                        t.name, t.group
+                    ),
+                    Some(&format!("the action is the tool name without `{}_`; rename one of the tools", t.group)),
                 );
             }
             let a = &t.annotations;

@@ -49,6 +49,49 @@ fn ok_minimal_publishes_pinned_tool_list() {
     expectorate::assert_contents(golden("ok_minimal.tools.json"), &serde_json::to_string_pretty(&json).expect("JSON"));
 }
 
+/// The consolidated profile of a fixture made to exercise merging: its tools/list and its module.
+#[test]
+fn ok_consolidated_publishes_pinned_consolidated_tools() {
+    let (name, text) = fixture("ok_consolidated");
+    let json = codegen::consolidated_list_json(&name, &text).expect("valid fixture");
+    expectorate::assert_contents(
+        golden("ok_consolidated.consolidated.json"),
+        &serde_json::to_string_pretty(&json).expect("JSON"),
+    );
+    let rust = codegen::consolidated_rs(&name, &text).expect("valid fixture");
+    expectorate::assert_contents(golden("ok_consolidated.consolidated.rs"), &rust);
+    // The whole generated layer (granular and consolidated) still renders.
+    codegen::generate(&name, &text).unwrap_or_else(|d| panic!("ok_consolidated should be valid:\n{}", join(&d)));
+}
+
+#[test]
+fn consolidated_tools_are_flat_and_name_their_actions() {
+    let (name, text) = fixture("ok_consolidated");
+    let json = codegen::consolidated_list_json(&name, &text).expect("valid fixture");
+    let tools = json["tools"].as_array().expect("tools");
+    let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+    assert_eq!(names, ["items", "notes"], "one tool per group with tools");
+    let items = &tools[0];
+    assert_eq!(items["title"], "Stock items");
+    let a = &items["annotations"];
+    assert_eq!((a["readOnlyHint"].as_bool(), a["destructiveHint"].as_bool()), (Some(false), Some(true)));
+    assert_eq!((a["idempotentHint"].as_bool(), a["openWorldHint"].as_bool()), (Some(false), Some(true)));
+    assert!(items.get("outputSchema").is_none());
+    let schema = &items["inputSchema"];
+    for combinator in ["oneOf", "anyOf", "allOf"] {
+        assert!(schema.get(combinator).is_none());
+    }
+    assert_eq!(schema["required"], serde_json::json!(["action"]));
+    assert_eq!(schema["properties"]["action"]["enum"], serde_json::json!(["list", "get", "remove", "get_all"]));
+    let p = &schema["properties"];
+    assert_eq!(p["color"]["type"], "array", "a value and an array of values publish the array");
+    assert_eq!((p["limit"]["minimum"].as_i64(), p["limit"]["maximum"].as_i64()), (Some(1), Some(500)));
+    assert!(p["limit"].get("default").is_none(), "defaults that differ per action are described instead");
+    assert!(p["size"].get("type").is_none(), "types that cannot merge leave the property untyped");
+    assert_eq!(p["id"]["description"], "(get, remove; required) Item ID.");
+    assert!(items["description"].as_str().is_some_and(|d| d.contains("See items(action=get) for one.")));
+}
+
 macro_rules! rejects {
     ($($test:ident: $stem:literal => $code:literal,)*) => {
         $( #[test] fn $test() { assert_rejects($stem, $code); } )*
@@ -69,6 +112,8 @@ rejects! {
     missing_builtin_template_is_rejected: "err_missing_builtin_template" => "missing-builtin-template",
     array_without_items_is_rejected: "err_array_without_items" => "array-without-items",
     unknown_error_context_param_is_rejected: "err_unknown_context_param" => "unknown-context-param",
+    action_parameter_in_a_group_is_rejected: "err_reserved_action_parameter" => "reserved-parameter",
+    two_tools_with_the_same_action_are_rejected: "err_duplicate_action" => "duplicate-action",
 }
 
 #[test]

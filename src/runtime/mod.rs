@@ -195,7 +195,8 @@ pub struct ToolSpec {
     pub deprecated_by: Option<&'static str>,
     /// JSON Schema of the arguments (inline, no `$ref`).
     pub input_schema: &'static str,
-    /// JSON Schema of structuredContent.
+    /// JSON Schema of structuredContent; empty when the tool publishes none (the consolidated
+    /// profile's tools, whose structuredContent differs per action).
     pub output_schema: &'static str,
     /// Parameters that identify a failure for error intelligence.
     pub error_context: &'static [&'static str],
@@ -204,16 +205,19 @@ pub struct ToolSpec {
 impl ToolSpec {
     /// The rmcp definition published in tools/list, every annotation explicit.
     pub fn to_tool(&self) -> Tool {
-        Tool::new_with_raw(self.name, Some(self.description.into()), schema(self.input_schema))
-            .with_title(self.title)
-            .with_raw_output_schema(schema(self.output_schema))
-            .with_annotations(ToolAnnotations::from_raw(
-                Some(self.title.to_string()),
-                Some(self.read_only),
-                Some(self.destructive),
-                Some(self.idempotent),
-                Some(self.open_world),
-            ))
+        let tool = Tool::new_with_raw(self.name, Some(self.description.into()), schema(self.input_schema))
+            .with_title(self.title);
+        let tool = match self.output_schema {
+            "" => tool,
+            output => tool.with_raw_output_schema(schema(output)),
+        };
+        tool.with_annotations(ToolAnnotations::from_raw(
+            Some(self.title.to_string()),
+            Some(self.read_only),
+            Some(self.destructive),
+            Some(self.idempotent),
+            Some(self.open_world),
+        ))
     }
 }
 

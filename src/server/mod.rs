@@ -4,6 +4,7 @@
 mod envelope;
 mod intelligence;
 mod notify;
+mod profile;
 mod prompts;
 mod resources;
 
@@ -26,12 +27,15 @@ use crate::generated::{self, ToolHandlers};
 use crate::runtime::CallContext;
 use crate::store::Store;
 
+pub use profile::ToolStyle;
+
 /// Serves the tools of `H` (normally [`crate::handlers::Handlers`]).
 pub struct DocketServer<H> {
     handlers: Arc<H>,
     store: Arc<Store>,
     memory: Arc<ErrorMemory>,
     config: Arc<Config>,
+    style: ToolStyle,
     tools: Arc<Vec<Tool>>,
     calls: AtomicU64,
     listeners: notify::Listeners,
@@ -40,9 +44,13 @@ pub struct DocketServer<H> {
 impl<H: ToolHandlers> DocketServer<H> {
     /// `store` is the one `handlers` work on (the server reads its index state for `_meta`);
     /// `memory` records failed calls and warns before they repeat.
+    /// `store` is the one `handlers` work on (the server reads its index state for `_meta`);
+    /// `memory` records failed calls and warns before they repeat; `config` picks the tool style.
     pub fn new(handlers: Arc<H>, store: Arc<Store>, memory: Arc<ErrorMemory>, config: Arc<Config>) -> Self {
-        let tools = Arc::new(generated::tool_definitions());
-        DocketServer { handlers, store, memory, config, tools, calls: AtomicU64::new(0), listeners: Default::default() }
+        let style = config.tool_style;
+        let tools = Arc::new(style.tools());
+        let listeners = notify::Listeners::default();
+        DocketServer { handlers, store, memory, config, style, tools, calls: AtomicU64::new(0), listeners }
     }
 }
 
@@ -62,7 +70,7 @@ impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
         .with_server_info(
             Implementation::new(generated::SERVER_NAME, env!("CARGO_PKG_VERSION")).with_title(generated::SERVER_TITLE),
         )
-        .with_instructions(generated::SERVER_INSTRUCTIONS)
+        .with_instructions(self.style.instructions())
     }
 
     async fn list_tools(
@@ -70,7 +78,7 @@ impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        // Twenty tools fit one page; several clients ignore nextCursor on tools/list.
+        // Every profile fits one page; several clients ignore nextCursor on tools/list.
         Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
     }
 
@@ -166,45 +174,78 @@ impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
     ) -> Result<CallToolResponse, ErrorData> {
         let started = Instant::now();
         let request_id = format!("req-{}", self.calls.fetch_add(1, Ordering::Relaxed) + 1);
-        let name = request.name.to_string();
-        let ctx = CallContext { tool: name.clone(), request_id: request_id.clone() };
+        let requested = request.name.to_string();
         let args = request.arguments.unwrap_or_default();
-        let watched = args.clone();
-        let error_context = intelligence::context_of(&name, &args);
-        let mut warnings = if self.get_tool(&name).is_some() {
-            intelligence::preflight(&self.memory, &name, &error_context).await
-        } else {
-            Vec::new()
+        // The consolidated profile resolves (tool, action) to the underlying tool first, so error
+        // memory, preflight, dispatch and `_meta` all work on the underlying tool.
+        let (name, args, resolve_error) = match self.style {
+            ToolStyle::Granular => (Some(requested.clone()), args, None),
+            ToolStyle::Consolidated => match profile::resolve(&requested, args) {
+                Some(r) => (r.tool.map(str::to_string), r.args, r.error),
+                None => return Err(self.unknown_tool(&requested)),
+            },
         };
+        let known = name.as_deref().is_some_and(|n| generated::TOOLS.iter().any(|t| t.name == n));
+        let name = name.unwrap_or_else(|| requested.clone());
+        let ctx = CallContext { tool: name.clone(), request_id: request_id.clone() };
+        let error_context = intelligence::context_of(&name, &args);
+        let watched = args.clone();
+        let mut warnings =
+            if known { intelligence::preflight(&self.memory, &name, &error_context).await } else { Vec::new() };
         warnings.extend(intelligence::deprecation(&name));
-        match generated::dispatch(self.handlers.as_ref(), &name, args, ctx).await {
-            Some(result) => {
-                match &result {
-                    Err(e) => {
-                        tracing::info!(tool = %name, code = e.code.as_str(), "tool call failed");
-                        warnings.extend(intelligence::record(&self.memory, &name, e, &error_context).await);
-                        self.listeners.log_failure(&context.peer, &name, e).await;
-                    }
-                    Ok(reply) => {
-                        for uri in self.listeners.touched(&name, &watched, &reply.data) {
-                            if let Err(e) = context
-                                .peer
-                                .notify_resource_updated(rmcp::model::ResourceUpdatedNotificationParam::new(uri))
-                                .await
-                            {
-                                tracing::debug!(error = %e, "could not notify a subscriber");
-                            }
-                        }
-                    }
+        let result = match resolve_error {
+            Some(e) => Some(Err(e)),
+            None => generated::dispatch(self.handlers.as_ref(), &name, args, ctx).await,
+        };
+        let Some(mut result) = result else { return Err(self.unknown_tool(&requested)) };
+        match &result {
+            Err(e) => {
+                tracing::info!(tool = %name, code = e.code.as_str(), "tool call failed");
+                // A call without a valid action has no underlying tool to remember the failure by.
+                if known {
+                    warnings.extend(intelligence::record(&self.memory, &name, e, &error_context).await);
                 }
-                let facts = envelope::CallFacts { request_id, started, index: self.store.index_info(), warnings };
-                Ok(envelope::call_result(result, &facts).into())
+                self.listeners.log_failure(&context.peer, &name, e).await;
             }
-            None => Err(ErrorData::invalid_params(
-                format!("Unknown tool '{name}'. Call tools/list to see the {} available tools.", self.tools.len()),
-                None,
-            )),
+            Ok(reply) => self.notify_subscribers(&context, &name, &watched, &reply.data).await,
         }
+        if self.style == ToolStyle::Consolidated {
+            result = profile::rewrite_result(result);
+            profile::rewrite_warnings(&mut warnings);
+        }
+        let facts = envelope::CallFacts { request_id, started, index: self.store.index_info(), warnings };
+        Ok(envelope::call_result(result, &facts).into())
+    }
+}
+
+impl<H> DocketServer<H> {
+    /// Tells subscribers of what a successful write changed.
+    async fn notify_subscribers(
+        &self,
+        context: &RequestContext<RoleServer>,
+        tool: &str,
+        args: &serde_json::Map<String, serde_json::Value>,
+        output: &serde_json::Value,
+    ) {
+        for uri in self.listeners.touched(tool, args, output) {
+            let param = rmcp::model::ResourceUpdatedNotificationParam::new(uri);
+            if let Err(e) = context.peer.notify_resource_updated(param).await {
+                tracing::debug!(error = %e, "could not notify a subscriber");
+            }
+        }
+    }
+
+    fn unknown_tool(&self, name: &str) -> ErrorData {
+        let hint = match self.style {
+            ToolStyle::Consolidated if profile::rewrite(name) != name => {
+                format!(" This server publishes the consolidated profile: call {} instead.", profile::rewrite(name))
+            }
+            _ => String::new(),
+        };
+        ErrorData::invalid_params(
+            format!("Unknown tool '{name}'. Call tools/list to see the {} available tools.{hint}", self.tools.len()),
+            None,
+        )
     }
 }
 

@@ -26,7 +26,7 @@ pub async fn start(workspace: &Path) -> Client {
 /// Like [`start`], with extra environment variables for the server.
 pub async fn start_with_env(workspace: &Path, env: &[(&str, &str)]) -> Client {
     let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_docket"));
-    cmd.arg("serve").arg("--workspace").arg(workspace).env_remove("DOCKET_WORKSPACE");
+    cmd.arg("serve").arg("--workspace").arg(workspace).env_remove("DOCKET_WORKSPACE").env_remove("DOCKET_TOOL_STYLE");
     for (k, v) in env {
         cmd.env(k, v);
     }

@@ -2,11 +2,11 @@
 
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: codegen <check|dump|docs [--check]|schema> [tools.yaml]\n\
+const USAGE: &str = "usage: codegen <check|dump|docs [--check]|schema [--consolidated]> [tools.yaml]\n\
   check   validate the manifest; exit 1 with tools.yaml:LINE:COL diagnostics\n\
   dump    print the Rust that build.rs writes into OUT_DIR\n\
   docs    write docs/tools.md (--check: fail if it differs from the manifest)\n\
-  schema  print the tools/list JSON clients see";
+  schema  print the tools/list JSON clients see (--consolidated: of the consolidated profile)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -30,8 +30,12 @@ fn main() -> ExitCode {
                 println!("// ===== OUT_DIR/{name} =====\n{body}");
             }
         }),
-        "schema" => codegen::tool_list_json(&manifest, &text)
-            .map(|v| println!("{}", serde_json::to_string_pretty(&v).expect("JSON serializes"))),
+        "schema" => if args.iter().any(|a| a == "--consolidated") {
+            codegen::consolidated_list_json(&manifest, &text)
+        } else {
+            codegen::tool_list_json(&manifest, &text)
+        }
+        .map(|v| println!("{}", serde_json::to_string_pretty(&v).expect("JSON serializes"))),
         "docs" => match codegen::docs(&manifest, &text) {
             Ok(md) => return write_docs(&md, check_only),
             Err(d) => Err(d),

@@ -1,5 +1,6 @@
 //! Rendering: the model becomes formatted Rust (quote + syn + prettyplease) and Markdown (minijinja).
 
+mod consolidated;
 mod docs;
 mod schema;
 mod tests;
@@ -9,6 +10,7 @@ mod types;
 use proc_macro2::TokenStream;
 use quote::quote;
 
+pub use consolidated::{plan as consolidated_plan, tool_json as consolidated_tool_json};
 pub use docs::tools_markdown;
 pub use schema::object_schema;
 
@@ -27,6 +29,7 @@ pub fn tools_rs(model: &Model) -> Result<String, String> {
     let handler_trait = tools::handler_trait(&model.tools);
     let table = tools::tool_table(model);
     let dispatch = tools::dispatch(&model.tools);
+    let consolidated = consolidated::module(model);
     let (name, title, instructions) = (&model.server.name, &model.server.title, &model.server.instructions);
     let groups = model.groups.iter().map(|g| {
         let (n, d) = (&g.name, &g.description);
@@ -60,7 +63,14 @@ pub fn tools_rs(model: &Model) -> Result<String, String> {
         }
 
         #dispatch
+
+        #consolidated
     })
+}
+
+/// The `consolidated` module alone (pinned by the golden tests).
+pub fn consolidated_rs(model: &Model) -> Result<String, String> {
+    format(consolidated::module(model))
 }
 
 /// `tools_tests.rs`: tests pinning every tool's published schema and annotations to the manifest.

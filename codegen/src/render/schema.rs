@@ -42,7 +42,7 @@ pub fn field_schema(f: &Field) -> Value {
     s
 }
 
-fn shape_schema(shape: &Shape) -> Value {
+pub(super) fn shape_schema(shape: &Shape) -> Value {
     let mut m = Map::new();
     if let Some(t) = shape.json_type() {
         m.insert("type".into(), json!(t));

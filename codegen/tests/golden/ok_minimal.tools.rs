@@ -314,6 +314,66 @@ pub mod errors {
             format!("{tool} is not implemented.", tool = tool),
         )
     }
+    /// `INVALID_ARGUMENT`: {tool} needs an action; one of {actions}.
+    pub fn missing_action(
+        tool: impl ::std::fmt::Display,
+        actions: impl ::std::fmt::Display,
+    ) -> ToolError {
+        ToolError::new(
+            ErrorCode::InvalidArgument,
+            "missing_action",
+            format!(
+                "{tool} needs an action; one of {actions}.", tool = tool, actions =
+                actions
+            ),
+        )
+    }
+    /// `INVALID_ARGUMENT`: Unknown action {action} for {tool}; valid: {actions}.
+    pub fn unknown_action(
+        tool: impl ::std::fmt::Display,
+        action: impl ::std::fmt::Display,
+        actions: impl ::std::fmt::Display,
+    ) -> ToolError {
+        ToolError::new(
+            ErrorCode::InvalidArgument,
+            "unknown_action",
+            format!(
+                "Unknown action {action} for {tool}; valid: {actions}.", tool = tool,
+                action = action, actions = actions
+            ),
+        )
+    }
+    /// `INVALID_ARGUMENT`: Action {action} of {tool} needs {param}.
+    pub fn missing_action_param(
+        tool: impl ::std::fmt::Display,
+        action: impl ::std::fmt::Display,
+        param: impl ::std::fmt::Display,
+    ) -> ToolError {
+        ToolError::new(
+            ErrorCode::InvalidArgument,
+            "missing_action_param",
+            format!(
+                "Action {action} of {tool} needs {param}.", tool = tool, action = action,
+                param = param
+            ),
+        )
+    }
+    /// `INVALID_ARGUMENT`: {param} is not for action {action} of {tool}; only {actions}.
+    pub fn param_not_for_action(
+        tool: impl ::std::fmt::Display,
+        action: impl ::std::fmt::Display,
+        param: impl ::std::fmt::Display,
+        actions: impl ::std::fmt::Display,
+    ) -> ToolError {
+        ToolError::new(
+            ErrorCode::InvalidArgument,
+            "param_not_for_action",
+            format!(
+                "{param} is not for action {action} of {tool}; only {actions}.", tool =
+                tool, action = action, param = param, actions = actions
+            ),
+        )
+    }
 }
 /// Checks raw arguments against a tool's rules, reporting every problem with the manifest's
 /// messages, then deserializes them into the typed input.
@@ -508,4 +568,216 @@ pub async fn dispatch<H: ToolHandlers>(
             _ => return None,
         },
     )
+}
+/// The consolidated profile (`--tool-style consolidated`): one tool per group with an `action`
+/// parameter, resolved to the underlying tool before dispatch. Generated from the same groups
+/// and tools as the granular profile.
+pub mod consolidated {
+    use super::errors;
+    use ::docket::runtime::{ToolError, ToolSpec};
+    use ::serde_json::Value;
+    type Args = ::serde_json::Map<::std::string::String, Value>;
+    /// Server instructions with every tool named as its consolidated call.
+    pub const INSTRUCTIONS: &str = "A fixture for golden tests.";
+    /// One tool per group, in manifest order. They publish no outputSchema: structuredContent is
+    /// the underlying tool's and differs per action.
+    pub const TOOLS: &[ToolSpec] = &[
+        ToolSpec {
+            name: "items",
+            title: "Items",
+            description: "Items. Pick the operation with action; each parameter says which actions take it.\n- list_items: List items by color.\n- add_item: Add an item.",
+            group: "items",
+            read_only: false,
+            destructive: false,
+            idempotent: false,
+            open_world: false,
+            deprecated_by: None,
+            input_schema: "{\"type\":\"object\",\"properties\":{\"action\":{\"type\":\"string\",\"enum\":[\"list_items\",\"add_item\"],\"description\":\"What to do; the tool description explains each action.\"},\"color\":{\"type\":\"string\",\"enum\":[\"red\",\"dark_blue\"],\"description\":\"(list_items) Color filter.\",\"default\":\"red\"},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"description\":\"(list_items) Page size.\",\"default\":25},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":5,\"description\":\"(list_items) Tags.\"},\"name\":{\"type\":\"string\",\"minLength\":1,\"description\":\"(add_item; required) Name.\"},\"note\":{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\",\"maxLength\":10,\"description\":\"Text.\"}},\"required\":[\"text\"],\"additionalProperties\":false,\"description\":\"(add_item) Optional note.\"},\"type\":{\"type\":\"string\",\"enum\":[\"small\",\"large\"],\"description\":\"(add_item) Size.\"}},\"required\":[\"action\"],\"additionalProperties\":false}",
+            output_schema: "",
+            error_context: &[],
+        },
+    ];
+    /// Granular tool name -> its consolidated call, longest names first (for rewriting texts).
+    pub const ALIASES: &[(&str, &str)] = &[
+        ("list_items", "items(action=list_items)"),
+        ("add_item", "items(action=add_item)"),
+    ];
+    /// How resolve adapts a value where actions disagree on value vs array of values.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Coerce {
+        Keep,
+        /// The property is an array, this action takes one value: a one-item array is unwrapped.
+        ToScalar,
+        /// The action takes an array, another one value: a lone value is wrapped.
+        ToArray,
+    }
+    /// A parameter of one action.
+    #[derive(Debug, Clone, Copy)]
+    pub struct Param {
+        pub name: &'static str,
+        pub required: bool,
+        pub coerce: Coerce,
+    }
+    /// An action: the underlying tool and its parameters.
+    #[derive(Debug, Clone, Copy)]
+    pub struct Action {
+        pub name: &'static str,
+        pub tool: &'static str,
+        pub params: &'static [Param],
+    }
+    /// A consolidated tool: its actions, and which actions take each parameter.
+    #[derive(Debug, Clone, Copy)]
+    pub struct Group {
+        pub tool: &'static str,
+        pub actions: &'static [Action],
+        pub takers: &'static [(&'static str, &'static str)],
+    }
+    /// Every consolidated tool's actions.
+    pub const GROUPS: &[Group] = &[
+        Group {
+            tool: "items",
+            actions: &[
+                Action {
+                    name: "list_items",
+                    tool: "list_items",
+                    params: &[
+                        Param {
+                            name: "color",
+                            required: false,
+                            coerce: Coerce::Keep,
+                        },
+                        Param {
+                            name: "limit",
+                            required: false,
+                            coerce: Coerce::Keep,
+                        },
+                        Param {
+                            name: "tags",
+                            required: false,
+                            coerce: Coerce::Keep,
+                        },
+                    ],
+                },
+                Action {
+                    name: "add_item",
+                    tool: "add_item",
+                    params: &[
+                        Param {
+                            name: "name",
+                            required: true,
+                            coerce: Coerce::Keep,
+                        },
+                        Param {
+                            name: "note",
+                            required: false,
+                            coerce: Coerce::Keep,
+                        },
+                        Param {
+                            name: "type",
+                            required: false,
+                            coerce: Coerce::Keep,
+                        },
+                    ],
+                },
+            ],
+            takers: &[
+                ("color", "list_items"),
+                ("limit", "list_items"),
+                ("tags", "list_items"),
+                ("name", "add_item"),
+                ("note", "add_item"),
+                ("type", "add_item"),
+            ],
+        },
+    ];
+    /// The rmcp tool definitions of [`TOOLS`], as tools/list publishes them.
+    pub fn tool_definitions() -> ::std::vec::Vec<::rmcp::model::Tool> {
+        TOOLS.iter().map(ToolSpec::to_tool).collect()
+    }
+    /// The underlying tool of a call, when its `action` names one.
+    pub fn underlying(tool: &str, args: &Args) -> ::std::option::Option<&'static str> {
+        let action = args.get("action")?.as_str()?;
+        let group = GROUPS.iter().find(|g| g.tool == tool)?;
+        group.actions.iter().find(|a| a.name == action).map(|a| a.tool)
+    }
+    /// Resolves a call of consolidated tool `name` to (underlying tool, its arguments):
+    /// checks the action, the action's required parameters and parameters it does not take.
+    /// `None` when `name` is not a consolidated tool.
+    pub fn resolve(
+        name: &str,
+        args: Args,
+    ) -> ::std::option::Option<::std::result::Result<(&'static str, Args), ToolError>> {
+        let group = GROUPS.iter().find(|g| g.tool == name)?;
+        Some(resolve_in(group, args))
+    }
+    fn resolve_in(
+        group: &'static Group,
+        mut args: Args,
+    ) -> ::std::result::Result<(&'static str, Args), ToolError> {
+        let tool = group.tool;
+        let names = || {
+            group
+                .actions
+                .iter()
+                .map(|a| a.name)
+                .collect::<::std::vec::Vec<_>>()
+                .join(", ")
+        };
+        let requested = match args.remove("action") {
+            None | Some(Value::Null) => return Err(errors::missing_action(tool, names())),
+            Some(Value::String(s)) => s,
+            Some(other) => return Err(errors::unknown_action(tool, other, names())),
+        };
+        let Some(action) = group.actions.iter().find(|a| a.name == requested) else {
+            return Err(errors::unknown_action(tool, requested, names()));
+        };
+        let takes = |key: &str| action.params.iter().any(|p| p.name == key);
+        args.retain(|k, v| !v.is_null() || takes(k));
+        let mut problems = ::std::vec::Vec::new();
+        for key in args.keys().filter(|k| !takes(k)) {
+            match group.takers.iter().find(|(p, _)| p == key) {
+                Some((_, takers)) => {
+                    problems
+                        .push(
+                            errors::param_not_for_action(tool, action.name, key, takers),
+                        )
+                }
+                None => {
+                    let allowed: ::std::vec::Vec<&str> = ::std::iter::once("action")
+                        .chain(action.params.iter().map(|p| p.name))
+                        .collect();
+                    let call = format!("{tool}(action={})", action.name);
+                    problems
+                        .push(errors::unknown_parameter(call, key, allowed.join(", ")));
+                }
+            }
+        }
+        for p in action.params.iter().filter(|p| p.required) {
+            if args.get(p.name).is_none_or(Value::is_null) {
+                problems.push(errors::missing_action_param(tool, action.name, p.name));
+            }
+        }
+        if let Some(error) = ToolError::combine(problems) {
+            return Err(error);
+        }
+        for p in action.params {
+            let Some(slot) = args.get_mut(p.name) else { continue };
+            match p.coerce {
+                Coerce::ToScalar => {
+                    if let Value::Array(items) = slot && items.len() == 1 {
+                        let item = items.remove(0);
+                        *slot = item;
+                    }
+                }
+                Coerce::ToArray => {
+                    if !slot.is_array() && !slot.is_null() {
+                        let item = slot.take();
+                        *slot = Value::Array(vec![item]);
+                    }
+                }
+                Coerce::Keep => {}
+            }
+        }
+        Ok((action.tool, args))
+    }
 }

@@ -1,0 +1,497 @@
+//! The consolidated profile (`docket serve --tool-style consolidated`): one tool per group, named
+//! after the group, whose `action` enum picks one of the group's tools (`issues_get_batch` ->
+//! action `get_batch`). Its input schema is one flat object: `action` plus the union of the
+//! group's parameters, each described with the actions that take it.
+//!
+//! Same-named parameters merge into one property. Where their schemas differ the published one is
+//! looser (widest bounds, union of enums); the exact rules still run afterwards, in the underlying
+//! tool's generated argument parser. Where one action takes a value and another an array of them,
+//! the property is the array and resolve unwraps a one-item array for the scalar actions. What the
+//! flat schema cannot say (required per action, parameters of other actions) the generated
+//! `resolve` checks, with catalogue messages.
+//!
+//! Consolidated tools publish no outputSchema: structuredContent differs per action (see
+//! docs/manifest.md for why a merged schema is not published instead).
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use serde_json::{Map, Value, json};
+
+use super::schema::shape_schema;
+use super::types::docs;
+use crate::model::{Annotations, Field, Model, Tool};
+
+/// How resolve adapts a parameter's value for one action.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Coerce {
+    Keep,
+    /// Published as an array, the action takes one value: a one-item array is unwrapped.
+    ToScalar,
+    /// Published as an array because another action takes one value: a lone value is wrapped.
+    ToArray,
+}
+
+pub struct Action<'m> {
+    pub name: String,
+    pub tool: &'m Tool,
+    /// (parameter, required, coercion), in the tool's order.
+    pub params: Vec<(String, bool, Coerce)>,
+}
+
+pub struct Param {
+    pub wire: String,
+    pub actions: Vec<String>,
+    pub schema: Value,
+}
+
+/// One consolidated tool.
+pub struct Consolidated<'m> {
+    pub name: String,
+    pub title: String,
+    pub description: String,
+    pub annotations: Annotations,
+    pub actions: Vec<Action<'m>>,
+    pub params: Vec<Param>,
+}
+
+impl Consolidated<'_> {
+    /// The published inputSchema: `action` first, then the merged parameters.
+    pub fn input_schema(&self) -> Value {
+        let mut props = Map::new();
+        let names: Vec<&str> = self.actions.iter().map(|a| a.name.as_str()).collect();
+        props.insert(
+            "action".into(),
+            json!({"type": "string", "enum": names, "description": "What to do; the tool description explains each action."}),
+        );
+        for p in &self.params {
+            props.insert(p.wire.clone(), p.schema.clone());
+        }
+        json!({"type": "object", "properties": props, "required": ["action"], "additionalProperties": false})
+    }
+}
+
+/// Granular tool name -> how the consolidated profile names that call, e.g. `issues(action=list)`;
+/// longest names first so rewriting never stops at a prefix.
+pub fn aliases(model: &Model) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> =
+        model.tools.iter().map(|t| (t.name.clone(), format!("{}(action={})", t.group, t.action()))).collect();
+    out.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.0.cmp(&b.0)));
+    out
+}
+
+/// Replaces every whole-word granular tool name in `text` with its consolidated form.
+pub fn rewrite(text: &str, aliases: &[(String, String)]) -> String {
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < text.len() {
+        if i == 0 || !word(bytes[i - 1]) {
+            let hit = aliases.iter().find(|(from, _)| {
+                text[i..].starts_with(from.as_str()) && !bytes.get(i + from.len()).is_some_and(|&b| word(b))
+            });
+            if let Some((from, to)) = hit {
+                out.push_str(to);
+                i += from.len();
+                continue;
+            }
+        }
+        let ch = text[i..].chars().next().expect("i is a char boundary below len");
+        out.push(ch);
+        i += ch.len_utf8();
+    }
+    out
+}
+
+/// Every consolidated tool of `model`, in group order; groups without tools are skipped.
+pub fn plan(model: &Model) -> Vec<Consolidated<'_>> {
+    let aliases = aliases(model);
+    model
+        .groups
+        .iter()
+        .filter_map(|g| {
+            let tools: Vec<&Tool> = model.tools.iter().filter(|t| t.group == g.name).collect();
+            if tools.is_empty() {
+                return None;
+            }
+            // Parameter name -> (action, field) of every tool that takes it, in first-seen order.
+            let mut uses: Vec<(String, Vec<(String, &Field)>)> = Vec::new();
+            for t in &tools {
+                for f in &t.input.fields {
+                    match uses.iter_mut().find(|(w, _)| *w == f.wire) {
+                        Some((_, v)) => v.push((t.action().to_string(), f)),
+                        None => uses.push((f.wire.clone(), vec![(t.action().to_string(), f)])),
+                    }
+                }
+            }
+            let mut coercions: Vec<(String, String, Coerce)> = Vec::new();
+            let params = uses
+                .iter()
+                .map(|(wire, used)| {
+                    let (param, coerce) = merge_param(wire, used, &aliases);
+                    coercions.extend(coerce.into_iter().map(|(a, c)| (a, wire.clone(), c)));
+                    param
+                })
+                .collect();
+            let actions = tools
+                .iter()
+                .map(|t| Action {
+                    name: t.action().to_string(),
+                    tool: t,
+                    params: t
+                        .input
+                        .fields
+                        .iter()
+                        .map(|f| {
+                            let c = coercions
+                                .iter()
+                                .find(|(a, w, _)| a == t.action() && *w == f.wire)
+                                .map_or(Coerce::Keep, |x| x.2);
+                            (f.wire.clone(), f.required, c)
+                        })
+                        .collect(),
+                })
+                .collect::<Vec<_>>();
+            let annotations = Annotations {
+                read_only: tools.iter().all(|t| t.annotations.read_only),
+                destructive: tools.iter().any(|t| t.annotations.destructive),
+                idempotent: tools.iter().all(|t| t.annotations.idempotent),
+                open_world: tools.iter().any(|t| t.annotations.open_world),
+            };
+            let lines: Vec<String> = tools
+                .iter()
+                .map(|t| format!("- {}: {}", t.action(), rewrite(&squash(&t.published_description()), &aliases)))
+                .collect();
+            let description = format!(
+                "{} Pick the operation with action; each parameter says which actions take it.\n{}",
+                squash(&g.description),
+                lines.join("\n")
+            );
+            Some(Consolidated {
+                name: g.name.clone(),
+                title: g.title.clone(),
+                description,
+                annotations,
+                actions,
+                params,
+            })
+        })
+        .collect()
+}
+
+/// Collapses runs of whitespace (folded YAML keeps some newlines) into single spaces.
+fn squash(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The merged property of one parameter name, and the actions whose value resolve must adapt.
+fn merge_param(wire: &str, used: &[(String, &Field)], aliases: &[(String, String)]) -> (Param, Vec<(String, Coerce)>) {
+    let shapes: Vec<Value> = used.iter().map(|(_, f)| shape_schema(&f.shape)).collect();
+    let mut merged = shapes[1..].iter().fold(shapes[0].clone(), |acc, s| merge(&acc, s));
+    let type_of = |v: &Value| v.get("type").and_then(Value::as_str).map(str::to_string);
+    let published = type_of(&merged);
+    let conflict = shapes.iter().any(|s| type_of(s) != type_of(&shapes[0]));
+    let coerce: Vec<(String, Coerce)> = used
+        .iter()
+        .zip(&shapes)
+        .filter(|_| conflict && published.as_deref() == Some("array"))
+        .map(|((a, _), s)| {
+            let c = if type_of(s).as_deref() == Some("array") { Coerce::ToArray } else { Coerce::ToScalar };
+            (a.clone(), c)
+        })
+        .collect();
+    let first_default = used[0].1.default.clone();
+    let shared_default = first_default.is_some() && used.iter().all(|(_, f)| f.default == first_default);
+    // Actions with the same description, requiredness and notes share one "(a, b) text" part.
+    let mut parts: Vec<(Vec<&str>, bool, String)> = Vec::new();
+    for ((action, f), shape) in used.iter().zip(&shapes) {
+        let mut text = match &f.deprecated {
+            Some(note) => format!("[DEPRECATED: {note}] {}", squash(&f.description)),
+            None => squash(&f.description),
+        };
+        text = rewrite(&text, aliases);
+        if let (false, Some(d)) = (shared_default, &f.default) {
+            let d = d.as_str().map_or_else(|| d.to_string(), str::to_string);
+            text.push_str(&format!(" Default {d}."));
+        }
+        if coerce.iter().any(|(a, c)| a == action && *c == Coerce::ToScalar) {
+            text.push_str(" One value.");
+        }
+        if conflict && published.is_none() {
+            text.push_str(&format!(" Type: {}.", type_of(shape).as_deref().unwrap_or("any")));
+        }
+        match parts.iter_mut().find(|(_, r, t)| *r == f.required && *t == text) {
+            Some((actions, _, _)) => actions.push(action),
+            None => parts.push((vec![action], f.required, text)),
+        }
+    }
+    let description: Vec<String> = parts
+        .iter()
+        .map(|(actions, required, text)| {
+            format!("({}{}) {text}", actions.join(", "), if *required { "; required" } else { "" })
+        })
+        .collect();
+    let map = merged.as_object_mut().expect("shape schemas are objects");
+    map.insert("description".into(), json!(description.join(" ")));
+    if shared_default {
+        map.insert("default".into(), first_default.clone().expect("checked above"));
+    }
+    if used.iter().all(|(_, f)| f.deprecated.is_some()) {
+        map.insert("deprecated".into(), json!(true));
+    }
+    let actions = used.iter().map(|(a, _)| a.clone()).collect();
+    (Param { wire: wire.to_string(), actions, schema: merged }, coerce)
+}
+
+/// A schema every value of `a` and of `b` satisfies, still with at most one `type`: equal schemas
+/// stay; same types keep the loosest bounds and the union of enums; a value and an array of
+/// values become the array; anything else becomes untyped (the underlying parser still checks).
+pub fn merge(a: &Value, b: &Value) -> Value {
+    if a == b {
+        return a.clone();
+    }
+    let ty = |v: &Value| v.get("type").and_then(Value::as_str).map(str::to_string);
+    match (ty(a), ty(b)) {
+        (Some(x), Some(y)) if x == y => {
+            let mut m = Map::new();
+            m.insert("type".into(), json!(x));
+            match x.as_str() {
+                "string" => {
+                    if let (Some(ea), Some(eb)) =
+                        (a.get("enum").and_then(Value::as_array), b.get("enum").and_then(Value::as_array))
+                    {
+                        let mut values = ea.clone();
+                        values.extend(eb.iter().filter(|v| !ea.contains(v)).cloned());
+                        m.insert("enum".into(), Value::Array(values));
+                    }
+                    bounds(&mut m, a, b, "minLength", "maxLength");
+                }
+                "integer" | "number" => bounds(&mut m, a, b, "minimum", "maximum"),
+                "array" => {
+                    m.insert("items".into(), merge(&a["items"], &b["items"]));
+                    bounds(&mut m, a, b, "minItems", "maxItems");
+                }
+                _ => {}
+            }
+            Value::Object(m)
+        }
+        (Some(x), Some(_)) if x == "array" => array_of(a, b),
+        (Some(_), Some(y)) if y == "array" => array_of(b, a),
+        _ => json!({}),
+    }
+}
+
+/// `array` (a schema of type array) widened so that it also covers one `value` as an item.
+fn array_of(array: &Value, value: &Value) -> Value {
+    let mut m = Map::new();
+    m.insert("type".into(), json!("array"));
+    m.insert("items".into(), merge(&array["items"], value));
+    if let Some(max) = array.get("maxItems") {
+        m.insert("maxItems".into(), max.clone());
+    }
+    Value::Object(m)
+}
+
+/// Keeps a lower (upper) bound only when both schemas have one, at the lower (higher) value.
+fn bounds(m: &mut Map<String, Value>, a: &Value, b: &Value, lo: &str, hi: &str) {
+    let pick = |key: &str, f: fn(f64, f64) -> f64| match (a.get(key), b.get(key)) {
+        (Some(x), Some(y)) => {
+            let (fx, fy) = (x.as_f64().unwrap_or_default(), y.as_f64().unwrap_or_default());
+            Some(if f(fx, fy) == fx { x.clone() } else { y.clone() })
+        }
+        _ => None,
+    };
+    if let Some(v) = pick(lo, f64::min) {
+        m.insert(lo.into(), v);
+    }
+    if let Some(v) = pick(hi, f64::max) {
+        m.insert(hi.into(), v);
+    }
+}
+
+/// The tools/list entry of a consolidated tool (what `tool_definitions()` publishes).
+pub fn tool_json(c: &Consolidated) -> Value {
+    let a = c.annotations;
+    json!({
+        "name": c.name, "title": c.title, "description": c.description, "inputSchema": c.input_schema(),
+        "annotations": {"title": c.title, "readOnlyHint": a.read_only, "destructiveHint": a.destructive,
+            "idempotentHint": a.idempotent, "openWorldHint": a.open_world},
+    })
+}
+
+/// `pub mod consolidated`: the profile's tool table, instructions, aliases and `resolve`.
+pub fn module(model: &Model) -> TokenStream {
+    let plan = plan(model);
+    let aliases = aliases(model);
+    let instructions = rewrite(&model.server.instructions, &aliases);
+    let specs = plan.iter().map(|c| {
+        let (name, title, description) = (&c.name, &c.title, &c.description);
+        let a = c.annotations;
+        let (ro, de, id, ow) = (a.read_only, a.destructive, a.idempotent, a.open_world);
+        let input = c.input_schema().to_string();
+        quote! {
+            ToolSpec {
+                name: #name, title: #title, description: #description, group: #name,
+                read_only: #ro, destructive: #de, idempotent: #id, open_world: #ow,
+                deprecated_by: None, input_schema: #input, output_schema: "",
+                error_context: &[],
+            }
+        }
+    });
+    let groups = plan.iter().map(|c| {
+        let tool = &c.name;
+        let actions = c.actions.iter().map(|a| {
+            let (name, underlying) = (&a.name, &a.tool.name);
+            let params = a.params.iter().map(|(p, required, coerce)| {
+                let coerce = format_ident!("{}", format!("{coerce:?}"));
+                quote! { Param { name: #p, required: #required, coerce: Coerce::#coerce } }
+            });
+            quote! { Action { name: #name, tool: #underlying, params: &[ #( #params ),* ] } }
+        });
+        let takers = c.params.iter().map(|p| {
+            let (wire, actions) = (&p.wire, p.actions.join(", "));
+            quote! { (#wire, #actions) }
+        });
+        quote! { Group { tool: #tool, actions: &[ #( #actions ),* ], takers: &[ #( #takers ),* ] } }
+    });
+    let alias_rows = aliases.iter().map(|(from, to)| quote! { (#from, #to) });
+    let doc = docs(
+        "The consolidated profile (`--tool-style consolidated`): one tool per group with an `action`\n\
+         parameter, resolved to the underlying tool before dispatch. Generated from the same groups\n\
+         and tools as the granular profile.",
+    );
+    quote! {
+        #doc
+        pub mod consolidated {
+            use super::errors;
+            use ::docket::runtime::{ToolError, ToolSpec};
+            use ::serde_json::Value;
+
+            type Args = ::serde_json::Map<::std::string::String, Value>;
+
+            /// Server instructions with every tool named as its consolidated call.
+            pub const INSTRUCTIONS: &str = #instructions;
+
+            /// One tool per group, in manifest order. They publish no outputSchema: structuredContent is
+            /// the underlying tool's and differs per action.
+            pub const TOOLS: &[ToolSpec] = &[ #( #specs ),* ];
+
+            /// Granular tool name -> its consolidated call, longest names first (for rewriting texts).
+            pub const ALIASES: &[(&str, &str)] = &[ #( #alias_rows ),* ];
+
+            /// How resolve adapts a value where actions disagree on value vs array of values.
+            #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+            pub enum Coerce {
+                Keep,
+                /// The property is an array, this action takes one value: a one-item array is unwrapped.
+                ToScalar,
+                /// The action takes an array, another one value: a lone value is wrapped.
+                ToArray,
+            }
+
+            /// A parameter of one action.
+            #[derive(Debug, Clone, Copy)]
+            pub struct Param {
+                pub name: &'static str,
+                pub required: bool,
+                pub coerce: Coerce,
+            }
+
+            /// An action: the underlying tool and its parameters.
+            #[derive(Debug, Clone, Copy)]
+            pub struct Action {
+                pub name: &'static str,
+                pub tool: &'static str,
+                pub params: &'static [Param],
+            }
+
+            /// A consolidated tool: its actions, and which actions take each parameter.
+            #[derive(Debug, Clone, Copy)]
+            pub struct Group {
+                pub tool: &'static str,
+                pub actions: &'static [Action],
+                pub takers: &'static [(&'static str, &'static str)],
+            }
+
+            /// Every consolidated tool's actions.
+            pub const GROUPS: &[Group] = &[ #( #groups ),* ];
+
+            /// The rmcp tool definitions of [`TOOLS`], as tools/list publishes them.
+            pub fn tool_definitions() -> ::std::vec::Vec<::rmcp::model::Tool> {
+                TOOLS.iter().map(ToolSpec::to_tool).collect()
+            }
+
+            /// The underlying tool of a call, when its `action` names one.
+            pub fn underlying(tool: &str, args: &Args) -> ::std::option::Option<&'static str> {
+                let action = args.get("action")?.as_str()?;
+                let group = GROUPS.iter().find(|g| g.tool == tool)?;
+                group.actions.iter().find(|a| a.name == action).map(|a| a.tool)
+            }
+
+            /// Resolves a call of consolidated tool `name` to (underlying tool, its arguments):
+            /// checks the action, the action's required parameters and parameters it does not take.
+            /// `None` when `name` is not a consolidated tool.
+            pub fn resolve(name: &str, args: Args) -> ::std::option::Option<::std::result::Result<(&'static str, Args), ToolError>> {
+                let group = GROUPS.iter().find(|g| g.tool == name)?;
+                Some(resolve_in(group, args))
+            }
+
+            fn resolve_in(group: &'static Group, mut args: Args) -> ::std::result::Result<(&'static str, Args), ToolError> {
+                let tool = group.tool;
+                let names = || group.actions.iter().map(|a| a.name).collect::<::std::vec::Vec<_>>().join(", ");
+                let requested = match args.remove("action") {
+                    None | Some(Value::Null) => return Err(errors::missing_action(tool, names())),
+                    Some(Value::String(s)) => s,
+                    Some(other) => return Err(errors::unknown_action(tool, other, names())),
+                };
+                let Some(action) = group.actions.iter().find(|a| a.name == requested) else {
+                    return Err(errors::unknown_action(tool, requested, names()));
+                };
+                let takes = |key: &str| action.params.iter().any(|p| p.name == key);
+                // Clients that fill every property of a flat schema send null for the others.
+                args.retain(|k, v| !v.is_null() || takes(k));
+                let mut problems = ::std::vec::Vec::new();
+                for key in args.keys().filter(|k| !takes(k)) {
+                    match group.takers.iter().find(|(p, _)| p == key) {
+                        Some((_, takers)) => problems.push(errors::param_not_for_action(tool, action.name, key, takers)),
+                        None => {
+                            let allowed: ::std::vec::Vec<&str> =
+                                ::std::iter::once("action").chain(action.params.iter().map(|p| p.name)).collect();
+                            let call = format!("{tool}(action={})", action.name);
+                            problems.push(errors::unknown_parameter(call, key, allowed.join(", ")));
+                        }
+                    }
+                }
+                for p in action.params.iter().filter(|p| p.required) {
+                    if args.get(p.name).is_none_or(Value::is_null) {
+                        problems.push(errors::missing_action_param(tool, action.name, p.name));
+                    }
+                }
+                if let Some(error) = ToolError::combine(problems) {
+                    return Err(error);
+                }
+                for p in action.params {
+                    let Some(slot) = args.get_mut(p.name) else { continue };
+                    match p.coerce {
+                        Coerce::ToScalar => {
+                            if let Value::Array(items) = slot
+                                && items.len() == 1
+                            {
+                                let item = items.remove(0);
+                                *slot = item;
+                            }
+                        }
+                        Coerce::ToArray => {
+                            if !slot.is_array() && !slot.is_null() {
+                                let item = slot.take();
+                                *slot = Value::Array(vec![item]);
+                            }
+                        }
+                        Coerce::Keep => {}
+                    }
+                }
+                Ok((action.tool, args))
+            }
+        }
+    }
+}

@@ -1,0 +1,153 @@
+//! Tool profiles: the granular tools of tools.yaml, or the consolidated profile that folds each
+//! group into one action-parameterised tool (`generated::consolidated`). Both run the same
+//! handlers; the consolidated profile resolves (tool, action) to the underlying tool first.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde_json::{Map, Value};
+
+use crate::generated::{self, consolidated};
+use crate::runtime::{Reply, ToolError, Warning};
+
+/// Which tool surface the server publishes (`docket serve --tool-style`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ToolStyle {
+    /// One tool per operation, as declared in tools.yaml (`issues_list`, `session_start`, ...).
+    #[default]
+    Granular,
+    /// One tool per group (`issues`, `session`, `errors`) with an `action` parameter.
+    Consolidated,
+}
+
+impl ToolStyle {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            ToolStyle::Granular => "granular",
+            ToolStyle::Consolidated => "consolidated",
+        }
+    }
+
+    /// The tools tools/list publishes in this style.
+    pub fn tools(&self) -> Vec<rmcp::model::Tool> {
+        match self {
+            ToolStyle::Granular => generated::tool_definitions(),
+            ToolStyle::Consolidated => consolidated::tool_definitions(),
+        }
+    }
+
+    /// The server instructions, naming tools as this style publishes them.
+    pub fn instructions(&self) -> &'static str {
+        match self {
+            ToolStyle::Granular => generated::SERVER_INSTRUCTIONS,
+            ToolStyle::Consolidated => consolidated::INSTRUCTIONS,
+        }
+    }
+}
+
+impl fmt::Display for ToolStyle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for ToolStyle {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "granular" => Ok(ToolStyle::Granular),
+            "consolidated" => Ok(ToolStyle::Consolidated),
+            other => Err(format!("unknown tool style '{other}': use granular or consolidated")),
+        }
+    }
+}
+
+/// A call after profile resolution: the underlying tool, its arguments, or why it cannot run.
+pub struct Resolved {
+    /// The underlying tool when known (also for a resolve error of a known action).
+    pub tool: Option<&'static str>,
+    pub args: Map<String, Value>,
+    pub error: Option<ToolError>,
+}
+
+/// Resolves a consolidated call; `None` when `name` is not a consolidated tool.
+pub fn resolve(name: &str, args: Map<String, Value>) -> Option<Resolved> {
+    let underlying = consolidated::underlying(name, &args);
+    // Kept for error intelligence, which identifies a failure by the underlying tool's arguments.
+    let mut kept = underlying.map(|_| args.clone()).unwrap_or_default();
+    kept.remove("action");
+    Some(match consolidated::resolve(name, args)? {
+        Ok((tool, args)) => Resolved { tool: Some(tool), args, error: None },
+        Err(e) => Resolved { tool: underlying, args: kept, error: Some(e) },
+    })
+}
+
+/// Names every granular tool in `text` as its consolidated call (`issues_list` ->
+/// `issues(action=list)`), so hints in messages point at tools this profile publishes.
+pub fn rewrite(text: &str) -> String {
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < text.len() {
+        if i == 0 || !word(bytes[i - 1]) {
+            let hit = consolidated::ALIASES
+                .iter()
+                .find(|(from, _)| text[i..].starts_with(from) && !bytes.get(i + from.len()).is_some_and(|&b| word(b)));
+            if let Some((from, to)) = hit {
+                out.push_str(to);
+                i += from.len();
+                continue;
+            }
+        }
+        let ch = text[i..].chars().next().expect("i is a char boundary before the end");
+        out.push(ch);
+        i += ch.len_utf8();
+    }
+    out
+}
+
+/// Rewrites the texts of a result (message, text block, warnings) for the consolidated profile;
+/// structuredContent stays exactly the underlying tool's.
+pub fn rewrite_result(result: Result<Reply<Value>, ToolError>) -> Result<Reply<Value>, ToolError> {
+    match result {
+        Ok(mut reply) => {
+            reply.text = reply.text.map(|t| rewrite(&t));
+            rewrite_warnings(&mut reply.warnings);
+            Ok(reply)
+        }
+        Err(mut e) => {
+            e.message = rewrite(&e.message);
+            Err(e)
+        }
+    }
+}
+
+pub fn rewrite_warnings(warnings: &mut [Warning]) {
+    for w in warnings {
+        w.message = rewrite(&w.message);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rewrite_names_whole_tool_names_only() {
+        assert_eq!(
+            rewrite("Use issues_list or issues_get_batch, then issues_get."),
+            "Use issues(action=list) or issues(action=get_batch), then issues(action=get)."
+        );
+        assert_eq!(rewrite("my_issues_list and issues_listing stay"), "my_issues_list and issues_listing stay");
+        assert_eq!(rewrite("é errors_resolve"), "é errors(action=resolve)");
+    }
+
+    #[test]
+    fn styles_parse_from_their_names() {
+        assert_eq!("consolidated".parse::<ToolStyle>(), Ok(ToolStyle::Consolidated));
+        assert_eq!("granular".parse::<ToolStyle>(), Ok(ToolStyle::Granular));
+        assert!("grouped".parse::<ToolStyle>().is_err());
+    }
+}
