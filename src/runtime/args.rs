@@ -48,7 +48,10 @@ pub fn check(args: &Map<String, Value>, rules: &[ParamRule]) -> Vec<Problem> {
 fn check_object(obj: &Map<String, Value>, rules: &[ParamRule], additional: bool, path: &str, out: &mut Vec<Problem>) {
     if !additional {
         for key in obj.keys().filter(|k| !rules.iter().any(|r| r.name == k.as_str())) {
-            out.push(Problem::Unknown { param: join(path, key), allowed: rules.iter().map(|r| r.name).collect() });
+            out.push(Problem::Unknown {
+                param: join(path, &clip(key)),
+                allowed: rules.iter().map(|r| r.name).collect(),
+            });
         }
     }
     for rule in rules {
@@ -80,8 +83,8 @@ fn check_value(v: &Value, kind: &Kind, path: &str, out: &mut Vec<Problem>) {
         },
         Kind::Enum(allowed) => match v.as_str() {
             Some(s) if allowed.contains(&s) => {}
-            Some(s) => out.push(Problem::Enum { param: path.to_string(), value: s.to_string(), allowed }),
-            None => out.push(Problem::Enum { param: path.to_string(), value: v.to_string(), allowed }),
+            Some(s) => out.push(Problem::Enum { param: path.to_string(), value: clip(s), allowed }),
+            None => out.push(Problem::Enum { param: path.to_string(), value: clip(&v.to_string()), allowed }),
         },
         Kind::Integer { min, max } => match v.as_i64() {
             Some(n) => {
@@ -129,6 +132,18 @@ fn check_value(v: &Value, kind: &Kind, path: &str, out: &mut Vec<Problem>) {
             None => out.push(type_error("an object")),
             Some(o) => check_object(o, fields, *additional, path, out),
         },
+    }
+}
+
+/// A rejected value (or unknown parameter name) as the error message repeats it: at most 50 characters, so a megabyte sent
+/// for an enum does not come back as a megabyte of error text.
+fn clip(value: &str) -> String {
+    const SHOWN: usize = 50;
+    let count = value.chars().count();
+    if count <= SHOWN {
+        value.to_string()
+    } else {
+        format!("{}… ({count} characters)", value.chars().take(SHOWN).collect::<String>())
     }
 }
 
@@ -242,6 +257,22 @@ mod tests {
             p,
             vec![Problem::ItemCount { param: "updates".into(), count: 3, range: "between 1 and 2 items".into() }]
         );
+    }
+
+    #[test]
+    fn a_huge_unknown_parameter_name_is_clipped_in_the_message() {
+        let p = check(&args(json!({"title": "ok", "k".repeat(100_000): 1})), RULES);
+        let param = format!("{}… (100000 characters)", "k".repeat(50));
+        assert_eq!(p, vec![Problem::Unknown { param, allowed: vec!["title", "limit", "updates"] }]);
+    }
+
+    #[test]
+    fn a_huge_enum_value_is_clipped_in_the_message() {
+        const FORMATS: &[&str] = &["minimal", "full"];
+        const RULES: &[ParamRule] = &[ParamRule { name: "format", required: false, kind: Kind::Enum(FORMATS) }];
+        let p = check(&args(json!({"format": "a".repeat(1_000_000)})), RULES);
+        let value = format!("{}… (1000000 characters)", "a".repeat(50));
+        assert_eq!(p, vec![Problem::Enum { param: "format".into(), value, allowed: FORMATS }]);
     }
 
     #[test]
