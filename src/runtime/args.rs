@@ -92,6 +92,13 @@ fn check_value(v: &Value, kind: &Kind, path: &str, out: &mut Vec<Problem>) {
                     out.push(Problem::Range { param: path.to_string(), value: n.to_string(), range });
                 }
             }
+            // Larger than any i64: an integer, so out of range rather than of the wrong type.
+            None if v.is_u64() => {
+                let n = v.as_u64().unwrap_or(u64::MAX) as f64;
+                let range = outside(n, min.map(|x| x as f64), max.map(|x| x as f64))
+                    .unwrap_or_else(|| format!("at most {}", i64::MAX));
+                out.push(Problem::Range { param: path.to_string(), value: v.to_string(), range });
+            }
             None => out.push(type_error("an integer")),
         },
         Kind::Number { min, max } => match v.as_f64() {
@@ -257,6 +264,18 @@ mod tests {
             p,
             vec![Problem::ItemCount { param: "updates".into(), count: 3, range: "between 1 and 2 items".into() }]
         );
+    }
+
+    #[test]
+    fn integers_beyond_i64_are_out_of_range_not_of_the_wrong_type() {
+        let p = check(&args(json!({"title": "ok", "limit": u64::MAX})), RULES);
+        let value = u64::MAX.to_string();
+        assert_eq!(p, vec![Problem::Range { param: "limit".into(), value, range: "between 1 and 100".into() }]);
+        const UNBOUNDED: &[ParamRule] =
+            &[ParamRule { name: "n", required: false, kind: Kind::Integer { min: Some(0), max: None } }];
+        let p = check(&args(json!({"n": u64::MAX})), UNBOUNDED);
+        let range = format!("at most {}", i64::MAX);
+        assert_eq!(p, vec![Problem::Range { param: "n".into(), value: u64::MAX.to_string(), range }]);
     }
 
     #[test]
