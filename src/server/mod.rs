@@ -125,10 +125,15 @@ impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
                 let facts = envelope::CallFacts { request_id, started, index: self.store.index_info(), warnings };
                 Ok(envelope::call_result(result, &facts).into())
             }
-            None => Err(ErrorData::invalid_params(
-                format!("Unknown tool '{name}'. Call tools/list to see the {} available tools.", self.tools.len()),
-                None,
-            )),
+            None => {
+                // The name is repeated, but not a megabyte of it.
+                let shown: String = name.chars().take(100).collect();
+                let shown = if shown.len() < name.len() { format!("{shown}…") } else { shown };
+                Err(ErrorData::invalid_params(
+                    format!("Unknown tool '{shown}'. Call tools/list to see the {} available tools.", self.tools.len()),
+                    None,
+                ))
+            }
         }
     }
 }
