@@ -48,7 +48,10 @@ pub fn check(args: &Map<String, Value>, rules: &[ParamRule]) -> Vec<Problem> {
 fn check_object(obj: &Map<String, Value>, rules: &[ParamRule], additional: bool, path: &str, out: &mut Vec<Problem>) {
     if !additional {
         for key in obj.keys().filter(|k| !rules.iter().any(|r| r.name == k.as_str())) {
-            out.push(Problem::Unknown { param: join(path, key), allowed: rules.iter().map(|r| r.name).collect() });
+            out.push(Problem::Unknown {
+                param: join(path, &clip(key)),
+                allowed: rules.iter().map(|r| r.name).collect(),
+            });
         }
     }
     for rule in rules {
@@ -80,14 +83,21 @@ fn check_value(v: &Value, kind: &Kind, path: &str, out: &mut Vec<Problem>) {
         },
         Kind::Enum(allowed) => match v.as_str() {
             Some(s) if allowed.contains(&s) => {}
-            Some(s) => out.push(Problem::Enum { param: path.to_string(), value: s.to_string(), allowed }),
-            None => out.push(Problem::Enum { param: path.to_string(), value: v.to_string(), allowed }),
+            Some(s) => out.push(Problem::Enum { param: path.to_string(), value: clip(s), allowed }),
+            None => out.push(Problem::Enum { param: path.to_string(), value: clip(&v.to_string()), allowed }),
         },
         Kind::Integer { min, max } => match v.as_i64() {
             Some(n) => {
                 if let Some(range) = outside(n as f64, min.map(|x| x as f64), max.map(|x| x as f64)) {
                     out.push(Problem::Range { param: path.to_string(), value: n.to_string(), range });
                 }
+            }
+            // Larger than any i64: an integer, so out of range rather than of the wrong type.
+            None if v.is_u64() => {
+                let n = v.as_u64().unwrap_or(u64::MAX) as f64;
+                let range = outside(n, min.map(|x| x as f64), max.map(|x| x as f64))
+                    .unwrap_or_else(|| format!("at most {}", i64::MAX));
+                out.push(Problem::Range { param: path.to_string(), value: v.to_string(), range });
             }
             None => out.push(type_error("an integer")),
         },
@@ -129,6 +139,18 @@ fn check_value(v: &Value, kind: &Kind, path: &str, out: &mut Vec<Problem>) {
             None => out.push(type_error("an object")),
             Some(o) => check_object(o, fields, *additional, path, out),
         },
+    }
+}
+
+/// A rejected value (or unknown parameter name) as the error message repeats it: at most 50 characters, so a megabyte sent
+/// for an enum does not come back as a megabyte of error text.
+fn clip(value: &str) -> String {
+    const SHOWN: usize = 50;
+    let count = value.chars().count();
+    if count <= SHOWN {
+        value.to_string()
+    } else {
+        format!("{}… ({count} characters)", value.chars().take(SHOWN).collect::<String>())
     }
 }
 
@@ -242,6 +264,34 @@ mod tests {
             p,
             vec![Problem::ItemCount { param: "updates".into(), count: 3, range: "between 1 and 2 items".into() }]
         );
+    }
+
+    #[test]
+    fn integers_beyond_i64_are_out_of_range_not_of_the_wrong_type() {
+        let p = check(&args(json!({"title": "ok", "limit": u64::MAX})), RULES);
+        let value = u64::MAX.to_string();
+        assert_eq!(p, vec![Problem::Range { param: "limit".into(), value, range: "between 1 and 100".into() }]);
+        const UNBOUNDED: &[ParamRule] =
+            &[ParamRule { name: "n", required: false, kind: Kind::Integer { min: Some(0), max: None } }];
+        let p = check(&args(json!({"n": u64::MAX})), UNBOUNDED);
+        let range = format!("at most {}", i64::MAX);
+        assert_eq!(p, vec![Problem::Range { param: "n".into(), value: u64::MAX.to_string(), range }]);
+    }
+
+    #[test]
+    fn a_huge_unknown_parameter_name_is_clipped_in_the_message() {
+        let p = check(&args(json!({"title": "ok", "k".repeat(100_000): 1})), RULES);
+        let param = format!("{}… (100000 characters)", "k".repeat(50));
+        assert_eq!(p, vec![Problem::Unknown { param, allowed: vec!["title", "limit", "updates"] }]);
+    }
+
+    #[test]
+    fn a_huge_enum_value_is_clipped_in_the_message() {
+        const FORMATS: &[&str] = &["minimal", "full"];
+        const RULES: &[ParamRule] = &[ParamRule { name: "format", required: false, kind: Kind::Enum(FORMATS) }];
+        let p = check(&args(json!({"format": "a".repeat(1_000_000)})), RULES);
+        let value = format!("{}… (1000000 characters)", "a".repeat(50));
+        assert_eq!(p, vec![Problem::Enum { param: "format".into(), value, allowed: FORMATS }]);
     }
 
     #[test]

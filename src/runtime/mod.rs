@@ -60,16 +60,26 @@ impl ToolError {
         ToolError { code, template, message }
     }
 
-    /// One error carrying every message (one per line), with the first error's code; `None` if empty.
+    /// One error carrying the messages (one per line), with the first error's code; `None` if
+    /// empty. Past [`ToolError::MAX_COMBINED`] messages the rest are counted, not listed, so
+    /// 10,000 bad array items make a short error rather than 10,000 lines.
     pub fn combine(errors: Vec<ToolError>) -> Option<ToolError> {
+        let total = errors.len();
         let mut iter = errors.into_iter();
         let mut first = iter.next()?;
-        for e in iter {
+        for e in iter.by_ref().take(Self::MAX_COMBINED - 1) {
             first.message.push('\n');
             first.message.push_str(&e.message);
         }
+        if total > Self::MAX_COMBINED {
+            let more = total - Self::MAX_COMBINED;
+            first.message.push_str(&format!("\n…and {more} more problem(s) like these; fix the ones above first."));
+        }
         Some(first)
     }
+
+    /// How many messages [`ToolError::combine`] lists.
+    pub const MAX_COMBINED: usize = 10;
 }
 
 /// Severity of a warning in `_meta.warnings`.
@@ -224,4 +234,29 @@ impl ToolSpec {
 fn schema(json: &str) -> Arc<JsonObject> {
     // The generator renders these from serde_json values, so they always parse as objects.
     Arc::new(serde_json::from_str(json).expect("generated schema is a JSON object"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn combine_lists_ten_messages_and_counts_the_rest() {
+        let errors: Vec<ToolError> =
+            (0..10_000).map(|i| ToolError::new(ErrorCode::InvalidArgument, "t", format!("problem {i}"))).collect();
+        let combined = ToolError::combine(errors).expect("one error");
+        let lines: Vec<&str> = combined.message.lines().collect();
+        assert_eq!(lines.len(), 11);
+        assert_eq!(lines[9], "problem 9");
+        assert_eq!(lines[10], "…and 9990 more problem(s) like these; fix the ones above first.");
+        assert_eq!(ToolError::combine(Vec::new()), None);
+        let two = vec![
+            ToolError::new(ErrorCode::InvalidArgument, "a", "one".into()),
+            ToolError::new(ErrorCode::NotFound, "b", "two".into()),
+        ];
+        assert_eq!(
+            ToolError::combine(two).map(|e| (e.code, e.message)),
+            Some((ErrorCode::InvalidArgument, "one\ntwo".into()))
+        );
+    }
 }

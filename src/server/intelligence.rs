@@ -9,10 +9,28 @@ use crate::error_memory::{ErrorMemory, Pattern};
 use crate::generated::TOOLS;
 use crate::runtime::{ErrorCode, Severity, ToolError, ToolSpec, Warning};
 
-/// The declared error-context parameters of `tool` present in `args` (nothing else is kept).
+/// The declared error-context parameters of `tool` present in `args` (nothing else is kept),
+/// each clipped to [`MAX_CONTEXT_VALUE`] bytes.
 pub fn context_of(tool: &str, args: &Map<String, Value>) -> Map<String, Value> {
     let declared = TOOLS.iter().find(|t| t.name == tool).map_or(&[][..], |t| t.error_context);
-    declared.iter().filter_map(|p| args.get(*p).map(|v| (p.to_string(), v.clone()))).collect()
+    declared.iter().filter_map(|p| args.get(*p).map(|v| (p.to_string(), bounded(v)))).collect()
+}
+
+/// Longest context value stored as sent. A rejected megabyte (say, a 1 MB `type`) is stored as
+/// its first characters and its size, so junk arguments cannot grow `cache/errors.db` by a
+/// megabyte per call; the same junk still maps to the same pattern.
+const MAX_CONTEXT_VALUE: usize = 200;
+
+fn bounded(v: &Value) -> Value {
+    let text = match v {
+        Value::String(s) => std::borrow::Cow::Borrowed(s.as_str()),
+        other => std::borrow::Cow::Owned(other.to_string()),
+    };
+    if text.len() <= MAX_CONTEXT_VALUE {
+        return v.clone();
+    }
+    let head: String = text.chars().take(100).collect();
+    Value::String(format!("{head}… ({} bytes)", text.len()))
 }
 
 /// validation, not_found, conflict, confirmation_required, io or internal.
@@ -96,6 +114,22 @@ pub async fn record(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn context_values_are_clipped_to_a_few_hundred_bytes() {
+        let args: Map<String, Value> = json!({"type": "x".repeat(1_000_000), "status": "open", "title": "not context"})
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
+        let ctx = context_of("issues_create", &args);
+        assert_eq!(ctx["status"], "open");
+        assert_eq!(ctx["type"], json!(format!("{}… (1000000 bytes)", "x".repeat(100))));
+        assert!(!ctx.contains_key("title"), "only declared error-context parameters");
+        let fields = json!(vec!["title"; 10_000]);
+        let args: Map<String, Value> = json!({"fields": fields}).as_object().cloned().unwrap_or_default();
+        assert!(context_of("issues_get", &args)["fields"].as_str().is_some_and(|s| s.len() < 200));
+    }
 
     #[test]
     fn a_deprecated_tool_warns_and_names_its_replacement() {

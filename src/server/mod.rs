@@ -242,8 +242,11 @@ impl<H> DocketServer<H> {
             }
             _ => String::new(),
         };
+        // The name is repeated, but not a megabyte of it.
+        let shown: String = name.chars().take(100).collect();
+        let shown = if shown.len() < name.len() { format!("{shown}…") } else { shown };
         ErrorData::invalid_params(
-            format!("Unknown tool '{name}'. Call tools/list to see the {} available tools.{hint}", self.tools.len()),
+            format!("Unknown tool '{shown}'. Call tools/list to see the {} available tools.{hint}", self.tools.len()),
             None,
         )
     }

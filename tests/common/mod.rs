@@ -55,3 +55,177 @@ pub fn is_error(result: &CallToolResult) -> bool {
 pub fn structured(result: &CallToolResult) -> Value {
     result.structured_content.clone().unwrap_or(Value::Null)
 }
+
+/// Every file under `dir` except the `cache/` folder (the error memory and the index lock
+/// legitimately change on failed calls): relative path -> bytes, in path order.
+pub fn snapshot(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    fn walk(root: &Path, dir: &Path, out: &mut std::collections::BTreeMap<String, Vec<u8>>) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let rel = path.strip_prefix(root).unwrap_or(&path).to_string_lossy().replace('\\', "/");
+            if rel == "cache" || rel.ends_with("/cache") {
+                continue;
+            }
+            if path.is_dir() {
+                // Directories count too (an empty directory created by a rejected call is a change).
+                out.insert(format!("{rel}/"), Vec::new());
+                walk(root, &path, out);
+            } else {
+                out.insert(rel, std::fs::read(&path).unwrap_or_else(|e| format!("<unreadable: {e}>").into_bytes()));
+            }
+        }
+    }
+    let mut out = std::collections::BTreeMap::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+/// FNV-1a 64 over every path and its bytes in [`snapshot`]: one number for the whole workspace.
+pub fn checksum(dir: &Path) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for (path, bytes) in snapshot(dir) {
+        for b in path.as_bytes().iter().chain([0u8].iter()).chain(bytes.iter()).chain([0xffu8].iter()) {
+            h ^= u64::from(*b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    h
+}
+
+/// What differs between two snapshots (for failure messages).
+pub fn snapshot_diff(
+    before: &std::collections::BTreeMap<String, Vec<u8>>,
+    after: &std::collections::BTreeMap<String, Vec<u8>>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for (k, v) in before {
+        match after.get(k) {
+            None => out.push(format!("removed {k}")),
+            Some(w) if w != v => out.push(format!("changed {k}")),
+            _ => {}
+        }
+    }
+    out.extend(after.keys().filter(|k| !before.contains_key(*k)).map(|k| format!("added {k}")));
+    out
+}
+
+/// `docket serve` as a raw child process speaking newline-delimited JSON-RPC on its pipes, for
+/// bytes no well-behaved client would send. A reader thread collects stdout lines.
+pub struct RawServer {
+    pub child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    lines: std::sync::mpsc::Receiver<Vec<u8>>,
+}
+
+impl RawServer {
+    pub fn spawn(workspace: &Path) -> RawServer {
+        use std::process::{Command, Stdio};
+        let mut child = Command::new(env!("CARGO_BIN_EXE_docket"))
+            .arg("serve")
+            .arg("--workspace")
+            .arg(workspace)
+            .env_remove("DOCKET_WORKSPACE")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn docket");
+        let stdin = child.stdin.take();
+        let mut stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            loop {
+                let mut line = Vec::new();
+                match stdout.read_until(b'\n', &mut line) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {
+                        if tx.send(line).is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+        });
+        RawServer { child, stdin, lines }
+    }
+
+    /// Writes `bytes` and a newline; false if the pipe is closed (the server is gone).
+    pub fn send_bytes(&mut self, bytes: &[u8]) -> bool {
+        use std::io::Write;
+        let Some(stdin) = self.stdin.as_mut() else { return false };
+        stdin.write_all(bytes).and_then(|_| stdin.write_all(b"\n")).and_then(|_| stdin.flush()).is_ok()
+    }
+
+    pub fn send(&mut self, message: &Value) -> bool {
+        self.send_bytes(message.to_string().as_bytes())
+    }
+
+    /// The next stdout line as JSON (panics on anything else: stdout carries only JSON-RPC).
+    pub fn recv(&self, timeout: std::time::Duration) -> Option<Value> {
+        let line = self.lines.recv_timeout(timeout).ok()?;
+        Some(
+            serde_json::from_slice(&line).unwrap_or_else(|e| {
+                panic!("stdout carries only JSON-RPC, got {:?}: {e}", String::from_utf8_lossy(&line))
+            }),
+        )
+    }
+
+    /// Every message up to the response with `id` (which is last); `None` on timeout.
+    pub fn recv_until(&self, id: &Value, timeout: std::time::Duration) -> Option<Vec<Value>> {
+        let deadline = std::time::Instant::now() + timeout;
+        let mut seen = Vec::new();
+        loop {
+            let left = deadline.checked_duration_since(std::time::Instant::now())?;
+            let msg = self.recv(left)?;
+            let done = msg.get("id") == Some(id) && (msg.get("result").is_some() || msg.get("error").is_some());
+            seen.push(msg);
+            if done {
+                return Some(seen);
+            }
+        }
+    }
+
+    /// Sends a request and waits (up to 30 s) for its response.
+    pub fn request(&mut self, id: i64, method: &str, params: Value) -> Value {
+        assert!(self.send(&serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})));
+        let mut seen = self
+            .recv_until(&serde_json::json!(id), std::time::Duration::from_secs(30))
+            .unwrap_or_else(|| panic!("no answer to {method} (id {id}) within 30 s"));
+        seen.pop().expect("the response")
+    }
+
+    /// The MCP handshake; returns the initialize result.
+    pub fn initialize(&mut self) -> Value {
+        let init = self.request(
+            0,
+            "initialize",
+            serde_json::json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "0"}}),
+        );
+        assert!(self.send(&serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"})));
+        init
+    }
+
+    /// SIGKILL on Unix: no destructors, no flushing, no cleanup.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Closes stdin and waits for the exit status.
+    pub fn close(mut self) -> std::process::ExitStatus {
+        drop(self.stdin.take());
+        self.child.wait().expect("wait for docket")
+    }
+}
+
+impl Drop for RawServer {
+    fn drop(&mut self) {
+        if self.child.try_wait().ok().flatten().is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
