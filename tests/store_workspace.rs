@@ -311,3 +311,18 @@ fn a_new_process_starts_from_the_snapshot_but_rereads_what_changed() {
     assert_eq!(after.value[0].title, "Edited while no server ran", "the edited file is re-read, not served stale");
     assert!(!after.cached, "one file was read");
 }
+
+#[test]
+fn temp_files_abandoned_by_a_killed_write_are_removed_on_the_next_start() {
+    let (dir, store) = fresh_store();
+    let issues = dir.path().join(".docket/issues");
+    let abandoned = issues.join(".docket-abc123.tmp");
+    let in_flight = issues.join(".docket-def456.tmp");
+    std::fs::write(&abandoned, "---\nid: ISS-000009\n---\nhalf").unwrap();
+    std::fs::write(&in_flight, "---\nid: ISS-000010\n---\nbeing written").unwrap();
+    let an_hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    std::fs::File::options().write(true).open(&abandoned).unwrap().set_modified(an_hour_ago).unwrap();
+    assert!(all(&store).is_empty(), "temp files are never issues");
+    assert!(!abandoned.exists(), "an hour-old temp file is removed");
+    assert!(in_flight.exists(), "a fresh one may belong to a write in progress");
+}

@@ -69,6 +69,9 @@ pub fn store_error(e: store::StoreError) -> ToolError {
         store::StoreError::SessionNotFound { id: Some(id) } => errors::session_not_found(id),
         store::StoreError::SessionNotFound { id: None } => errors::no_session("incomplete"),
         store::StoreError::SpecNotFound { path } => errors::spec_file_not_found(path.display()),
+        store::StoreError::OutsideWorkspace { param, path, root } => {
+            errors::path_outside_workspace(param, path.display(), root.display())
+        }
         store::StoreError::Git { details } => errors::git_failed(details),
         other => errors::storage_failed(other),
     }

@@ -134,7 +134,11 @@ impl Index {
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
                 Err(e) => return Err(StoreError::Io { path: dir, source: e }),
             };
-            seen.extend(listing.flatten().map(|e| e.path()).filter(|p| self.is_issue_file(p)));
+            let paths: Vec<PathBuf> = listing.flatten().map(|e| e.path()).collect();
+            if !self.populated {
+                remove_abandoned_temp_files(&paths);
+            }
+            seen.extend(paths.into_iter().filter(|p| self.is_issue_file(p)));
         }
         // Files the index does not know yet are loaded in parallel (the cold build is dominated by
         // reading and parsing thousands of small files); known ones are only re-read if their
@@ -348,6 +352,28 @@ impl Index {
 
     pub fn enabled(&self) -> bool {
         self.enabled
+    }
+}
+
+/// Temp files of atomic writes live for milliseconds; one that is minutes old was left by a
+/// process killed mid-write (its target file is intact: the rename never happened).
+fn remove_abandoned_temp_files(paths: &[PathBuf]) {
+    const ABANDONED_AFTER: Duration = Duration::from_secs(600);
+    for path in paths {
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        let old = || {
+            std::fs::metadata(path)
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > ABANDONED_AFTER))
+        };
+        if name.starts_with(".docket-") && name.ends_with(".tmp") && old() {
+            match std::fs::remove_file(path) {
+                Ok(()) => tracing::info!(path = %path.display(), "removed a temp file abandoned by a killed write"),
+                Err(e) => {
+                    tracing::debug!(path = %path.display(), error = %e, "could not remove an abandoned temp file")
+                }
+            }
+        }
     }
 }
 

@@ -227,6 +227,8 @@ pub enum StoreError {
     SessionNotFound { id: Option<String> },
     #[error("spec file {} not found", path.display())]
     SpecNotFound { path: PathBuf },
+    #[error("{param} {} is outside the repository {}", path.display(), root.display())]
+    OutsideWorkspace { param: &'static str, path: PathBuf, root: PathBuf },
     #[error("git failed: {details}")]
     Git { details: String },
 }

@@ -120,16 +120,14 @@ impl Store {
     }
 
     pub fn session_start(&self, req: StartSession) -> Result<Session, StoreError> {
+        let root = &self.workspace().root;
         let base = match &req.working_directory {
-            Some(dir) if dir.is_absolute() => dir.clone(),
-            Some(dir) => self.workspace().root.join(dir),
-            None => self.workspace().root.clone(),
+            Some(dir) => inside_root(root, "workingDirectory", &root.join(dir))?,
+            None => root.clone(),
         };
-        let spec = if Path::new(&req.spec_file).is_absolute() {
-            PathBuf::from(&req.spec_file)
-        } else {
-            base.join(&req.spec_file)
-        };
+        // Joining an absolute path replaces the base, as wrangler allowed; both must stay inside
+        // the repository, so a session cannot probe or touch files elsewhere on the host.
+        let spec = inside_root(root, "specFile", &base.join(&req.spec_file))?;
         if !spec.is_file() {
             return Err(StoreError::SpecNotFound { path: spec });
         }
@@ -309,6 +307,27 @@ fn git(dir: &Path, args: &[&str]) -> Option<String> {
     out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string()).filter(|s| !s.is_empty())
 }
 
+/// `path` with `..` and symlinks resolved, if it lies inside `root`. A path that does not exist
+/// yet is judged by its nearest existing ancestor.
+fn inside_root(root: &Path, param: &'static str, path: &Path) -> Result<PathBuf, StoreError> {
+    let outside = || StoreError::OutsideWorkspace { param, path: path.to_path_buf(), root: root.to_path_buf() };
+    let root = root.canonicalize().map_err(StoreError::io(root))?;
+    let mut existing = path;
+    let mut rest = Vec::new();
+    let resolved = loop {
+        match existing.canonicalize() {
+            Ok(p) => break p,
+            Err(_) => {
+                rest.push(existing.file_name().ok_or_else(outside)?.to_owned());
+                existing = existing.parent().ok_or_else(outside)?;
+            }
+        }
+    };
+    let full = rest.iter().rev().fold(resolved, |p, part| p.join(part));
+    let lexically_clean = !rest.iter().any(|part| part == ".." || part == ".");
+    if full.starts_with(&root) && lexically_clean { Ok(full) } else { Err(outside()) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -358,6 +377,28 @@ mod tests {
             .session_start(StartSession { spec_file: "nope.md".into(), ..Default::default() })
             .expect_err("missing spec");
         assert!(matches!(err, StoreError::SpecNotFound { .. }));
+    }
+
+    #[test]
+    fn spec_files_and_working_directories_outside_the_repository_are_refused() {
+        let (_dir, store) = store_with_spec();
+        for spec in ["/etc/passwd", "../../etc/passwd", "../outside.md", "/nonexistent/x.md"] {
+            let err = store
+                .session_start(StartSession { spec_file: spec.into(), ..Default::default() })
+                .expect_err("outside the repository");
+            assert!(matches!(err, StoreError::OutsideWorkspace { param: "specFile", .. }), "{spec}: {err}");
+        }
+        let err = store
+            .session_start(StartSession {
+                spec_file: "spec.md".into(),
+                working_directory: Some("/tmp".into()),
+                ..Default::default()
+            })
+            .expect_err("working directory outside");
+        assert!(matches!(err, StoreError::OutsideWorkspace { param: "workingDirectory", .. }), "{err}");
+        let inside = store.workspace().root.join("spec.md");
+        let ok = store.session_start(StartSession { spec_file: inside.display().to_string(), ..Default::default() });
+        assert!(ok.is_ok(), "an absolute path inside the repository is fine: {ok:?}");
     }
 
     #[test]
