@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 
 use crate::error_memory;
 use crate::generated::limits;
+use crate::runtime::tokens::Counter;
 use crate::server::ToolStyle;
 use crate::store::StoreOptions;
 
@@ -48,6 +49,7 @@ pub struct Config {
     pub error_retention_days: i64,
     pub preflight_threshold: u32,
     pub tool_style: ToolStyle,
+    pub token_count: Counter,
     /// Where each key's value came from (keys absent here are defaults).
     sources: BTreeMap<&'static str, Source>,
 }
@@ -62,6 +64,7 @@ impl Default for Config {
             error_retention_days: memory.retention_days,
             preflight_threshold: memory.preflight_threshold,
             tool_style: ToolStyle::Granular,
+            token_count: Counter::Estimate,
             sources: BTreeMap::new(),
         }
     }
@@ -162,6 +165,12 @@ const KEYS: &[Key] = &[
         env: "DOCKET_TOOL_STYLE",
         kind: Kind::Choice(&["granular", "consolidated"]),
         help: "granular: one tool per operation; consolidated: one tool per group with an action",
+    },
+    Key {
+        name: "token_count",
+        env: "DOCKET_TOKEN_COUNT",
+        kind: Kind::Choice(&["estimate", "o200k"]),
+        help: "_meta.tokens: estimate (no memory cost) or o200k (exact for OpenAI models, ~47 MB resident)",
     },
 ];
 
@@ -283,9 +292,12 @@ impl Config {
                     _ => unreachable!("every integer key is assigned above"),
                 }
             }
-            Kind::Choice(_) => {
-                self.tool_style = value.as_str().and_then(|v| v.parse().ok()).ok_or_else(invalid)?;
-            }
+            Kind::Choice(_) => match (name, value.as_str()) {
+                ("tool_style", Some(v)) => self.tool_style = v.parse().map_err(|_| invalid())?,
+                ("token_count", Some("estimate")) => self.token_count = Counter::Estimate,
+                ("token_count", Some("o200k")) => self.token_count = Counter::O200k,
+                _ => return Err(invalid()),
+            },
         }
         self.sources.insert(key.name, source);
         Ok(())
@@ -308,6 +320,10 @@ impl Config {
             "error_retention_days" => json!(self.error_retention_days),
             "preflight_threshold" => json!(self.preflight_threshold),
             "tool_style" => json!(self.tool_style.as_str()),
+            "token_count" => json!(match self.token_count {
+                Counter::Estimate => "estimate",
+                Counter::O200k => "o200k",
+            }),
             _ => Value::Null,
         }
     }

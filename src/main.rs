@@ -114,8 +114,8 @@ fn serve(
     if let Some(style) = tool_style {
         config.set_tool_style(style);
     }
+    docket::runtime::tokens::configure(config.token_count);
     let app = App::open(ws, config);
-    docket::runtime::tokens::preload();
     let runtime = tokio::runtime::Runtime::new().map_err(|e| format!("cannot start the async runtime: {e}"))?;
     let outcome = runtime.block_on(async move {
         match http {

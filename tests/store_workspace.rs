@@ -74,7 +74,9 @@ fn a_real_wrangler_workspace_is_served_in_place() {
     assert!(ids.contains(&"000037"), "quoted legacy ids are read");
     let err = store.get("ISS-000165").expect_err("a duplicated id is ambiguous");
     assert!(matches!(err, StoreError::Ambiguous { ref paths, .. } if paths.len() == 3), "{err}");
-    let spec = store.get("SPEC-000046").expect("spec by id").value;
+    let got = store.get("SPEC-000046").expect("spec by id");
+    assert!(got.warnings.iter().all(|w| w.code != "DUPLICATE_ID"), "a lookup only warns about its own id");
+    let spec = got.value;
     assert!(spec.meta.title.starts_with("Wrangler MCP Server Modernization"));
     assert_eq!(spec.meta.issue_type, IssueType::Specification);
 }

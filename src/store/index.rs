@@ -328,7 +328,7 @@ impl Index {
             out.push(StoreWarning {
                 code: "DUPLICATE_ID",
                 message: format!(
-                    "{id} is used by {} files: {}. Both are listed; renumber one to fix it.",
+                    "{id} is used by {} files: {}. Each is listed; renumber all but one to fix it.",
                     paths.len(),
                     names.join(", ")
                 ),
@@ -336,6 +336,14 @@ impl Index {
             });
         }
         out
+    }
+
+    /// The warnings that concern one file: a stale index, or a duplicate of its ID (a lookup
+    /// should not repeat every duplicate of the workspace).
+    pub fn warnings_about(&self, path: &Path) -> Vec<StoreWarning> {
+        let mut all = self.warnings();
+        all.retain(|w| w.code == "STALE_INDEX" || (w.code == "DUPLICATE_ID" && w.paths.iter().any(|p| p == path)));
+        all
     }
 
     fn relative(&self, p: &Path) -> String {

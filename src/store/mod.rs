@@ -110,7 +110,7 @@ impl Store {
     pub fn get(&self, id: &str) -> Result<Snapshot<Issue>, StoreError> {
         let (index, cached) = self.fresh()?;
         let path = resolve(&index, id)?;
-        let warnings = index.warnings();
+        let warnings = index.warnings_about(&path);
         drop(index);
         let (meta, doc) = self.read(&path)?;
         Ok(Snapshot { value: Issue { meta, body: doc.body }, cached, warnings })
@@ -120,7 +120,7 @@ impl Store {
         let (index, cached) = self.fresh()?;
         let path = resolve(&index, id)?;
         let meta = index.meta_at(&path).ok_or_else(|| StoreError::NotFound { id: id.to_string() })?;
-        Ok(Snapshot { value: (*meta).clone(), cached, warnings: index.warnings() })
+        Ok(Snapshot { value: (*meta).clone(), cached, warnings: index.warnings_about(&path) })
     }
 
     /// Reads one file from disk (never from the index), refusing one whose frontmatter is broken.
