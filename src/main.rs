@@ -33,8 +33,9 @@ enum Command {
         /// 127.0.0.1; other interfaces only when named (e.g. 0.0.0.0:8080).
         #[arg(long, value_name = "[HOST:]PORT")]
         http: Option<String>,
-        /// Require `Authorization: Bearer TOKEN` on every HTTP request.
-        #[arg(long, env = "DOCKET_TOKEN", hide_env_values = true, requires = "http")]
+        /// Require `Authorization: Bearer TOKEN` on every HTTP request (stdio ignores it: the
+        /// client that spawned the server is the only one on the pipe).
+        #[arg(long, env = "DOCKET_TOKEN", hide_env_values = true)]
         token: Option<String>,
         /// Accept this Host header too (HTTP; loopback names are always accepted).
         #[arg(long = "allow-host", value_name = "HOST", requires = "http")]

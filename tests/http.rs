@@ -3,7 +3,7 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -188,6 +188,24 @@ fn sigterm_stops_the_http_server_cleanly() {
         assert!(Instant::now() < deadline, "the server did not stop within 10 s of SIGTERM");
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+#[test]
+fn a_token_in_the_environment_does_not_stop_stdio_serving() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_docket"))
+        .args(["serve", "--demo"])
+        .env("DOCKET_TOKEN", "exported-for-http")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run docket");
+    let mut stdin = child.stdin.take().expect("stdin");
+    writeln!(stdin, "{}", initialize_body()).expect("write initialize");
+    drop(stdin);
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("\"serverInfo\""), "it answered initialize");
 }
 
 #[test]
