@@ -88,88 +88,121 @@ impl fmt::Display for Source {
     }
 }
 
-/// What a key accepts.
-#[derive(Debug, Clone, Copy)]
+/// What a key accepts, and where a checked value goes.
+#[derive(Clone, Copy)]
 enum Kind {
-    Bool,
-    Int { min: i64, max: i64 },
-    Choice(&'static [&'static str]),
+    Bool(fn(&mut Config, bool)),
+    Int {
+        min: i64,
+        max: i64,
+        put: fn(&mut Config, i64),
+    },
+    /// The allowed values; `put` gets the index of the chosen one.
+    Choice(&'static [&'static str], fn(&mut Config, usize)),
 }
 
 impl fmt::Display for Kind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Kind::Bool => f.write_str("true or false"),
-            Kind::Int { min, max } => write!(f, "an integer from {min} to {max}"),
-            Kind::Choice(values) => write!(f, "one of: {}", values.join(", ")),
+            Kind::Bool(_) => f.write_str("true or false"),
+            Kind::Int { min, max, .. } => write!(f, "an integer from {min} to {max}"),
+            Kind::Choice(values, _) => write!(f, "one of: {}", values.join(", ")),
         }
     }
 }
 
-/// One setting: its name in the file, its environment variable, what it takes.
+/// One setting: its name in the file, its environment variable, what it takes, how to read it.
 struct Key {
     name: &'static str,
     env: &'static str,
     kind: Kind,
+    get: fn(&Config) -> Value,
     help: &'static str,
 }
 
 const MAX_PAGE: i64 = limits::issues_list::MAX_PAGE_SIZE as i64;
 
+const TOOL_STYLES: [ToolStyle; 2] = [ToolStyle::Granular, ToolStyle::Consolidated];
+const COUNTERS: [Counter; 2] = [Counter::Estimate, Counter::O200k];
+
 const KEYS: &[Key] = &[
-    Key { name: "cache", env: "DOCKET_CACHE", kind: Kind::Bool, help: "keep the in-memory index" },
+    Key {
+        name: "cache",
+        env: "DOCKET_CACHE",
+        kind: Kind::Bool(|c, on| c.cache = on),
+        get: |c| json!(c.cache),
+        help: "keep the in-memory index",
+    },
     Key {
         name: "cache_ttl_seconds",
         env: "DOCKET_CACHE_TTL",
-        kind: Kind::Int { min: 1, max: 86_400 },
+        kind: Kind::Int { min: 1, max: 86_400, put: |c, n| c.cache_ttl_seconds = n as u64 },
+        get: |c| json!(c.cache_ttl_seconds),
         help: "full revalidation interval behind the change watcher",
     },
     Key {
         name: "page_size",
         env: "DOCKET_PAGE_SIZE",
-        kind: Kind::Int { min: 1, max: MAX_PAGE },
+        kind: Kind::Int { min: 1, max: MAX_PAGE, put: |c, n| c.limits.page_size = n as usize },
+        get: |c| json!(c.limits.page_size),
         help: "issues_list page size (minimal and summary)",
     },
     Key {
         name: "full_page_size",
         env: "DOCKET_FULL_PAGE_SIZE",
-        kind: Kind::Int { min: 1, max: MAX_PAGE },
+        kind: Kind::Int { min: 1, max: MAX_PAGE, put: |c, n| c.limits.full_page_size = n as usize },
+        get: |c| json!(c.limits.full_page_size),
         help: "issues_list page size with format full",
     },
     Key {
         name: "search_page_size",
         env: "DOCKET_SEARCH_PAGE_SIZE",
-        kind: Kind::Int { min: 1, max: limits::issues_search::MAX_PAGE_SIZE as i64 },
+        kind: Kind::Int {
+            min: 1,
+            max: limits::issues_search::MAX_PAGE_SIZE as i64,
+            put: |c, n| c.limits.search_page_size = n as usize,
+        },
+        get: |c| json!(c.limits.search_page_size),
         help: "issues_search page size",
     },
     Key {
         name: "character_limit",
         env: "DOCKET_CHARACTER_LIMIT",
-        kind: Kind::Int { min: 2_000, max: 200_000 },
+        kind: Kind::Int { min: 2_000, max: 200_000, put: |c, n| c.limits.character_limit = n as usize },
+        get: |c| json!(c.limits.character_limit),
         help: "characters of description text one issues_get or issues_get_batch result may carry",
     },
     Key {
         name: "error_retention_days",
         env: "DOCKET_ERROR_RETENTION_DAYS",
-        kind: Kind::Int { min: 1, max: 3_650 },
+        kind: Kind::Int { min: 1, max: 3_650, put: |c, n| c.error_retention_days = n },
+        get: |c| json!(c.error_retention_days),
         help: "days an error pattern is kept after it was last seen",
     },
     Key {
         name: "preflight_threshold",
         env: "DOCKET_PREFLIGHT_THRESHOLD",
-        kind: Kind::Int { min: 1, max: 1_000 },
+        kind: Kind::Int { min: 1, max: 1_000, put: |c, n| c.preflight_threshold = n as u32 },
+        get: |c| json!(c.preflight_threshold),
         help: "failures of the same call (7 days) before a preflight warning",
     },
     Key {
         name: "tool_style",
         env: "DOCKET_TOOL_STYLE",
-        kind: Kind::Choice(&["granular", "consolidated"]),
+        kind: Kind::Choice(&["granular", "consolidated"], |c, i| c.tool_style = TOOL_STYLES[i]),
+        get: |c| json!(c.tool_style.as_str()),
         help: "granular: one tool per operation; consolidated: one tool per group with an action",
     },
     Key {
         name: "token_count",
         env: "DOCKET_TOKEN_COUNT",
-        kind: Kind::Choice(&["estimate", "o200k"]),
+        kind: Kind::Choice(&["estimate", "o200k"], |c, i| c.token_count = COUNTERS[i]),
+        get: |c| {
+            json!(match c.token_count {
+                Counter::Estimate => "estimate",
+                Counter::O200k => "o200k",
+            })
+        },
         help: "_meta.tokens: estimate (no memory cost) or o200k (exact for OpenAI models, ~47 MB resident)",
     },
 ];
@@ -257,11 +290,11 @@ impl Config {
             ConfigError(format!(
                 "{source}: `{name}` must be {}, got {value}. Fix it, or remove it to use the default ({}).",
                 key.kind,
-                Config::default().value_of(name)
+                (key.get)(&Config::default())
             ))
         };
         match key.kind {
-            Kind::Bool => {
+            Kind::Bool(put) => {
                 let on = match value {
                     Value::Bool(b) => *b,
                     Value::String(s) => match s.to_lowercase().as_str() {
@@ -271,9 +304,9 @@ impl Config {
                     },
                     _ => return Err(invalid()),
                 };
-                self.cache = on;
+                put(self, on);
             }
-            Kind::Int { min, max } => {
+            Kind::Int { min, max, put } => {
                 let n = match value {
                     Value::Number(n) => n.as_i64(),
                     Value::String(s) => s.parse::<i64>().ok(),
@@ -281,23 +314,12 @@ impl Config {
                 }
                 .filter(|n| (min..=max).contains(n))
                 .ok_or_else(invalid)?;
-                match name {
-                    "cache_ttl_seconds" => self.cache_ttl_seconds = n as u64,
-                    "page_size" => self.limits.page_size = n as usize,
-                    "full_page_size" => self.limits.full_page_size = n as usize,
-                    "search_page_size" => self.limits.search_page_size = n as usize,
-                    "character_limit" => self.limits.character_limit = n as usize,
-                    "error_retention_days" => self.error_retention_days = n,
-                    "preflight_threshold" => self.preflight_threshold = n as u32,
-                    _ => unreachable!("every integer key is assigned above"),
-                }
+                put(self, n);
             }
-            Kind::Choice(_) => match (name, value.as_str()) {
-                ("tool_style", Some(v)) => self.tool_style = v.parse().map_err(|_| invalid())?,
-                ("token_count", Some("estimate")) => self.token_count = Counter::Estimate,
-                ("token_count", Some("o200k")) => self.token_count = Counter::O200k,
-                _ => return Err(invalid()),
-            },
+            Kind::Choice(values, put) => {
+                let chosen = value.as_str().and_then(|v| values.iter().position(|c| *c == v)).ok_or_else(invalid)?;
+                put(self, chosen);
+            }
         }
         self.sources.insert(key.name, source);
         Ok(())
@@ -309,32 +331,13 @@ impl Config {
         self.sources.insert("tool_style", Source::Flag);
     }
 
-    fn value_of(&self, name: &str) -> Value {
-        match name {
-            "cache" => json!(self.cache),
-            "cache_ttl_seconds" => json!(self.cache_ttl_seconds),
-            "page_size" => json!(self.limits.page_size),
-            "full_page_size" => json!(self.limits.full_page_size),
-            "search_page_size" => json!(self.limits.search_page_size),
-            "character_limit" => json!(self.limits.character_limit),
-            "error_retention_days" => json!(self.error_retention_days),
-            "preflight_threshold" => json!(self.preflight_threshold),
-            "tool_style" => json!(self.tool_style.as_str()),
-            "token_count" => json!(match self.token_count {
-                Counter::Estimate => "estimate",
-                Counter::O200k => "o200k",
-            }),
-            _ => Value::Null,
-        }
-    }
-
     /// Every setting with its value, where it came from, and how to change it (`docket://config`).
     pub fn describe(&self) -> Value {
         let settings: serde_json::Map<String, Value> = KEYS
             .iter()
             .map(|k| {
                 let source = self.sources.get(k.name).map_or_else(|| "default".to_string(), Source::to_string);
-                let entry = json!({"value": self.value_of(k.name), "source": source, "env": k.env, "accepts": k.kind.to_string(), "help": k.help});
+                let entry = json!({"value": (k.get)(self), "source": source, "env": k.env, "accepts": k.kind.to_string(), "help": k.help});
                 (k.name.to_string(), entry)
             })
             .collect();
