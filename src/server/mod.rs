@@ -35,7 +35,6 @@ pub struct DocketServer<H> {
     store: Arc<Store>,
     memory: Arc<ErrorMemory>,
     config: Arc<Config>,
-    style: ToolStyle,
     tools: Arc<Vec<Tool>>,
     calls: AtomicU64,
     listeners: notify::Listeners,
@@ -43,14 +42,11 @@ pub struct DocketServer<H> {
 
 impl<H: ToolHandlers> DocketServer<H> {
     /// `store` is the one `handlers` work on (the server reads its index state for `_meta`);
-    /// `memory` records failed calls and warns before they repeat.
-    /// `store` is the one `handlers` work on (the server reads its index state for `_meta`);
     /// `memory` records failed calls and warns before they repeat; `config` picks the tool style.
     pub fn new(handlers: Arc<H>, store: Arc<Store>, memory: Arc<ErrorMemory>, config: Arc<Config>) -> Self {
-        let style = config.tool_style;
-        let tools = Arc::new(style.tools());
+        let tools = Arc::new(config.tool_style.tools());
         let listeners = notify::Listeners::default();
-        DocketServer { handlers, store, memory, config, style, tools, calls: AtomicU64::new(0), listeners }
+        DocketServer { handlers, store, memory, config, tools, calls: AtomicU64::new(0), listeners }
     }
 }
 
@@ -70,7 +66,7 @@ impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
         .with_server_info(
             Implementation::new(generated::SERVER_NAME, env!("CARGO_PKG_VERSION")).with_title(generated::SERVER_TITLE),
         )
-        .with_instructions(self.style.instructions())
+        .with_instructions(self.config.tool_style.instructions())
     }
 
     async fn list_tools(
@@ -178,7 +174,8 @@ impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
         let args = request.arguments.unwrap_or_default();
         // The consolidated profile resolves (tool, action) to the underlying tool first, so error
         // memory, preflight, dispatch and `_meta` all work on the underlying tool.
-        let (name, args, resolve_error) = match self.style {
+        let style = self.config.tool_style;
+        let (name, args, resolve_error) = match style {
             ToolStyle::Granular => (Some(requested.clone()), args, None),
             ToolStyle::Consolidated => match profile::resolve(&requested, args) {
                 Some(r) => (r.tool.map(str::to_string), r.args, r.error),
@@ -189,7 +186,8 @@ impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
         let name = name.unwrap_or_else(|| requested.clone());
         let ctx = CallContext { tool: name.clone(), request_id: request_id.clone() };
         let error_context = intelligence::context_of(&name, &args);
-        let watched = args.clone();
+        // Only a write with subscribers needs the arguments after dispatch has consumed them.
+        let watched = self.listeners.wants(&name).then(|| args.clone());
         let mut warnings =
             if known { intelligence::preflight(&self.memory, &name, &error_context).await } else { Vec::new() };
         warnings.extend(intelligence::deprecation(&name));
@@ -207,9 +205,13 @@ impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
                 }
                 self.listeners.log_failure(&context.peer, &name, e).await;
             }
-            Ok(reply) => self.notify_subscribers(&context, &name, &watched, &reply.data).await,
+            Ok(reply) => {
+                if let Some(args) = &watched {
+                    self.notify_subscribers(&context, &name, args, &reply.data).await;
+                }
+            }
         }
-        if self.style == ToolStyle::Consolidated {
+        if style == ToolStyle::Consolidated {
             result = profile::rewrite_result(result);
             profile::rewrite_warnings(&mut warnings);
         }
@@ -236,15 +238,16 @@ impl<H> DocketServer<H> {
     }
 
     fn unknown_tool(&self, name: &str) -> ErrorData {
-        let hint = match self.style {
-            ToolStyle::Consolidated if profile::rewrite(name) != name => {
-                format!(" This server publishes the consolidated profile: call {} instead.", profile::rewrite(name))
+        // The name is repeated, but not a megabyte of it (nor in the hint).
+        let shown: String = name.chars().take(100).collect();
+        let shown = if shown.len() < name.len() { format!("{shown}…") } else { shown };
+        let renamed = profile::rewrite(&shown);
+        let hint = match self.config.tool_style {
+            ToolStyle::Consolidated if renamed != shown => {
+                format!(" This server publishes the consolidated profile: call {renamed} instead.")
             }
             _ => String::new(),
         };
-        // The name is repeated, but not a megabyte of it.
-        let shown: String = name.chars().take(100).collect();
-        let shown = if shown.len() < name.len() { format!("{shown}…") } else { shown };
         ErrorData::invalid_params(
             format!("Unknown tool '{shown}'. Call tools/list to see the {} available tools.{hint}", self.tools.len()),
             None,

@@ -39,15 +39,18 @@ impl Listeners {
         *self.level.lock().unwrap_or_else(|p| p.into_inner()) = Some(level);
     }
 
+    /// Whether a call of `tool` could concern a subscriber: it writes, and someone listens.
+    pub fn wants(&self, tool: &str) -> bool {
+        !TOOLS.iter().any(|t| t.name == tool && t.read_only)
+            && !self.subscribed.lock().unwrap_or_else(|p| p.into_inner()).is_empty()
+    }
+
     /// The subscribed URIs a successful call of `tool` may have changed.
     pub fn touched(&self, tool: &str, args: &Map<String, Value>, output: &Value) -> Vec<String> {
-        if TOOLS.iter().any(|t| t.name == tool && t.read_only) {
+        if !self.wants(tool) {
             return Vec::new();
         }
         let subscribed = self.subscribed.lock().unwrap_or_else(|p| p.into_inner());
-        if subscribed.is_empty() {
-            return Vec::new();
-        }
         let mut ids = BTreeSet::new();
         collect_ids(&Value::Object(args.clone()), &mut ids);
         collect_ids(output, &mut ids);
