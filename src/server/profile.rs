@@ -67,6 +67,7 @@ impl FromStr for ToolStyle {
 pub struct Resolved {
     /// The underlying tool when known (also for a resolve error of a known action).
     pub tool: Option<&'static str>,
+    /// The underlying tool's arguments; after a resolve error, only its error-context ones.
     pub args: Map<String, Value>,
     pub error: Option<ToolError>,
 }
@@ -74,9 +75,9 @@ pub struct Resolved {
 /// Resolves a consolidated call; `None` when `name` is not a consolidated tool.
 pub fn resolve(name: &str, args: Map<String, Value>) -> Option<Resolved> {
     let underlying = consolidated::underlying(name, &args);
-    // Kept for error intelligence, which identifies a failure by the underlying tool's arguments.
-    let mut kept = underlying.map(|_| args.clone()).unwrap_or_default();
-    kept.remove("action");
+    // Kept for error intelligence, which identifies a failure by the underlying tool's declared
+    // context parameters (only those are copied, not the whole call).
+    let kept = underlying.map(|tool| super::intelligence::context_of(tool, &args)).unwrap_or_default();
     Some(match consolidated::resolve(name, args)? {
         Ok((tool, args)) => Resolved { tool: Some(tool), args, error: None },
         Err(e) => Resolved { tool: underlying, args: kept, error: Some(e) },
