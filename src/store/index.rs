@@ -19,17 +19,15 @@ use super::watch::{Changes, Watcher};
 use super::workspace::Workspace;
 
 /// Enough to tell that a file changed without reading it.
-type Stamp = FileStamp;
-
-fn stamp(path: &Path) -> Option<Stamp> {
+fn stamp(path: &Path) -> Option<FileStamp> {
     let m = std::fs::metadata(path).ok()?;
     m.is_file().then(|| FileStamp::new(m.modified().ok(), m.len()))
 }
 
 /// The outcome of reading one file.
 enum Loaded {
-    Issue(Box<IssueMeta>, Stamp),
-    Broken(String, Option<Stamp>),
+    Issue(Box<IssueMeta>, FileStamp),
+    Broken(String, Option<FileStamp>),
     Gone,
 }
 
@@ -51,7 +49,7 @@ fn load(path: &Path, folder_type: IssueType) -> Loaded {
 
 struct Entry {
     meta: Arc<IssueMeta>,
-    stamp: Option<Stamp>,
+    stamp: Option<FileStamp>,
 }
 
 pub struct Index {
@@ -62,7 +60,7 @@ pub struct Index {
     ttl: Duration,
     entries: HashMap<PathBuf, Entry>,
     /// Files whose frontmatter does not parse: skipped, reported, never rewritten.
-    broken: BTreeMap<PathBuf, (Option<Stamp>, String)>,
+    broken: BTreeMap<PathBuf, (Option<FileStamp>, String)>,
     /// Upper-cased ID -> files holding it (more than one is a DUPLICATE_ID).
     by_id: HashMap<String, Vec<PathBuf>>,
     /// Every entry, newest update first; rebuilt lazily after a change.
@@ -244,7 +242,7 @@ impl Index {
         self.put(meta, s);
     }
 
-    fn put(&mut self, meta: IssueMeta, stamp: Option<Stamp>) {
+    fn put(&mut self, meta: IssueMeta, stamp: Option<FileStamp>) {
         let path = meta.path.clone();
         self.forget(&path);
         self.by_id.entry(meta.id.to_uppercase()).or_default().push(path.clone());
