@@ -109,6 +109,49 @@ pub fn synced_temp(path: &Path, contents: &str, mode: Option<u32>) -> Result<tem
     Ok(tmp)
 }
 
+/// Atomically swaps the files at `a` and `b` (Linux `renameat2(RENAME_EXCHANGE)`). `Ok(false)`
+/// where the system or filesystem cannot, so the caller falls back to a plain rename.
+pub fn exchange(a: &Path, b: &Path) -> std::io::Result<bool> {
+    rename2(a, b, RenameMode::Exchange)
+}
+
+/// Renames `from` to `to` unless `to` exists (`Ok(false)` where unsupported).
+pub fn rename_noreplace(from: &Path, to: &Path) -> std::io::Result<bool> {
+    rename2(from, to, RenameMode::NoReplace)
+}
+
+enum RenameMode {
+    Exchange,
+    NoReplace,
+}
+
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn rename2(a: &Path, b: &Path, mode: RenameMode) -> std::io::Result<bool> {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    let c = |p: &Path| CString::new(p.as_os_str().as_bytes()).map_err(std::io::Error::other);
+    let (a, b) = (c(a)?, c(b)?);
+    let flags = match mode {
+        RenameMode::Exchange => libc::RENAME_EXCHANGE,
+        RenameMode::NoReplace => libc::RENAME_NOREPLACE,
+    };
+    // SAFETY: both paths are valid NUL-terminated strings that outlive the call.
+    let rc = unsafe { libc::renameat2(libc::AT_FDCWD, a.as_ptr(), libc::AT_FDCWD, b.as_ptr(), flags) };
+    if rc == 0 {
+        return Ok(true);
+    }
+    let e = std::io::Error::last_os_error();
+    match e.raw_os_error() {
+        Some(libc::EINVAL | libc::ENOSYS | libc::ENOTSUP) => Ok(false),
+        _ => Err(e),
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn rename2(_a: &Path, _b: &Path, _mode: RenameMode) -> std::io::Result<bool> {
+    Ok(false)
+}
+
 /// Best effort: makes the rename into `path`'s directory durable on filesystems that need it.
 pub fn sync_dir(path: &Path) {
     if let Some(d) = path.parent().and_then(|dir| File::open(dir).ok()) {

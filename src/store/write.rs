@@ -123,8 +123,10 @@ impl Store {
     }
 
     /// Replaces `path` (which must still hold `original`) by `text` at `dest`. Returns false,
-    /// writing nothing, when the file changed since it was read. On any failure the old file is
-    /// left where it was with its old content.
+    /// leaving everything as it was, when the file changed since it was read. The check is made
+    /// on the file actually displaced (swapped out atomically, then compared, and swapped back if
+    /// it was someone else's save), so an editor's save is never overwritten. On any failure the
+    /// old file is left where it was with its old content.
     fn replace(&self, path: &Path, original: &[u8], dest: &Path, text: &str) -> Result<bool, StoreError> {
         let dir = dest.parent().unwrap_or(&self.ws.dir);
         files::ensure_inside(&self.ws, dir)?;
@@ -133,23 +135,50 @@ impl Store {
             return Ok(false);
         }
         if dest == path {
-            tmp.persist(path).map_err(|e| StoreError::Io { path: path.to_path_buf(), source: e.error })?;
-        } else {
-            // The new file appears in its new folder first; only then does the old one go, so a
-            // failure at any step leaves the issue readable where it was.
-            tmp.persist_noclobber(dest).map_err(|e| match e.error.kind() {
-                std::io::ErrorKind::AlreadyExists => StoreError::Refused {
-                    path: dest.to_path_buf(),
-                    reason: "a file with this name already exists there; move or renumber it, then retry".into(),
-                },
-                _ => StoreError::Io { path: dest.to_path_buf(), source: e.error },
-            })?;
-            if let Err(e) = std::fs::remove_file(path) {
-                let _ = std::fs::remove_file(dest);
-                return Err(StoreError::Io { path: path.to_path_buf(), source: e });
+            let tmp = tmp.into_temp_path();
+            if !files::exchange(&tmp, path).map_err(StoreError::io(path))? {
+                tmp.persist(path).map_err(|e| StoreError::Io { path: path.to_path_buf(), source: e.error })?;
+                files::sync_dir(path);
+                return Ok(true);
+            }
+            // `tmp` now holds the file that was at `path`; dropping it deletes it.
+            if files::read_regular(&tmp).ok().as_deref() != Some(original) {
+                files::exchange(&tmp, path).map_err(StoreError::io(path))?;
+                return Ok(false);
             }
             files::sync_dir(path);
+            return Ok(true);
         }
+        // A move: the new file appears in its new folder first; then the old one is taken out of
+        // the way atomically and checked; only then is it deleted.
+        tmp.persist_noclobber(dest).map_err(|e| match e.error.kind() {
+            std::io::ErrorKind::AlreadyExists => StoreError::Refused {
+                path: dest.to_path_buf(),
+                reason: "a file with this name already exists there; move or renumber it, then retry".into(),
+            },
+            _ => StoreError::Io { path: dest.to_path_buf(), source: e.error },
+        })?;
+        let undo = |e: StoreError| {
+            let _ = std::fs::remove_file(dest);
+            e
+        };
+        let parked = files::synced_temp(path, "", None).map_err(undo)?.into_temp_path();
+        if let Err(e) = std::fs::rename(path, &parked) {
+            return Err(undo(StoreError::Io { path: path.to_path_buf(), source: e }));
+        }
+        if files::read_regular(&parked).ok().as_deref() != Some(original) {
+            // Someone saved it meanwhile: put their file back (unless they saved yet again).
+            match files::rename_noreplace(&parked, path) {
+                Ok(true) => {}
+                Ok(false) if !path.exists() => {
+                    let _ = std::fs::rename(&parked, path);
+                }
+                _ => {} // a newer save is at `path` already; the parked one is older
+            }
+            let _ = std::fs::remove_file(dest);
+            return Ok(false);
+        }
+        files::sync_dir(path);
         files::sync_dir(dest);
         Ok(true)
     }
