@@ -60,7 +60,7 @@ impl Store {
         let path = resolve_for_write(&index, id)?;
         drop(index);
         for _ in 0..ATTEMPTS {
-            let original = files::read_regular(&path)?;
+            let original = settled_read(&path)?;
             let text = String::from_utf8(original.clone())
                 .map_err(|_| StoreError::Refused { path: path.clone(), reason: "it is not UTF-8 text".into() })?;
             let doc =
@@ -143,7 +143,12 @@ impl Store {
             }
             // `tmp` now holds the file that was at `path`; dropping it deletes it.
             if files::read_regular(&tmp).ok().as_deref() != Some(original) {
+                // Someone saved between the check and the swap: their file goes back. If they
+                // also wrote into ours while it was in place, that write is the newest: keep it.
                 files::exchange(&tmp, path).map_err(StoreError::io(path))?;
+                if files::read_regular(&tmp).ok().as_deref() != Some(text.as_bytes()) {
+                    files::exchange(&tmp, path).map_err(StoreError::io(path))?;
+                }
                 return Ok(false);
             }
             files::sync_dir(path);
@@ -182,6 +187,20 @@ impl Store {
         files::sync_dir(dest);
         Ok(true)
     }
+}
+
+/// The file's bytes, once it is not empty: a writer that truncates and then writes (`echo >`,
+/// many editors) leaves it empty for a moment, and an update must not be based on that moment.
+/// A file that stays empty for half a second is taken as it is.
+fn settled_read(path: &Path) -> Result<Vec<u8>, StoreError> {
+    for _ in 0..50 {
+        let bytes = files::read_regular(path)?;
+        if !bytes.is_empty() {
+            return Ok(bytes);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    files::read_regular(path)
 }
 
 /// The new state of an issue and the frontmatter edits that produce it.
