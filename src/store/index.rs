@@ -1,8 +1,9 @@
-//! The in-memory index: every issue's frontmatter, kept fresh at the start of each call.
+//! The in-memory index: every issue's frontmatter and words, kept fresh at the start of each call.
 //!
-//! Populated lazily by the first call; write-through on our own writes; edits made outside the
-//! server are picked up by the [`Watcher`] (or a stat rescan where it cannot tell); a full
-//! revalidation after the TTL is the safety net. With the cache off, every call re-reads every file.
+//! Populated by the first call (from the last process's snapshot where it can); write-through on
+//! our own writes; edits made outside the server are picked up by the [`Watcher`] (or a stat
+//! rescan where it cannot tell); a full revalidation after the TTL is the safety net. With the
+//! cache off, every call re-reads every file.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -14,6 +15,8 @@ use rayon::prelude::*;
 use super::files;
 use super::frontmatter;
 use super::model::{IssueMeta, IssueType, StoreError, StoreWarning};
+use super::search_index::{DocText, Query};
+use super::slots::Slots;
 use super::snapshot::{self, FileStamp};
 use super::watch::{Changes, Watcher};
 use super::workspace::Workspace;
@@ -27,7 +30,7 @@ fn stamp(path: &Path) -> Option<FileStamp> {
 
 /// The outcome of reading one file.
 enum Loaded {
-    Issue(Box<IssueMeta>, FileStamp),
+    Issue(Box<IssueMeta>, FileStamp, DocText),
     Broken(String, Option<FileStamp>),
     Gone,
 }
@@ -44,15 +47,18 @@ fn load(path: &Path, folder_type: IssueType) -> Loaded {
     };
     let modified = stamp.modified().map(iso).unwrap_or_default();
     match frontmatter::index_meta(&text, path, folder_type, &modified) {
-        Ok(meta) => Loaded::Issue(Box::new(meta), stamp),
+        Ok((meta, body)) => {
+            let words = DocText::new(&meta, body);
+            Loaded::Issue(Box::new(meta), stamp, words)
+        }
         Err(reason) => Loaded::Broken(reason, Some(stamp)),
     }
 }
 
-struct Entry {
-    meta: Arc<IssueMeta>,
-    stamp: Option<FileStamp>,
-}
+/// Files read in parallel at a time (bounds the memory a cold load holds at once).
+const CHUNK: usize = 1024;
+/// Changes in one scan above which the list order is rebuilt once rather than kept up to date.
+const BULK: usize = 256;
 
 pub struct Index {
     ws: Workspace,
@@ -60,19 +66,13 @@ pub struct Index {
     dirs: Vec<(IssueType, PathBuf)>,
     enabled: bool,
     ttl: Duration,
-    entries: HashMap<PathBuf, Entry>,
+    slots: Slots,
     /// Files whose frontmatter does not parse: skipped, reported, never rewritten.
     broken: BTreeMap<PathBuf, (Option<FileStamp>, String)>,
-    /// Upper-cased ID -> files holding it (more than one is a DUPLICATE_ID).
-    by_id: HashMap<String, Vec<PathBuf>>,
-    /// Every entry, newest update first; rebuilt lazily after a change.
-    by_updated: Option<Vec<Arc<IssueMeta>>>,
     populated: bool,
     last_full: Option<Instant>,
     last_refresh: Option<SystemTime>,
     watcher: Watcher,
-    /// The snapshot being written in the background, if any.
-    saving: Option<std::thread::JoinHandle<()>>,
     /// Why the last revalidation failed, while the previous state is being served.
     pub stale: Option<String>,
     /// Issue folders that did not exist (or could not be watched) at the last scan: when one
@@ -81,6 +81,10 @@ pub struct Index {
     /// Highest ID number seen per collection (frontmatter IDs and file names, archived and broken
     /// files included); IDs are allocated above it, so one is never handed out twice.
     max_number: HashMap<IssueType, u64>,
+    /// Changes since the snapshot on disk was written or loaded.
+    unsaved: usize,
+    /// Enough was read that the snapshot should be written soon (the store does it off-call).
+    pub save_wanted: bool,
 }
 
 impl Index {
@@ -90,18 +94,17 @@ impl Index {
             ws,
             enabled,
             ttl,
-            entries: HashMap::new(),
+            slots: Slots::default(),
             broken: BTreeMap::new(),
-            by_id: HashMap::new(),
-            by_updated: None,
             populated: false,
             last_full: None,
             last_refresh: None,
             watcher: Watcher::new(),
-            saving: None,
             stale: None,
             unwatched: Vec::new(),
             max_number: HashMap::new(),
+            unsaved: 0,
+            save_wanted: false,
         }
     }
 
@@ -124,16 +127,15 @@ impl Index {
                 Changes::Unknown => self.scan()?,
             }
         };
+        self.slots.compact_if_sparse();
         self.last_refresh = Some(SystemTime::now());
         Ok(reads == 0 && self.enabled)
     }
 
     fn clear(&mut self) {
         self.max_number.clear();
-        self.entries.clear();
+        self.slots.clear();
         self.broken.clear();
-        self.by_id.clear();
-        self.by_updated = None;
     }
 
     /// Lists every issue folder and re-reads files whose stamp changed; returns the files read.
@@ -166,72 +168,128 @@ impl Index {
             }
             seen.extend(paths.into_iter().filter(|p| self.is_issue_file(p)));
         }
-        // Files the index does not know yet are loaded in parallel (the cold build is dominated by
-        // reading and parsing thousands of small files); known ones are only re-read if their
-        // stamp changed.
-        let (unknown, known): (Vec<&PathBuf>, Vec<&PathBuf>) =
-            seen.iter().partition(|p| !self.entries.contains_key(*p) && !self.broken.contains_key(*p));
-        // A new process starts from the snapshot of the last one, trusting an entry only while
-        // its file's stamp is unchanged.
-        let saved = if self.populated || !self.enabled || unknown.len() < snapshot::MIN_ENTRIES {
-            HashMap::new()
-        } else {
-            snapshot::load(&self.ws.cache_dir())
-        };
-        let dirs = &self.dirs;
-        let loaded: Vec<(PathBuf, Loaded, bool)> = unknown
+        if !self.populated && self.enabled {
+            snapshot::remove_abandoned(&self.ws.cache_dir());
+            if seen.len() >= snapshot::MIN_ENTRIES && self.slots.len() == 0 {
+                self.load_snapshot();
+            }
+        }
+        // Which files to read: those the index does not know, and those whose stamp changed
+        // (checked in parallel: after a restart that is one stat per file).
+        let (slots, broken) = (&self.slots, &self.broken);
+        let checks: Vec<(Option<u32>, bool)> = seen
             .par_iter()
-            .filter_map(|p| {
-                let folder_type = dirs.iter().find(|(_, d)| Some(d.as_path()) == p.parent()).map(|(t, _)| *t)?;
-                if let Some((s, meta)) = saved.get(*p)
-                    && stamp(p) == Some(*s)
-                {
-                    return Some(((*p).clone(), Loaded::Issue(Box::new(meta.clone()), *s), false));
-                }
-                Some(((*p).clone(), load(p, folder_type), true))
+            .map(|p| {
+                let slot = slots.number_of(p);
+                let known = match slot {
+                    Some(s) => slots.at(s).map(|x| x.stamp),
+                    None => broken.get(p).map(|b| b.0),
+                };
+                (slot, known.is_none_or(|k| k.is_none() || stamp(p) != k))
             })
             .collect();
-        let mut reads = loaded.iter().filter(|(_, _, read)| *read).count();
-        let fresh_files = reads;
-        for (path, result, _) in loaded {
-            self.store_loaded(&path, result);
+        let mut present = vec![false; self.slots.capacity()];
+        let mut to_read = Vec::new();
+        for (path, (slot, read)) in seen.iter().zip(checks) {
+            if let Some(s) = slot {
+                present[s as usize] = true;
+            }
+            if read {
+                to_read.push(path.clone());
+            }
         }
-        for path in known {
-            reads += self.recheck(path);
+        let gone: Vec<PathBuf> = self
+            .slots
+            .entries()
+            .filter(|(s, _)| !present[*s as usize])
+            .map(|(_, x)| x.meta.path.clone())
+            .chain(
+                self.broken
+                    .keys()
+                    .filter(|p| !(refused_dirs.contains(p) || (self.is_issue_file(p) && stamp(p).is_some())))
+                    .cloned(),
+            )
+            .collect();
+        if to_read.len() + gone.len() > BULK {
+            self.slots.unorder();
         }
-        let present: std::collections::HashSet<&PathBuf> = seen.iter().chain(&refused_dirs).collect();
-        let gone: Vec<PathBuf> =
-            self.entries.keys().chain(self.broken.keys()).filter(|p| !present.contains(p)).cloned().collect();
-        for path in gone {
-            self.forget(&path);
+        for path in &gone {
+            self.forget(path);
+        }
+        let dirs = self.dirs.clone();
+        for chunk in to_read.chunks(CHUNK) {
+            let loaded: Vec<Loaded> = chunk
+                .par_iter()
+                .map(|p| match dirs.iter().find(|(_, d)| Some(d.as_path()) == p.parent()) {
+                    Some((t, _)) => load(p, *t),
+                    None => Loaded::Gone,
+                })
+                .collect();
+            for (path, result) in chunk.iter().zip(loaded) {
+                self.store_loaded(path, result);
+            }
         }
         self.populated = true;
         self.last_full = Some(Instant::now());
-        if fresh_files > 0 {
-            self.save_snapshot();
+        if to_read.len() > 64.max(self.slots.len() / 20) {
+            self.save_wanted = true;
         }
-        Ok(reads)
+        Ok(to_read.len())
     }
 
-    /// Saves the index for the next process, off the caller's thread.
-    fn save_snapshot(&mut self) {
-        if !self.enabled || self.entries.len() < snapshot::MIN_ENTRIES {
-            return;
+    /// Starts from the snapshot of the last process (its entries are then checked like any
+    /// other known file: trusted only while the stamp matches).
+    fn load_snapshot(&mut self) {
+        let Some(mut input) = snapshot::open(&self.ws.cache_dir()) else { return };
+        let decoded = Slots::decode(&mut input, &self.ws.dir, &self.dirs).and_then(|s| input.finish().map(|()| s));
+        match decoded {
+            Ok(slots) => {
+                self.slots = slots;
+                let ids: Vec<(IssueType, String, Option<String>)> = self
+                    .slots
+                    .entries()
+                    .filter_map(|(_, x)| {
+                        let t = self.folder_type(&x.meta.path)?;
+                        Some((t, x.meta.id.clone(), frontmatter::id_from_file_name(&x.meta.path)))
+                    })
+                    .collect();
+                for (t, id, from_name) in ids {
+                    self.note_number(t, &id);
+                    if let Some(n) = from_name {
+                        self.note_number(t, &n);
+                    }
+                }
+                self.unsaved = 0;
+            }
+            Err(e) => {
+                tracing::debug!(error = %e, "ignoring an unreadable index snapshot");
+                self.slots.clear();
+            }
         }
-        if self.saving.as_ref().is_some_and(|h| !h.is_finished()) {
-            return;
-        }
-        let entries: Vec<(FileStamp, Arc<IssueMeta>)> =
-            self.entries.values().filter_map(|e| Some((e.stamp?, Arc::clone(&e.meta)))).collect();
-        let cache_dir = self.ws.cache_dir();
-        self.saving = Some(std::thread::spawn(move || snapshot::save(&cache_dir, &entries)));
     }
 
-    /// Waits for a snapshot being written (tests and benchmarks).
-    pub fn wait_for_snapshot(&mut self) {
-        if let Some(h) = self.saving.take() {
-            let _ = h.join();
+    /// Writes the index to a temp file beside the snapshot, if worth keeping; the caller puts it
+    /// in place (outside the index lock: that part waits for the disk).
+    pub fn write_snapshot(&mut self) -> Option<snapshot::Pending> {
+        if !self.enabled || self.slots.len() < snapshot::MIN_ENTRIES {
+            return None;
         }
+        let root = self.ws.dir.clone();
+        match snapshot::write(&self.ws.cache_dir(), |out| self.slots.encode(out, &root)) {
+            Ok(pending) => {
+                self.unsaved = 0;
+                Some(pending)
+            }
+            Err(e) => {
+                tracing::debug!(error = %e, "could not write the index snapshot");
+                None
+            }
+        }
+    }
+
+    /// Changes the snapshot on disk does not have yet.
+    pub fn unsaved(&self) -> usize {
+        self.unsaved
     }
 
     /// Re-reads `path` if it changed (or drops it if it is gone); returns 1 if it was read.
@@ -240,7 +298,7 @@ impl Index {
             self.forget(path);
             return 0;
         };
-        let known = self.entries.get(path).map(|e| e.stamp).or_else(|| self.broken.get(path).map(|b| b.0));
+        let known = self.slots.get(path).map(|e| e.stamp).or_else(|| self.broken.get(path).map(|b| b.0));
         if known == Some(Some(now)) {
             return 0;
         }
@@ -252,9 +310,9 @@ impl Index {
 
     fn store_loaded(&mut self, path: &Path, loaded: Loaded) {
         match loaded {
-            Loaded::Issue(meta, stamp) => {
+            Loaded::Issue(meta, stamp, words) => {
                 self.broken.remove(path);
-                self.put(*meta, Some(stamp));
+                self.put(*meta, Some(stamp), &words);
             }
             Loaded::Broken(reason, stamp) => {
                 self.forget(path);
@@ -267,26 +325,24 @@ impl Index {
         }
     }
 
-    /// Write-through after our own write of `meta.path`.
-    pub fn upsert(&mut self, meta: IssueMeta) {
+    /// Write-through after our own write of `meta.path`, with the body written.
+    pub fn upsert(&mut self, meta: IssueMeta, body: &str) {
         let s = stamp(&meta.path);
-        self.put(meta, s);
+        let words = DocText::new(&meta, body);
+        self.put(meta, s, &words);
     }
 
-    fn put(&mut self, meta: IssueMeta, stamp: Option<FileStamp>) {
-        let path = meta.path.clone();
-        self.forget(&path);
-        if let Some(t) = self.folder_type(&path) {
+    fn put(&mut self, meta: IssueMeta, stamp: Option<FileStamp>, words: &DocText) {
+        self.broken.remove(&meta.path);
+        if let Some(t) = self.folder_type(&meta.path) {
             self.note_number(t, &meta.id);
-            if let Some(from_name) = frontmatter::id_from_file_name(&path) {
+            if let Some(from_name) = frontmatter::id_from_file_name(&meta.path) {
                 self.note_number(t, &from_name);
             }
         }
-        self.by_id.entry(meta.id.to_uppercase()).or_default().push(path.clone());
-        self.entries.insert(path, Entry { meta: Arc::new(meta), stamp });
-        self.by_updated = None;
+        self.slots.insert(meta, stamp, words);
+        self.unsaved += 1;
     }
-
     /// Raises the collection's high-water mark to `id`'s number. An ID of another collection's
     /// prefix counts for that collection (a SPEC- id filed under issues/ still reserves it).
     fn note_number(&mut self, folder: IssueType, id: &str) {
@@ -313,15 +369,8 @@ impl Index {
     /// Drops whatever the index knows about `path`.
     pub fn forget(&mut self, path: &Path) {
         self.broken.remove(path);
-        if let Some(old) = self.entries.remove(path) {
-            let key = old.meta.id.to_uppercase();
-            if let Some(paths) = self.by_id.get_mut(&key) {
-                paths.retain(|p| p != path);
-                if paths.is_empty() {
-                    self.by_id.remove(&key);
-                }
-            }
-            self.by_updated = None;
+        if self.slots.remove(path).is_some() {
+            self.unsaved += 1;
         }
     }
 
@@ -336,33 +385,32 @@ impl Index {
     }
 
     /// Every issue, newest update first (ties by ID).
-    pub fn by_updated(&mut self) -> &[Arc<IssueMeta>] {
-        let entries = &self.entries;
-        self.by_updated.get_or_insert_with(|| {
-            let mut all: Vec<Arc<IssueMeta>> = entries.values().map(|e| Arc::clone(&e.meta)).collect();
-            // Markdown files without frontmatter (READMEs, notes) after the real issues.
-            all.sort_by(|a, b| {
-                b.frontmatter
-                    .cmp(&a.frontmatter)
-                    .then_with(|| b.updated_at.cmp(&a.updated_at))
-                    .then_with(|| a.id.cmp(&b.id))
-            });
-            all
-        })
+    pub fn by_updated(&mut self) -> impl Iterator<Item = &Arc<IssueMeta>> {
+        self.slots.by_updated()
     }
 
     /// Files holding `id` exactly (case-insensitive).
-    pub fn paths_of(&self, id: &str) -> &[PathBuf] {
-        self.by_id.get(&id.to_uppercase()).map(Vec::as_slice).unwrap_or_default()
+    pub fn paths_of(&self, id: &str) -> Vec<PathBuf> {
+        self.slots.paths_of(id)
+    }
+
+    /// IDs whose number part (from the first digit on) is exactly `digits`, e.g. `000042`.
+    pub fn ids_with_digits(&self, digits: &str) -> Vec<String> {
+        self.slots.ids_with_digits(digits)
     }
 
     pub fn meta_at(&self, path: &Path) -> Option<Arc<IssueMeta>> {
-        self.entries.get(path).map(|e| Arc::clone(&e.meta))
+        self.slots.get(path).map(|e| Arc::clone(&e.meta))
     }
 
-    /// Every known ID (for resolving short forms such as `42`).
-    pub fn ids(&self) -> impl Iterator<Item = &String> {
-        self.by_id.keys()
+    /// Issues holding every word of `q` in the `allowed` fields that `keep` accepts, scored.
+    pub fn search(&self, q: &Query, allowed: u8, keep: impl Fn(&IssueMeta) -> bool) -> Vec<(Arc<IssueMeta>, u32)> {
+        self.slots.search(q, allowed, keep)
+    }
+
+    /// (issues, distinct words, bytes of the full-text index), for the benchmarks.
+    pub fn text_stats(&self) -> (usize, usize, usize) {
+        self.slots.text_stats()
     }
 
     /// SKIPPED_FILES for unparseable files, DUPLICATE_ID for IDs held by several files.
@@ -385,9 +433,7 @@ impl Index {
                 paths: Vec::new(),
             });
         }
-        let mut dups: Vec<(&String, &Vec<PathBuf>)> = self.by_id.iter().filter(|(_, p)| p.len() > 1).collect();
-        dups.sort();
-        for (id, paths) in dups {
+        for (id, paths) in self.slots.duplicates() {
             let names: Vec<String> = paths.iter().map(|p| self.relative(p)).collect();
             out.push(StoreWarning {
                 code: "DUPLICATE_ID",
@@ -396,7 +442,7 @@ impl Index {
                     paths.len(),
                     names.join(", ")
                 ),
-                paths: paths.clone(),
+                paths,
             });
         }
         out
@@ -420,7 +466,7 @@ impl Index {
     }
 
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.slots.len()
     }
 
     pub fn last_refresh(&self) -> Option<SystemTime> {
