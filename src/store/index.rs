@@ -12,9 +12,10 @@ use std::time::{Duration, Instant, SystemTime};
 
 use rayon::prelude::*;
 
+use super::facts::{Counts, GroupBy};
 use super::files;
 use super::frontmatter;
-use super::model::{IssueMeta, IssueType, StoreError, StoreWarning};
+use super::model::{IssueFilter, IssueMeta, IssueType, StoreError, StoreWarning};
 use super::search_index::{DocText, Query};
 use super::slots::Slots;
 use super::snapshot::{self, FileStamp};
@@ -140,9 +141,19 @@ impl Index {
 
     /// Lists every issue folder and re-reads files whose stamp changed; returns the files read.
     fn scan(&mut self) -> Result<usize, StoreError> {
-        let mut seen = Vec::new();
-        let mut refused_dirs = Vec::new();
+        let started = Instant::now();
+        if !self.populated && self.enabled {
+            snapshot::remove_abandoned(&self.ws.cache_dir());
+            if self.slots.len() == 0 {
+                self.load_snapshot();
+                tracing::debug!(issues = self.slots.len(), ms = started.elapsed().as_millis(), "index snapshot read");
+            }
+        }
         self.unwatched.clear();
+        let mut present = vec![false; self.slots.capacity()];
+        let mut broken_seen = Vec::new();
+        let mut refused_dirs = Vec::new();
+        let mut to_read = Vec::new();
         for (_, dir) in self.dirs.clone() {
             if !dir.exists() {
                 self.unwatched.push(dir);
@@ -157,59 +168,46 @@ impl Index {
             if !self.watcher.watch(&dir) {
                 self.unwatched.push(dir.clone());
             }
-            let listing = match std::fs::read_dir(&dir) {
-                Ok(l) => l,
+            let mut listing = match std::fs::read_dir(&dir) {
+                Ok(l) => l.flatten(),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
                 Err(e) => return Err(StoreError::Io { path: dir, source: e }),
             };
-            let paths: Vec<PathBuf> = listing.flatten().map(|e| e.path()).collect();
-            if !self.populated {
-                remove_abandoned_temp_files(&paths);
-            }
-            seen.extend(paths.into_iter().filter(|p| self.is_issue_file(p)));
-        }
-        if !self.populated && self.enabled {
-            snapshot::remove_abandoned(&self.ws.cache_dir());
-            if seen.len() >= snapshot::MIN_ENTRIES && self.slots.len() == 0 {
-                self.load_snapshot();
-            }
-        }
-        // Which files to read: those the index does not know, and those whose stamp changed
-        // (checked in parallel: after a restart that is one stat per file).
-        let (slots, broken) = (&self.slots, &self.broken);
-        let checks: Vec<(Option<u32>, bool)> = seen
-            .par_iter()
-            .map(|p| {
-                let slot = slots.number_of(p);
-                let known = match slot {
-                    Some(s) => slots.at(s).map(|x| x.stamp),
-                    None => broken.get(p).map(|b| b.0),
-                };
-                (slot, known.is_none_or(|k| k.is_none() || stamp(p) != k))
-            })
-            .collect();
-        let mut present = vec![false; self.slots.capacity()];
-        let mut to_read = Vec::new();
-        for (path, (slot, read)) in seen.iter().zip(checks) {
-            if let Some(s) = slot {
-                present[s as usize] = true;
-            }
-            if read {
-                to_read.push(path.clone());
+            // A chunk of the folder at a time, checked in parallel: one stat per file (relative
+            // to the folder), a path built only for the files that must be read.
+            loop {
+                let chunk: Vec<std::fs::DirEntry> = listing.by_ref().take(4096).collect();
+                if chunk.is_empty() {
+                    break;
+                }
+                let (slots, broken, first) = (&self.slots, &self.broken, !self.populated);
+                let checked: Vec<Checked> =
+                    chunk.par_iter().filter_map(|e| check(e, &dir, slots, broken, first)).collect();
+                for c in checked {
+                    if let Some(s) = c.slot {
+                        present[s as usize] = true;
+                    }
+                    if let Some(p) = c.broken {
+                        broken_seen.push(p);
+                    }
+                    to_read.extend(c.read);
+                }
             }
         }
         let gone: Vec<PathBuf> = self
             .slots
             .entries()
-            .filter(|(s, _)| !present[*s as usize])
+            .filter(|(s, _)| !present.get(*s as usize).copied().unwrap_or(true))
             .map(|(_, x)| x.meta.path.clone())
-            .chain(
-                self.broken
-                    .keys()
-                    .filter(|p| !(refused_dirs.contains(p) || (self.is_issue_file(p) && stamp(p).is_some())))
-                    .cloned(),
-            )
+            .chain(self.broken.keys().filter(|p| !refused_dirs.contains(p) && !broken_seen.contains(p)).cloned())
             .collect();
+        drop(present);
+        tracing::debug!(
+            to_read = to_read.len(),
+            gone = gone.len(),
+            ms = started.elapsed().as_millis(),
+            "folders checked"
+        );
         if to_read.len() + gone.len() > BULK {
             self.slots.unorder();
         }
@@ -229,6 +227,10 @@ impl Index {
                 self.store_loaded(path, result);
             }
         }
+        if to_read.len() > BULK {
+            self.slots.shrink();
+        }
+        tracing::debug!(read = to_read.len(), ms = started.elapsed().as_millis(), "index up to date");
         self.populated = true;
         self.last_full = Some(Instant::now());
         if to_read.len() > 64.max(self.slots.len() / 20) {
@@ -245,20 +247,15 @@ impl Index {
         match decoded {
             Ok(slots) => {
                 self.slots = slots;
-                let ids: Vec<(IssueType, String, Option<String>)> = self
-                    .slots
-                    .entries()
-                    .filter_map(|(_, x)| {
-                        let t = self.folder_type(&x.meta.path)?;
-                        Some((t, x.meta.id.clone(), frontmatter::id_from_file_name(&x.meta.path)))
-                    })
-                    .collect();
-                for (t, id, from_name) in ids {
-                    self.note_number(t, &id);
-                    if let Some(n) = from_name {
-                        self.note_number(t, &n);
+                let mut numbers = std::mem::take(&mut self.max_number);
+                for (_, x) in self.slots.entries() {
+                    let Some(t) = self.folder_type(&x.meta.path) else { continue };
+                    note_number(&mut numbers, t, &x.meta.id);
+                    if let Some(n) = frontmatter::id_from_file_name(&x.meta.path) {
+                        note_number(&mut numbers, t, &n);
                     }
                 }
+                self.max_number = numbers;
                 self.unsaved = 0;
             }
             Err(e) => {
@@ -343,20 +340,8 @@ impl Index {
         self.slots.insert(meta, stamp, words);
         self.unsaved += 1;
     }
-    /// Raises the collection's high-water mark to `id`'s number. An ID of another collection's
-    /// prefix counts for that collection (a SPEC- id filed under issues/ still reserves it).
     fn note_number(&mut self, folder: IssueType, id: &str) {
-        let digits_at = id.find(|c: char| c.is_ascii_digit()).unwrap_or(id.len());
-        let (prefix, digits) = id.split_at(digits_at);
-        let Ok(n) = digits.parse::<u64>() else { return };
-        let t = IssueType::ALL.iter().copied().find(|t| t.prefix().eq_ignore_ascii_case(prefix));
-        let t = match (t, prefix.is_empty()) {
-            (Some(t), _) => t,
-            (None, true) => folder,
-            (None, false) => return,
-        };
-        let max = self.max_number.entry(t).or_default();
-        *max = (*max).max(n);
+        note_number(&mut self.max_number, folder, id);
     }
 
     /// The next free ID of a collection: one above every number the index has seen for it (call
@@ -406,6 +391,11 @@ impl Index {
     /// Issues holding every word of `q` in the `allowed` fields that `keep` accepts, scored.
     pub fn search(&self, q: &Query, allowed: u8, keep: impl Fn(&IssueMeta) -> bool) -> Vec<(Arc<IssueMeta>, u32)> {
         self.slots.search(q, allowed, keep)
+    }
+
+    /// See [`Slots::count_by`].
+    pub fn count_by(&self, filter: &IssueFilter, by: GroupBy) -> Option<Counts> {
+        self.slots.count_by(filter, by)
     }
 
     /// (issues, distinct words, bytes of the full-text index), for the benchmarks.
@@ -478,24 +468,74 @@ impl Index {
     }
 }
 
+/// Raises the collection's high-water mark to `id`'s number. An ID of another collection's
+/// prefix counts for that collection (a SPEC- id filed under issues/ still reserves it).
+fn note_number(max_number: &mut HashMap<IssueType, u64>, folder: IssueType, id: &str) {
+    let digits_at = id.find(|c: char| c.is_ascii_digit()).unwrap_or(id.len());
+    let (prefix, digits) = id.split_at(digits_at);
+    let Ok(n) = digits.parse::<u64>() else { return };
+    let t = IssueType::ALL.iter().copied().find(|t| t.prefix().eq_ignore_ascii_case(prefix));
+    let t = match (t, prefix.is_empty()) {
+        (Some(t), _) => t,
+        (None, true) => folder,
+        (None, false) => return,
+    };
+    let max = max_number.entry(t).or_default();
+    *max = (*max).max(n);
+}
+
+/// What the scan learnt about one folder entry that is an issue file.
+struct Checked {
+    /// Its slot, if the index knows it.
+    slot: Option<u32>,
+    /// Its path, if it must be read (unknown, or its stamp changed).
+    read: Option<PathBuf>,
+    /// Its path, if it is a known broken file.
+    broken: Option<PathBuf>,
+}
+
+fn check(
+    entry: &std::fs::DirEntry,
+    dir: &Path,
+    slots: &Slots,
+    broken: &BTreeMap<PathBuf, (Option<FileStamp>, String)>,
+    first: bool,
+) -> Option<Checked> {
+    let name = entry.file_name();
+    let text = name.to_str().unwrap_or_default();
+    if text.starts_with(".docket-") && text.ends_with(".tmp") {
+        if first {
+            remove_abandoned_temp_file(&entry.path());
+        }
+        return None;
+    }
+    if !text.ends_with(".md") || text.starts_with('.') {
+        return None;
+    }
+    let slot = slots.slot_in(dir, &name);
+    let broken_path = slot.is_none().then(|| entry.path()).filter(|p| broken.contains_key(p));
+    let known = match (slot, &broken_path) {
+        (Some(s), _) => slots.at(s).map(|x| x.stamp),
+        (None, Some(p)) => broken.get(p).map(|b| b.0),
+        (None, None) => None,
+    };
+    // The entry itself, like `stamp` (a link is not followed).
+    let now = entry.metadata().ok().map(|m| FileStamp::new(m.modified().ok(), m.len()));
+    let read = known.is_none_or(|k| k.is_none() || now != k);
+    Some(Checked { slot, read: read.then(|| entry.path()), broken: broken_path })
+}
+
 /// Temp files of atomic writes live for milliseconds; one that is minutes old was left by a
 /// process killed mid-write (its target file is intact: the rename never happened).
-fn remove_abandoned_temp_files(paths: &[PathBuf]) {
+fn remove_abandoned_temp_file(path: &Path) {
     const ABANDONED_AFTER: Duration = Duration::from_secs(600);
-    for path in paths {
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-        let old = || {
-            std::fs::metadata(path)
-                .and_then(|m| m.modified())
-                .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > ABANDONED_AFTER))
-        };
-        if name.starts_with(".docket-") && name.ends_with(".tmp") && old() {
-            match std::fs::remove_file(path) {
-                Ok(()) => tracing::info!(path = %path.display(), "removed a temp file abandoned by a killed write"),
-                Err(e) => {
-                    tracing::debug!(path = %path.display(), error = %e, "could not remove an abandoned temp file")
-                }
-            }
+    let old = std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > ABANDONED_AFTER));
+    if old {
+        match std::fs::remove_file(path) {
+            Ok(()) => tracing::info!(path = %path.display(), "removed a temp file abandoned by a killed write"),
+            Err(e) => tracing::debug!(path = %path.display(), error = %e, "could not remove an abandoned temp file"),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The workspace store: markdown issues with YAML frontmatter in wrangler's layout, an always-fresh
 //! in-memory index, atomic writes under a workspace lock. It knows nothing of MCP.
 
+mod facts;
 mod files;
 mod frontmatter;
 pub mod generate;
@@ -19,6 +20,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
+pub use facts::{Counts, GroupBy};
 pub use model::*;
 pub use workspace::Workspace;
 
@@ -219,9 +221,37 @@ impl Store {
         Ok(Snapshot { value: items, cached, warnings })
     }
 
+    /// How many issues match `filter` in each group of `by` (`None`: no assignee or project),
+    /// and how many in all. Reads the interned column of the index where the filter allows.
+    pub fn count_by(&self, filter: &IssueFilter, by: GroupBy) -> Result<Snapshot<Counts>, StoreError> {
+        let (mut index, cached) = self.fresh()?;
+        let warnings = index.warnings();
+        let value = match index.count_by(filter, by) {
+            Some(counted) => counted,
+            None => {
+                let mut groups: std::collections::BTreeMap<Option<String>, usize> = Default::default();
+                let mut total = 0;
+                for m in index.by_updated().filter(|m| matches(filter, m)) {
+                    let key = match by {
+                        GroupBy::Status => Some(m.status.as_str().to_string()),
+                        GroupBy::Priority => Some(m.priority.as_str().to_string()),
+                        GroupBy::Type => Some(m.issue_type.as_str().to_string()),
+                        GroupBy::Project => m.project.clone().filter(|p| !p.is_empty()),
+                        GroupBy::Assignee => m.assignee.clone().filter(|a| !a.is_empty()),
+                    };
+                    *groups.entry(key).or_default() += 1;
+                    total += 1;
+                }
+                (total, groups.into_iter().collect())
+            }
+        };
+        Ok(Snapshot { value, cached, warnings })
+    }
+
     /// Every issue matching the filter that holds all the words of the query (case-insensitive;
     /// the last word also as a prefix, any word inside longer words when that finds nothing),
-    /// scored: ID above title above labels above body matches. From the index: no file is read.
+    /// and the issue the query names if it is an ID; scored: ID above title above labels above
+    /// body matches. From the index: no file is read.
     pub fn search(&self, q: &SearchQuery) -> Result<Snapshot<Vec<SearchHit>>, StoreError> {
         let (index, cached) = self.fresh()?;
         let warnings = index.warnings();
@@ -234,7 +264,19 @@ impl Store {
             };
         }
         let query = search_index::Query::parse(&q.text);
-        let hits = index.search(&query, allowed, |m| matches(&q.filter, m));
+        let mut hits = index.search(&query, allowed, |m| matches(&q.filter, m));
+        // A query that is an ID (`ISS-000042`, `42`, `#42`) finds that issue first.
+        let id = q.text.trim().trim_start_matches('#');
+        if allowed & search_index::ID != 0
+            && let Ok(paths) = candidates(&index, id)
+        {
+            for meta in paths.iter().filter_map(|p| index.meta_at(p)).filter(|m| matches(&q.filter, m)) {
+                match hits.iter_mut().find(|(m, _)| m.path == meta.path) {
+                    Some(hit) => hit.1 += 1000,
+                    None => hits.push((meta, 1000)),
+                }
+            }
+        }
         drop(index);
         let value = hits.into_iter().map(|(meta, score)| SearchHit { meta, score }).collect();
         Ok(Snapshot { value, cached, warnings })

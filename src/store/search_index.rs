@@ -1,5 +1,5 @@
-//! The full-text index: every word of every issue's ID, title, labels and body, mapped to the
-//! issues that hold it. Kept in step by the index on every write and every outside edit.
+//! The full-text index: every word of every issue's title, labels and body, mapped to the
+//! issues that hold it (IDs are looked up in the index's ID tables instead). Kept in step by the index on every write and every outside edit.
 //!
 //! Documents are the index's slot numbers. A slot is never reused until [`SearchIndex::compact`]
 //! renumbers them, so posting lists only ever grow at their end: each is a byte string of
@@ -74,42 +74,37 @@ pub struct DocText {
 
 impl DocText {
     pub fn new(meta: &IssueMeta, body: &str) -> DocText {
-        let mut text = String::with_capacity(meta.id.len() + meta.title.len() + body.len() + 16);
-        let mut spans = Vec::new();
-        let mut add = |text: &mut String, s: &str, field: u8| {
-            let start = text.len();
-            text.extend(s.chars().flat_map(char::to_lowercase));
+        let mut text = String::with_capacity(meta.title.len() + body.len() + 16);
+        let mut fields: Vec<(usize, u8)> = Vec::with_capacity(meta.labels.len() + 2);
+        let mut add = |s: &str, field: u8| {
+            fields.push((text.len(), field));
+            text.push_str(&s.to_lowercase());
             text.push('\n');
-            for (a, b) in words(&text[start..]) {
-                let (a, b) = ((start + a) as u32, (start + b) as u32);
-                spans.push((a, b, field));
-                // `000042` is also found as `42`.
-                if field == ID {
-                    let word = &text[a as usize..b as usize];
-                    let trimmed = word.trim_start_matches('0');
-                    if trimmed.len() < word.len() && !trimmed.is_empty() && word.bytes().all(|c| c.is_ascii_digit()) {
-                        spans.push((b - trimmed.len() as u32, b, field));
-                    }
-                }
-            }
         };
-        add(&mut text, &meta.id, ID);
-        add(&mut text, &meta.title, TITLE);
+        // IDs are not words here: the index's ID tables find them (see `Store::search`).
+        add(&meta.title, TITLE);
         for label in &meta.labels {
-            add(&mut text, label, LABELS);
+            add(label, LABELS);
         }
-        add(&mut text, body, BODY);
-        spans.sort_unstable_by(|x, y| text[x.0 as usize..x.1 as usize].cmp(&text[y.0 as usize..y.1 as usize]));
-        let mut out: Vec<(u32, u32, u8)> = Vec::with_capacity(spans.len() / 2);
-        for s in spans {
-            match out.last_mut() {
-                Some(prev) if text[prev.0 as usize..prev.1 as usize] == text[s.0 as usize..s.1 as usize] => {
-                    prev.2 |= s.2
-                }
-                _ => out.push(s),
+        add(body, BODY);
+        // Each word once, with every field it occurs in.
+        let mut seen: hashbrown::HashMap<&str, u8> = hashbrown::HashMap::with_capacity(256);
+        for (k, &(start, field)) in fields.iter().enumerate() {
+            let end = fields.get(k + 1).map_or(text.len(), |f| f.0);
+            let part = &text[start..end];
+            for (a, b) in words(part) {
+                *seen.entry(&part[a..b]).or_default() |= field;
             }
         }
-        DocText { text, spans: out }
+        let base = text.as_ptr() as usize;
+        let spans = seen
+            .into_iter()
+            .map(|(w, f)| {
+                let a = (w.as_ptr() as usize - base) as u32;
+                (a, a + w.len() as u32, f)
+            })
+            .collect();
+        DocText { text, spans }
     }
 
     fn terms(&self) -> impl Iterator<Item = (&str, u8)> {
@@ -119,24 +114,34 @@ impl DocText {
 
 /// Byte ranges of the words of `s`: runs of letters and digits, cut to [`MAX_TERM_CHARS`].
 fn words(s: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
-    let mut rest = s.char_indices().peekable();
+    let bytes = s.as_bytes();
+    let mut at = 0;
+    // The character at byte `i` and its length, if it is a letter or digit.
+    let word_char = move |i: usize| -> Option<usize> {
+        let b = bytes[i];
+        if b.is_ascii() {
+            return b.is_ascii_alphanumeric().then_some(1);
+        }
+        let c = s[i..].chars().next()?;
+        c.is_alphanumeric().then(|| c.len_utf8())
+    };
+    let step = move |i: usize| if bytes[i].is_ascii() { 1 } else { s[i..].chars().next().map_or(1, char::len_utf8) };
     std::iter::from_fn(move || {
-        let start = loop {
-            let (i, c) = rest.next()?;
-            if c.is_alphanumeric() {
-                break i;
-            }
-        };
-        let mut end = start + s[start..].chars().next().map_or(0, char::len_utf8);
-        let mut kept = 1;
-        while let Some(&(i, c)) = rest.peek() {
-            if !c.is_alphanumeric() {
-                break;
-            }
-            rest.next();
+        while at < bytes.len() && word_char(at).is_none() {
+            at += step(at);
+        }
+        if at >= bytes.len() {
+            return None;
+        }
+        let start = at;
+        let mut end = at;
+        let mut kept = 0;
+        while at < bytes.len() {
+            let Some(len) = word_char(at) else { break };
+            at += len;
             kept += 1;
             if kept <= MAX_TERM_CHARS {
-                end = i + c.len_utf8();
+                end = at;
             }
         }
         Some((start, end))
@@ -151,7 +156,7 @@ pub struct Query {
 
 impl Query {
     pub fn parse(text: &str) -> Query {
-        let lower: String = text.chars().flat_map(char::to_lowercase).collect();
+        let lower = text.to_lowercase();
         Query { terms: words(&lower).map(|(a, b)| lower[a..b].to_string()).collect(), exact: false }
     }
 
@@ -177,7 +182,7 @@ impl Query {
 pub fn first_match(text: &str, q: &Query) -> Option<(usize, usize)> {
     words(text)
         .find(|&(a, b)| {
-            let word: String = text[a..b].chars().flat_map(char::to_lowercase).collect();
+            let word = text[a..b].to_lowercase();
             q.matches_word(&word)
         })
         .map(|(a, b)| (a, b - a))
@@ -381,6 +386,13 @@ impl SearchIndex {
         self.sorted.clone()
     }
 
+    /// Gives back the room posting lists grew into (after many documents were added at once).
+    pub fn shrink(&mut self) {
+        for t in &mut self.terms {
+            t.postings.shrink_to_fit();
+        }
+    }
+
     pub fn term_count(&self) -> usize {
         self.terms.len()
     }
@@ -535,12 +547,11 @@ mod tests {
     }
 
     #[test]
-    fn ids_and_short_numbers_are_words_and_infix_is_the_fallback() {
+    fn labels_split_into_words_and_infix_is_the_fallback() {
         let ix = index(&[("ISS-000042", "A", &[], ""), ("ISS-000043", "B", &["tech-debt"], "")]);
-        assert_eq!(found(&ix, "ISS-000042", 2)[0].0, 0);
-        assert_eq!(found(&ix, "42", 2).iter().map(|h| h.0).collect::<Vec<_>>(), [0]);
         assert_eq!(found(&ix, "tech-debt", 2).iter().map(|h| h.0).collect::<Vec<_>>(), [1]);
         assert_eq!(found(&ix, "ebt", 2).iter().map(|h| h.0).collect::<Vec<_>>(), [1]);
+        assert!(found(&ix, "ISS-000042", 2).is_empty(), "IDs are found through the ID tables, not as words");
     }
 
     #[test]

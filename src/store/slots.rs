@@ -6,15 +6,18 @@
 //! renumbered (order kept) once they are a quarter of the whole, so every change costs time in
 //! proportion to the change, not to the workspace.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
-use std::hash::{BuildHasher, Hasher};
+use std::ffi::OsStr;
+use std::hash::BuildHasher;
 use std::io::{self, Read, Write};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
 use hashbrown::HashTable;
 
-use super::model::{IssueMeta, IssueType};
+use super::facts::{self, Counts, FactFilter, Facts, GroupBy, Names};
+use super::model::{IssueFilter, IssueMeta, IssueType};
 use super::search_index::{DocText, Query, SearchIndex};
 use super::snapshot::{Decoder, Encoder, FileStamp};
 
@@ -39,6 +42,9 @@ pub struct Slots {
     order: Vec<u32>,
     ordered: bool,
     text: SearchIndex,
+    /// Interned status, priority, type, assignee and project of each slot (dead ones included).
+    facts: Vec<Facts>,
+    names: Names,
 }
 
 /// List order: issues before files without frontmatter, newest update first, then ID, then path.
@@ -50,12 +56,26 @@ fn list_order(a: &IssueMeta, b: &IssueMeta) -> std::cmp::Ordering {
         .then_with(|| a.path.cmp(&b.path))
 }
 
+/// Files are looked up by name (hashed) and folder (compared).
+fn name_hash(hasher: &hashbrown::DefaultHashBuilder, name: &OsStr) -> u64 {
+    hasher.hash_one(name.as_encoded_bytes())
+}
+
+fn path_hash(hasher: &hashbrown::DefaultHashBuilder, path: &Path) -> u64 {
+    name_hash(hasher, path.file_name().unwrap_or_default())
+}
+
 pub fn digits_of(id: &str) -> &str {
     &id[id.find(|c: char| c.is_ascii_digit()).unwrap_or(id.len())..]
 }
 
-fn upper(id: &str) -> impl Iterator<Item = char> + '_ {
-    id.chars().flat_map(char::to_uppercase)
+/// The ID as compared: upper-cased (without a copy when it already is).
+fn upper(id: &str) -> Cow<'_, str> {
+    if id.bytes().any(|b| !b.is_ascii() || b.is_ascii_lowercase()) {
+        Cow::Owned(id.to_uppercase())
+    } else {
+        Cow::Borrowed(id)
+    }
 }
 
 impl Slots {
@@ -64,15 +84,26 @@ impl Slots {
     }
 
     fn id_hash(&self, id: &str) -> u64 {
-        let mut h = self.hasher.build_hasher();
-        upper(id).for_each(|c| h.write_u32(c as u32));
-        h.finish()
+        self.hasher.hash_one(&*upper(id))
     }
 
     fn slot_of(&self, path: &Path) -> Option<u32> {
+        self.slot_in(path.parent()?, path.file_name()?)
+    }
+
+    /// The slot of the file `name` in the folder `dir` (without building its path).
+    pub fn slot_in(&self, dir: &Path, name: &OsStr) -> Option<u32> {
         let slots = &self.slots;
-        let is = |&s: &u32| slots[s as usize].as_ref().is_some_and(|x| x.meta.path == path);
-        self.by_path.find(self.hasher.hash_one(path), is).copied()
+        // Paths are always `dir.join(name)` of the same folders, so bytes compare like paths.
+        let hash = name_hash(&self.hasher, name);
+        let (dir, name) = (dir.as_os_str().as_encoded_bytes(), name.as_encoded_bytes());
+        let is = |&s: &u32| {
+            slots[s as usize].as_ref().is_some_and(|x| {
+                let p = x.meta.path.as_os_str().as_encoded_bytes();
+                p.len() == dir.len() + 1 + name.len() && p.starts_with(dir) && p[dir.len()] == b'/' && p.ends_with(name)
+            })
+        };
+        self.by_path.find(hash, is).copied()
     }
 
     pub fn at(&self, slot: u32) -> Option<&Slot> {
@@ -92,6 +123,7 @@ impl Slots {
         self.remove(&meta.path);
         let slot = self.slots.len() as u32;
         self.text.add(slot, words);
+        self.facts.push(Facts::of(&meta, &mut self.names));
         self.slots.push(Some(Slot { meta: Arc::new(meta), stamp }));
         self.live += 1;
         self.index_slot(slot);
@@ -107,17 +139,14 @@ impl Slots {
         let Slots { slots, hasher, by_path, by_id, by_digits, duplicates, .. } = self;
         let meta = |s: &u32| &slots[*s as usize].as_ref().expect("tables hold live slots").meta;
         let m = meta(&slot);
-        by_path.insert_unique(hasher.hash_one(&m.path), slot, |s| hasher.hash_one(&meta(s).path));
-        let id_hash = |id: &str| {
-            let mut h = hasher.build_hasher();
-            upper(id).for_each(|c| h.write_u32(c as u32));
-            h.finish()
-        };
+        by_path.insert_unique(path_hash(hasher, &m.path), slot, |s| path_hash(hasher, &meta(s).path));
+        let id_hash = |id: &str| hasher.hash_one(&*upper(id));
         by_id.insert_unique(id_hash(&m.id), slot, |s| id_hash(&meta(s).id));
         by_digits.insert_unique(hasher.hash_one(digits_of(&m.id)), slot, |s| hasher.hash_one(digits_of(&meta(s).id)));
-        let holders = by_id.iter_hash(id_hash(&m.id)).filter(|&&s| upper(&meta(&s).id).eq(upper(&m.id))).count();
+        let key = upper(&m.id);
+        let holders = by_id.iter_hash(id_hash(&m.id)).filter(|&&s| upper(&meta(&s).id) == key).count();
         if holders > 1 {
-            duplicates.insert(upper(&m.id).collect());
+            duplicates.insert(key.into_owned());
         }
     }
 
@@ -139,15 +168,15 @@ impl Slots {
                 entry.remove();
             }
         };
-        drop_from(&mut self.by_path, self.hasher.hash_one(path));
+        drop_from(&mut self.by_path, path_hash(&self.hasher, path));
         let id_hash = self.id_hash(&meta.id);
         drop_from(&mut self.by_id, id_hash);
         drop_from(&mut self.by_digits, self.hasher.hash_one(digits_of(&meta.id)));
         self.slots[slot as usize] = None;
         self.live -= 1;
-        let key: String = upper(&meta.id).collect();
-        if self.duplicates.contains(&key) && self.paths_of(&meta.id).len() < 2 {
-            self.duplicates.remove(&key);
+        let key = upper(&meta.id);
+        if self.duplicates.contains(&*key) && self.paths_of(&meta.id).len() < 2 {
+            self.duplicates.remove(&*key);
         }
         Some(meta)
     }
@@ -158,7 +187,7 @@ impl Slots {
             .by_id
             .iter_hash(self.id_hash(id))
             .filter_map(|&s| self.meta(s))
-            .filter(|m| upper(&m.id).eq(upper(id)))
+            .filter(|m| upper(&m.id) == upper(id))
             .map(|m| m.path.clone())
             .collect();
         out.sort();
@@ -185,6 +214,11 @@ impl Slots {
         self.duplicates.iter().map(|id| (id.clone(), self.paths_of(id))).collect()
     }
 
+    /// Gives back memory that many additions at once left unused.
+    pub fn shrink(&mut self) {
+        self.text.shrink();
+    }
+
     /// Lets changes skip the list order (many are coming); it is rebuilt when next needed.
     pub fn unorder(&mut self) {
         self.ordered = false;
@@ -209,11 +243,6 @@ impl Slots {
         self.slots.iter().enumerate().filter_map(|(i, s)| s.as_ref().map(|s| (i as u32, s)))
     }
 
-    /// The slot number of `path` (see [`Slots::at`]).
-    pub fn number_of(&self, path: &Path) -> Option<u32> {
-        self.slot_of(path)
-    }
-
     pub fn capacity(&self) -> usize {
         self.slots.len()
     }
@@ -229,6 +258,15 @@ impl Slots {
         *self = Slots { hasher: self.hasher, ..Slots::default() };
     }
 
+    /// Counts of the issues `filter` accepts, grouped `by` a field (`None`: no assignee or
+    /// project), from the interned column; `None` when the filter needs more than it holds.
+    pub fn count_by(&self, filter: &IssueFilter, by: GroupBy) -> Option<Counts> {
+        let wanted = FactFilter::new(filter, &self.names)?;
+        let live = self.slots.iter().zip(&self.facts).filter(|(s, f)| s.is_some() && wanted.matches(f));
+        let groups = facts::count(live.map(|(_, f)| f), by, &self.names);
+        Some((groups.iter().map(|g| g.1).sum(), groups))
+    }
+
     /// Drops dead slots once they are a quarter of all.
     pub fn compact_if_sparse(&mut self) {
         let dead = self.slots.len() - self.live;
@@ -240,13 +278,17 @@ impl Slots {
     fn compact(&mut self) {
         let mut remap = vec![u32::MAX; self.slots.len()];
         let mut kept = Vec::with_capacity(self.live);
-        for (i, s) in std::mem::take(&mut self.slots).into_iter().enumerate() {
+        let mut kept_facts = Vec::with_capacity(self.live);
+        for (i, (s, f)) in std::mem::take(&mut self.slots).into_iter().zip(std::mem::take(&mut self.facts)).enumerate()
+        {
             if let Some(s) = s {
                 remap[i] = kept.len() as u32;
                 kept.push(Some(s));
+                kept_facts.push(f);
             }
         }
         self.slots = kept;
+        self.facts = kept_facts;
         self.order = self.order.iter().map(|&s| remap[s as usize]).filter(|&s| s != u32::MAX).collect();
         self.by_path.clear();
         self.by_id.clear();
@@ -293,7 +335,12 @@ impl Slots {
         let bad = |what: &str| io::Error::new(io::ErrorKind::InvalidData, format!("index snapshot: {what}"));
         let n = input.len()?;
         let mut slots = Slots::default();
-        slots.slots.reserve(n.min(1 << 20));
+        let capacity = n.min(1 << 20);
+        slots.slots.reserve(capacity);
+        // The tables are empty: nothing to rehash while they grow.
+        slots.by_path.reserve(capacity, |_| 0);
+        slots.by_id.reserve(capacity, |_| 0);
+        slots.by_digits.reserve(capacity, |_| 0);
         for _ in 0..n {
             let stamp = if input.varint()? == 1 { Some(input.stamp()?) } else { None };
             let rel = PathBuf::from(input.string()?);
@@ -305,6 +352,7 @@ impl Slots {
                 return Err(bad("a path outside the issue folders, or twice"));
             }
             let meta = input.meta(path)?;
+            slots.facts.push(Facts::of(&meta, &mut slots.names));
             let slot = slots.slots.len() as u32;
             slots.slots.push(Some(Slot { meta: Arc::new(meta), stamp }));
             slots.live += 1;

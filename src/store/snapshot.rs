@@ -53,15 +53,43 @@ pub fn path_in(cache_dir: &Path) -> PathBuf {
     cache_dir.join(FILE)
 }
 
-/// Writes values and hashes every byte written.
+/// Hashes every byte that passes through (in the buffer's large chunks, which is fast).
+pub struct Hashing<T> {
+    inner: T,
+    hash: DefaultHasher,
+    /// Bytes still to hash (reading: the trailer that follows is not part of the hash).
+    left: u64,
+}
+
+impl<T: Write> Write for Hashing<T> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.hash.write(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+impl<T: Read> Read for Hashing<T> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let hashed = (n as u64).min(self.left) as usize;
+        self.hash.write(&buf[..hashed]);
+        self.left -= hashed as u64;
+        Ok(n)
+    }
+}
+
+/// Writes values.
 pub struct Encoder<W: Write> {
     out: W,
-    hash: DefaultHasher,
 }
 
 impl<W: Write> Encoder<W> {
     fn raw(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.hash.write(bytes);
         self.out.write_all(bytes)
     }
 
@@ -136,10 +164,9 @@ impl<W: Write> Encoder<W> {
     }
 }
 
-/// Reads values, hashing every byte read, and refuses implausible lengths.
+/// Reads values, and refuses implausible lengths.
 pub struct Decoder<R: Read> {
     input: R,
-    hash: DefaultHasher,
 }
 
 /// The position of `v` in `all` (how an enum is written).
@@ -158,9 +185,7 @@ fn damaged(what: &str) -> io::Error {
 
 impl<R: Read> Decoder<R> {
     fn raw(&mut self, buf: &mut [u8]) -> io::Result<()> {
-        self.input.read_exact(buf)?;
-        self.hash.write(buf);
-        Ok(())
+        self.input.read_exact(buf)
     }
 
     pub fn varint(&mut self) -> io::Result<u64> {
@@ -189,13 +214,17 @@ impl<R: Read> Decoder<R> {
         if n > MAX_RUN {
             return Err(damaged("length too large"));
         }
+        if n <= 1 << 16 {
+            let mut v = vec![0; n as usize];
+            self.input.read_exact(&mut v)?;
+            return Ok(v);
+        }
         // Grows with what is actually there, so a damaged length cannot allocate much.
-        let mut v = Vec::with_capacity((n as usize).min(1 << 16));
+        let mut v = Vec::with_capacity(1 << 16);
         (&mut self.input).take(n).read_to_end(&mut v)?;
         if v.len() as u64 != n {
             return Err(io::ErrorKind::UnexpectedEof.into());
         }
-        self.hash.write(&v);
         Ok(v)
     }
 
@@ -260,27 +289,33 @@ impl<R: Read> Decoder<R> {
             frontmatter,
         })
     }
+}
 
-    /// Checks that the hash at the end matches everything read, and that nothing follows it.
+/// A snapshot being read: call [`Decoder::finish`] once everything is decoded.
+pub type Input = Decoder<BufReader<Hashing<File>>>;
+
+impl Input {
+    /// Checks that everything was read and that the hash at the end matches it.
     pub fn finish(mut self) -> io::Result<()> {
-        let expected = self.hash.finish();
         let mut stored = [0u8; 8];
         self.input.read_exact(&mut stored)?;
-        if u64::from_le_bytes(stored) != expected {
-            return Err(damaged("hash mismatch"));
-        }
         let mut rest = [0u8; 1];
-        if self.input.read(&mut rest)? != 0 {
+        if self.input.read(&mut rest)? != 0 || self.input.get_ref().left != 0 {
             return Err(damaged("trailing bytes"));
+        }
+        if u64::from_le_bytes(stored) != self.input.get_ref().hash.finish() {
+            return Err(damaged("hash mismatch"));
         }
         Ok(())
     }
 }
 
 /// The snapshot of `cache_dir`, positioned after its header, when there is one of this version.
-pub fn open(cache_dir: &Path) -> Option<Decoder<BufReader<File>>> {
+pub fn open(cache_dir: &Path) -> Option<Input> {
     let file = File::open(path_in(cache_dir)).ok()?;
-    let mut d = Decoder { input: BufReader::with_capacity(256 * 1024, file), hash: DefaultHasher::new() };
+    let len = file.metadata().ok()?.len();
+    let hashed = Hashing { inner: file, hash: DefaultHasher::new(), left: len.checked_sub(8)? };
+    let mut d = Decoder { input: BufReader::with_capacity(256 * 1024, hashed) };
     let mut magic = [0u8; 8];
     d.raw(&mut magic).ok()?;
     let version = d.varint().ok()?;
@@ -295,24 +330,25 @@ pub struct Pending {
 
 /// Writes a snapshot to a new temp file in `cache_dir` with `write`. The temp file is locked
 /// while it exists, so another process never mistakes it for an abandoned one.
-pub fn write(
-    cache_dir: &Path,
-    write: impl FnOnce(&mut Encoder<BufWriter<&File>>) -> io::Result<()>,
-) -> io::Result<Pending> {
+pub fn write(cache_dir: &Path, write: impl FnOnce(&mut Output<'_>) -> io::Result<()>) -> io::Result<Pending> {
     std::fs::create_dir_all(cache_dir)?;
     let tmp = tempfile::Builder::new().prefix(TEMP_PREFIX).suffix(TEMP_SUFFIX).tempfile_in(cache_dir)?;
     tmp.as_file().try_lock().map_err(|e| io::Error::other(e.to_string()))?;
     {
-        let mut enc = Encoder { out: BufWriter::with_capacity(256 * 1024, tmp.as_file()), hash: DefaultHasher::new() };
+        let hashed = Hashing { inner: tmp.as_file(), hash: DefaultHasher::new(), left: 0 };
+        let mut enc = Encoder { out: BufWriter::with_capacity(256 * 1024, hashed) };
         enc.raw(MAGIC)?;
         enc.varint(VERSION as u64)?;
         write(&mut enc)?;
-        let hash = enc.hash.finish();
-        enc.out.write_all(&hash.to_le_bytes())?;
-        enc.out.flush()?;
+        let mut hashed = enc.out.into_inner().map_err(|e| e.into_error())?;
+        let hash = hashed.hash.finish();
+        hashed.inner.write_all(&hash.to_le_bytes())?;
     }
     Ok(Pending { tmp, cache_dir: cache_dir.to_path_buf() })
 }
+
+/// Where a snapshot is written.
+pub type Output<'f> = Encoder<BufWriter<Hashing<&'f File>>>;
 
 impl Pending {
     /// Makes the snapshot durable and puts it in place of the last one.
