@@ -142,18 +142,13 @@ impl Index {
     /// Lists every issue folder and re-reads files whose stamp changed; returns the files read.
     fn scan(&mut self) -> Result<usize, StoreError> {
         let started = Instant::now();
-        if !self.populated && self.enabled {
+        let first = !self.populated;
+        if first && self.enabled {
             snapshot::remove_abandoned(&self.ws.cache_dir());
-            if self.slots.len() == 0 {
-                self.load_snapshot();
-                tracing::debug!(issues = self.slots.len(), ms = started.elapsed().as_millis(), "index snapshot read");
-            }
         }
         self.unwatched.clear();
-        let mut present = vec![false; self.slots.capacity()];
-        let mut broken_seen = Vec::new();
         let mut refused_dirs = Vec::new();
-        let mut to_read = Vec::new();
+        let mut to_list = Vec::new();
         for (_, dir) in self.dirs.clone() {
             if !dir.exists() {
                 self.unwatched.push(dir);
@@ -168,30 +163,40 @@ impl Index {
             if !self.watcher.watch(&dir) {
                 self.unwatched.push(dir.clone());
             }
-            let mut listing = match std::fs::read_dir(&dir) {
-                Ok(l) => l.flatten(),
+            to_list.push(dir);
+        }
+        // A new process reads the last one's snapshot while the folders are listed (one stat
+        // per file, relative to its folder): the two take about as long as each other.
+        let from_snapshot = first && self.enabled && self.slots.len() == 0;
+        let (cache, root, dirs) = (self.ws.cache_dir(), self.ws.dir.clone(), self.dirs.clone());
+        let (decoded, listings) = rayon::join(
+            || from_snapshot.then(|| read_snapshot(&cache, &root, &dirs)).flatten(),
+            || to_list.iter().map(|dir| (dir, list(dir, first))).collect::<Vec<_>>(),
+        );
+        if let Some(slots) = decoded {
+            self.use_snapshot(slots);
+            tracing::debug!(issues = self.slots.len(), ms = started.elapsed().as_millis(), "index snapshot read");
+        }
+        let mut present = vec![false; self.slots.capacity()];
+        let mut broken_seen = Vec::new();
+        let mut to_read = Vec::new();
+        for (dir, listing) in listings {
+            let entries = match listing {
+                Ok(entries) => entries,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-                Err(e) => return Err(StoreError::Io { path: dir, source: e }),
+                Err(e) => return Err(StoreError::Io { path: dir.clone(), source: e }),
             };
-            // A chunk of the folder at a time, checked in parallel: one stat per file (relative
-            // to the folder), a path built only for the files that must be read.
-            loop {
-                let chunk: Vec<std::fs::DirEntry> = listing.by_ref().take(4096).collect();
-                if chunk.is_empty() {
-                    break;
+            let (slots, broken) = (&self.slots, &self.broken);
+            let checked: Vec<Checked> =
+                entries.par_iter().map(|(name, now)| check(dir, name, *now, slots, broken)).collect();
+            for c in checked {
+                if let Some(s) = c.slot {
+                    present[s as usize] = true;
                 }
-                let (slots, broken, first) = (&self.slots, &self.broken, !self.populated);
-                let checked: Vec<Checked> =
-                    chunk.par_iter().filter_map(|e| check(e, &dir, slots, broken, first)).collect();
-                for c in checked {
-                    if let Some(s) = c.slot {
-                        present[s as usize] = true;
-                    }
-                    if let Some(p) = c.broken {
-                        broken_seen.push(p);
-                    }
-                    to_read.extend(c.read);
+                if let Some(p) = c.broken {
+                    broken_seen.push(p);
                 }
+                to_read.extend(c.read);
             }
         }
         let gone: Vec<PathBuf> = self
@@ -241,28 +246,21 @@ impl Index {
 
     /// Starts from the snapshot of the last process (its entries are then checked like any
     /// other known file: trusted only while the stamp matches).
-    fn load_snapshot(&mut self) {
-        let Some(mut input) = snapshot::open(&self.ws.cache_dir()) else { return };
-        let decoded = Slots::decode(&mut input, &self.ws.dir, &self.dirs).and_then(|s| input.finish().map(|()| s));
-        match decoded {
-            Ok(slots) => {
-                self.slots = slots;
-                let mut numbers = std::mem::take(&mut self.max_number);
-                for (_, x) in self.slots.entries() {
-                    let Some(t) = self.folder_type(&x.meta.path) else { continue };
-                    note_number(&mut numbers, t, &x.meta.id);
-                    if let Some(n) = frontmatter::id_from_file_name(&x.meta.path) {
-                        note_number(&mut numbers, t, &n);
-                    }
-                }
-                self.max_number = numbers;
-                self.unsaved = 0;
-            }
-            Err(e) => {
-                tracing::debug!(error = %e, "ignoring an unreadable index snapshot");
-                self.slots.clear();
+    fn use_snapshot(&mut self, slots: Slots) {
+        self.slots = slots;
+        let mut numbers = std::mem::take(&mut self.max_number);
+        for (_, x) in self.slots.entries() {
+            let Some(t) = self.folder_type(&x.meta.path) else { continue };
+            note_number(&mut numbers, t, &x.meta.id);
+            // The file name's ID counts too; it is almost always the same one.
+            let name = x.meta.path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+            let named = name.strip_prefix(&*x.meta.id).is_some_and(|rest| rest.starts_with(['-', '.']));
+            if !named && let Some(n) = frontmatter::id_from_file_name(&x.meta.path) {
+                note_number(&mut numbers, t, &n);
             }
         }
+        self.max_number = numbers;
+        self.unsaved = 0;
     }
 
     /// Writes the index to a temp file beside the snapshot, if worth keeping; the caller puts it
@@ -494,35 +492,66 @@ struct Checked {
     broken: Option<PathBuf>,
 }
 
+/// The snapshot in `cache`, if there is a sound one.
+fn read_snapshot(cache: &Path, root: &Path, dirs: &[(IssueType, PathBuf)]) -> Option<Slots> {
+    let mut input = snapshot::open(cache)?;
+    match Slots::decode(&mut input, root, dirs).and_then(|s| input.finish().map(|()| s)) {
+        Ok(slots) => Some(slots),
+        Err(e) => {
+            tracing::debug!(error = %e, "ignoring an unreadable index snapshot");
+            None
+        }
+    }
+}
+
+/// The issue files of `dir` with their stamps (of the entry itself: a link is not followed),
+/// checked a chunk at a time in parallel; on the first scan, old temp files are removed.
+fn list(dir: &Path, first: bool) -> std::io::Result<Vec<(std::ffi::OsString, Option<FileStamp>)>> {
+    let mut listing = std::fs::read_dir(dir)?.flatten();
+    let mut out = Vec::new();
+    loop {
+        let chunk: Vec<std::fs::DirEntry> = listing.by_ref().take(4096).collect();
+        if chunk.is_empty() {
+            return Ok(out);
+        }
+        let files: Vec<_> = chunk
+            .par_iter()
+            .filter_map(|entry| {
+                let name = entry.file_name();
+                let text = name.to_str().unwrap_or_default();
+                if text.starts_with(".docket-") && text.ends_with(".tmp") {
+                    if first {
+                        remove_abandoned_temp_file(&entry.path());
+                    }
+                    return None;
+                }
+                if !text.ends_with(".md") || text.starts_with('.') {
+                    return None;
+                }
+                let stamp = entry.metadata().ok().map(|m| FileStamp::new(m.modified().ok(), m.len()));
+                Some((name, stamp))
+            })
+            .collect();
+        out.extend(files);
+    }
+}
+
 fn check(
-    entry: &std::fs::DirEntry,
     dir: &Path,
+    name: &std::ffi::OsStr,
+    now: Option<FileStamp>,
     slots: &Slots,
     broken: &BTreeMap<PathBuf, (Option<FileStamp>, String)>,
-    first: bool,
-) -> Option<Checked> {
-    let name = entry.file_name();
-    let text = name.to_str().unwrap_or_default();
-    if text.starts_with(".docket-") && text.ends_with(".tmp") {
-        if first {
-            remove_abandoned_temp_file(&entry.path());
-        }
-        return None;
-    }
-    if !text.ends_with(".md") || text.starts_with('.') {
-        return None;
-    }
-    let slot = slots.slot_in(dir, &name);
-    let broken_path = slot.is_none().then(|| entry.path()).filter(|p| broken.contains_key(p));
+) -> Checked {
+    let slot = slots.slot_in(dir, name);
+    let broken_path = slot.is_none().then(|| dir.join(name)).filter(|p| broken.contains_key(p));
     let known = match (slot, &broken_path) {
         (Some(s), _) => slots.at(s).map(|x| x.stamp),
         (None, Some(p)) => broken.get(p).map(|b| b.0),
         (None, None) => None,
     };
-    // The entry itself, like `stamp` (a link is not followed).
-    let now = entry.metadata().ok().map(|m| FileStamp::new(m.modified().ok(), m.len()));
     let read = known.is_none_or(|k| k.is_none() || now != k);
-    Some(Checked { slot, read: read.then(|| entry.path()), broken: broken_path })
+    Checked { slot, read: read.then(|| dir.join(name)), broken: broken_path }
 }
 
 /// Temp files of atomic writes live for milliseconds; one that is minutes old was left by a

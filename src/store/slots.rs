@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use std::ffi::OsStr;
 use std::hash::BuildHasher;
 use std::io::{self, Read, Write};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use hashbrown::HashTable;
@@ -62,7 +62,10 @@ fn name_hash(hasher: &hashbrown::DefaultHashBuilder, name: &OsStr) -> u64 {
 }
 
 fn path_hash(hasher: &hashbrown::DefaultHashBuilder, path: &Path) -> u64 {
-    name_hash(hasher, path.file_name().unwrap_or_default())
+    // The bytes after the last separator: the file name (paths here never end in one).
+    let bytes = path.as_os_str().as_encoded_bytes();
+    let name = &bytes[bytes.iter().rposition(|&b| b == b'/').map_or(0, |i| i + 1)..];
+    hasher.hash_one(name)
 }
 
 pub fn digits_of(id: &str) -> &str {
@@ -335,6 +338,9 @@ impl Slots {
         let bad = |what: &str| io::Error::new(io::ErrorKind::InvalidData, format!("index snapshot: {what}"));
         let n = input.len()?;
         let mut slots = Slots::default();
+        // Folders relative to `root`, as the snapshot writes them.
+        let folders: Vec<String> =
+            dirs.iter().filter_map(|(_, d)| Some(d.strip_prefix(root).ok()?.to_str()?.to_string())).collect();
         let capacity = n.min(1 << 20);
         slots.slots.reserve(capacity);
         // The tables are empty: nothing to rehash while they grow.
@@ -343,13 +349,15 @@ impl Slots {
         slots.by_digits.reserve(capacity, |_| 0);
         for _ in 0..n {
             let stamp = if input.varint()? == 1 { Some(input.stamp()?) } else { None };
-            let rel = PathBuf::from(input.string()?);
-            if !rel.components().all(|c| matches!(c, Component::Normal(_))) {
-                return Err(bad("a path leaves the workspace"));
+            let rel = input.string()?;
+            // `folder/name`, with `folder` one of the issue folders and `name` a plain name.
+            let (folder, name) = rel.rsplit_once('/').ok_or_else(|| bad("a path outside the issue folders"))?;
+            if !folders.iter().any(|f| f == folder) || name.is_empty() || name == "." || name == ".." {
+                return Err(bad("a path outside the issue folders"));
             }
-            let path = root.join(rel);
-            if !dirs.iter().any(|(_, d)| Some(d.as_path()) == path.parent()) || slots.slot_of(&path).is_some() {
-                return Err(bad("a path outside the issue folders, or twice"));
+            let path = root.join(&rel);
+            if slots.slot_of(&path).is_some() {
+                return Err(bad("a path twice"));
             }
             let meta = input.meta(path)?;
             slots.facts.push(Facts::of(&meta, &mut slots.names));
