@@ -380,3 +380,75 @@ impl Slots {
         Ok(slots)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::model::{Priority, Status};
+    use crate::store::search_index::TITLE;
+
+    fn meta(i: usize, title: &str, updated: &str) -> IssueMeta {
+        IssueMeta {
+            id: format!("ISS-{i:06}"),
+            title: title.into(),
+            issue_type: IssueType::Issue,
+            status: if i.is_multiple_of(2) { Status::Open } else { Status::Closed },
+            priority: Priority::Medium,
+            labels: Vec::new(),
+            assignee: i.is_multiple_of(3).then(|| "ann".to_string()),
+            project: None,
+            created_at: String::new(),
+            updated_at: updated.into(),
+            closed_at: None,
+            context: Default::default(),
+            path: PathBuf::from(format!("/w/.docket/issues/ISS-{i:06}-x.md")),
+            body_len: 0,
+            frontmatter: true,
+        }
+    }
+
+    fn put(slots: &mut Slots, m: IssueMeta) {
+        let words = DocText::new(&m, "");
+        slots.insert(m, None, &words);
+    }
+
+    #[test]
+    fn rewrites_and_compaction_keep_every_lookup_right() {
+        let mut slots = Slots::default();
+        for i in 0..3000 {
+            put(&mut slots, meta(i, &format!("alpha {i}"), &format!("2026-01-01T00:00:{:02}", i % 60)));
+        }
+        slots.by_updated().for_each(drop);
+        // Rewrite every other issue: new title, newer update; 1500 dead slots trigger compaction.
+        for i in (0..3000).step_by(2) {
+            put(&mut slots, meta(i, &format!("beta {i}"), "2026-02-01T00:00:00"));
+        }
+        assert_eq!(slots.len(), 3000);
+        assert_eq!(slots.capacity(), 4500, "rewrites take new slots");
+        slots.compact_if_sparse();
+        assert_eq!(slots.capacity(), 3000, "dead slots are dropped");
+
+        let found = |slots: &Slots, q: &str| {
+            let mut ids: Vec<String> =
+                slots.search(&Query::parse(q), TITLE, |_| true).into_iter().map(|(m, _)| m.id.clone()).collect();
+            ids.sort();
+            ids
+        };
+        assert_eq!(found(&slots, "alpha").len(), 1500, "rewritten titles lost their old words");
+        assert_eq!(found(&slots, "beta").len(), 1500);
+        assert_eq!(found(&slots, "42 beta"), ["ISS-000042"], "all words, the last as a prefix");
+        assert_eq!(slots.paths_of("iss-000042"), [PathBuf::from("/w/.docket/issues/ISS-000042-x.md")]);
+        assert_eq!(slots.ids_with_digits("000043"), ["ISS-000043"]);
+        let first: Vec<&str> = slots.by_updated().take(2).map(|m| m.title.as_str()).collect();
+        assert!(first.iter().all(|t| t.starts_with("beta")), "newest first: {first:?}");
+        assert_eq!(slots.by_updated().count(), 3000);
+
+        let open = IssueFilter { status: vec![Status::Open], ..IssueFilter::default() };
+        let (total, groups) = slots.count_by(&open, GroupBy::Assignee).expect("a fact filter");
+        assert_eq!(total, 1500);
+        assert_eq!(groups.iter().find(|g| g.0.as_deref() == Some("ann")).map(|g| g.1), Some(500));
+        assert!(slots.remove(Path::new("/w/.docket/issues/ISS-000042-x.md")).is_some());
+        assert!(!found(&slots, "42 beta").contains(&"ISS-000042".to_string()), "a removed issue is not found");
+        assert!(slots.duplicates().is_empty());
+    }
+}
