@@ -29,23 +29,26 @@ pub struct StoreOptions {
     pub cache: bool,
     /// Full revalidation interval, a safety net behind the change watcher.
     pub ttl: Duration,
+    /// Number new ids above every git branch head and worktree (see `crate::git::ids`).
+    pub branch_aware_ids: bool,
 }
 
 impl Default for StoreOptions {
     fn default() -> Self {
-        StoreOptions { cache: true, ttl: Duration::from_secs(60) }
+        StoreOptions { cache: true, ttl: Duration::from_secs(60), branch_aware_ids: true }
     }
 }
 
 pub struct Store {
     ws: Workspace,
     index: Mutex<Index>,
+    branch_aware_ids: bool,
 }
 
 impl Store {
     pub fn open(ws: Workspace, opts: StoreOptions) -> Store {
         let index = Mutex::new(Index::new(ws.clone(), opts.cache, opts.ttl));
-        Store { ws, index }
+        Store { ws, index, branch_aware_ids: opts.branch_aware_ids }
     }
 
     pub fn workspace(&self) -> &Workspace {
@@ -82,6 +85,7 @@ impl Store {
     pub fn create(&self, new: NewIssue) -> Result<Issue, StoreError> {
         let _lock = WorkspaceLock::acquire(&self.ws)?;
         let id = files::next_id(&self.ws, new.issue_type)?;
+        let (id, _branches) = crate::git::ids::above_branches(&self.ws, new.issue_type, id, self.branch_aware_ids);
         let now = iso(SystemTime::now());
         let path = files::new_path(&self.ws, new.issue_type, false, &id, &new.title);
         let meta = IssueMeta {
