@@ -6,7 +6,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use serde_json::Value;
+use serde_json::{Value, json as value};
+
+mod common;
 
 /// `git ARGS` in `dir`, isolated from the user's and the system's git config; must succeed.
 fn git(dir: &Path, args: &[&str]) -> String {
@@ -318,4 +320,182 @@ fn git_setup_is_idempotent() {
     assert!(driver.trim_end().ends_with("merge-file %O %A %B %P"), "{driver}");
     let attr = git(tmp.path(), &["check-attr", "merge", "--", ".docket/issues/archived/ISS-000001-x.md"]);
     assert!(attr.contains("merge: docket"), "{attr}");
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read") {
+        let entry = entry.expect("entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("type").is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+            let mut perms = std::fs::metadata(&target).expect("stat").permissions();
+            #[allow(clippy::permissions_set_readonly_false)]
+            perms.set_readonly(false);
+            std::fs::set_permissions(&target, perms).expect("chmod");
+        }
+    }
+}
+
+/// A writable copy of the real wrangler workspace (../shared/fixtures beside the repository).
+fn wrangler_copy() -> tempfile::TempDir {
+    let fixture = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/wrangler-workspace");
+    assert!(fixture.is_dir(), "the wrangler fixture must be at {}", fixture.display());
+    let dir = tempfile::tempdir().expect("tmp");
+    copy_dir(&fixture, dir.path());
+    dir
+}
+
+/// Every issue file of a workspace directory: path -> text.
+fn issue_files(ws_dir: &Path) -> BTreeMap<PathBuf, String> {
+    let mut out = BTreeMap::new();
+    for folder in ["issues", "specifications", "ideas"] {
+        for dir in [ws_dir.join(folder), ws_dir.join(folder).join("archived")] {
+            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if name.ends_with(".md") && !name.starts_with('.') {
+                    out.insert(entry.path(), std::fs::read_to_string(entry.path()).expect("read"));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The plain scan: each file's id (its `id:` value, else the id its name starts with, else its
+/// name), and the ids more than one file holds.
+fn plain_duplicates(files: &BTreeMap<PathBuf, String>) -> BTreeSet<String> {
+    let mut count: BTreeMap<String, usize> = BTreeMap::new();
+    for (path, text) in files {
+        let yaml = text.strip_prefix("---\n").and_then(|r| r.split_once("\n---\n")).map(|(y, _)| y).unwrap_or("");
+        let front: serde_yaml::Value = serde_yaml::from_str(yaml).unwrap_or(serde_yaml::Value::Null);
+        let id = match front.get("id") {
+            Some(serde_yaml::Value::String(s)) if !s.is_empty() => s.clone(),
+            Some(serde_yaml::Value::Number(n)) => format!("{:06}", n.as_u64().expect("a number")),
+            _ => {
+                let name = path.file_stem().expect("stem").to_string_lossy().into_owned();
+                let digits = name.find(|c: char| c.is_ascii_digit()).unwrap_or(name.len());
+                let end = digits + name[digits..].chars().take_while(char::is_ascii_digit).count();
+                if end - digits == 6 { name[..end].to_string() } else { name }
+            }
+        };
+        *count.entry(id.to_uppercase()).or_default() += 1;
+    }
+    count.into_iter().filter(|(_, n)| *n > 1).map(|(id, _)| id).collect()
+}
+
+/// The bodies of every file, as a sorted list (what `--fix` must never lose or change).
+fn bodies(files: &BTreeMap<PathBuf, String>) -> Vec<String> {
+    let mut out: Vec<String> = files
+        .values()
+        .map(|t| {
+            t.strip_prefix("---\n").and_then(|r| r.split_once("\n---\n")).map_or(t.as_str(), |(_, b)| b).to_string()
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn doctor_on_the_wrangler_fixture_lists_its_duplicates_and_fix_loses_nothing() {
+    let dir = wrangler_copy();
+    let ws_dir = dir.path().join(".wrangler");
+    let before = issue_files(&ws_dir);
+    let expected = plain_duplicates(&before);
+    assert!(expected.len() >= 20, "the fixture holds duplicate ids: {expected:?}");
+
+    let list = docket(dir.path(), &["list"]);
+    let stderr = text(&list.stderr);
+    assert_eq!(stderr.lines().count(), 1, "one summary line, not one warning per duplicate: {stderr}");
+    assert!(
+        stderr.contains(&format!("{} duplicate id(s)", expected.len())) && stderr.contains("docket doctor"),
+        "{stderr}"
+    );
+
+    let (report, clean) = doctor(dir.path(), false);
+    assert!(!clean);
+    let found: BTreeSet<String> =
+        problems_of(&report, "duplicate_id").iter().map(|p| p["id"].as_str().expect("id").to_uppercase()).collect();
+    assert_eq!(found, expected, "doctor lists exactly the duplicates a plain scan finds");
+    assert_eq!(issue_files(&ws_dir), before, "without --fix nothing is written");
+
+    let (fixed, _) = doctor(dir.path(), true);
+    assert!(problems_of(&fixed, "duplicate_id").is_empty() && problems_of(&fixed, "misplaced").is_empty(), "{fixed}");
+    let after = issue_files(&ws_dir);
+    assert_eq!(after.len(), before.len(), "no file lost");
+    assert_eq!(bodies(&after), bodies(&before), "every body unchanged");
+    assert!(plain_duplicates(&after).is_empty(), "{:?}", plain_duplicates(&after));
+    let issues = all_issues(dir.path());
+    assert_eq!(issues.len(), before.len(), "every issue readable");
+    for changed in after.keys().filter(|p| !before.contains_key(*p) || before[*p] != after[*p]) {
+        let id = issues.iter().find(|i| {
+            let file = changed.file_name().expect("name").to_string_lossy().to_uppercase();
+            i["id"].as_str().is_some_and(|id| file.starts_with(&id.to_uppercase()))
+        });
+        let id = id.unwrap_or_else(|| panic!("{} is listed", changed.display()))["id"].as_str().expect("id");
+        let shown = docket(dir.path(), &["show", id]);
+        assert!(shown.status.success(), "{id}: {}", text(&shown.stderr));
+    }
+}
+
+#[test]
+fn doctor_fix_repairs_the_crash_windows_of_a_move() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let root = tmp.path();
+    docket::store::Workspace::init(root).expect("init");
+    let issues = root.join(".docket/issues");
+    for title in ["Moved but not rewritten", "Rewritten copy beside the old", "Untouched"] {
+        ok(root, &["create", "--title", title]);
+    }
+    // Killed between the rename into archived/ and the rewrite: old bytes (status open) in archived/.
+    let first = issues.join("ISS-000001-moved-but-not-rewritten.md");
+    std::fs::rename(&first, issues.join("archived/ISS-000001-moved-but-not-rewritten.md")).expect("rename");
+    // Killed between writing the new copy and removing the old one: both folders hold ISS-000002.
+    let second = issues.join("ISS-000002-rewritten-copy-beside-the-old.md");
+    let old = std::fs::read_to_string(&second).expect("read");
+    ok(root, &["update", "ISS-000002", "--status", "closed"]);
+    std::fs::write(&second, &old).expect("the old copy left behind");
+    // And a temp file of a write that never finished, five minutes old (the store itself removes
+    // ones older than ten minutes when it first reads a workspace).
+    let tmp_file = issues.join(".docket-abc123.tmp");
+    std::fs::write(&tmp_file, "half a file").expect("write");
+    let five_minutes_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(300);
+    std::fs::File::options().write(true).open(&tmp_file).expect("open").set_modified(five_minutes_ago).expect("mtime");
+
+    let (report, clean) = doctor(root, false);
+    assert!(!clean);
+    let kinds: Vec<&str> =
+        report["problems"].as_array().expect("problems").iter().filter_map(|p| p["kind"].as_str()).collect();
+    assert_eq!(kinds, ["interrupted_move", "misplaced", "stale_temp_file"], "{report}");
+
+    let (fixed, clean) = doctor(root, true);
+    assert!(clean, "{fixed}");
+    assert!(first.exists(), "the open issue is back outside archived/");
+    assert!(!second.exists() && issues.join("archived/ISS-000002-rewritten-copy-beside-the-old.md").exists());
+    assert!(!tmp_file.exists());
+    assert_eq!(show(root, "ISS-000001")["status"], "open");
+    assert_eq!(show(root, "ISS-000002")["status"], "closed", "the copy updated last is kept");
+    assert_eq!(all_issues(root).len(), 3);
+}
+
+#[tokio::test]
+async fn mcp_results_keep_their_duplicate_id_warnings_and_workspace_doctor_lists_the_problems() {
+    let dir = wrangler_copy();
+    let expected = plain_duplicates(&issue_files(&dir.path().join(".wrangler")));
+    let client = common::start(dir.path()).await;
+    let listed = common::call(&client, "issues_list", value!({"limit": 5})).await;
+    let meta = serde_json::to_value(&listed.meta).expect("meta");
+    let warned = meta["warnings"].as_array().into_iter().flatten().filter(|w| w["code"] == "DUPLICATE_ID").count();
+    assert_eq!(warned, expected.len(), "{meta}");
+    let checked = common::call(&client, "workspace_doctor", value!({})).await;
+    assert!(!common::is_error(&checked), "{}", common::text(&checked));
+    let report = common::structured(&checked);
+    let found: BTreeSet<String> =
+        problems_of(&report, "duplicate_id").iter().map(|p| p["id"].as_str().expect("id").to_uppercase()).collect();
+    assert_eq!(found, expected);
+    assert!(problems_of(&report, "misplaced").iter().all(|p| p["fixable"] == true));
+    assert!(common::text(&checked).contains("docket doctor --fix"));
+    client.cancel().await.expect("close");
 }

@@ -47,7 +47,9 @@ pub fn fix(store: &Store) -> Result<Outcome, String> {
     let at = |moved: &HashMap<PathBuf, PathBuf>, p: &Path| moved.get(p).cloned().unwrap_or_else(|| p.to_path_buf());
 
     for tmp in &scan.temps {
-        match std::fs::remove_file(tmp) {
+        match std::fs::remove_file(tmp)
+            .or_else(|e| if e.kind() == std::io::ErrorKind::NotFound { Ok(()) } else { Err(e) })
+        {
             Ok(()) => out.changes.push(format!("removed stale temp file {}", scan.rel(tmp))),
             Err(e) => out.notes.push(format!("could not remove {}: {e}", scan.rel(tmp))),
         }

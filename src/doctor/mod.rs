@@ -163,9 +163,7 @@ pub(crate) fn parent_of(m: &IssueMeta) -> Option<&str> {
 
 fn read_scan(store: &Store) -> Result<Scan, StoreError> {
     let ws = store.workspace().clone();
-    let snap = store.list(&IssueFilter::default(), SortField::Id, SortOrder::Asc)?;
-    let broken: Vec<PathBuf> =
-        snap.warnings.iter().filter(|w| w.code == "SKIPPED_FILES").flat_map(|w| w.paths.clone()).collect();
+    // Before the store reads the workspace: its first scan removes temp files it deems abandoned.
     let mut temps = Vec::new();
     for (_, dir) in ws.issue_dirs() {
         let Ok(entries) = std::fs::read_dir(&dir) else { continue };
@@ -181,6 +179,9 @@ fn read_scan(store: &Store) -> Result<Scan, StoreError> {
         }
     }
     temps.sort();
+    let snap = store.list(&IssueFilter::default(), SortField::Id, SortOrder::Asc)?;
+    let broken: Vec<PathBuf> =
+        snap.warnings.iter().filter(|w| w.code == "SKIPPED_FILES").flat_map(|w| w.paths.clone()).collect();
     let mut by_id: BTreeMap<String, Vec<Arc<IssueMeta>>> = BTreeMap::new();
     for m in &snap.value {
         by_id.entry(m.id.to_uppercase()).or_default().push(Arc::clone(m));
