@@ -9,7 +9,7 @@
 //! environment, and adds no dependency tree to build. What it costs is a process per question:
 //! a create asks three questions (where the repository is, the branch tips, the worktrees) and
 //! lists a collection folder only for commits it has not seen (see [`ids`]), a few milliseconds in
-//! all (numbers in docs/benchmarks.md).
+//! all (numbers in docs/benchmarks.md, "Branch-aware ids").
 
 pub mod ids;
 pub mod merge;
