@@ -29,6 +29,13 @@ struct Ambiguous<'a> {
     holders: &'a [Arc<IssueMeta>],
 }
 
+/// A parentTaskId that git history attributes to a renumbered holder: `old` becomes `new`.
+struct Rewrite {
+    referrer: Arc<IssueMeta>,
+    old: String,
+    new: String,
+}
+
 /// One holder of a duplicate id that gets a new id.
 struct Renumber {
     old_id: String,
@@ -41,6 +48,9 @@ pub fn fix(store: &Store) -> Result<Outcome, String> {
     let _lock = edit::lock(&ws)
         .map_err(|e| format!("cannot lock the workspace ({e}); retry when other docket calls are done"))?;
     let scan = check(store).map_err(|e| e.to_string())?.scan;
+    // Everything that reads git history is decided first, on the files where they were committed.
+    let plan = plan_renumbering(&scan);
+    let (rewrites, ambiguous) = attribute_references(&scan, &plan);
     let mut out = Outcome::default();
     // Where each file is now, as the repairs move it.
     let mut moved: HashMap<PathBuf, PathBuf> = HashMap::new();
@@ -107,32 +117,6 @@ pub fn fix(store: &Store) -> Result<Outcome, String> {
         }
     }
 
-    let plan = plan_renumbering(&scan);
-    let repo = Repo::discover(&ws.dir);
-    let mut commit_names: HashMap<String, Vec<String>> = HashMap::new();
-    // (referencing file, old id, new id), decided before any file is renamed.
-    let mut rewrites: Vec<(Arc<IssueMeta>, String, String)> = Vec::new();
-    let mut ambiguous: Vec<Ambiguous> = Vec::new();
-    for m in &scan.issues {
-        let Some(parent) = parent_of(m) else { continue };
-        let Some((id, holders)) = scan.duplicates.iter().find(|(id, h)| !interrupted_pair(h) && same_id(id, parent))
-        else {
-            continue;
-        };
-        let renumbered: Vec<&Renumber> = plan.iter().filter(|r| r.old_id.eq_ignore_ascii_case(id)).collect();
-        if renumbered.is_empty() {
-            continue;
-        }
-        match meant_holder(repo.as_ref(), &mut commit_names, &m.path, holders) {
-            Some(i) => {
-                if let Some(r) = renumbered.iter().find(|r| r.path == holders[i].path) {
-                    rewrites.push((Arc::clone(m), parent.to_string(), r.new_id.clone()));
-                }
-            }
-            None => ambiguous.push(Ambiguous { referrer: m, parent, holders }),
-        }
-    }
-
     for r in &plan {
         let path = at(&moved, &r.path);
         match renumber(&path, &r.new_id) {
@@ -164,7 +148,7 @@ pub fn fix(store: &Store) -> Result<Outcome, String> {
         ));
     }
 
-    for (m, old, new) in &rewrites {
+    for Rewrite { referrer: m, old, new } in &rewrites {
         let path = at(&moved, &m.path);
         let result = std::fs::read_to_string(&path).map_err(|e| e.to_string()).and_then(|text| {
             let edited = edit::replace_value(&text, Some("wranglerContext"), "parentTaskId", new).ok_or_else(|| {
@@ -198,6 +182,36 @@ pub fn fix(store: &Store) -> Result<Outcome, String> {
     }
     out.notes.dedup();
     Ok(out)
+}
+
+/// The `parentTaskId` references that name a renumbered id: (referencing file, old id, new id)
+/// for those git history attributes to one holder, and the ambiguous rest.
+fn attribute_references<'a>(scan: &'a Scan, plan: &[Renumber]) -> (Vec<Rewrite>, Vec<Ambiguous<'a>>) {
+    let repo = Repo::discover(&scan.ws.dir);
+    let mut commit_names: HashMap<String, Vec<String>> = HashMap::new();
+    let mut rewrites: Vec<Rewrite> = Vec::new();
+    let mut ambiguous: Vec<Ambiguous> = Vec::new();
+    for m in &scan.issues {
+        let Some(parent) = parent_of(m) else { continue };
+        let Some((id, holders)) = scan.duplicates.iter().find(|(id, h)| !interrupted_pair(h) && same_id(id, parent))
+        else {
+            continue;
+        };
+        let renumbered: Vec<&Renumber> = plan.iter().filter(|r| r.old_id.eq_ignore_ascii_case(id)).collect();
+        if renumbered.is_empty() {
+            continue;
+        }
+        match meant_holder(repo.as_ref(), &mut commit_names, &m.path, holders) {
+            Some(i) => {
+                if let Some(r) = renumbered.iter().find(|r| r.path == holders[i].path) {
+                    rewrites.push(Rewrite { referrer: Arc::clone(m), old: parent.to_string(), new: r.new_id.clone() });
+                }
+            }
+            None => ambiguous.push(Ambiguous { referrer: m, parent, holders }),
+        }
+    }
+
+    (rewrites, ambiguous)
 }
 
 /// Of two copies of one issue, the one to keep and the one to remove: the later `updatedAt`;
