@@ -6,7 +6,8 @@
 //! key; `updatedAt` takes the later time; `closedAt` follows the merged status. A value changed
 //! differently on both sides takes the side with the later `updatedAt` and the other value is kept
 //! in a one-line note at the end of the body. Keys keep "ours"' order and text: only the lines of
-//! keys whose merged value differs from ours are rewritten.
+//! keys whose merged value differs from ours are rewritten. A side whose frontmatter does not
+//! parse (it was broken before the merge) gets a plain line merge of the whole file instead.
 
 use serde_yaml::{Mapping, Value as Yaml};
 
