@@ -2,14 +2,16 @@
 //! [`App`]; both stop cleanly on SIGINT/SIGTERM, and stdio also on end of input.
 
 pub mod http;
+mod jsonrpc;
+pub mod stdio;
 
 use crate::app::App;
 use rmcp::ServiceExt;
 
 /// Serves `app` over stdin/stdout until the client closes stdin or a signal arrives.
 pub async fn serve_stdio(app: App) -> Result<(), String> {
-    let running =
-        app.server().serve(rmcp::transport::stdio()).await.map_err(|e| format!("MCP handshake failed: {e}"))?;
+    let transport = stdio::LineTransport::new(tokio::io::stdin(), tokio::io::stdout());
+    let running = app.server().serve(transport).await.map_err(|e| format!("MCP handshake failed: {e}"))?;
     let cancel = running.cancellation_token();
     tokio::select! {
         quit = running.waiting() => { quit.map_err(|e| format!("server stopped: {e}"))?; }
