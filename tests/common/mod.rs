@@ -9,6 +9,8 @@ use rmcp::transport::TokioChildProcess;
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::Value;
 
+pub mod http;
+
 pub type Client = RunningService<RoleClient, ()>;
 
 /// A fresh `.docket/` workspace in a temporary directory.
