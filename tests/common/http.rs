@@ -25,8 +25,24 @@ impl HttpServer {
 
     /// Serves a fresh workspace at `listen` with `extra` arguments.
     pub fn start_on(listen: &str, extra: &[&str]) -> HttpServer {
+        Self::spawn(Command::new(env!("CARGO_BIN_EXE_docket")), listen, extra)
+    }
+
+    /// Like [`HttpServer::start`], with at most `fds` open file descriptors (`prlimit`), as on
+    /// a system with the usual soft limit of 1,024. `None` where prlimit is missing.
+    pub fn start_with_fd_limit(fds: u32, extra: &[&str]) -> Option<HttpServer> {
+        let probe = Command::new("prlimit").arg("--version").stdout(Stdio::null()).status();
+        if !probe.is_ok_and(|s| s.success()) {
+            return None;
+        }
+        let mut command = Command::new("prlimit");
+        command.arg(format!("--nofile={fds}")).arg(env!("CARGO_BIN_EXE_docket"));
+        Some(Self::spawn(command, "127.0.0.1:0", extra))
+    }
+
+    fn spawn(mut command: Command, listen: &str, extra: &[&str]) -> HttpServer {
         let dir = super::workspace();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_docket"))
+        let mut child = command
             .args(["serve", "--workspace"])
             .arg(dir.path())
             .args(["--http", listen])
