@@ -6,7 +6,7 @@ use crate::generated::{
     SessionCompleteStatus, SessionGetInput, SessionGetOutput, SessionPhaseInput, SessionPhaseOutput, SessionRecord,
     SessionStartInput, SessionStartOutput, SessionStatusInput, SessionStatusOutput, errors,
 };
-use crate::runtime::{Reply, ToolResult};
+use crate::runtime::{ErrorCode, Reply, ToolError, ToolResult};
 use crate::store::sessions::{CheckpointData, Completion, Session, StartSession};
 use crate::store::{Store, StoreError};
 
@@ -28,6 +28,20 @@ fn record(s: &Session) -> SessionRecord {
         completed_at: s.completed_at.clone(),
         pr_url: s.pr_url.clone(),
         pr_number: s.pr_number,
+    }
+}
+
+/// A store error of a call naming a session: an invalid ID is a session ID, not an issue ID.
+fn session_error(e: StoreError) -> ToolError {
+    match e {
+        StoreError::InvalidId { id, reason } => ToolError::new(
+            ErrorCode::InvalidArgument,
+            "invalid_id",
+            format!(
+                "Invalid session ID '{id}': {reason}. Session IDs look like 2026-11-22-nogit-1a2b (session_start returns one); call session_get without sessionId for the most recent session."
+            ),
+        ),
+        other => store_error(other),
     }
 }
 
@@ -65,7 +79,7 @@ pub fn start(store: &Store, input: SessionStartInput) -> ToolResult<SessionStart
 pub fn phase(store: &Store, input: SessionPhaseInput) -> ToolResult<SessionPhaseOutput> {
     let s = store
         .session_phase(&input.session_id, &input.phase, input.status.as_str(), input.metadata.unwrap_or_default())
-        .map_err(store_error)?;
+        .map_err(session_error)?;
     let text = format!("Phase {} {}: {}", input.phase, input.status, line(&s));
     Ok(Reply::new(SessionPhaseOutput { session: record(&s) }).with_text(text))
 }
@@ -79,7 +93,7 @@ pub fn checkpoint(store: &Store, input: SessionCheckpointInput) -> ToolResult<Se
         variables: input.variables.unwrap_or_default(),
         step_results: input.step_results.map(|steps| serde_json::to_value(steps).unwrap_or_default()),
     };
-    let s = store.session_checkpoint(&input.session_id, data).map_err(store_error)?;
+    let s = store.session_checkpoint(&input.session_id, data).map_err(session_error)?;
     Ok(Reply::new(SessionCheckpointOutput { session: record(&s) }).with_text(format!("Checkpoint saved: {}", line(&s))))
 }
 
@@ -91,12 +105,12 @@ pub fn complete(store: &Store, input: SessionCompleteInput) -> ToolResult<Sessio
         summary: input.summary,
         step_execution_summary: input.step_execution_summary.map(|s| serde_json::to_value(s).unwrap_or_default()),
     };
-    let s = store.session_complete(&input.session_id, done).map_err(store_error)?;
+    let s = store.session_complete(&input.session_id, done).map_err(session_error)?;
     Ok(Reply::new(SessionCompleteOutput { session: record(&s) }).with_text(format!("Session ended: {}", line(&s))))
 }
 
 pub fn get(store: &Store, input: SessionGetInput) -> ToolResult<SessionGetOutput> {
-    let (s, checkpoint) = store.session_get(input.session_id.as_deref()).map_err(store_error)?;
+    let (s, checkpoint) = store.session_get(input.session_id.as_deref()).map_err(session_error)?;
     let mut text = line(&s);
     if let Some(cp) = &checkpoint {
         let field = |k: &str| cp.get(k).and_then(|v| v.as_str()).unwrap_or_default().to_string();
@@ -109,7 +123,7 @@ pub fn get(store: &Store, input: SessionGetInput) -> ToolResult<SessionGetOutput
 pub fn status(store: &Store, input: SessionStatusInput) -> ToolResult<SessionStatusOutput> {
     let s = store.session_status(input.session_id.as_deref()).map_err(|e| match e {
         StoreError::SessionNotFound { id: None } => errors::no_session("workflow"),
-        other => store_error(other),
+        other => session_error(other),
     })?;
     let parse = |t: &str| chrono::DateTime::parse_from_rfc3339(t).ok().map(|d| d.with_timezone(&chrono::Utc));
     let end = s.completed_at.as_deref().and_then(parse).unwrap_or_else(chrono::Utc::now);

@@ -3,6 +3,7 @@
 
 mod envelope;
 mod intelligence;
+mod methods;
 mod notify;
 mod profile;
 mod prompts;
@@ -13,10 +14,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, GetPromptRequestParams,
-    GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
-    ServerCapabilities, ServerConfig, SubscribeRequestParams, Tool, UnsubscribeRequestParams,
+    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, CustomRequest, CustomResult,
+    GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, ServerCapabilities, ServerConfig, SubscribeRequestParams, Tool, UnsubscribeRequestParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -44,7 +45,7 @@ impl<H: ToolHandlers> DocketServer<H> {
     /// `store` is the one `handlers` work on (the server reads its index state for `_meta`);
     /// `memory` records failed calls and warns before they repeat; `config` picks the tool style.
     pub fn new(handlers: Arc<H>, store: Arc<Store>, memory: Arc<ErrorMemory>, config: Arc<Config>) -> Self {
-        let tools = Arc::new(config.tool_style.tools());
+        let tools = config.tool_style.tools();
         let listeners = notify::Listeners::default();
         DocketServer { handlers, store, memory, config, tools, calls: AtomicU64::new(0), listeners }
     }
@@ -120,8 +121,7 @@ impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
         request: SubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.listeners.subscribe(request.uri);
-        Ok(())
+        self.listeners.subscribe(request.uri)
     }
 
     async fn unsubscribe(
@@ -157,6 +157,15 @@ impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
         _context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
         Ok(prompts::get(&request.name, &request.arguments.unwrap_or_default())?.into())
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        let is_tool = self.tools.iter().any(|t| t.name == request.method);
+        Err(methods::custom_request_error(&request.method, request.params.as_ref(), is_tool))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

@@ -4,6 +4,7 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value};
 
@@ -28,12 +29,16 @@ impl ToolStyle {
         }
     }
 
-    /// The tools tools/list publishes in this style.
-    pub fn tools(&self) -> Vec<rmcp::model::Tool> {
-        match self {
-            ToolStyle::Granular => generated::tool_definitions(),
-            ToolStyle::Consolidated => consolidated::tool_definitions(),
-        }
+    /// The tools tools/list publishes in this style, built once per process and shared by
+    /// every connection (each HTTP session used to hold its own ~0.5 MB copy).
+    pub fn tools(&self) -> Arc<Vec<rmcp::model::Tool>> {
+        static GRANULAR: OnceLock<Arc<Vec<rmcp::model::Tool>>> = OnceLock::new();
+        static CONSOLIDATED: OnceLock<Arc<Vec<rmcp::model::Tool>>> = OnceLock::new();
+        let built = match self {
+            ToolStyle::Granular => GRANULAR.get_or_init(|| Arc::new(generated::tool_definitions())),
+            ToolStyle::Consolidated => CONSOLIDATED.get_or_init(|| Arc::new(consolidated::tool_definitions())),
+        };
+        Arc::clone(built)
     }
 
     /// The server instructions, naming tools as this style publishes them.

@@ -9,6 +9,8 @@ use rmcp::transport::TokioChildProcess;
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::Value;
 
+pub mod http;
+
 pub type Client = RunningService<RoleClient, ()>;
 
 /// A fresh `.docket/` workspace in a temporary directory.
@@ -228,4 +230,13 @@ impl Drop for RawServer {
             let _ = self.child.wait();
         }
     }
+}
+
+/// How many tools tools.yaml declares (tests compare tools/list with the manifest, never with a
+/// number kept by hand).
+pub fn manifest_tool_count() -> usize {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tools.yaml");
+    let manifest: Value =
+        serde_yaml::from_str(&std::fs::read_to_string(path).expect("read tools.yaml")).expect("parse");
+    manifest["tools"].as_array().map_or(0, Vec::len)
 }
