@@ -5,6 +5,7 @@ mod files;
 mod frontmatter;
 pub mod generate;
 mod index;
+mod layout;
 mod model;
 pub mod sessions;
 mod snapshot;
@@ -15,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime};
 
+pub use layout::{LayoutReport, Split};
 pub use model::*;
 pub use workspace::Workspace;
 
