@@ -99,6 +99,33 @@ fn strip_value(v: &mut Value, kind: &Kind, path: &str, out: &mut Vec<Ignored>) {
     }
 }
 
+/// Wraps a lone string, number or boolean given where an array is declared into a one-item array
+/// (`status: "open"` -> `["open"]`), at any depth; the items are checked as usual afterwards.
+/// wrangler's own skills write calls that way (its refreshing-metrics skill), though its server
+/// rejected them.
+pub fn wrap_lone_values(args: &mut Map<String, Value>, rules: &[ParamRule]) {
+    for rule in rules {
+        if let Some(value) = args.get_mut(rule.name) {
+            wrap_value(value, &rule.kind);
+        }
+    }
+}
+
+fn wrap_value(v: &mut Value, kind: &Kind) {
+    match (kind, v) {
+        (Kind::Array { items, .. }, v @ (Value::String(_) | Value::Number(_) | Value::Bool(_))) => {
+            let lone = v.take();
+            *v = Value::Array(vec![lone]);
+            if let Value::Array(a) = v {
+                a.iter_mut().for_each(|item| wrap_value(item, items));
+            }
+        }
+        (Kind::Array { items, .. }, Value::Array(a)) => a.iter_mut().for_each(|item| wrap_value(item, items)),
+        (Kind::Object { fields, .. }, Value::Object(o)) => wrap_lone_values(o, fields),
+        _ => {}
+    }
+}
+
 /// For `Option<Option<T>>` fields of parameters where `null` means "clear": absent stays `None`
 /// (through `#[serde(default)]`), `null` becomes `Some(None)`, a value `Some(Some(v))`.
 pub fn nullable<'de, T, D>(d: D) -> Result<Option<Option<T>>, D::Error>
@@ -387,6 +414,29 @@ mod tests {
         let mut items = args(json!({"title": "ok", "updates": [{"id": "a", "bogus": 1}]}));
         let ignored = strip_unknown(&mut items, RULES);
         assert_eq!(ignored.iter().map(|i| i.param.as_str()).collect::<Vec<_>>(), ["updates[0].bogus"]);
+    }
+
+    #[test]
+    fn a_lone_value_where_an_array_is_declared_becomes_a_one_item_array() {
+        const STATUS: &[&str] = &["open", "closed"];
+        const LIST: &[ParamRule] = &[ParamRule {
+            name: "status",
+            required: false,
+            kind: Kind::Array { items: &Kind::Enum(STATUS), min_items: None, max_items: Some(4) },
+        }];
+        let mut a = args(json!({"status": "open"}));
+        wrap_lone_values(&mut a, LIST);
+        assert_eq!(Value::Object(a.clone()), json!({"status": ["open"]}));
+        assert_eq!(check(&a, LIST), vec![]);
+        let mut bad = args(json!({"status": "done"}));
+        wrap_lone_values(&mut bad, LIST);
+        assert_eq!(
+            check(&bad, LIST),
+            vec![Problem::Enum { param: "status[0]".into(), value: "done".into(), allowed: STATUS }]
+        );
+        let mut object = args(json!({"status": {"0": "open"}, "updates": {"id": "a"}}));
+        wrap_lone_values(&mut object, LIST);
+        assert!(object["status"].is_object(), "an object is not a lone value; the type error stays");
     }
 
     #[test]
