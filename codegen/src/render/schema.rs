@@ -31,7 +31,7 @@ pub fn output_schema(obj: &Object) -> Value {
     schema["properties"][WARNINGS] = json!({
         "type": "array",
         "items": {"type": "string"},
-        "description": "Present when the call succeeded with warnings the model should read (each also ends the text)."
+        "description": "Warnings to read (also at the end of the text)."
     });
     schema
 }

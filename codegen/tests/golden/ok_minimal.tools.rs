@@ -528,7 +528,7 @@ pub const TOOLS: &[ToolSpec] = &[
         open_world: false,
         deprecated_by: None,
         input_schema: "{\"type\":\"object\",\"properties\":{\"color\":{\"type\":\"string\",\"enum\":[\"red\",\"dark_blue\"],\"description\":\"Color filter.\",\"default\":\"red\"},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"description\":\"Page size.\",\"default\":25},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":5,\"description\":\"Tags.\"}},\"additionalProperties\":false}",
-        output_schema: "{\"type\":\"object\",\"properties\":{\"names\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Item names.\"},\"warnings\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Present when the call succeeded with warnings the model should read (each also ends the text).\"}},\"required\":[\"names\"]}",
+        output_schema: "{\"type\":\"object\",\"properties\":{\"names\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Item names.\"},\"warnings\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Warnings to read (also at the end of the text).\"}},\"required\":[\"names\"]}",
         error_context: &[],
     },
     ToolSpec {
@@ -542,7 +542,7 @@ pub const TOOLS: &[ToolSpec] = &[
         open_world: false,
         deprecated_by: None,
         input_schema: "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":1,\"description\":\"Name.\"},\"note\":{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\",\"maxLength\":10,\"description\":\"Text.\"}},\"required\":[\"text\"],\"additionalProperties\":false,\"description\":\"Optional note.\"},\"type\":{\"type\":\"string\",\"enum\":[\"small\",\"large\"],\"description\":\"Size.\"}},\"required\":[\"name\"],\"additionalProperties\":false}",
-        output_schema: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"New ID.\"},\"warnings\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Present when the call succeeded with warnings the model should read (each also ends the text).\"}},\"required\":[\"id\"]}",
+        output_schema: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"New ID.\"},\"warnings\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Warnings to read (also at the end of the text).\"}},\"required\":[\"id\"]}",
         error_context: &[],
     },
 ];
