@@ -146,3 +146,28 @@ async fn session_start_outside_git_works_in_place_and_says_so() {
     assert!(sc["warnings"][0].as_str().is_some_and(|w| w.contains("not in a git repository")), "{sc}");
     client.cancel().await.expect("close");
 }
+
+/// When git refuses the branch (here a branch `wrangler/spec` blocks every `wrangler/spec/...`),
+/// the error says so and names the way out, instead of silently working in the main checkout
+/// (wrangler's fallback).
+#[tokio::test]
+async fn session_start_in_a_repository_git_cannot_branch_fails_with_the_next_step() {
+    let ws = workspace();
+    std::fs::write(ws.path().join("SPEC.md"), "# Spec").expect("spec file");
+    git(ws.path(), &["init", "-q"]);
+    git(ws.path(), &["add", "-A"]);
+    git(ws.path(), &["commit", "-q", "-m", "init"]);
+    git(ws.path(), &["branch", "wrangler/spec"]);
+    let client = start(ws.path()).await;
+    let before = common::snapshot(ws.path());
+    let r = call(&client, "session_start", json!({"specFile": "SPEC.md"})).await;
+    assert!(is_error(&r), "{}", text(&r));
+    assert!(text(&r).contains("git could not create the session worktree"), "{}", text(&r));
+    assert!(text(&r).contains("pass worktree: false"), "{}", text(&r));
+    let after = common::snapshot(ws.path());
+    let sessions: Vec<&String> = after.keys().filter(|k| k.contains("sessions/") && !before.contains_key(*k)).collect();
+    assert!(sessions.iter().all(|k| !k.ends_with("context.json")), "no session was recorded: {sessions:?}");
+    let in_place = call(&client, "session_start", json!({"specFile": "SPEC.md", "worktree": false})).await;
+    assert!(!is_error(&in_place), "{}", text(&in_place));
+    client.cancel().await.expect("close");
+}
