@@ -72,7 +72,15 @@ fn a_real_wrangler_workspace_is_served_in_place() {
         "both (all) holders of a duplicate id are listed"
     );
     assert!(ids.contains(&"000037"), "quoted legacy ids are read");
-    let err = store.get("ISS-000165").expect_err("a duplicated id is ambiguous");
+    let first = store.get("ISS-000165").expect("a duplicated id is still readable");
+    let again = store.get("ISS-000165").expect("and reads the same file again");
+    assert_eq!(first.value.meta.path, again.value.meta.path, "the choice is deterministic");
+    let warning = first.warnings.iter().find(|w| w.code == "DUPLICATE_ID").expect("the duplicate is reported");
+    assert_eq!(warning.paths.len(), 3, "{warning:?}");
+    assert!(warning.message.contains("doctor"), "{}", warning.message);
+    let err = store
+        .update("ISS-000165", IssuePatch { priority: Some(Priority::Low), ..Default::default() })
+        .expect_err("a write to a duplicated id is refused");
     assert!(matches!(err, StoreError::Ambiguous { ref paths, .. } if paths.len() == 3), "{err}");
     let got = store.get("SPEC-000046").expect("spec by id");
     assert!(got.warnings.iter().all(|w| w.code != "DUPLICATE_ID"), "a lookup only warns about its own id");
@@ -175,13 +183,13 @@ fn closing_archives_and_reopening_restores() {
     let issue = store.create(new_issue("Cycle")).expect("create");
     let closed =
         store.update(&issue.meta.id, IssuePatch { status: Some(Status::Closed), ..Default::default() }).expect("close");
-    assert!(closed.meta.path.parent().is_some_and(|p| p.ends_with("issues/archived")));
-    assert!(closed.meta.closed_at.is_some());
+    assert!(closed.issue.meta.path.parent().is_some_and(|p| p.ends_with("issues/archived")));
+    assert!(closed.issue.meta.closed_at.is_some());
     assert!(!issue.meta.path.exists());
     let reopened =
         store.update(&issue.meta.id, IssuePatch { status: Some(Status::Open), ..Default::default() }).expect("reopen");
-    assert_eq!(reopened.meta.path, issue.meta.path);
-    assert!(reopened.meta.closed_at.is_none());
+    assert_eq!(reopened.issue.meta.path, issue.meta.path);
+    assert!(reopened.issue.meta.closed_at.is_none());
     assert_eq!(all(&store).len(), 1);
 }
 

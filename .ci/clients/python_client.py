@@ -143,6 +143,7 @@ def samples(s):
                                                           f"status {sc['status']}")}),
         ("init_workspace", {"fix": True}, {"post": lambda sc: expect(sc["status"] in ("compliant", "initialized"),
                                                                      f"status {sc['status']}")}),
+        ("workspace_doctor", {}, {"post": lambda sc: expect(sc["total"] == len(sc["problems"]), f"doctor {sc}")}),
         # A deliberate failure: it is recorded in the error memory, and errors_resolve needs a pattern.
         ("issues_delete", lambda: {"id": s["id"]}, {"expect_error": "CONFIRMATION_REQUIRED"}),
         ("errors_resolve", lambda: {"patternId": s["pattern"], "resolution": "Pass confirm: true to delete."},

@@ -118,6 +118,7 @@ function samples(s) {
     ['session_status', {}, { expectError: 'NOT_FOUND' }],
     ['init_workspace', {}, { post: (sc) => expect(['compliant', 'changes_needed'].includes(sc.status), `status ${sc.status}`) }],
     ['init_workspace', { fix: true }, { post: (sc) => expect(['compliant', 'initialized'].includes(sc.status), `status ${sc.status}`) }],
+    ['workspace_doctor', {}, { post: (sc) => expect(sc.total === sc.problems.length, `doctor ${JSON.stringify(sc).slice(0, 200)}`) }],
     // A deliberate failure: it is recorded in the error memory, and errors_resolve needs a pattern.
     ['issues_delete', () => ({ id: s.id }), { expectError: 'CONFIRMATION_REQUIRED' }],
     ['errors_resolve', () => ({ patternId: s.pattern, resolution: 'Pass confirm: true to delete.' }),

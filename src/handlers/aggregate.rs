@@ -161,16 +161,14 @@ pub fn labels(store: &Store, input: IssuesLabelsInput) -> ToolResult<IssuesLabel
     let id = need(&input.issue_id, TOOL, op, "issueId")?;
     let given =
         input.labels.filter(|l| !l.is_empty()).ok_or_else(|| errors::missing_operation_param(TOOL, op, "labels"))?;
-    let meta = store.get_meta(id).map_err(store_error)?.value;
-    let mut labels = meta.labels.clone();
-    if input.operation == IssuesLabelsOperation::Add {
-        labels.extend(given.into_iter().filter(|g| !meta.labels.contains(g)));
+    // Applied by the store to the labels as they are on disk under the lock, so parallel adds
+    // from several calls or processes all survive.
+    let patch = if input.operation == IssuesLabelsOperation::Add {
+        IssuePatch { add_labels: given, ..IssuePatch::default() }
     } else {
-        labels.retain(|l| !given.contains(l));
-    }
-    labels.dedup();
-    let after =
-        store.update(&meta.id, IssuePatch { labels: Some(labels), ..IssuePatch::default() }).map_err(store_error)?.meta;
+        IssuePatch { remove_labels: given, ..IssuePatch::default() }
+    };
+    let after = store.update(id, patch).map_err(store_error)?.issue.meta;
     let text = format!(
         "{} labels: {}",
         after.id,
@@ -200,8 +198,11 @@ pub fn projects(store: &Store, input: IssuesProjectsInput) -> ToolResult<IssuesP
     } else {
         None
     };
-    let after =
-        store.update(id, IssuePatch { project: Some(project), ..IssuePatch::default() }).map_err(store_error)?.meta;
+    let after = store
+        .update(id, IssuePatch { project: Some(project), ..IssuePatch::default() })
+        .map_err(store_error)?
+        .issue
+        .meta;
     let text = match &after.project {
         Some(p) => format!("{} is now in project {p}.", after.id),
         None => format!("{} has no project now.", after.id),
@@ -212,27 +213,24 @@ pub fn projects(store: &Store, input: IssuesProjectsInput) -> ToolResult<IssuesP
 
 pub fn metadata(store: &Store, input: IssuesMetadataInput) -> ToolResult<IssuesMetadataOutput> {
     const TOOL: &str = "issues_metadata";
-    let meta = store.get_meta(&input.issue_id).map_err(store_error)?.value;
-    let mut context = meta.context.clone();
-    match input.operation {
-        IssuesMetadataOperation::Get => {}
+    let patch = match input.operation {
+        IssuesMetadataOperation::Get => None,
         IssuesMetadataOperation::Set => {
             let key = need(&input.key, TOOL, "set", "key")?;
-            let value = input.value.ok_or_else(|| errors::missing_operation_param(TOOL, "set", "value"))?;
-            context.insert(key.to_string(), value);
+            let value = input.value.clone().ok_or_else(|| errors::missing_operation_param(TOOL, "set", "value"))?;
+            Some(IssuePatch { set_context: vec![(key.to_string(), value)], ..IssuePatch::default() })
         }
         IssuesMetadataOperation::Remove => {
             let key = need(&input.key, TOOL, "remove", "key")?;
-            context.remove(key);
+            Some(IssuePatch { remove_context: vec![key.to_string()], ..IssuePatch::default() })
         }
-    }
-    if context != meta.context {
-        context = store
-            .update(&meta.id, IssuePatch { context: Some(context), ..IssuePatch::default() })
-            .map_err(store_error)?
-            .meta
-            .context;
-    }
+    };
+    // A change is applied by the store to wranglerContext as it is on disk under the lock.
+    let meta = match patch {
+        Some(patch) => store.update(&input.issue_id, patch).map_err(store_error)?.issue.meta,
+        None => store.get_meta(&input.issue_id).map_err(store_error)?.value,
+    };
+    let context = meta.context.clone();
     let shown = match input.key.as_deref().filter(|_| input.operation == IssuesMetadataOperation::Get) {
         Some(k) => {
             format!("{}.{k} = {}", meta.id, context.get(k).map(|v| v.to_string()).unwrap_or_else(|| "(not set)".into()))

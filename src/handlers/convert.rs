@@ -73,6 +73,11 @@ pub fn store_error(e: store::StoreError) -> ToolError {
             errors::path_outside_workspace(param, path.display(), root.display())
         }
         store::StoreError::Git { details } => errors::git_failed(details),
+        store::StoreError::Refused { path, reason } => errors::file_refused(path.display(), reason),
+        e @ store::StoreError::Conflict { .. } => errors::edit_conflict(e),
+        e @ (store::StoreError::NotEditable { .. } | store::StoreError::Unwritable { .. }) => {
+            errors::file_not_editable(e)
+        }
         other => errors::storage_failed(other),
     }
 }

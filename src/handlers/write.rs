@@ -38,7 +38,7 @@ pub fn update(store: &Store, input: IssuesUpdateInput) -> ToolResult<IssuesUpdat
         assignee: clearable(input.assignee),
         project: clearable(input.project),
         context,
-        append_body: None,
+        ..IssuePatch::default()
     };
     let (meta, changed) = apply(store, &input.id, patch)?;
     let record = Projection::format(ListFormat::Summary).record(&meta, None);
@@ -56,29 +56,11 @@ pub fn update(store: &Store, input: IssuesUpdateInput) -> ToolResult<IssuesUpdat
     Ok(Reply::new(IssuesUpdateOutput { issue: record, changed }).with_text(text))
 }
 
-/// Applies `patch` and reports which fields changed (compared with the issue just before).
+/// Applies `patch` (under the store's lock, to the file as it is now) and reports which fields
+/// changed compared with the issue just before.
 fn apply(store: &Store, id: &str, patch: IssuePatch) -> Result<(IssueMeta, Vec<String>), ToolError> {
-    let before = store.get_meta(id).map_err(store_error)?.value;
-    let body_changed = patch.description.is_some() || patch.append_body.is_some();
-    let after = store.update(&before.id, patch).map_err(store_error)?.meta;
-    let mut changed: Vec<String> = [
-        ("title", before.title != after.title),
-        ("type", before.issue_type != after.issue_type),
-        ("status", before.status != after.status),
-        ("priority", before.priority != after.priority),
-        ("labels", before.labels != after.labels),
-        ("assignee", before.assignee.as_deref().unwrap_or("") != after.assignee.as_deref().unwrap_or("")),
-        ("project", before.project.as_deref().unwrap_or("") != after.project.as_deref().unwrap_or("")),
-        ("wranglerContext", before.context != after.context),
-    ]
-    .into_iter()
-    .filter(|(_, c)| *c)
-    .map(|(f, _)| f.to_string())
-    .collect();
-    if body_changed {
-        changed.push("description".into());
-    }
-    Ok((after, changed))
+    let updated = store.update(id, patch).map_err(store_error)?;
+    Ok((updated.issue.meta, updated.changed.into_iter().map(String::from).collect()))
 }
 
 pub fn delete(store: &Store, input: IssuesDeleteInput) -> ToolResult<IssuesDeleteOutput> {
@@ -97,7 +79,7 @@ pub fn mark_complete(store: &Store, input: IssuesMarkCompleteInput) -> ToolResul
         .filter(|n| !n.trim().is_empty())
         .map(|note| format!("\n\n---\n**Completion Notes ({now}):**\n{note}"));
     let patch = IssuePatch { status: Some(Status::Closed), append_body, ..IssuePatch::default() };
-    let issue = store.update(&input.id, patch).map_err(store_error)?;
+    let issue = store.update(&input.id, patch).map_err(store_error)?.issue;
     let record = Projection::format(ListFormat::Summary).record(&issue.meta, None);
     let text = format!("Closed {}", text::issue_line(&record));
     Ok(Reply::new(IssuesMarkCompleteOutput { issue: record }).with_text(text))

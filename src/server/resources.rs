@@ -72,8 +72,7 @@ pub fn read(store: &Store, memory: &ErrorMemory, settings: &Config, uri: &str) -
     match target {
         Target::Issue(id) => {
             let meta = store.get_meta(id).map_err(|e| store_failure(uri, e))?.value;
-            let file = std::fs::read_to_string(&meta.path)
-                .map_err(|e| ErrorData::internal_error(format!("Reading {uri} failed: {e}"), None))?;
+            let file = store.read_file(&meta).map_err(|e| store_failure(uri, e))?;
             text(file, "text/markdown")
         }
         Target::Chunk(id, range) => {

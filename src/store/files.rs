@@ -1,17 +1,77 @@
-//! Safe file operations: atomic writes, the workspace lock, file names and ID allocation.
+//! Safe file operations: reads that refuse links, FIFOs and huge files; atomic writes that keep
+//! the mode; the workspace lock; file names.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::frontmatter::id_from_file_name;
 use super::model::{IssueType, StoreError};
 use super::workspace::Workspace;
 
+/// Largest issue file docket reads; bigger ones are skipped with a warning.
+pub const MAX_FILE_BYTES: u64 = 8 * 1024 * 1024;
+
+/// Reads a regular file without following a symbolic link, without blocking on a FIFO or device,
+/// and without reading more than [`MAX_FILE_BYTES`]. `Err(Refused)` says why a file is not read.
+pub fn read_regular(path: &Path) -> Result<Vec<u8>, StoreError> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let refused = |reason: &str| StoreError::Refused { path: path.to_path_buf(), reason: reason.into() };
+    let file = OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(path);
+    let file = match file {
+        Ok(f) => f,
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+            return Err(refused("it is a symbolic link; docket reads and writes only regular files in the workspace"));
+        }
+        Err(e) => return Err(StoreError::Io { path: path.to_path_buf(), source: e }),
+    };
+    let md = file.metadata().map_err(StoreError::io(path))?;
+    if !md.is_file() {
+        return Err(refused("it is not a regular file (a FIFO, socket or device); docket skips it"));
+    }
+    if md.len() > MAX_FILE_BYTES {
+        return Err(refused(&format!(
+            "it is {} bytes, over docket's limit of {MAX_FILE_BYTES} bytes for an issue file",
+            md.len()
+        )));
+    }
+    let mut bytes = Vec::with_capacity(md.len() as usize);
+    file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes).map_err(StoreError::io(path))?;
+    Ok(bytes)
+}
+
+/// [`read_regular`] as UTF-8 text.
+pub fn read_text(path: &Path) -> Result<String, StoreError> {
+    String::from_utf8(read_regular(path)?)
+        .map_err(|_| StoreError::Refused { path: path.to_path_buf(), reason: "it is not UTF-8 text".into() })
+}
+
+/// Refuses a directory that resolves outside the workspace directory (a symlinked `archived/` or
+/// `sessions/` in a cloned repository must not make docket write elsewhere). Missing directories
+/// are judged by their nearest existing ancestor.
+pub fn ensure_inside(ws: &Workspace, dir: &Path) -> Result<(), StoreError> {
+    let base = ws.dir.canonicalize().map_err(StoreError::io(&ws.dir))?;
+    let existing = dir.ancestors().find(|a| a.exists()).unwrap_or(dir);
+    let real = existing.canonicalize().map_err(StoreError::io(existing))?;
+    if real.starts_with(&base) {
+        Ok(())
+    } else {
+        Err(StoreError::Refused {
+            path: dir.to_path_buf(),
+            reason: format!(
+                "it resolves to {}, outside the workspace {}; docket never follows links out of the workspace. \
+                 Replace the link with a real directory",
+                real.display(),
+                base.display()
+            ),
+        })
+    }
+}
+
 /// Writes `contents` to `path` so readers see the old file or the new one, never a mix: a temp
-/// file in the same directory, fsync, rename, then fsync of the directory.
+/// file in the same directory, fsync, rename, then fsync of the directory. Keeps the file's mode.
 pub fn write_atomic(path: &Path, contents: &str) -> Result<(), StoreError> {
-    let tmp = synced_temp(path, contents)?;
+    let tmp = synced_temp(path, contents, mode_of(path))?;
     tmp.persist(path).map_err(|e| StoreError::Io { path: path.to_path_buf(), source: e.error })?;
     sync_dir(path);
     Ok(())
@@ -19,14 +79,22 @@ pub fn write_atomic(path: &Path, contents: &str) -> Result<(), StoreError> {
 
 /// Like [`write_atomic`] but fails if `path` exists, so a new issue never replaces a file.
 pub fn create_atomic(path: &Path, contents: &str) -> Result<(), StoreError> {
-    let tmp = synced_temp(path, contents)?;
+    let tmp = synced_temp(path, contents, None)?;
     tmp.persist_noclobber(path).map_err(|e| StoreError::Io { path: path.to_path_buf(), source: e.error })?;
     sync_dir(path);
     Ok(())
 }
 
-/// `contents` in a durable temp file beside `path`, ready to be renamed onto it.
-fn synced_temp(path: &Path, contents: &str) -> Result<tempfile::NamedTempFile, StoreError> {
+/// The permission bits of an existing file (a regular file, not a link's target).
+pub fn mode_of(path: &Path) -> Option<u32> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::symlink_metadata(path).ok().filter(|m| m.is_file()).map(|m| m.permissions().mode() & 0o7777)
+}
+
+/// `contents` in a durable temp file beside `path`, ready to be renamed onto it, with `mode`
+/// (new files get 0644, like files an editor creates).
+pub fn synced_temp(path: &Path, contents: &str, mode: Option<u32>) -> Result<tempfile::NamedTempFile, StoreError> {
+    use std::os::unix::fs::PermissionsExt;
     let dir = path.parent().ok_or_else(|| StoreError::InvalidId {
         id: path.display().to_string(),
         reason: "no parent directory".into(),
@@ -35,12 +103,57 @@ fn synced_temp(path: &Path, contents: &str) -> Result<tempfile::NamedTempFile, S
     let mut tmp =
         tempfile::Builder::new().prefix(".docket-").suffix(".tmp").tempfile_in(dir).map_err(StoreError::io(dir))?;
     tmp.write_all(contents.as_bytes()).map_err(StoreError::io(tmp.path()))?;
+    let perms = std::fs::Permissions::from_mode(mode.unwrap_or(0o644));
+    tmp.as_file().set_permissions(perms).map_err(StoreError::io(tmp.path()))?;
     tmp.as_file().sync_all().map_err(StoreError::io(tmp.path()))?;
     Ok(tmp)
 }
 
+/// Atomically swaps the files at `a` and `b` (Linux `renameat2(RENAME_EXCHANGE)`). `Ok(false)`
+/// where the system or filesystem cannot, so the caller falls back to a plain rename.
+pub fn exchange(a: &Path, b: &Path) -> std::io::Result<bool> {
+    rename2(a, b, RenameMode::Exchange)
+}
+
+/// Renames `from` to `to` unless `to` exists (`Ok(false)` where unsupported).
+pub fn rename_noreplace(from: &Path, to: &Path) -> std::io::Result<bool> {
+    rename2(from, to, RenameMode::NoReplace)
+}
+
+enum RenameMode {
+    Exchange,
+    NoReplace,
+}
+
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn rename2(a: &Path, b: &Path, mode: RenameMode) -> std::io::Result<bool> {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    let c = |p: &Path| CString::new(p.as_os_str().as_bytes()).map_err(std::io::Error::other);
+    let (a, b) = (c(a)?, c(b)?);
+    let flags = match mode {
+        RenameMode::Exchange => libc::RENAME_EXCHANGE,
+        RenameMode::NoReplace => libc::RENAME_NOREPLACE,
+    };
+    // SAFETY: both paths are valid NUL-terminated strings that outlive the call.
+    let rc = unsafe { libc::renameat2(libc::AT_FDCWD, a.as_ptr(), libc::AT_FDCWD, b.as_ptr(), flags) };
+    if rc == 0 {
+        return Ok(true);
+    }
+    let e = std::io::Error::last_os_error();
+    match e.raw_os_error() {
+        Some(libc::EINVAL | libc::ENOSYS | libc::ENOTSUP) => Ok(false),
+        _ => Err(e),
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn rename2(_a: &Path, _b: &Path, _mode: RenameMode) -> std::io::Result<bool> {
+    Ok(false)
+}
+
 /// Best effort: makes the rename into `path`'s directory durable on filesystems that need it.
-fn sync_dir(path: &Path) {
+pub fn sync_dir(path: &Path) {
     if let Some(d) = path.parent().and_then(|dir| File::open(dir).ok()) {
         let _ = d.sync_all();
     }
@@ -82,26 +195,6 @@ pub fn slug(title: &str) -> String {
     let out: String = out.chars().take(50).collect();
     let out = out.trim_matches('-').to_string();
     if out.is_empty() { "issue".into() } else { out }
-}
-
-/// The next ID of a collection: the highest number among its file names (archived included,
-/// legacy unprefixed names too) plus one. Call with the workspace lock held.
-pub fn next_id(ws: &Workspace, t: IssueType) -> Result<String, StoreError> {
-    let mut max = 0u64;
-    for dir in [ws.collection(t), ws.collection(t).join("archived")] {
-        let entries = match std::fs::read_dir(&dir) {
-            Ok(e) => e,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(e) => return Err(StoreError::Io { path: dir, source: e }),
-        };
-        for entry in entries.flatten() {
-            if let Some(id) = id_from_file_name(&entry.path()) {
-                let digits = id.trim_start_matches(|c: char| !c.is_ascii_digit());
-                max = max.max(digits.parse().unwrap_or(0));
-            }
-        }
-    }
-    Ok(format!("{}{:06}", t.prefix(), max + 1))
 }
 
 /// Checks an ID from a caller before it is used near a path: no separators, no `..`, no NUL.
@@ -149,17 +242,6 @@ mod tests {
         for good in ["ISS-000001", "000037", "SPEC-000050", "99"] {
             assert!(validate_id(good).is_ok(), "{good:?} is fine");
         }
-    }
-
-    #[test]
-    fn next_id_is_one_past_the_highest_file_name_including_archived_and_legacy() {
-        let tmp = tempfile::tempdir().expect("tmp");
-        let ws = Workspace::init(tmp.path()).expect("init");
-        assert_eq!(next_id(&ws, IssueType::Issue).expect("id"), "ISS-000001");
-        std::fs::write(ws.collection(IssueType::Issue).join("ISS-000004-a.md"), "").expect("write");
-        std::fs::write(ws.collection(IssueType::Issue).join("archived/000009-legacy.md"), "").expect("write");
-        assert_eq!(next_id(&ws, IssueType::Issue).expect("id"), "ISS-000010");
-        assert_eq!(next_id(&ws, IssueType::Idea).expect("id"), "IDEA-000001");
     }
 
     #[test]

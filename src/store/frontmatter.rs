@@ -1,5 +1,6 @@
-//! Markdown files with YAML frontmatter: tolerant reading of real wrangler files, and writing that
-//! keeps unknown keys, key order and the body's bytes.
+//! Markdown files with YAML frontmatter: tolerant reading of what humans and wrangler write, and
+//! lossless editing (see [`super::yaml_edit`]): an update changes the keys it was asked to change
+//! and keeps every other byte of the file.
 
 use std::path::Path;
 
@@ -7,35 +8,128 @@ use serde_json::{Map, Value as Json};
 use serde_yaml::{Mapping, Value as Yaml};
 
 use super::model::{IssueMeta, IssueType, Priority, Status};
+use super::yaml_edit::{self, KeyEdit};
 
-/// A parsed file: the frontmatter mapping (in file order) and the body after it.
+const BOM: &str = "\u{feff}";
+
+/// A parsed file: the frontmatter mapping, the body after it, and the exact text around them so
+/// the file can be written back unchanged except for the edited keys.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Document {
     pub front: Mapping,
     pub body: String,
+    layout: Layout,
+}
+
+/// Where the parts of the file came from.
+#[derive(Debug, Clone, PartialEq, Default)]
+struct Layout {
+    bom: bool,
+    /// The opening `---` line, the YAML and the closing line, exactly as written; `None` for a
+    /// file without frontmatter.
+    front: Option<(String, String, String)>,
+    crlf: bool,
+}
+
+impl Document {
+    /// True when the file has a frontmatter block (possibly empty).
+    pub fn has_frontmatter(&self) -> bool {
+        self.layout.front.is_some()
+    }
+
+    /// The line ending the file uses.
+    pub fn newline(&self) -> &'static str {
+        if self.layout.crlf { "\r\n" } else { "\n" }
+    }
+
+    /// The file with `edits` applied to the frontmatter and, if given, a new body; every other
+    /// byte as read. Refuses (with the reason) an edit it cannot make without touching other keys.
+    pub fn edited(&self, edits: &[KeyEdit], body: Option<&str>) -> Result<String, String> {
+        let nl = self.newline();
+        let mut out = String::new();
+        if self.layout.bom {
+            out.push_str(BOM);
+        }
+        match &self.layout.front {
+            Some((open, yaml, close)) => {
+                out.push_str(open);
+                out.push_str(&yaml_edit::apply(yaml, &self.front, nl, edits)?);
+                if close.is_empty() {
+                    out.push_str("---");
+                    out.push_str(nl);
+                } else {
+                    out.push_str(close);
+                }
+            }
+            None => {
+                out.push_str("---");
+                out.push_str(nl);
+                out.push_str(&yaml_edit::apply("", &Mapping::new(), nl, edits)?);
+                out.push_str("---");
+                out.push_str(nl);
+            }
+        }
+        match body {
+            Some(b) if self.layout.crlf && !b.contains('\r') => out.push_str(&b.replace('\n', "\r\n")),
+            Some(b) => out.push_str(b),
+            None => out.push_str(&self.body),
+        }
+        Ok(out)
+    }
 }
 
 /// Splits and parses `text`. A file without frontmatter is all body; frontmatter that is not a
 /// YAML mapping is an error (the caller skips the file and never rewrites it).
 pub fn parse(text: &str) -> Result<Document, String> {
-    let (yaml, body) = split(text)?;
-    let front = match yaml.map(serde_yaml::from_str::<Yaml>).transpose().map_err(|e| e.to_string())? {
-        None | Some(Yaml::Null) => Mapping::new(),
-        Some(Yaml::Mapping(m)) => m,
-        Some(other) => return Err(format!("frontmatter is a {}, not a mapping of keys", kind(&other))),
+    let (bom, text) = match text.strip_prefix(BOM) {
+        Some(rest) => (true, rest),
+        None => (false, text),
     };
-    Ok(Document { front, body: body.to_string() })
+    let crlf = text.split_inclusive('\n').next().is_some_and(|l| l.ends_with("\r\n"));
+    let Some(parts) = split(text)? else {
+        return Ok(Document {
+            front: Mapping::new(),
+            body: text.to_string(),
+            layout: Layout { bom, front: None, crlf },
+        });
+    };
+    let front = parse_mapping(parts.yaml)?;
+    let layout =
+        Layout { bom, front: Some((parts.open.to_string(), parts.yaml.to_string(), parts.close.to_string())), crlf };
+    Ok(Document { front, body: parts.body.to_string(), layout })
 }
 
-/// The frontmatter YAML (if the file has any) and the body after the closing `---` line.
-fn split(text: &str) -> Result<(Option<&str>, &str), String> {
-    let Some(rest) = text.strip_prefix("---\n").or_else(|| text.strip_prefix("---\r\n")) else {
-        return Ok((None, text));
-    };
+fn parse_mapping(yaml: &str) -> Result<Mapping, String> {
+    if yaml.trim().is_empty() {
+        return Ok(Mapping::new());
+    }
+    match serde_yaml::from_str::<Yaml>(yaml).map_err(|e| e.to_string())? {
+        Yaml::Null => Ok(Mapping::new()),
+        Yaml::Mapping(m) => Ok(m),
+        other => Err(format!("frontmatter is a {}, not a mapping of keys", kind(&other))),
+    }
+}
+
+struct Parts<'a> {
+    open: &'a str,
+    yaml: &'a str,
+    close: &'a str,
+    body: &'a str,
+}
+
+/// The frontmatter (if the file has any) and the body after the closing `---` line.
+fn split(text: &str) -> Result<Option<Parts<'_>>, String> {
+    let Some(first) = text.split_inclusive('\n').next() else { return Ok(None) };
+    if first.trim_end_matches(['\r', '\n']).trim_end() != "---" || !first.ends_with('\n') {
+        return Ok(None);
+    }
+    let rest = &text[first.len()..];
     let mut offset = 0;
     for line in rest.split_inclusive('\n') {
-        if line.trim_end_matches(['\r', '\n']) == "---" {
-            return Ok((Some(&rest[..offset]), &rest[offset + line.len()..]));
+        let bare = line.trim_end_matches(['\r', '\n']).trim_end();
+        if bare == "---" {
+            let body = &rest[offset + line.len()..];
+            return Ok(Some(Parts { open: first, yaml: &rest[..offset], close: line, body }));
         }
         offset += line.len();
     }
@@ -50,13 +144,40 @@ fn kind(v: &Yaml) -> &'static str {
     }
 }
 
-/// The file text for `doc`: `---`, the YAML, `---`, then the body unchanged.
-pub fn render(doc: &Document) -> String {
-    let yaml = if doc.front.is_empty() { String::new() } else { serde_yaml::to_string(&doc.front).unwrap_or_default() };
-    format!("---\n{yaml}---\n{}", doc.body)
+/// The file text of a new issue: frontmatter in wrangler's key order and style, then the body.
+pub fn render_new(meta: &IssueMeta, body: &str) -> String {
+    let mut yaml = String::new();
+    for (key, value) in meta_values(meta) {
+        if let Some(v) = value {
+            yaml.push_str(&yaml_edit::render_entry(key, &v, None, "\n"));
+        }
+    }
+    format!("---\n{yaml}---\n{body}")
 }
 
-/// The ID a file name starts with (`ISS-000042-...` or legacy `000042-...`), if any.
+/// Each frontmatter key docket writes, in wrangler's order, with its value (`None`: absent).
+pub fn meta_values(meta: &IssueMeta) -> Vec<(&'static str, Option<Yaml>)> {
+    let s = |v: &str| Some(Yaml::String(v.to_string()));
+    let opt = |v: &Option<String>| v.as_deref().filter(|s| !s.is_empty()).and_then(s);
+    let context = (!meta.context.is_empty()).then(|| serde_yaml::to_value(&meta.context).ok()).flatten();
+    vec![
+        ("id", s(&meta.id)),
+        ("title", s(&meta.title)),
+        ("type", s(meta.issue_type.as_str())),
+        ("status", s(meta.status.as_str())),
+        ("priority", s(meta.priority.as_str())),
+        ("labels", Some(Yaml::Sequence(meta.labels.iter().map(|l| Yaml::String(l.clone())).collect()))),
+        ("assignee", opt(&meta.assignee)),
+        ("project", opt(&meta.project)),
+        ("createdAt", s(&meta.created_at)),
+        ("updatedAt", s(&meta.updated_at)),
+        ("closedAt", opt(&meta.closed_at)),
+        ("wranglerContext", context),
+    ]
+}
+
+/// The ID a file name starts with (`ISS-000042-...` or legacy `000042-...`), if any. Numbers
+/// past 999999 have more digits, as wrangler writes them.
 pub fn id_from_file_name(path: &Path) -> Option<String> {
     let stem = path.file_stem()?.to_str()?;
     let (prefix, rest) = match stem.find(|c: char| c.is_ascii_digit()) {
@@ -65,61 +186,74 @@ pub fn id_from_file_name(path: &Path) -> Option<String> {
     };
     let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
     let known = prefix.is_empty() || IssueType::ALL.iter().any(|t| t.prefix() == prefix);
-    (known && digits.len() == 6).then(|| format!("{prefix}{digits}"))
+    let ends = rest[digits.len()..].is_empty() || rest[digits.len()..].starts_with('-');
+    (known && digits.len() >= 6 && ends).then(|| format!("{prefix}{digits}"))
 }
 
-/// The frontmatter keys docket reads; everything else is left in the mapping untouched. Each is
-/// a raw YAML value, so no value in a real file can make deserialization fail.
-#[derive(Debug, Default, serde::Deserialize)]
+/// The frontmatter keys docket reads, each a raw YAML value so no value can make reading fail.
+#[derive(Debug, Default)]
 struct Front {
     id: Option<Yaml>,
     title: Option<Yaml>,
-    #[serde(rename = "type")]
     kind: Option<Yaml>,
     status: Option<Yaml>,
     priority: Option<Yaml>,
     labels: Option<Yaml>,
     assignee: Option<Yaml>,
     project: Option<Yaml>,
-    #[serde(rename = "createdAt")]
     created_at: Option<Yaml>,
-    #[serde(rename = "updatedAt")]
     updated_at: Option<Yaml>,
-    #[serde(rename = "closedAt")]
     closed_at: Option<Yaml>,
-    #[serde(rename = "wranglerContext")]
     context: Option<Yaml>,
+}
+
+impl Front {
+    /// Looks the known keys up by name; keys that are not strings (`404: x`) are simply not ours.
+    fn from_mapping(m: &Mapping) -> Front {
+        let get = |k: &str| m.get(k).cloned();
+        Front {
+            id: get("id"),
+            title: get("title"),
+            kind: get("type"),
+            status: get("status"),
+            priority: get("priority"),
+            labels: get("labels"),
+            assignee: get("assignee"),
+            project: get("project"),
+            created_at: get("createdAt"),
+            updated_at: get("updatedAt"),
+            closed_at: get("closedAt"),
+            context: get("wranglerContext"),
+        }
+    }
 }
 
 /// The issue described by `doc`, with wrangler's defaults for whatever is missing.
 pub fn meta(doc: &Document, path: &Path, folder_type: IssueType, modified: &str) -> IssueMeta {
-    let front: Front = serde_yaml::from_value(Yaml::Mapping(doc.front.clone())).unwrap_or_default();
-    meta_from(front, path, folder_type, modified, doc.body.chars().count())
+    let front = Front::from_mapping(&doc.front);
+    meta_from(front, doc.has_frontmatter(), &doc.body, path, folder_type, modified)
 }
 
-/// Reads only what the index needs from a whole file: the known keys and the body's length.
-/// Faster than [`parse`] + [`meta`] (no mapping, no body copy), which matters for cold starts.
+/// Reads only what the index needs from a whole file.
 pub fn index_meta(text: &str, path: &Path, folder_type: IssueType, modified: &str) -> Result<IssueMeta, String> {
-    let (yaml, body) = split(text)?;
-    let front: Front = match yaml {
-        None => Front::default(),
-        Some(y) if y.trim().is_empty() => Front::default(),
-        Some(y) => serde_yaml::from_str(y).map_err(|e| match serde_yaml::from_str::<Yaml>(y) {
-            Ok(_) => "frontmatter is not a mapping of keys".to_string(),
-            Err(_) => e.to_string(),
-        })?,
+    let text = text.strip_prefix(BOM).unwrap_or(text);
+    let Some(parts) = split(text)? else {
+        return Ok(meta_from(Front::default(), false, text, path, folder_type, modified));
     };
-    Ok(meta_from(front, path, folder_type, modified, body.chars().count()))
+    let front = Front::from_mapping(&parse_mapping(parts.yaml)?);
+    Ok(meta_from(front, true, parts.body, path, folder_type, modified))
 }
 
-fn meta_from(f: Front, path: &Path, folder_type: IssueType, modified: &str, body_len: usize) -> IssueMeta {
+fn meta_from(f: Front, has_front: bool, body: &str, path: &Path, folder_type: IssueType, modified: &str) -> IssueMeta {
     let text = |v: &Option<Yaml>| v.as_ref().and_then(scalar_text).filter(|s| !s.is_empty());
-    let id = text(&f.id)
-        .or_else(|| id_from_file_name(path))
-        .unwrap_or_else(|| path.file_stem().and_then(|s| s.to_str()).unwrap_or("unnamed").to_string());
+    let id =
+        f.id.as_ref()
+            .and_then(id_text)
+            .or_else(|| id_from_file_name(path))
+            .unwrap_or_else(|| path.file_stem().and_then(|s| s.to_str()).unwrap_or("unnamed").to_string());
     let labels = match &f.labels {
         Some(Yaml::Sequence(items)) => items.iter().filter_map(scalar_text).collect(),
-        Some(v) => scalar_text(v).map(|s| vec![s]).unwrap_or_default(),
+        Some(v) => scalar_text(v).filter(|s| !s.is_empty()).map(|s| vec![s]).unwrap_or_default(),
         None => Vec::new(),
     };
     let context = match f.context.as_ref().map(serde_json::to_value) {
@@ -128,10 +262,10 @@ fn meta_from(f: Front, path: &Path, folder_type: IssueType, modified: &str, body
     };
     IssueMeta {
         id,
-        title: text(&f.title).unwrap_or_else(|| "Untitled Issue".into()),
-        issue_type: text(&f.kind).and_then(|t| t.parse().ok()).unwrap_or(folder_type),
-        status: text(&f.status).and_then(|s| s.parse().ok()).unwrap_or(Status::Open),
-        priority: text(&f.priority).and_then(|p| p.parse().ok()).unwrap_or(Priority::Medium),
+        title: text(&f.title).or_else(|| first_heading(body)).unwrap_or_else(|| "Untitled Issue".into()),
+        issue_type: text(&f.kind).and_then(|t| IssueType::parse_loose(&t)).unwrap_or(folder_type),
+        status: text(&f.status).and_then(|s| Status::parse_loose(&s)).unwrap_or(Status::Open),
+        priority: text(&f.priority).and_then(|p| Priority::parse_loose(&p)).unwrap_or(Priority::Medium),
         labels,
         assignee: text(&f.assignee),
         project: text(&f.project),
@@ -140,137 +274,83 @@ fn meta_from(f: Front, path: &Path, folder_type: IssueType, modified: &str, body
         closed_at: text(&f.closed_at),
         context,
         path: path.to_path_buf(),
-        body_len,
+        body_len: body.chars().count(),
+        frontmatter: has_front,
     }
 }
 
-/// A scalar as text: strings as-is, numbers and booleans printed (an unquoted `id: 000037`).
+/// The text of the first markdown heading, for files that carry no title of their own.
+fn first_heading(body: &str) -> Option<String> {
+    body.lines()
+        .take(50)
+        .find_map(|l| l.trim_start().strip_prefix('#').map(|h| h.trim_start_matches('#').trim().to_string()))
+        .filter(|h| !h.is_empty())
+}
+
+/// An ID as text; an unquoted legacy `id: 000037` is read by YAML as the number 37.
+fn id_text(v: &Yaml) -> Option<String> {
+    match v {
+        Yaml::Number(n) if n.is_u64() => Some(format!("{:06}", n.as_u64().unwrap_or_default())),
+        other => scalar_text(other).filter(|s| !s.is_empty()),
+    }
+}
+
+/// A scalar as text: strings as-is, numbers and booleans as written.
 fn scalar_text(v: &Yaml) -> Option<String> {
     match v {
         Yaml::String(s) => Some(s.clone()),
-        Yaml::Number(n) if n.is_u64() => Some(format!("{:06}", n.as_u64().unwrap_or_default())),
         Yaml::Number(n) => Some(n.to_string()),
         Yaml::Bool(b) => Some(b.to_string()),
+        Yaml::Tagged(t) => scalar_text(&t.value),
         _ => None,
     }
 }
 
-/// Writes `meta`'s fields into `front`, keeping other keys and the existing order; new keys go
-/// after the existing ones in wrangler's order; cleared optional fields are removed.
-pub fn store_meta(front: &mut Mapping, meta: &IssueMeta) {
-    let set = |front: &mut Mapping, key: &str, value: Option<Yaml>| match value {
-        Some(v) => {
-            front.insert(Yaml::String(key.into()), v);
-        }
-        None => {
-            front.remove(key);
+/// Frontmatter values docket reads but that are not written the canonical way (`Closed`,
+/// `in-progress`, `High`, a list-valued title): one note per key, for the caller to report.
+pub fn nonstandard_values(doc: &Document) -> Vec<String> {
+    let f = &doc.front;
+    let mut notes = Vec::new();
+    let mut check = |key: &str, canonical: fn(&str) -> Option<&'static str>| {
+        let Some(v) = f.get(key) else { return };
+        match scalar_text(v) {
+            Some(text) => match canonical(&text) {
+                Some(c) if c != text => notes.push(format!("{key} `{text}` is read as {c}")),
+                Some(_) => {}
+                None => notes.push(format!("{key} `{text}` is not a known value; it is kept as written")),
+            },
+            None => notes.push(format!("{key} is not a single value; it is kept as written")),
         }
     };
-    let s = |v: &str| Some(Yaml::String(v.to_string()));
-    let opt = |v: &Option<String>| v.as_deref().filter(|s| !s.is_empty()).and_then(s);
-    set(front, "id", s(&meta.id));
-    set(front, "title", s(&meta.title));
-    set(front, "type", s(meta.issue_type.as_str()));
-    set(front, "status", s(meta.status.as_str()));
-    set(front, "priority", s(meta.priority.as_str()));
-    set(front, "labels", Some(Yaml::Sequence(meta.labels.iter().map(|l| Yaml::String(l.clone())).collect())));
-    set(front, "assignee", opt(&meta.assignee));
-    set(front, "project", opt(&meta.project));
-    set(front, "createdAt", s(&meta.created_at));
-    set(front, "updatedAt", s(&meta.updated_at));
-    set(front, "closedAt", opt(&meta.closed_at));
-    let context = (!meta.context.is_empty()).then(|| serde_yaml::to_value(&meta.context).ok()).flatten();
-    set(front, "wranglerContext", context);
+    check("status", |s| Status::parse_loose(s).map(|v| v.as_str()));
+    check("priority", |s| Priority::parse_loose(s).map(|v| v.as_str()));
+    check("type", |s| IssueType::parse_loose(s).map(|v| v.as_str()));
+    for key in ["title", "assignee", "project"] {
+        if f.get(key).is_some_and(|v| !matches!(v, Yaml::String(_) | Yaml::Null) && scalar_text(v).is_none()) {
+            notes.push(format!("{key} is not text; it is kept as written"));
+        }
+    }
+    if f.get("labels").is_some_and(|v| !matches!(v, Yaml::Sequence(_) | Yaml::String(_) | Yaml::Null)) {
+        notes.push("labels is not a list; it is kept as written".into());
+    }
+    notes
+}
+
+/// Why a key's current value cannot be read-modify-written (a list operation on something that is
+/// not a list), or `None` when it can.
+pub fn not_editable(doc: &Document, key: &str) -> Option<String> {
+    let v = doc.front.get(key)?;
+    let ok = match key {
+        "labels" => match v {
+            Yaml::Sequence(items) => items.iter().all(|i| scalar_text(i).is_some()),
+            Yaml::Null | Yaml::String(_) => true,
+            _ => false,
+        },
+        "wranglerContext" => matches!(v, Yaml::Mapping(_) | Yaml::Null),
+        _ => true,
+    };
+    (!ok).then(|| serde_yaml::to_string(v).unwrap_or_default().trim().chars().take(200).collect())
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::path::PathBuf;
-
-    fn sample_meta(title: &str) -> IssueMeta {
-        IssueMeta {
-            id: "ISS-000001".into(),
-            title: title.into(),
-            issue_type: IssueType::Issue,
-            status: Status::Open,
-            priority: Priority::High,
-            labels: vec!["a: b".into(), "🚀".into(), "---".into()],
-            assignee: None,
-            project: Some("p".into()),
-            created_at: "2026-02-17T21:01:15.176Z".into(),
-            updated_at: "2026-02-17T21:01:15.176Z".into(),
-            closed_at: None,
-            context: Map::new(),
-            path: PathBuf::from("/w/issues/ISS-000001-x.md"),
-            body_len: 0,
-        }
-    }
-
-    #[test]
-    fn yaml_special_titles_and_labels_round_trip_exactly() {
-        for title in [
-            "Fix: colon",
-            "He said \"hi\" and 'bye'",
-            "---",
-            "line one\nline two",
-            "emoji 🚀 ✓",
-            "# not a comment",
-            "- dash",
-            "null",
-            "true",
-            "012",
-        ] {
-            let mut front = Mapping::new();
-            store_meta(&mut front, &sample_meta(title));
-            let text = render(&Document { front, body: "Body\n---\nafter rule\n".into() });
-            let doc = parse(&text).unwrap_or_else(|e| panic!("{title:?} broke the file: {e}\n{text}"));
-            let back = meta(&doc, Path::new("/w/issues/ISS-000001-x.md"), IssueType::Issue, "");
-            assert_eq!(back.title, title);
-            assert_eq!(back.labels, vec!["a: b", "🚀", "---"]);
-            assert_eq!(doc.body, "Body\n---\nafter rule\n");
-        }
-    }
-
-    #[test]
-    fn unknown_keys_and_key_order_survive_a_rewrite() {
-        let text = "---\nid: ISS-000007\ncustom: keep me\ntitle: Old\nstatus: open\n---\nbody";
-        let mut doc = parse(text).expect("parses");
-        let mut m = meta(&doc, Path::new("/w/ISS-000007-old.md"), IssueType::Issue, "");
-        m.title = "New".into();
-        store_meta(&mut doc.front, &m);
-        let out = render(&doc);
-        assert!(out.starts_with("---\nid: ISS-000007\ncustom: keep me\ntitle: New\nstatus: open\n"), "{out}");
-        assert!(out.ends_with("---\nbody"));
-    }
-
-    #[test]
-    fn legacy_quoted_ids_and_missing_fields_get_defaults() {
-        let doc = parse("---\nid: \"000037\"\n---\n").expect("parses");
-        let m = meta(&doc, Path::new("/w/issues/task-000037.md"), IssueType::Issue, "2026-01-01T00:00:00Z");
-        assert_eq!(
-            (m.id.as_str(), m.title.as_str(), m.status, m.priority),
-            ("000037", "Untitled Issue", Status::Open, Priority::Medium)
-        );
-        let unquoted = parse("---\nid: 000037\n---\n").expect("parses");
-        assert_eq!(meta(&unquoted, Path::new("/w/x.md"), IssueType::Issue, "").id, "000037");
-    }
-
-    #[test]
-    fn id_comes_from_the_file_name_when_missing() {
-        let doc = parse("no frontmatter at all").expect("parses");
-        assert_eq!(
-            meta(&doc, Path::new("/w/issues/SPEC-000012-plan.md"), IssueType::Specification, "").id,
-            "SPEC-000012"
-        );
-        assert_eq!(id_from_file_name(Path::new("000005-legacy.md")).as_deref(), Some("000005"));
-        assert_eq!(id_from_file_name(Path::new("notes.md")), None);
-    }
-
-    #[test]
-    fn broken_frontmatter_is_an_error_not_a_guess() {
-        assert!(parse("---\ntitle: [unclosed\n---\nbody").is_err());
-        assert!(parse("---\ntitle: x\nno closing line").is_err());
-        assert!(parse("---\n- a list\n---\n").is_err());
-    }
-}
+mod tests;

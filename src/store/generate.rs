@@ -8,7 +8,7 @@ use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
 
 use super::files::{new_path, write_atomic};
-use super::frontmatter::{Document, render, store_meta};
+use super::frontmatter::render_new;
 use super::model::{IssueMeta, IssueType, Priority, Status};
 use super::workspace::Workspace;
 
@@ -117,10 +117,9 @@ pub fn generate_workspace(root: &Path, n: usize, seed: u64) -> Workspace {
             updated_at,
             context,
             body_len: body.chars().count(),
+            frontmatter: true,
         };
-        let mut doc = Document { front: Default::default(), body };
-        store_meta(&mut doc.front, &meta);
-        write_atomic(&meta.path, &render(&doc)).expect("a generated issue can be written");
+        write_atomic(&meta.path, &render_new(&meta, &body)).expect("a generated issue can be written");
     }
     ws
 }

@@ -5,23 +5,24 @@
 //! revalidation after the TTL is the safety net. With the cache off, every call re-reads every file.
 
 use std::collections::{BTreeMap, HashMap};
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use rayon::prelude::*;
 
+use super::files;
 use super::frontmatter;
 use super::model::{IssueMeta, IssueType, StoreError, StoreWarning};
 use super::snapshot::{self, FileStamp};
 use super::watch::{Changes, Watcher};
 use super::workspace::Workspace;
 
-/// Enough to tell that a file changed without reading it.
+/// Enough to tell that a file changed without reading it (of the entry itself: a link is not
+/// followed, so a link's target changing elsewhere cannot matter).
 fn stamp(path: &Path) -> Option<FileStamp> {
-    let m = std::fs::metadata(path).ok()?;
-    m.is_file().then(|| FileStamp::new(m.modified().ok(), m.len()))
+    let m = std::fs::symlink_metadata(path).ok()?;
+    Some(FileStamp::new(m.modified().ok(), m.len()))
 }
 
 /// The outcome of reading one file.
@@ -31,15 +32,16 @@ enum Loaded {
     Gone,
 }
 
-/// Reads and parses one file; the stamp comes from the open file, so it matches what was read.
+/// Reads and parses one file. Links, FIFOs, devices and oversized files are refused (never
+/// opened for reading in a way that could block or follow them out of the workspace).
 fn load(path: &Path, folder_type: IssueType) -> Loaded {
-    let Ok(mut file) = std::fs::File::open(path) else { return Loaded::Gone };
-    let Ok(md) = file.metadata() else { return Loaded::Gone };
-    let stamp = FileStamp::new(md.modified().ok(), md.len());
-    let mut text = String::with_capacity(md.len() as usize);
-    if let Err(e) = file.read_to_string(&mut text) {
-        return Loaded::Broken(e.to_string(), Some(stamp));
-    }
+    let Some(stamp) = stamp(path) else { return Loaded::Gone };
+    let text = match files::read_text(path) {
+        Ok(t) => t,
+        Err(StoreError::Refused { reason, .. }) => return Loaded::Broken(reason, Some(stamp)),
+        Err(StoreError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => return Loaded::Gone,
+        Err(e) => return Loaded::Broken(e.to_string(), Some(stamp)),
+    };
     let modified = stamp.modified().map(iso).unwrap_or_default();
     match frontmatter::index_meta(&text, path, folder_type, &modified) {
         Ok(meta) => Loaded::Issue(Box::new(meta), stamp),
@@ -73,6 +75,12 @@ pub struct Index {
     saving: Option<std::thread::JoinHandle<()>>,
     /// Why the last revalidation failed, while the previous state is being served.
     pub stale: Option<String>,
+    /// Issue folders that did not exist (or could not be watched) at the last scan: when one
+    /// appears, the next call rescans instead of waiting for the TTL.
+    unwatched: Vec<PathBuf>,
+    /// Highest ID number seen per collection (frontmatter IDs and file names, archived and broken
+    /// files included); IDs are allocated above it, so one is never handed out twice.
+    max_number: HashMap<IssueType, u64>,
 }
 
 impl Index {
@@ -92,6 +100,8 @@ impl Index {
             watcher: Watcher::new(),
             saving: None,
             stale: None,
+            unwatched: Vec::new(),
+            max_number: HashMap::new(),
         }
     }
 
@@ -100,7 +110,10 @@ impl Index {
         let reads = if !self.enabled {
             self.clear();
             self.scan()?
-        } else if !self.populated || self.last_full.is_none_or(|t| t.elapsed() >= self.ttl) {
+        } else if !self.populated
+            || self.last_full.is_none_or(|t| t.elapsed() >= self.ttl)
+            || self.unwatched.iter().any(|d| d.exists())
+        {
             self.scan()?
         } else {
             match self.watcher.changes() {
@@ -116,6 +129,7 @@ impl Index {
     }
 
     fn clear(&mut self) {
+        self.max_number.clear();
         self.entries.clear();
         self.broken.clear();
         self.by_id.clear();
@@ -125,8 +139,22 @@ impl Index {
     /// Lists every issue folder and re-reads files whose stamp changed; returns the files read.
     fn scan(&mut self) -> Result<usize, StoreError> {
         let mut seen = Vec::new();
+        let mut refused_dirs = Vec::new();
+        self.unwatched.clear();
         for (_, dir) in self.dirs.clone() {
-            self.watcher.watch(&dir);
+            if !dir.exists() {
+                self.unwatched.push(dir);
+                continue;
+            }
+            if let Err(StoreError::Refused { reason, .. }) = files::ensure_inside(&self.ws, &dir) {
+                // Reported like a broken file; never listed, read or written.
+                self.broken.insert(dir.clone(), (None, reason));
+                refused_dirs.push(dir);
+                continue;
+            }
+            if !self.watcher.watch(&dir) {
+                self.unwatched.push(dir.clone());
+            }
             let listing = match std::fs::read_dir(&dir) {
                 Ok(l) => l,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
@@ -171,7 +199,7 @@ impl Index {
         for path in known {
             reads += self.recheck(path);
         }
-        let present: std::collections::HashSet<&PathBuf> = seen.iter().collect();
+        let present: std::collections::HashSet<&PathBuf> = seen.iter().chain(&refused_dirs).collect();
         let gone: Vec<PathBuf> =
             self.entries.keys().chain(self.broken.keys()).filter(|p| !present.contains(p)).cloned().collect();
         for path in gone {
@@ -230,6 +258,9 @@ impl Index {
             }
             Loaded::Broken(reason, stamp) => {
                 self.forget(path);
+                if let (Some(t), Some(id)) = (self.folder_type(path), frontmatter::id_from_file_name(path)) {
+                    self.note_number(t, &id);
+                }
                 self.broken.insert(path.to_path_buf(), (stamp, reason));
             }
             Loaded::Gone => self.forget(path),
@@ -245,9 +276,38 @@ impl Index {
     fn put(&mut self, meta: IssueMeta, stamp: Option<FileStamp>) {
         let path = meta.path.clone();
         self.forget(&path);
+        if let Some(t) = self.folder_type(&path) {
+            self.note_number(t, &meta.id);
+            if let Some(from_name) = frontmatter::id_from_file_name(&path) {
+                self.note_number(t, &from_name);
+            }
+        }
         self.by_id.entry(meta.id.to_uppercase()).or_default().push(path.clone());
         self.entries.insert(path, Entry { meta: Arc::new(meta), stamp });
         self.by_updated = None;
+    }
+
+    /// Raises the collection's high-water mark to `id`'s number. An ID of another collection's
+    /// prefix counts for that collection (a SPEC- id filed under issues/ still reserves it).
+    fn note_number(&mut self, folder: IssueType, id: &str) {
+        let digits_at = id.find(|c: char| c.is_ascii_digit()).unwrap_or(id.len());
+        let (prefix, digits) = id.split_at(digits_at);
+        let Ok(n) = digits.parse::<u64>() else { return };
+        let t = IssueType::ALL.iter().copied().find(|t| t.prefix().eq_ignore_ascii_case(prefix));
+        let t = match (t, prefix.is_empty()) {
+            (Some(t), _) => t,
+            (None, true) => folder,
+            (None, false) => return,
+        };
+        let max = self.max_number.entry(t).or_default();
+        *max = (*max).max(n);
+    }
+
+    /// The next free ID of a collection: one above every number the index has seen for it (call
+    /// with the workspace lock held and the index fresh, so other processes' creates are known).
+    pub fn next_id(&self, t: IssueType, floor: u64) -> String {
+        let n = self.max_number.get(&t).copied().unwrap_or(0).max(floor) + 1;
+        format!("{}{n:06}", t.prefix())
     }
 
     /// Drops whatever the index knows about `path`.
@@ -280,7 +340,13 @@ impl Index {
         let entries = &self.entries;
         self.by_updated.get_or_insert_with(|| {
             let mut all: Vec<Arc<IssueMeta>> = entries.values().map(|e| Arc::clone(&e.meta)).collect();
-            all.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then_with(|| a.id.cmp(&b.id)));
+            // Markdown files without frontmatter (READMEs, notes) after the real issues.
+            all.sort_by(|a, b| {
+                b.frontmatter
+                    .cmp(&a.frontmatter)
+                    .then_with(|| b.updated_at.cmp(&a.updated_at))
+                    .then_with(|| a.id.cmp(&b.id))
+            });
             all
         })
     }
@@ -346,6 +412,11 @@ impl Index {
 
     fn relative(&self, p: &Path) -> String {
         p.strip_prefix(&self.ws.root).unwrap_or(p).display().to_string()
+    }
+
+    /// The directory paths are shown relative to.
+    pub fn root(&self) -> &Path {
+        &self.ws.root
     }
 
     pub fn len(&self) -> usize {

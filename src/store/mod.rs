@@ -11,18 +11,20 @@ pub mod sessions;
 mod snapshot;
 mod watch;
 mod workspace;
+mod write;
+mod yaml_edit;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
+pub use files::read_text as read_file_safely;
 pub use layout::{LayoutReport, Split};
 pub use model::*;
 pub use workspace::Workspace;
 
-use files::WorkspaceLock;
 use frontmatter::Document;
-use index::{Index, iso};
+use index::Index;
 
 /// How the store caches.
 #[derive(Debug, Clone, Copy)]
@@ -31,23 +33,26 @@ pub struct StoreOptions {
     pub cache: bool,
     /// Full revalidation interval, a safety net behind the change watcher.
     pub ttl: Duration,
+    /// Number new ids above every git branch head and worktree (see `crate::git::ids`).
+    pub branch_aware_ids: bool,
 }
 
 impl Default for StoreOptions {
     fn default() -> Self {
-        StoreOptions { cache: true, ttl: Duration::from_secs(60) }
+        StoreOptions { cache: true, ttl: Duration::from_secs(60), branch_aware_ids: true }
     }
 }
 
 pub struct Store {
     ws: Workspace,
     index: Mutex<Index>,
+    branch_aware_ids: bool,
 }
 
 impl Store {
     pub fn open(ws: Workspace, opts: StoreOptions) -> Store {
         let index = Mutex::new(Index::new(ws.clone(), opts.cache, opts.ttl));
-        Store { ws, index }
+        Store { ws, index, branch_aware_ids: opts.branch_aware_ids }
     }
 
     pub fn workspace(&self) -> &Workspace {
@@ -81,125 +86,66 @@ impl Store {
         IndexInfo { entries: index.len(), last_refresh: index.last_refresh(), enabled: index.enabled() }
     }
 
-    pub fn create(&self, new: NewIssue) -> Result<Issue, StoreError> {
-        let _lock = WorkspaceLock::acquire(&self.ws)?;
-        let id = files::next_id(&self.ws, new.issue_type)?;
-        let now = iso(SystemTime::now());
-        let path = files::new_path(&self.ws, new.issue_type, false, &id, &new.title);
-        let meta = IssueMeta {
-            id,
-            title: new.title,
-            issue_type: new.issue_type,
-            status: new.status,
-            priority: new.priority,
-            labels: new.labels,
-            assignee: new.assignee,
-            project: new.project,
-            created_at: now.clone(),
-            updated_at: now.clone(),
-            closed_at: new.status.is_archived().then_some(now),
-            context: new.context,
-            path,
-            body_len: new.description.chars().count(),
-        };
-        let mut doc = Document { front: Default::default(), body: new.description };
-        frontmatter::store_meta(&mut doc.front, &meta);
-        files::create_atomic(&meta.path, &frontmatter::render(&doc))?;
-        self.index.lock().unwrap_or_else(|p| p.into_inner()).upsert(meta.clone());
-        Ok(Issue { meta, body: doc.body })
-    }
-
+    /// One issue with its body, read from disk. An ID held by several files gives the first of
+    /// them (see [`resolve_for_read`]) with a DUPLICATE_ID warning naming the others.
     pub fn get(&self, id: &str) -> Result<Snapshot<Issue>, StoreError> {
         let (index, cached) = self.fresh()?;
-        let path = resolve(&index, id)?;
-        let warnings = index.warnings_about(&path);
+        let (path, duplicate) = resolve_for_read(&index, id)?;
+        let mut warnings = index.warnings_about(&path);
         drop(index);
         let (meta, doc) = self.read(&path)?;
+        if let Some(w) = duplicate {
+            warnings.retain(|o| o.code != "DUPLICATE_ID");
+            warnings.push(w);
+        }
+        let notes = frontmatter::nonstandard_values(&doc);
+        if !notes.is_empty() {
+            warnings.push(StoreWarning {
+                code: "NONSTANDARD_VALUE",
+                message: format!(
+                    "{} ({}): {}. docket keeps these as written unless you change them.",
+                    meta.id,
+                    self.relative(&path),
+                    notes.join("; ")
+                ),
+                paths: vec![path.clone()],
+            });
+        }
         Ok(Snapshot { value: Issue { meta, body: doc.body }, cached, warnings })
     }
 
     pub fn get_meta(&self, id: &str) -> Result<Snapshot<IssueMeta>, StoreError> {
         let (index, cached) = self.fresh()?;
-        let path = resolve(&index, id)?;
+        let (path, duplicate) = resolve_for_read(&index, id)?;
         let meta = index.meta_at(&path).ok_or_else(|| StoreError::NotFound { id: id.to_string() })?;
-        Ok(Snapshot { value: (*meta).clone(), cached, warnings: index.warnings_about(&path) })
+        let mut warnings = index.warnings_about(&path);
+        if let Some(w) = duplicate {
+            warnings.retain(|o| o.code != "DUPLICATE_ID");
+            warnings.push(w);
+        }
+        Ok(Snapshot { value: (*meta).clone(), cached, warnings })
     }
 
-    /// Reads one file from disk (never from the index), refusing one whose frontmatter is broken.
+    /// Reads one file from disk (never from the index), refusing one whose frontmatter is broken
+    /// and anything that is not a regular file inside the workspace.
     fn read(&self, path: &Path) -> Result<(IssueMeta, Document), StoreError> {
-        let text = std::fs::read_to_string(path).map_err(StoreError::io(path))?;
+        let text = files::read_text(path)?;
         let doc =
             frontmatter::parse(&text).map_err(|reason| StoreError::Malformed { path: path.to_path_buf(), reason })?;
-        let folder_type = folder_type(&self.ws, path).unwrap_or(IssueType::Issue);
-        let modified = std::fs::metadata(path).and_then(|m| m.modified()).map(iso).unwrap_or_default();
-        Ok((frontmatter::meta(&doc, path, folder_type, &modified), doc))
+        Ok((self.meta_of(path, &doc), doc))
+    }
+
+    /// The raw file of an issue (for the `docket://issues/{id}` resource), read safely.
+    pub fn read_file(&self, meta: &IssueMeta) -> Result<String, StoreError> {
+        files::read_text(&meta.path)
+    }
+
+    fn relative(&self, p: &Path) -> String {
+        p.strip_prefix(&self.ws.root).unwrap_or(p).display().to_string()
     }
 
     pub fn read_body(&self, meta: &IssueMeta) -> Result<String, StoreError> {
         Ok(self.read(&meta.path)?.1.body)
-    }
-
-    /// Applies `patch` under the workspace lock to the file as it is on disk now.
-    pub fn update(&self, id: &str, patch: IssuePatch) -> Result<Issue, StoreError> {
-        let _lock = WorkspaceLock::acquire(&self.ws)?;
-        let (index, _) = self.fresh()?;
-        let path = resolve(&index, id)?;
-        drop(index);
-        let (mut meta, mut doc) = self.read(&path)?;
-        let was_archived = meta.status.is_archived();
-        let old_type = meta.issue_type;
-        apply(&mut meta, &mut doc, patch);
-        let in_archive = meta.status.is_archived();
-        let now = iso(SystemTime::now());
-        meta.updated_at = now.clone();
-        if in_archive && !was_archived {
-            meta.closed_at = Some(now);
-        } else if !in_archive {
-            meta.closed_at = None;
-        }
-        let dir = {
-            let base = self.ws.collection(meta.issue_type);
-            if in_archive { base.join("archived") } else { base }
-        };
-        let dest = if in_archive != was_archived || meta.issue_type != old_type {
-            dir.join(path.file_name().unwrap_or_default())
-        } else {
-            path.clone()
-        };
-        meta.path = dest.clone();
-        meta.body_len = doc.body.chars().count();
-        frontmatter::store_meta(&mut doc.front, &meta);
-        if dest != path {
-            // Move first, then rewrite: at every instant exactly one file holds the issue.
-            if let Some(parent) = dest.parent() {
-                std::fs::create_dir_all(parent).map_err(StoreError::io(parent))?;
-            }
-            if dest.exists() {
-                return Err(StoreError::Io {
-                    path: dest,
-                    source: std::io::Error::new(
-                        std::io::ErrorKind::AlreadyExists,
-                        "a file with this name already exists",
-                    ),
-                });
-            }
-            std::fs::rename(&path, &dest).map_err(StoreError::io(&path))?;
-        }
-        files::write_atomic(&dest, &frontmatter::render(&doc))?;
-        let mut index = self.index.lock().unwrap_or_else(|p| p.into_inner());
-        index.forget(&path);
-        index.upsert(meta.clone());
-        Ok(Issue { meta, body: doc.body })
-    }
-
-    pub fn delete(&self, id: &str) -> Result<IssueMeta, StoreError> {
-        let _lock = WorkspaceLock::acquire(&self.ws)?;
-        let (mut index, _) = self.fresh()?;
-        let path = resolve(&index, id)?;
-        let meta = index.meta_at(&path).ok_or_else(|| StoreError::NotFound { id: id.to_string() })?;
-        std::fs::remove_file(&path).map_err(StoreError::io(&path))?;
-        index.forget(&path);
-        Ok((*meta).clone())
     }
 
     /// Every issue matching `filter`, sorted; the caller pages.
@@ -250,9 +196,49 @@ impl Store {
     }
 }
 
-/// The file holding `id`: exact match first, then short forms (`42`, `000042`, `ISS-000042` for a
-/// legacy `000042`) when exactly one issue fits.
-fn resolve(index: &Index, id: &str) -> Result<PathBuf, StoreError> {
+/// The one file holding `id`, for a write: an ID held by several files is refused (a write must
+/// never pick one of them at random).
+fn resolve_for_write(index: &Index, id: &str) -> Result<PathBuf, StoreError> {
+    let mut paths = candidates(index, id)?;
+    match paths.len() {
+        1 => Ok(paths.remove(0)),
+        _ => Err(StoreError::Ambiguous { id: id.trim().to_string(), paths }),
+    }
+}
+
+/// The file holding `id`, for a read. When several files hold it, the first in a fixed order
+/// (not archived before archived, then earliest created, then path) and a DUPLICATE_ID warning
+/// that names it and the others, so an agent can still read the issue.
+fn resolve_for_read(index: &Index, id: &str) -> Result<(PathBuf, Option<StoreWarning>), StoreError> {
+    let mut paths = candidates(index, id)?;
+    if paths.len() == 1 {
+        return Ok((paths.remove(0), None));
+    }
+    let key = |p: &PathBuf| {
+        let m = index.meta_at(p);
+        (m.as_ref().is_some_and(|m| m.status.is_archived()), m.map(|m| m.created_at.clone()), p.clone())
+    };
+    paths.sort_by_key(key);
+    let rel = |p: &PathBuf| p.strip_prefix(index.root()).unwrap_or(p).display().to_string();
+    let others: Vec<String> = paths[1..].iter().map(rel).collect();
+    let warning = StoreWarning {
+        code: "DUPLICATE_ID",
+        message: format!(
+            "{} is held by {} files; this is {} (not archived and created first). The others: {}. Updates to \
+             this ID are refused until `docket doctor --fix` renumbers the duplicates.",
+            id.trim(),
+            paths.len(),
+            rel(&paths[0]),
+            others.join(", ")
+        ),
+        paths: paths.clone(),
+    };
+    Ok((paths.remove(0), Some(warning)))
+}
+
+/// Every file holding `id`: exact match first, then short forms (`42`, `000042`, `ISS-000042` for
+/// a legacy `000042`).
+fn candidates(index: &Index, id: &str) -> Result<Vec<PathBuf>, StoreError> {
     let id = id.trim();
     files::validate_id(id)?;
     let exact = index.paths_of(id);
@@ -278,49 +264,15 @@ fn resolve(index: &Index, id: &str) -> Result<PathBuf, StoreError> {
             _ => Vec::new(),
         }
     };
-    match candidates.len() {
-        0 => Err(StoreError::NotFound { id: id.to_string() }),
-        1 => Ok(candidates[0].clone()),
-        _ => Err(StoreError::Ambiguous { id: id.to_string(), paths: candidates }),
+    if candidates.is_empty() {
+        return Err(StoreError::NotFound { id: id.to_string() });
     }
+    Ok(candidates)
 }
 
 fn folder_type(ws: &Workspace, path: &Path) -> Option<IssueType> {
     let parent = path.parent()?;
     ws.issue_dirs().into_iter().find(|(_, d)| d == parent).map(|(t, _)| t)
-}
-
-fn apply(meta: &mut IssueMeta, doc: &mut Document, patch: IssuePatch) {
-    if let Some(v) = patch.title {
-        meta.title = v;
-    }
-    if let Some(v) = patch.description {
-        doc.body = v;
-    }
-    if let Some(v) = patch.append_body {
-        doc.body.push_str(&v);
-    }
-    if let Some(v) = patch.issue_type {
-        meta.issue_type = v;
-    }
-    if let Some(v) = patch.status {
-        meta.status = v;
-    }
-    if let Some(v) = patch.priority {
-        meta.priority = v;
-    }
-    if let Some(v) = patch.labels {
-        meta.labels = v;
-    }
-    if let Some(v) = patch.assignee {
-        meta.assignee = v;
-    }
-    if let Some(v) = patch.project {
-        meta.project = v;
-    }
-    if let Some(v) = patch.context {
-        meta.context = v;
-    }
 }
 
 fn matches(f: &IssueFilter, m: &IssueMeta) -> bool {
@@ -346,7 +298,9 @@ fn sort_metas(items: &mut [Arc<IssueMeta>], sort: SortField, order: SortOrder) {
             SortField::Id => a.id.cmp(&b.id),
         }
         .then_with(|| a.id.cmp(&b.id));
-        if order == SortOrder::Desc { ord.reverse() } else { ord }
+        let ord = if order == SortOrder::Desc { ord.reverse() } else { ord };
+        // Markdown files without frontmatter (READMEs, notes) after the real issues, either way.
+        b.frontmatter.cmp(&a.frontmatter).then(ord)
     });
 }
 

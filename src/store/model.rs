@@ -17,6 +17,13 @@ macro_rules! wire_enum {
                 match self { $(Self::$variant => $wire),+ }
             }
         }
+        impl $name {
+            /// Reads what humans write too: any case, `-` or space for `_` (`Closed`, `in-progress`).
+            pub fn parse_loose(s: &str) -> Option<Self> {
+                let norm = s.trim().to_lowercase().replace(['-', ' '], "_");
+                Self::ALL.iter().copied().find(|v| v.as_str() == norm || Self::alias(&norm) == Some(*v))
+            }
+        }
         impl FromStr for $name {
             type Err = String;
             fn from_str(s: &str) -> Result<Self, String> {
@@ -65,7 +72,27 @@ impl IssueType {
     }
 }
 
+impl IssueType {
+    fn alias(_: &str) -> Option<Self> {
+        None
+    }
+}
+
+impl Priority {
+    fn alias(_: &str) -> Option<Self> {
+        None
+    }
+}
+
 impl Status {
+    fn alias(s: &str) -> Option<Self> {
+        match s {
+            "canceled" => Some(Status::Cancelled),
+            "inprogress" => Some(Status::InProgress),
+            _ => None,
+        }
+    }
+
     /// Closed and cancelled issues live in `archived/`.
     pub fn is_archived(&self) -> bool {
         matches!(self, Status::Closed | Status::Cancelled)
@@ -92,6 +119,13 @@ pub struct IssueMeta {
     pub path: PathBuf,
     /// Length of the body in characters.
     pub body_len: usize,
+    /// False for a markdown file without frontmatter (listed after real issues).
+    #[serde(default = "yes")]
+    pub frontmatter: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// An issue with its markdown body (the description).
@@ -130,6 +164,21 @@ pub struct IssuePatch {
     pub context: Option<Map<String, Value>>,
     /// Text appended to the body (completion notes).
     pub append_body: Option<String>,
+    /// Labels added to the ones the file has when it is written (read under the lock).
+    pub add_labels: Vec<String>,
+    pub remove_labels: Vec<String>,
+    /// Keys set in / removed from `wranglerContext` as it is when written.
+    pub set_context: Vec<(String, Value)>,
+    pub remove_context: Vec<String>,
+}
+
+/// What an update did: the issue just before (read under the lock) and after, and which fields
+/// changed (empty: nothing to change, the file was not written).
+#[derive(Debug, Clone)]
+pub struct Updated {
+    pub before: IssueMeta,
+    pub issue: Issue,
+    pub changed: Vec<&'static str>,
 }
 
 /// Which issues a query covers; an empty list means "any".
@@ -231,6 +280,22 @@ pub enum StoreError {
     OutsideWorkspace { param: &'static str, path: PathBuf, root: PathBuf },
     #[error("git failed: {details}")]
     Git { details: String },
+    #[error("{}: refused: {reason}", path.display())]
+    Refused { path: PathBuf, reason: String },
+    #[error(
+        "{}: `{key}` is `{value}`, which docket cannot change without guessing. Fix it by hand (for `{key}` a \
+         list like `[a, b]`), then retry",
+        path.display()
+    )]
+    NotEditable { path: PathBuf, key: String, value: String },
+    #[error("{}: the frontmatter cannot be edited in place: {reason}. Edit the file by hand, then retry", path.display())]
+    Unwritable { path: PathBuf, reason: String },
+    #[error(
+        "{} was changed by someone else while docket was writing it ({attempts} attempts); nothing was \
+         overwritten. Read the issue again and retry",
+        path.display()
+    )]
+    Conflict { path: PathBuf, attempts: usize },
 }
 
 impl StoreError {

@@ -113,16 +113,22 @@ pub struct Completion {
 }
 
 impl Store {
+    /// A session's folder; one that resolves outside the workspace (a symlink in a cloned
+    /// repository) is refused, so session files are never written elsewhere.
     fn session_dir(&self, id: &str) -> Result<PathBuf, StoreError> {
         validate_id(id)?;
-        Ok(self.workspace().sessions_dir().join(id))
+        let dir = self.workspace().sessions_dir().join(id);
+        super::files::ensure_inside(self.workspace(), &dir)?;
+        Ok(dir)
     }
 
     fn load_session(&self, id: &str) -> Result<Session, StoreError> {
         let path = self.session_dir(id)?.join("context.json");
-        let text = std::fs::read_to_string(&path).map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => StoreError::SessionNotFound { id: Some(id.to_string()) },
-            _ => StoreError::Io { path: path.clone(), source: e },
+        let text = super::files::read_text(&path).map_err(|e| match e {
+            StoreError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+                StoreError::SessionNotFound { id: Some(id.to_string()) }
+            }
+            other => other,
         })?;
         serde_json::from_str(&text).map_err(|e| StoreError::Malformed { path, reason: e.to_string() })
     }
@@ -135,8 +141,24 @@ impl Store {
 
     fn audit(&self, id: &str, entry: Value) -> Result<(), StoreError> {
         let path = self.session_dir(id)?.join("audit.jsonl");
-        let mut file =
-            std::fs::OpenOptions::new().create(true).append(true).open(&path).map_err(StoreError::io(&path))?;
+        // O_NOFOLLOW: an audit.jsonl that is a symlink (to a shell startup file, say) is refused,
+        // never appended to.
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+            .open(&path)
+            .map_err(|e| match e.raw_os_error() {
+                Some(libc::ELOOP) => StoreError::Refused {
+                    path: path.clone(),
+                    reason: "it is a symbolic link; docket appends only to a regular audit file".into(),
+                },
+                _ => StoreError::Io { path: path.clone(), source: e },
+            })?;
+        if !file.metadata().map_err(StoreError::io(&path))?.is_file() {
+            return Err(StoreError::Refused { path, reason: "it is not a regular file".into() });
+        }
         // One write of one line: appends from several processes never interleave mid-line.
         file.write_all(format!("{entry}\n").as_bytes()).map_err(StoreError::io(&path))
     }

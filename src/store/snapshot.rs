@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::model::IssueMeta;
 
 /// Bumped whenever `IssueMeta` or the entry layout changes; other versions are ignored.
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 /// Below this many issues a cold load is already fast; no snapshot is kept.
 pub const MIN_ENTRIES: usize = 200;
 
