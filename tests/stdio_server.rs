@@ -31,6 +31,8 @@ const IDEMPOTENT_WRITES: &[&str] = &[
     "issues_projects",
     // Not in SPEC section 3's lists, which predate it (issue 6): recording the same fix twice changes nothing.
     "errors_resolve",
+    // Creates only what is missing; a second call finds nothing to do.
+    "init_workspace",
 ];
 
 #[tokio::test]
@@ -55,9 +57,15 @@ async fn tools_list_has_twenty_tools_with_the_spec_annotations() {
         assert_eq!(a["openWorldHint"], json!(false), "{name} openWorldHint");
     }
     let names: BTreeSet<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-    for wrangler_tool in
-        ["issues_create", "issues_labels", "issues_metadata", "issues_projects", "session_start", "session_complete"]
-    {
+    for wrangler_tool in [
+        "issues_create",
+        "issues_labels",
+        "issues_metadata",
+        "issues_projects",
+        "session_start",
+        "session_complete",
+        "init_workspace",
+    ] {
         assert!(names.contains(wrangler_tool), "{wrangler_tool} is served");
     }
     client.cancel().await.expect("close");

@@ -1,6 +1,7 @@
 //! The MCP face of docket: an rmcp `ServerHandler` that publishes the generated tool table and
 //! routes calls through the generated dispatch, wrapping every result in one envelope.
 
+mod compat;
 mod envelope;
 mod intelligence;
 mod methods;
@@ -193,6 +194,8 @@ impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
         };
         let known = name.as_deref().is_some_and(|n| generated::TOOLS.iter().any(|t| t.name == n));
         let name = name.unwrap_or_else(|| requested.clone());
+        let mut args = args;
+        let ignored = if resolve_error.is_none() { compat::normalize(&name, &mut args) } else { Vec::new() };
         let ctx = CallContext { tool: name.clone(), request_id: request_id.clone() };
         let error_context = intelligence::context_of(&name, &args);
         // Only a write with subscribers needs the arguments after dispatch has consumed them.
@@ -200,6 +203,7 @@ impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
         let mut warnings =
             if known { intelligence::preflight(&self.memory, &name, &error_context).await } else { Vec::new() };
         warnings.extend(intelligence::deprecation(&name));
+        warnings.extend(ignored);
         let result = match resolve_error {
             Some(e) => Some(Err(e)),
             None => generated::dispatch(self.handlers.as_ref(), &name, args, ctx).await,

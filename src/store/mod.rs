@@ -5,6 +5,7 @@ mod files;
 mod frontmatter;
 pub mod generate;
 mod index;
+mod layout;
 mod model;
 pub mod sessions;
 mod snapshot;
@@ -18,6 +19,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 pub use files::read_text as read_file_safely;
+pub use layout::{LayoutReport, Split};
 pub use model::*;
 pub use workspace::Workspace;
 

@@ -1,6 +1,8 @@
 //! Shared helpers: start the real `docket` binary and talk to it over its stdio pipe.
 #![allow(dead_code)]
 
+pub mod wrangler;
+
 use std::path::Path;
 
 use rmcp::model::{CallToolRequestParams, CallToolResult};
