@@ -1,6 +1,7 @@
 //! The MCP face of docket: an rmcp `ServerHandler` that publishes the generated tool table and
 //! routes calls through the generated dispatch, wrapping every result in one envelope.
 
+pub mod direct;
 mod envelope;
 mod intelligence;
 mod notify;
@@ -37,7 +38,10 @@ pub struct DocketServer<H> {
     config: Arc<Config>,
     tools: Arc<Vec<Tool>>,
     calls: AtomicU64,
-    listeners: notify::Listeners,
+    listeners: Arc<notify::Listeners>,
+    /// Writes made outside MCP, forwarded to this session's subscriptions once it has any.
+    writes: Option<tokio::sync::broadcast::Sender<crate::app::Write>>,
+    forwarding: std::sync::atomic::AtomicBool,
 }
 
 impl<H: ToolHandlers> DocketServer<H> {
@@ -45,8 +49,25 @@ impl<H: ToolHandlers> DocketServer<H> {
     /// `memory` records failed calls and warns before they repeat; `config` picks the tool style.
     pub fn new(handlers: Arc<H>, store: Arc<Store>, memory: Arc<ErrorMemory>, config: Arc<Config>) -> Self {
         let tools = Arc::new(config.tool_style.tools());
-        let listeners = notify::Listeners::default();
-        DocketServer { handlers, store, memory, config, tools, calls: AtomicU64::new(0), listeners }
+        let listeners = Arc::new(notify::Listeners::default());
+        DocketServer {
+            handlers,
+            store,
+            memory,
+            config,
+            tools,
+            calls: AtomicU64::new(0),
+            listeners,
+            writes: None,
+            forwarding: Default::default(),
+        }
+    }
+
+    /// Also tells this session's subscribers of the writes announced on `writes` (see
+    /// [`crate::app::App::writes`]).
+    pub fn hearing(mut self, writes: tokio::sync::broadcast::Sender<crate::app::Write>) -> Self {
+        self.writes = Some(writes);
+        self
     }
 }
 
@@ -118,9 +139,14 @@ impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
     async fn subscribe(
         &self,
         request: SubscribeRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         self.listeners.subscribe(request.uri);
+        if let Some(writes) = &self.writes
+            && !self.forwarding.swap(true, Ordering::Relaxed)
+        {
+            notify::forward(writes.subscribe(), Arc::downgrade(&self.listeners), context.peer.clone());
+        }
         Ok(())
     }
 

@@ -70,6 +70,7 @@ pub async fn serve_http(
     }
     // Tests and scripts read the URL from this line (port 0 picks a free port).
     eprintln!("docket: serving MCP over Streamable HTTP at http://{local}{ENDPOINT}");
+    eprintln!("docket: the board is at http://{local}/");
     axum::serve(listener, router)
         .with_graceful_shutdown(async move {
             shutdown.await;
@@ -85,7 +86,16 @@ fn router(app: App, options: &HttpOptions, local: SocketAddr, cancel: Cancellati
         hosts.push(local.ip().to_string());
     }
     hosts.extend(options.allowed_hosts.iter().cloned());
-    let origins = LOOPBACK_ORIGINS.iter().map(|o| o.to_string()).chain(options.allowed_origins.iter().cloned());
+    let origins: Vec<String> =
+        LOOPBACK_ORIGINS.iter().map(|o| o.to_string()).chain(options.allowed_origins.iter().cloned()).collect();
+    // The web board at `/`: the same allow-lists and token, its own checks (see crate::web).
+    let board = crate::web::Access {
+        hosts: hosts.clone(),
+        origins: origins.clone(),
+        write_origins: options.allowed_origins.clone(),
+        token: options.token.clone(),
+    };
+    let board = crate::web::router(app.clone(), board, cancel.child_token());
     let config = StreamableHttpServerConfig::default()
         .with_cancellation_token(cancel)
         .with_allowed_hosts(hosts)
@@ -94,12 +104,13 @@ fn router(app: App, options: &HttpOptions, local: SocketAddr, cancel: Cancellati
     let service =
         StreamableHttpService::new(move || Ok(app.server()), Arc::new(LocalSessionManager::default()), config);
     let router = axum::Router::new().nest_service(ENDPOINT, service).layer(axum::middleware::from_fn(explain_refusal));
-    match &options.token {
+    let router = match &options.token {
         Some(token) => {
             router.layer(axum::middleware::from_fn_with_state(Arc::new(token.clone().into_bytes()), require_bearer))
         }
         None => router,
-    }
+    };
+    router.merge(board)
 }
 
 /// Refuses a request unless it carries `Authorization: Bearer <token>`.
