@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use docket::app::App;
 use docket::server::ToolStyle;
 use docket::store::Workspace;
@@ -71,7 +71,7 @@ fn main() -> ExitCode {
             serve(workspace, demo, listen, tool_style, &settings)
         }
         Command::Init { dir } => init(dir),
-        Command::Cli(command) => return docket::cli::run(*command),
+        Command::Cli(command) => return docket::cli::run(*command, Cli::command),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

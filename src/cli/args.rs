@@ -25,6 +25,9 @@ pub enum Command {
     Board(BoardArgs),
     /// Issue counts by status, priority and type (issues_stats).
     Stats(StatsArgs),
+    // Daily use (src/cli/daily.rs): search, close, reopen, edit, ready, web, completions.
+    #[command(flatten)]
+    Daily(super::daily::Daily),
 }
 
 /// Where the workspace is, resolved like `docket serve`.
@@ -57,7 +60,7 @@ pub struct Filters {
 }
 
 impl Filters {
-    fn apply(&self, args: &mut Map<String, Value>) {
+    pub(super) fn apply(&self, args: &mut Map<String, Value>) {
         put_list(args, "priority", &self.priority);
         put_list(args, "labels", &self.labels);
         put(args, "assignee", &self.assignee);
@@ -285,9 +288,9 @@ pub struct BoardArgs {
     /// Add a cancelled column.
     #[arg(long)]
     pub cancelled: bool,
-    /// Board width in characters.
-    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u16).range(40..))]
-    pub width: u16,
+    /// Board width in characters (default: COLUMNS, else the terminal's width, else 100).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(40..))]
+    pub width: Option<u16>,
     #[command(flatten)]
     pub ws: WorkspaceArg,
 }

@@ -6,6 +6,9 @@
 mod args;
 mod board;
 mod commands;
+mod daily;
+mod edit;
+mod style;
 mod table;
 
 use std::cell::{Cell, RefCell};
@@ -27,7 +30,8 @@ use crate::store::Workspace;
 
 /// Runs one command: its output on stdout, `docket: <message>` on stderr when it fails.
 /// Exit code 0 on success, 1 on any failure (a tool error, a missing workspace, unreadable input).
-pub fn run(command: Command) -> ExitCode {
+/// `top` builds the whole command line (for `docket completions`).
+pub fn run(command: Command, top: fn() -> clap::Command) -> ExitCode {
     let result = match &command {
         Command::List(a) => Core::open(&a.ws).and_then(|core| commands::list(&core, a)),
         Command::Show(a) => Core::open(&a.ws).and_then(|core| commands::show(&core, a)),
@@ -35,6 +39,7 @@ pub fn run(command: Command) -> ExitCode {
         Command::Update(a) => Core::open(&a.ws).and_then(|core| commands::update(&core, a)),
         Command::Board(a) => Core::open(&a.ws).and_then(|core| commands::board(&core, a)),
         Command::Stats(a) => Core::open(&a.ws).and_then(|core| commands::stats(&core, a)),
+        Command::Daily(d) => daily::run(d, top),
     };
     match result {
         Ok(text) => {
@@ -62,6 +67,29 @@ pub(crate) struct Core {
     calls: Cell<u64>,
     /// Warnings already printed (a paged command would repeat them).
     warned: RefCell<HashSet<String>>,
+    /// IDs of DUPLICATE_ID warnings not printed in full (a real workspace can have dozens).
+    duplicates: RefCell<Vec<String>>,
+    duplicates_shown: Cell<usize>,
+}
+
+/// DUPLICATE_ID warnings printed in full; the rest are summed up in one line.
+const DUPLICATES_SHOWN: usize = 2;
+
+impl Drop for Core {
+    fn drop(&mut self) {
+        let more = self.duplicates.borrow();
+        if !more.is_empty() {
+            let mut names: Vec<&str> = more.iter().take(8).map(String::as_str).collect();
+            if more.len() > names.len() {
+                names.push("…");
+            }
+            eprintln!(
+                "docket: warning: {} more IDs are each used by several files ({}); each file is listed. `docket show ID` names the files; renumber all but one.",
+                more.len(),
+                names.join(", ")
+            );
+        }
+    }
 }
 
 impl Core {
@@ -73,7 +101,14 @@ impl Core {
             .build()
             .map_err(|e| format!("cannot start the async runtime: {e}"))?;
         let app = App::load(ws, &[]).map_err(|e| e.to_string())?;
-        Ok(Core { runtime, handlers: app.handlers, calls: Cell::new(0), warned: RefCell::default() })
+        Ok(Core {
+            runtime,
+            handlers: app.handlers,
+            calls: Cell::new(0),
+            warned: RefCell::default(),
+            duplicates: RefCell::default(),
+            duplicates_shown: Cell::new(0),
+        })
     }
 
     /// Calls `tool` through the generated dispatch; a tool error becomes its message. Warnings go
@@ -87,9 +122,18 @@ impl Core {
             .ok_or_else(|| format!("{tool} is not a docket tool. This is a docket bug; please report it."))?
             .map_err(|e| e.message)?;
         for w in reply.warnings.iter().filter(|w| w.code != "TRUNCATED") {
-            if self.warned.borrow_mut().insert(w.message.clone()) {
-                eprintln!("docket: warning: {}", w.message);
+            if !self.warned.borrow_mut().insert(w.message.clone()) {
+                continue;
             }
+            if w.code == "DUPLICATE_ID" {
+                self.duplicates_shown.set(self.duplicates_shown.get() + 1);
+                if self.duplicates_shown.get() > DUPLICATES_SHOWN {
+                    let id = w.message.split_whitespace().next().unwrap_or_default().to_string();
+                    self.duplicates.borrow_mut().push(id);
+                    continue;
+                }
+            }
+            eprintln!("docket: warning: {}", w.message);
         }
         Ok(reply)
     }
