@@ -20,28 +20,47 @@ const POLL: Duration = Duration::from_millis(200);
 /// With the index cache off every refresh re-reads every file; poll much less then.
 const POLL_UNCACHED: Duration = Duration::from_secs(2);
 
-/// The latest store generation, watched by every open board.
+/// The store generation last seen while boards were open (`None` while none is), watched by
+/// every open board.
 pub struct Live {
-    tx: watch::Sender<u64>,
+    tx: watch::Sender<Option<u64>>,
+    store: Arc<Store>,
 }
 
 impl Live {
     /// Starts the poller; it stops with `cancel` or when the last handle to the board is gone.
     pub fn start(store: Arc<Store>, cancel: CancellationToken) -> Arc<Live> {
-        let live = Arc::new(Live { tx: watch::Sender::new(0) });
+        let live = Arc::new(Live { tx: watch::Sender::new(None), store: Arc::clone(&store) });
         let weak = Arc::downgrade(&live);
         let interval = if store.index_info().enabled { POLL } else { POLL_UNCACHED };
         tokio::spawn(poll(weak, store, interval, cancel));
         live
     }
 
-    fn subscribe(&self) -> watch::Receiver<u64> {
-        self.tx.subscribe()
+    /// A receiver for a new board, once the generation it starts from is known (so an edit made
+    /// right after the board connects is announced, never taken as the starting point).
+    async fn subscribe(&self) -> watch::Receiver<Option<u64>> {
+        let rx = self.tx.subscribe();
+        let store = Arc::clone(&self.store);
+        if let Ok(Ok(generation)) = tokio::task::spawn_blocking(move || store.generation()).await {
+            self.tx.send_if_modified(|known| {
+                known.get_or_insert(generation);
+                false
+            });
+        }
+        rx
+    }
+
+    /// Records `generation`; true (and every board is told) when it differs from the last one.
+    fn observe(&self, generation: u64) -> bool {
+        self.tx.send_if_modified(|known| match known.replace(generation) {
+            Some(before) => before != generation,
+            None => false,
+        })
     }
 }
 
 async fn poll(live: Weak<Live>, store: Arc<Store>, interval: Duration, cancel: CancellationToken) {
-    let mut known: Option<u64> = None;
     loop {
         tokio::select! {
             _ = cancel.cancelled() => return,
@@ -50,22 +69,23 @@ async fn poll(live: Weak<Live>, store: Arc<Store>, interval: Duration, cancel: C
         let Some(live) = live.upgrade() else { return };
         if live.tx.receiver_count() == 0 {
             // Nobody is looking: the next board to open fetches everything anyway.
-            known = None;
+            live.tx.send_if_modified(|known| {
+                *known = None;
+                false
+            });
             continue;
         }
         let store = Arc::clone(&store);
-        let Ok(Ok(generation)) = tokio::task::spawn_blocking(move || store.generation()).await else { continue };
-        if known.is_some_and(|k| k != generation) {
-            live.tx.send_replace(generation);
+        if let Ok(Ok(generation)) = tokio::task::spawn_blocking(move || store.generation()).await {
+            live.observe(generation);
         }
-        known = Some(generation);
     }
 }
 
 /// `GET /api/events`: `hello` once, then `change` whenever an issue changes; ends when the
 /// server shuts down (so a graceful stop never waits on an open board).
 pub async fn events(State(web): State<Arc<Web>>) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
-    let rx = web.live.subscribe();
+    let rx = web.live.subscribe().await;
     let cancel = web.cancel.clone();
     let stream = futures_util::stream::unfold((rx, cancel, true), |(mut rx, cancel, first)| async move {
         if first {
@@ -74,7 +94,7 @@ pub async fn events(State(web): State<Arc<Web>>) -> Sse<impl Stream<Item = Resul
         tokio::select! {
             changed = rx.changed() => {
                 changed.ok()?;
-                let generation = *rx.borrow_and_update();
+                let generation = rx.borrow_and_update().unwrap_or_default();
                 Some((Ok(Event::default().event("change").data(generation.to_string())), (rx, cancel, false)))
             }
             _ = cancel.cancelled() => None,

@@ -492,8 +492,7 @@ function connectLive() {
   };
   events.addEventListener('hello', () => {
     // Connected, or reconnected after missing changes: show what is there now.
-    if (indicator.dataset.seen) refresh();
-    indicator.dataset.seen = '1';
+    refresh();
     state(true, 'live');
   });
   events.addEventListener('change', refresh);
