@@ -241,7 +241,7 @@ pub async fn board(State(web): State<Arc<Web>>, Query(q): Query<BoardQuery>) -> 
             "total": all.value.len(),
             "facets": facets(&all.value),
             "warnings": warnings,
-            "workspace": store.workspace().root.file_name().map(|n| n.to_string_lossy().into_owned()),
+            "workspace": workspace_name(&store),
         }))
     })
     .await?;
@@ -264,6 +264,11 @@ pub async fn column(State(web): State<Arc<Web>>, Query(q): Query<BoardQuery>) ->
     })
     .await?;
     Ok(reply(body, started))
+}
+
+/// The name shown in the page's header: the repository's folder.
+fn workspace_name(store: &Store) -> Option<String> {
+    store.workspace().root.file_name().map(|n| n.to_string_lossy().into_owned())
 }
 
 /// Labels, assignees and projects in use, most used first.
@@ -343,6 +348,7 @@ pub async fn issue(State(web): State<Arc<Web>>, Path(id): Path<String>) -> Resul
             "mentions": mentions,
             "sessions": sessions,
             "warnings": snap.warnings.iter().map(|w| w.message.clone()).collect::<Vec<_>>(),
+            "workspace": workspace_name(&store),
         }))
     })
     .await?;

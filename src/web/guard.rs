@@ -48,9 +48,11 @@ const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-
 
 /// The middleware: refuses what must be refused, then adds the security headers.
 pub async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
+    let page = !request.uri().path().starts_with("/api/");
     let mut response = match admit(&guard, &request) {
         Ok(None) => next.run(request).await,
         Ok(Some(early)) => early,
+        Err(refusal) if page => refusal.page(),
         Err(refusal) => refusal.into_response(),
     };
     let headers = response.headers_mut();
@@ -63,6 +65,29 @@ pub async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next
 
 /// A refusal: status and a message that says what to do.
 pub struct Refusal(StatusCode, String);
+
+impl Refusal {
+    /// The refusal as a page, for a person who opened the address in a browser.
+    fn page(self) -> Response {
+        let Refusal(status, message) = self;
+        let title = if status == StatusCode::UNAUTHORIZED { "This board needs its token" } else { "Refused" };
+        let html = format!(
+            "<!doctype html><meta charset=utf-8><meta name=viewport content=\"width=device-width\"><title>docket: {title}</title>\
+             <h1>{title}</h1><p>{}</p>",
+            escape(&message)
+        );
+        let mut r = (status, [(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response();
+        if status == StatusCode::UNAUTHORIZED {
+            r.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"docket\""));
+        }
+        r
+    }
+}
+
+/// `text` safe inside HTML (it can hold a Host or Origin header a client made up).
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;").replace('\'', "&#39;")
+}
 
 impl IntoResponse for Refusal {
     fn into_response(self) -> Response {

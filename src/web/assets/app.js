@@ -128,10 +128,12 @@ function filterBar() {
     el('label', { class: 'check' }, el('input', { type: 'checkbox', name: 'cancelled', checked: f.get('cancelled') === '1' }), 'Cancelled'),
     el('button', { type: 'button', class: 'button ghost', id: 'clear-filters', hidden: [...f.keys()].length === 0 }, 'Clear'));
   let typing;
-  form.addEventListener('input', (event) => {
+  const changed = (event) => {
     clearTimeout(typing);
     typing = setTimeout(applyFilters, event.target.name === 'q' ? 200 : 0);
-  });
+  };
+  form.addEventListener('input', changed);
+  form.addEventListener('change', changed);
   form.addEventListener('submit', (event) => { event.preventDefault(); applyFilters(); });
   $('#clear-filters', form).addEventListener('click', () => {
     form.reset();
@@ -207,9 +209,17 @@ function renderWarnings(warnings) {
 function renderColumns(columns) {
   const board = $('#board');
   if (!board) return;
+  // A live update must not take the keyboard focus away from a card.
+  const active = document.activeElement;
+  const card = active && board.contains(active) ? active.closest('.card') : null;
+  const focus = card ? { id: card.dataset.id, move: active.matches('select.move') } : null;
   board.dataset.columns = String(columns.length);
   board.replaceChildren(...columns.map(renderColumn));
   board.setAttribute('aria-busy', 'false');
+  if (focus) {
+    const again = board.querySelector(`.card[data-id="${CSS.escape(focus.id)}"]`);
+    again?.querySelector(focus.move ? 'select.move' : 'a.title')?.focus();
+  }
 }
 
 function renderColumn(column) {
@@ -350,6 +360,7 @@ function issueLink(item) {
 function renderIssue(data) {
   const issue = data.issue;
   document.title = `${issue.id} ${issue.title} · docket`;
+  if (data.workspace) $('#workspace').textContent = data.workspace;
   const status = el('select', { name: 'status', 'aria-label': 'Status' }, STATUSES.map((s) => el('option', { value: s, selected: s === issue.status }, statusName(s))));
   const priority = el('select', { name: 'priority', 'aria-label': 'Priority' }, PRIORITIES.map((p) => el('option', { value: p, selected: p === issue.priority }, p)));
   for (const control of [status, priority]) {
