@@ -39,8 +39,14 @@ pub(super) fn list(core: &Core, a: &ListArgs) -> Result<String, String> {
         _ if total == 0 => out = "No issues match.\n".to_string(),
         Some(cursor) => {
             let more = total.saturating_sub(offset + issues.len() as u64);
-            let _ =
-                writeln!(out, "{} of {total} issues. {more} more, pass --cursor {cursor} (or --all).", issues.len());
+            let _ = write!(
+                out,
+                "{}",
+                table::wrap(
+                    &format!("{} of {total} issues. {more} more, pass --cursor {cursor} (or --all).", issues.len()),
+                    terminal_width()
+                )
+            );
         }
         None => {
             let _ = writeln!(out, "{} of {total} issues.", issues.len());

@@ -217,11 +217,12 @@ fn ready(core: &Core, a: &ReadyArgs) -> Result<String, String> {
     if issues.is_empty() {
         return Ok("Nothing is ready: no open issue without an assignee matches.\n".to_string());
     }
-    let mut text = list_table(&issues, terminal_width(), style::enabled());
-    let _ = writeln!(
-        text,
-        "{} of {total} open, unassigned issues. `docket update ID --assignee NAME --status in_progress` takes one.",
-        issues.len()
-    );
+    const HINT: &str = "Take one: docket update ID --assignee NAME --status in_progress";
+    let width = terminal_width();
+    let mut text = list_table(&issues, width, style::enabled());
+    let _ = writeln!(text, "{} of {total} open, unassigned issues.", issues.len());
+    if HINT.len() <= width {
+        let _ = writeln!(text, "{HINT}");
+    }
     Ok(text)
 }

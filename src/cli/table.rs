@@ -42,6 +42,29 @@ pub fn truncate(text: &str, width: usize) -> String {
     cut
 }
 
+/// `text` as lines of at most `width` characters, broken at spaces (a longer word stays whole),
+/// each ending in a newline.
+pub fn wrap(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+            out.push_str(&line);
+            out.push('\n');
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
 /// `text` padded with spaces to `width` characters (no cut).
 pub fn pad(text: &str, width: usize) -> String {
     let len = text.chars().count();
@@ -96,6 +119,15 @@ mod tests {
         assert_eq!(truncate("exactly ten", 11), "exactly ten");
         assert_eq!(truncate("a longer title here", 10), "a longer…");
         assert_eq!(truncate("ünïcödé wörds", 5), "ünïc…");
+    }
+
+    #[test]
+    fn wrap_breaks_at_spaces_within_the_width() {
+        assert_eq!(
+            wrap("12 of 252 issues. 240 more, pass --cursor 12.abc (or --all).", 30),
+            "12 of 252 issues. 240 more,\npass --cursor 12.abc (or\n--all).\n"
+        );
+        assert_eq!(wrap("short", 30), "short\n");
     }
 
     #[test]
