@@ -304,6 +304,58 @@ async fn the_board_in_a_real_browser() {
     assert_eq!(js(&c, "return window.__sameDocument === true").await, json!(true), "the page was not reloaded");
     eprintln!("an edit on disk reached the board in {took:?}");
 
+    // Creating an issue from the dialog writes a new file; editing on the issue page changes it.
+    c.find(Locator::Css("#new-issue")).await.expect("new issue button").click().await.expect("open dialog");
+    let form = c.wait().for_element(Locator::Css("#create-form")).await.expect("dialog");
+    form.find(Locator::Css("input[name=title]")).await.unwrap().send_keys("Filed from the board").await.unwrap();
+    form.find(Locator::Css("input[name=labels]")).await.unwrap().send_keys("ui, web").await.unwrap();
+    form.find(Locator::Css("textarea[name=description]"))
+        .await
+        .unwrap()
+        .send_keys("Made in **Chromium**.")
+        .await
+        .unwrap();
+    c.find(Locator::Css("#create-submit")).await.unwrap().click().await.expect("create");
+    wait_js(
+        &c,
+        "[...document.querySelectorAll('.card .title')].some(t => t.textContent === 'Filed from the board')",
+        Duration::from_secs(5),
+        "new card",
+    )
+    .await;
+    let created = js(&c, "return [...document.querySelectorAll('.card')].find(c => c.querySelector('.title').textContent === 'Filed from the board').dataset.id").await;
+    let created = created.as_str().expect("an id").to_string();
+    let created_text = std::fs::read_to_string(store.get_meta(&created).unwrap().value.path).unwrap();
+    assert!(
+        created_text.contains("title: Filed from the board") && created_text.contains("Made in **Chromium**."),
+        "{created_text}"
+    );
+    c.goto(&format!("{base}/issues/{created}")).await.expect("its page");
+    choose(&c, "select[name=priority]", "critical").await;
+    wait_file_status(&store, &created, "open").await;
+    // The page shows the saved issue again (and the live update after it); then type.
+    wait_js(
+        &c,
+        "document.querySelector('.toast') && document.querySelector('select[name=priority]').value === 'critical'",
+        Duration::from_secs(5),
+        "priority saved",
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let assignee = c.wait().for_element(Locator::Css("#edit-form input[name=assignee]")).await.unwrap();
+    assignee.click().await.unwrap();
+    assignee.send_keys("dana").await.unwrap();
+    c.find(Locator::Css("#edit-form button[type=submit]")).await.unwrap().click().await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let text = std::fs::read_to_string(store.get_meta(&created).unwrap().value.path).unwrap();
+        if text.contains("priority: critical") && text.contains("assignee: dana") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the issue page's edits never reached the file:\n{text}");
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+
     // Phone width.
     c.set_window_size(375, 812).await.expect("phone size");
     c.goto(&url).await.expect("board");

@@ -356,6 +356,29 @@ async fn issue_pages_render_markdown_safely_and_link_issues() {
 }
 
 #[tokio::test]
+async fn an_issue_page_lists_the_workflow_sessions_about_it() {
+    let board = Board::serve(&[]);
+    let id = an_open_issue(&board.store());
+    let rel = board.path_of(&id).strip_prefix(board.dir.path()).unwrap().display().to_string();
+    let write = |name: &str, spec: &str, tasks: &[&str]| {
+        let dir = board.dir.path().join(".docket/sessions").join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        let context = json!({
+            "id": name, "specFile": spec, "status": "running", "currentPhase": "implement",
+            "worktreePath": ".", "branchName": "main", "tasksCompleted": tasks, "tasksPending": [],
+            "startedAt": "2026-11-01T10:00:00.000Z", "updatedAt": "2026-11-01T11:00:00.000Z",
+        });
+        std::fs::write(dir.join("context.json"), context.to_string()).unwrap();
+    };
+    write("2026-11-01-nogit-aaaa", &rel, &[]);
+    write("2026-11-02-nogit-bbbb", "other/spec.md", &[&id]);
+    write("2026-11-03-nogit-cccc", "other/spec.md", &["ISS-000999"]);
+    let data = get_json(&board.url(&format!("/api/issues/{id}"))).await;
+    let sessions: Vec<&str> = data["sessions"].as_array().unwrap().iter().map(|s| s["id"].as_str().unwrap()).collect();
+    assert_eq!(sessions, ["2026-11-02-nogit-bbbb", "2026-11-01-nogit-aaaa"], "newest first, only those about it");
+}
+
+#[tokio::test]
 async fn docket_web_serves_the_board_alone_and_prints_a_url_with_the_token() {
     let board = Board::web(&["--token", "abc 123"]);
     assert!(board.base.starts_with("http://127.0.0.1:"), "{}", board.base);
