@@ -50,6 +50,7 @@ pub struct Config {
     pub preflight_threshold: u32,
     pub tool_style: ToolStyle,
     pub token_count: Counter,
+    pub branch_aware_ids: bool,
     /// Where each key's value came from (keys absent here are defaults).
     sources: BTreeMap<&'static str, Source>,
 }
@@ -65,6 +66,7 @@ impl Default for Config {
             preflight_threshold: memory.preflight_threshold,
             tool_style: ToolStyle::Granular,
             token_count: Counter::Estimate,
+            branch_aware_ids: true,
             sources: BTreeMap::new(),
         }
     }
@@ -204,6 +206,13 @@ const KEYS: &[Key] = &[
             })
         },
         help: "_meta.tokens: estimate (no memory cost) or o200k (exact for OpenAI models, ~47 MB resident)",
+    },
+    Key {
+        name: "branch_aware_ids",
+        env: "DOCKET_BRANCH_AWARE_IDS",
+        kind: Kind::Bool(|c, on| c.branch_aware_ids = on),
+        get: |c| json!(c.branch_aware_ids),
+        help: "inside git, number new ids above every local branch head and worktree",
     },
 ];
 
@@ -345,7 +354,11 @@ impl Config {
     }
 
     pub fn store_options(&self) -> StoreOptions {
-        StoreOptions { cache: self.cache, ttl: Duration::from_secs(self.cache_ttl_seconds) }
+        StoreOptions {
+            cache: self.cache,
+            ttl: Duration::from_secs(self.cache_ttl_seconds),
+            branch_aware_ids: self.branch_aware_ids,
+        }
     }
 
     pub fn memory_settings(&self) -> error_memory::Settings {

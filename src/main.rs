@@ -52,7 +52,12 @@ enum Command {
         settings: Vec<String>,
     },
     /// Create a .docket/ workspace in DIR (default: the current directory).
-    Init { dir: Option<PathBuf> },
+    Init {
+        dir: Option<PathBuf>,
+        /// Also set up git to merge issue files field by field (as `docket git-setup`).
+        #[arg(long)]
+        git: bool,
+    },
     #[command(flatten)]
     Cli(Box<docket::cli::Command>),
 }
@@ -70,7 +75,7 @@ fn main() -> ExitCode {
             };
             serve(workspace, demo, listen, tool_style, &settings)
         }
-        Command::Init { dir } => init(dir),
+        Command::Init { dir, git } => init(dir, git),
         Command::Cli(command) => return docket::cli::run(*command, Cli::command),
     };
     match result {
@@ -84,10 +89,13 @@ fn fail(message: String) -> ExitCode {
     ExitCode::FAILURE
 }
 
-fn init(dir: Option<PathBuf>) -> Result<(), String> {
+fn init(dir: Option<PathBuf>, git: bool) -> Result<(), String> {
     let dir = dir.unwrap_or_else(|| PathBuf::from("."));
     let ws = Workspace::init(&dir).map_err(|e| e.to_string())?;
     eprintln!("docket: workspace ready at {}", ws.dir.display());
+    if git {
+        eprint!("{}", docket::cli::setup_lines(&ws)?);
+    }
     Ok(())
 }
 

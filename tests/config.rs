@@ -87,7 +87,7 @@ async fn tool_style_in_the_file_publishes_the_consolidated_profile() {
     let client = start(dir.path()).await;
     let tools = client.list_all_tools().await.expect("tools/list");
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-    assert_eq!(names, ["issues", "session", "errors"]);
+    assert_eq!(names, ["issues", "session", "errors", "workspace"]);
     let listed = structured(&call(&client, "issues", json!({"action": "list", "format": "minimal"})).await);
     assert_eq!(listed["issues"].as_array().unwrap().len(), 3);
     assert_eq!(config_resource(&client).await["settings"]["tool_style"]["value"], "consolidated");

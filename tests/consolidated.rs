@@ -60,7 +60,7 @@ async fn tools_list_has_one_flat_tool_per_group_with_the_most_cautious_annotatio
     let client = start_consolidated(ws.path()).await;
     let tools = client.list_all_tools().await.expect("tools/list");
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-    assert_eq!(names, ["issues", "session", "errors"]);
+    assert_eq!(names, ["issues", "session", "errors", "workspace"]);
     for (group, granular) in groups() {
         let tool = tools.iter().find(|t| t.name == group).expect("published");
         let json = serde_json::to_value(tool).expect("tool serializes");

@@ -85,7 +85,7 @@ async fn a_client_initializes_lists_and_calls_over_http() {
     let client = server.client(None).await;
     let info = client.peer_info().expect("server info");
     assert_eq!(info.server_info.as_ref().expect("serverInfo").name, "docket");
-    assert_eq!(client.list_all_tools().await.expect("tools/list").len(), 21);
+    assert_eq!(client.list_all_tools().await.expect("tools/list").len(), 22);
 
     let created = call(&client, "issues_create", json!({"title": "Over HTTP", "description": "body"})).await;
     assert_ne!(created.is_error, Some(true), "{created:?}");
@@ -170,7 +170,7 @@ async fn with_a_token_only_the_right_bearer_gets_in() {
     assert!(wrong.text().await.unwrap().contains("The bearer token is wrong"));
 
     let client = server.client(Some("s3cret-token")).await;
-    assert_eq!(client.list_all_tools().await.expect("tools/list with the token").len(), 21);
+    assert_eq!(client.list_all_tools().await.expect("tools/list with the token").len(), 22);
 }
 
 #[test]

@@ -150,6 +150,7 @@ async fn every_tools_structured_content_matches_its_output_schema() {
     .expect("json");
     let pattern = recent["patterns"][0]["id"].as_i64().expect("a recorded pattern");
     c.check(&client, "errors_resolve", json!({"patternId": pattern, "resolution": "Pass confirm: true."})).await;
+    c.check(&client, "workspace_doctor", json!({})).await;
     c.check(&client, "issues_delete", json!({"id": a, "confirm": true})).await;
 
     let published: BTreeSet<String> = c.schemas.keys().cloned().collect();

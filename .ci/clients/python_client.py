@@ -135,6 +135,7 @@ def samples(s):
             "stepExecutionSummary": {"totalSteps": 2, "executed": 1, "skipped": 1, "skippedSteps": ["lint"]},
         }, {"post": lambda sc: expect(sc["session"].get("status") == "completed", "session not completed")}),
         ("session_status", {}, {}),
+        ("workspace_doctor", {}, {"post": lambda sc: expect(sc["total"] == len(sc["problems"]), f"doctor {sc}")}),
         # A deliberate failure: it is recorded in the error memory, and errors_resolve needs a pattern.
         ("issues_delete", lambda: {"id": s["id"]}, {"expect_error": "CONFIRMATION_REQUIRED"}),
         ("errors_resolve", lambda: {"patternId": s["pattern"], "resolution": "Pass confirm: true to delete."},

@@ -113,6 +113,7 @@ function samples(s) {
       stepExecutionSummary: { totalSteps: 2, executed: 1, skipped: 1, skippedSteps: ['lint'] },
     }), { post: (sc) => expect(sc.session.status === 'completed', 'session not completed') }],
     ['session_status', {}, {}],
+    ['workspace_doctor', {}, { post: (sc) => expect(sc.total === sc.problems.length, `doctor ${JSON.stringify(sc).slice(0, 200)}`) }],
     // A deliberate failure: it is recorded in the error memory, and errors_resolve needs a pattern.
     ['issues_delete', () => ({ id: s.id }), { expectError: 'CONFIRMATION_REQUIRED' }],
     ['errors_resolve', () => ({ patternId: s.pattern, resolution: 'Pass confirm: true to delete.' }),

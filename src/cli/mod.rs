@@ -10,9 +10,10 @@ mod daily;
 mod edit;
 mod style;
 mod table;
+mod team;
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -22,6 +23,7 @@ use serde_json::{Map, Value};
 
 pub use args::Command;
 use args::WorkspaceArg;
+pub use team::setup_lines;
 
 use crate::app::App;
 use crate::handlers::Handlers;
@@ -39,25 +41,46 @@ pub fn run(command: Command, top: fn() -> clap::Command) -> ExitCode {
         Command::Update(a) => Core::open(&a.ws).and_then(|core| commands::update(&core, a)),
         Command::Board(a) => Core::open(&a.ws).and_then(|core| commands::board(&core, a)),
         Command::Stats(a) => Core::open(&a.ws).and_then(|core| commands::stats(&core, a)),
+        Command::GitSetup(a) => team::git_setup(a),
+        Command::Doctor(a) => {
+            return match team::doctor(a) {
+                Ok((text, clean)) => match print(&text) {
+                    ExitCode::SUCCESS if !clean => ExitCode::FAILURE,
+                    code => code,
+                },
+                Err(message) => fail(&message),
+            };
+        }
+        Command::MergeFile(a) => {
+            return match team::merge_file(a) {
+                Ok(true) => ExitCode::SUCCESS,
+                Ok(false) => ExitCode::FAILURE,
+                Err(message) => fail(&message),
+            };
+        }
         Command::Daily(d) => daily::run(d, top),
     };
     match result {
-        Ok(text) => {
-            let mut out = std::io::stdout().lock();
-            match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-                // `docket list | head` closes the pipe early; that is not a failure.
-                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-                    eprintln!("docket: cannot write the output: {e}");
-                    ExitCode::FAILURE
-                }
-                _ => ExitCode::SUCCESS,
-            }
-        }
-        Err(message) => {
-            eprintln!("docket: {message}");
+        Ok(text) => print(&text),
+        Err(message) => fail(&message),
+    }
+}
+
+fn print(text: &str) -> ExitCode {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        // `docket list | head` closes the pipe early; that is not a failure.
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            eprintln!("docket: cannot write the output: {e}");
             ExitCode::FAILURE
         }
+        _ => ExitCode::SUCCESS,
     }
+}
+
+fn fail(message: &str) -> ExitCode {
+    eprintln!("docket: {message}");
+    ExitCode::FAILURE
 }
 
 /// The tool handlers of one workspace and a runtime to call them on.
@@ -67,29 +90,8 @@ pub(crate) struct Core {
     calls: Cell<u64>,
     /// Warnings already printed (a paged command would repeat them).
     warned: RefCell<HashSet<String>>,
-    /// IDs of DUPLICATE_ID warnings not printed in full (a real workspace can have dozens).
-    duplicates: RefCell<Vec<String>>,
-    duplicates_shown: Cell<usize>,
-}
-
-/// DUPLICATE_ID warnings printed in full; the rest are summed up in one line.
-const DUPLICATES_SHOWN: usize = 2;
-
-impl Drop for Core {
-    fn drop(&mut self) {
-        let more = self.duplicates.borrow();
-        if !more.is_empty() {
-            let mut names: Vec<&str> = more.iter().take(8).map(String::as_str).collect();
-            if more.len() > names.len() {
-                names.push("…");
-            }
-            eprintln!(
-                "docket: warning: {} more IDs are each used by several files ({}); each file is listed. `docket show ID` names the files; renumber all but one.",
-                more.len(),
-                names.join(", ")
-            );
-        }
-    }
+    /// Workspace problems seen (DUPLICATE_ID, SKIPPED_FILES): summed up in one line at the end.
+    problems: RefCell<BTreeMap<&'static str, HashSet<String>>>,
 }
 
 impl Core {
@@ -106,8 +108,7 @@ impl Core {
             handlers: app.handlers,
             calls: Cell::new(0),
             warned: RefCell::default(),
-            duplicates: RefCell::default(),
-            duplicates_shown: Cell::new(0),
+            problems: RefCell::default(),
         })
     }
 
@@ -122,18 +123,11 @@ impl Core {
             .ok_or_else(|| format!("{tool} is not a docket tool. This is a docket bug; please report it."))?
             .map_err(|e| e.message)?;
         for w in reply.warnings.iter().filter(|w| w.code != "TRUNCATED") {
-            if !self.warned.borrow_mut().insert(w.message.clone()) {
-                continue;
+            if let Some(kind) = WORKSPACE_PROBLEMS.iter().find(|k| **k == w.code) {
+                self.problems.borrow_mut().entry(kind).or_default().insert(w.message.clone());
+            } else if self.warned.borrow_mut().insert(w.message.clone()) {
+                eprintln!("docket: warning: {}", w.message);
             }
-            if w.code == "DUPLICATE_ID" {
-                self.duplicates_shown.set(self.duplicates_shown.get() + 1);
-                if self.duplicates_shown.get() > DUPLICATES_SHOWN {
-                    let id = w.message.split_whitespace().next().unwrap_or_default().to_string();
-                    self.duplicates.borrow_mut().push(id);
-                    continue;
-                }
-            }
-            eprintln!("docket: warning: {}", w.message);
         }
         Ok(reply)
     }
@@ -145,6 +139,32 @@ impl Core {
             format!("{tool} returned an unexpected result ({e}). This is a docket bug; please report it.")
         })?;
         Ok((data, reply))
+    }
+}
+
+/// Warnings about the workspace's files, which `docket doctor` lists in full.
+const WORKSPACE_PROBLEMS: [&str; 2] = ["DUPLICATE_ID", "SKIPPED_FILES"];
+
+impl Drop for Core {
+    /// One line for every workspace problem the command met, instead of one warning each.
+    fn drop(&mut self) {
+        let problems = self.problems.borrow();
+        let mut parts = Vec::new();
+        if let Some(dups) = problems.get("DUPLICATE_ID") {
+            parts.push(format!("{} duplicate id(s)", dups.len()));
+        }
+        if let Some(skipped) = problems.get("SKIPPED_FILES") {
+            // The message starts with the number of files it lists.
+            let files: usize =
+                skipped.iter().filter_map(|m| m.split_whitespace().next()?.parse::<usize>().ok()).max().unwrap_or(1);
+            parts.push(format!("{files} file(s) with broken frontmatter"));
+        }
+        if !parts.is_empty() {
+            eprintln!(
+                "docket: warning: this workspace has {}; run `docket doctor` for the list (`docket doctor --fix` repairs what is safe).",
+                parts.join(" and ")
+            );
+        }
     }
 }
 

@@ -4,6 +4,7 @@
 
 mod aggregate;
 mod convert;
+mod doctor;
 mod issues;
 mod paging;
 mod records;
@@ -124,6 +125,9 @@ impl ToolHandlers for Handlers {
     }
     async fn session_status(&self, input: SessionStatusInput, _: CallContext) -> ToolResult<SessionStatusOutput> {
         self.blocking(move |s| session::status(s, input)).await
+    }
+    async fn workspace_doctor(&self, input: WorkspaceDoctorInput, _: CallContext) -> ToolResult<WorkspaceDoctorOutput> {
+        self.blocking(move |s| doctor::check(s, input)).await
     }
     async fn errors_resolve(&self, input: ErrorsResolveInput, _: CallContext) -> ToolResult<ErrorsResolveOutput> {
         let memory = Arc::clone(&self.memory);

@@ -20,6 +20,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 pub use edit::check_issue_text;
+pub use files::read_text as read_file_safely;
 pub use model::*;
 pub use workspace::Workspace;
 
@@ -33,23 +34,26 @@ pub struct StoreOptions {
     pub cache: bool,
     /// Full revalidation interval, a safety net behind the change watcher.
     pub ttl: Duration,
+    /// Number new ids above every git branch head and worktree (see `crate::git::ids`).
+    pub branch_aware_ids: bool,
 }
 
 impl Default for StoreOptions {
     fn default() -> Self {
-        StoreOptions { cache: true, ttl: Duration::from_secs(60) }
+        StoreOptions { cache: true, ttl: Duration::from_secs(60), branch_aware_ids: true }
     }
 }
 
 pub struct Store {
     ws: Workspace,
     index: Mutex<Index>,
+    branch_aware_ids: bool,
 }
 
 impl Store {
     pub fn open(ws: Workspace, opts: StoreOptions) -> Store {
         let index = Mutex::new(Index::new(ws.clone(), opts.cache, opts.ttl));
-        Store { ws, index }
+        Store { ws, index, branch_aware_ids: opts.branch_aware_ids }
     }
 
     pub fn workspace(&self) -> &Workspace {
@@ -145,11 +149,6 @@ impl Store {
 
     fn relative(&self, p: &Path) -> String {
         p.strip_prefix(&self.ws.root).unwrap_or(p).display().to_string()
-    }
-
-    /// The lowest number new IDs must stay above besides what the index knows (0: none).
-    fn id_floor(&self, _t: IssueType) -> u64 {
-        0
     }
 
     pub fn read_body(&self, meta: &IssueMeta) -> Result<String, StoreError> {

@@ -23,8 +23,11 @@ impl Store {
     pub fn create(&self, new: NewIssue) -> Result<Issue, StoreError> {
         let _lock = WorkspaceLock::acquire(&self.ws)?;
         let (index, _) = self.fresh()?;
-        let id = index.next_id(new.issue_type, self.id_floor(new.issue_type));
+        let allocated = index.next_id(new.issue_type, 0);
         drop(index);
+        // Inside git, also above every branch head and worktree; the lock is held until written.
+        let (id, _branch_lock) =
+            crate::git::ids::above_branches(&self.ws, new.issue_type, allocated, self.branch_aware_ids);
         let now = iso(SystemTime::now());
         let path = files::new_path(&self.ws, new.issue_type, new.status.is_archived(), &id, &new.title);
         let meta = IssueMeta {
