@@ -150,7 +150,7 @@ async fn the_board_is_served_beside_mcp_with_the_right_counts_and_a_strict_csp()
 
     // /mcp still answers MCP.
     let client = ().serve(StreamableHttpClientTransport::from_uri(board.url("/mcp"))).await.expect("MCP over /mcp");
-    assert_eq!(client.list_all_tools().await.unwrap().len(), 21);
+    assert_eq!(client.list_all_tools().await.unwrap().len(), docket::generated::TOOLS.len());
 }
 
 #[tokio::test]

@@ -69,8 +69,8 @@ pub async fn serve_http(
         tracing::warn!(%local, "serving beyond loopback; set --token to require a bearer token");
     }
     // Tests and scripts read the URL from this line (port 0 picks a free port).
-    eprintln!("docket: serving MCP over Streamable HTTP at http://{local}{ENDPOINT}");
-    eprintln!("docket: the board is at http://{local}/");
+    // One write: a script that stops the server as soon as it reads the URL finds it serving.
+    eprintln!("docket: serving MCP over Streamable HTTP at http://{local}{ENDPOINT}\ndocket: the web board is at http://{local}/");
     axum::serve(listener, router)
         .with_graceful_shutdown(async move {
             shutdown.await;
