@@ -122,7 +122,8 @@ impl Core {
             .block_on(crate::generated::dispatch(self.handlers.as_ref(), tool, args, ctx))
             .ok_or_else(|| format!("{tool} is not a docket tool. This is a docket bug; please report it."))?
             .map_err(|e| e.message)?;
-        for w in reply.warnings.iter().filter(|w| w.code != "TRUNCATED") {
+        // The MCP summary of workspace problems is replaced by the CLI's own line at the end.
+        for w in reply.warnings.iter().filter(|w| w.code != "TRUNCATED" && w.code != "WORKSPACE_PROBLEMS") {
             if let Some(kind) = WORKSPACE_PROBLEMS.iter().find(|k| **k == w.code) {
                 self.problems.borrow_mut().entry(kind).or_default().insert(w.message.clone());
             } else if self.warned.borrow_mut().insert(w.message.clone()) {

@@ -11,6 +11,7 @@ mod records;
 mod search;
 mod session;
 mod text;
+mod workspace;
 mod write;
 
 use std::sync::Arc;
@@ -128,6 +129,9 @@ impl ToolHandlers for Handlers {
     }
     async fn workspace_doctor(&self, input: WorkspaceDoctorInput, _: CallContext) -> ToolResult<WorkspaceDoctorOutput> {
         self.blocking(move |s| doctor::check(s, input)).await
+    }
+    async fn init_workspace(&self, input: InitWorkspaceInput, _: CallContext) -> ToolResult<InitWorkspaceOutput> {
+        self.blocking(move |s| workspace::init(s, input)).await
     }
     async fn errors_resolve(&self, input: ErrorsResolveInput, _: CallContext) -> ToolResult<ErrorsResolveOutput> {
         let memory = Arc::clone(&self.memory);

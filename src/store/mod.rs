@@ -7,6 +7,7 @@ mod frontmatter;
 pub mod generate;
 mod history;
 mod index;
+mod layout;
 mod model;
 pub mod sessions;
 mod snapshot;
@@ -21,6 +22,7 @@ use std::time::Duration;
 
 pub use edit::check_issue_text;
 pub use files::read_text as read_file_safely;
+pub use layout::{LayoutReport, Split};
 pub use model::*;
 pub use workspace::Workspace;
 

@@ -62,13 +62,14 @@ async fn serve(app: App, options: WebOptions) -> Result<(), String> {
     if options.open {
         open_browser(&url);
     }
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async move {
-            crate::transport::shutdown_signal().await;
-            cancel.cancel();
-        })
-        .await
-        .map_err(|e| format!("the board stopped: {e}"))
+    // The accept loop of `serve --http`: bounded connections, a deadline for request headers.
+    let header_timeout = crate::transport::http::HttpOptions::DEFAULT_HEADER_TIMEOUT;
+    crate::transport::listen::serve(listener, router, header_timeout, async move {
+        crate::transport::shutdown_signal().await;
+        cancel.cancel();
+    })
+    .await;
+    Ok(())
 }
 
 /// Hands `url` to the desktop's opener; a failure is reported, not fatal (the URL is printed).

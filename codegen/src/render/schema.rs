@@ -24,6 +24,21 @@ pub fn object_schema(obj: &Object) -> Value {
     Value::Object(out)
 }
 
+/// The outputSchema of a tool: its declared output plus `warnings`, which the server adds to
+/// structuredContent when a call has warnings the model must see (e.g. an ignored parameter).
+pub fn output_schema(obj: &Object) -> Value {
+    let mut schema = object_schema(obj);
+    schema["properties"][WARNINGS] = json!({
+        "type": "array",
+        "items": {"type": "string"},
+        "description": "Warnings to read (also at the end of the text)."
+    });
+    schema
+}
+
+/// The output property every tool gets (see [`output_schema`]); a tool may not declare it.
+pub const WARNINGS: &str = "warnings";
+
 /// A property's schema: its shape plus description, default and deprecation.
 pub fn field_schema(f: &Field) -> Value {
     let mut s = shape_schema(&f.shape);

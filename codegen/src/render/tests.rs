@@ -49,7 +49,8 @@ fn tool_tests(t: &Tool) -> TokenStream {
     let a = t.annotations;
     let (ro, de, id, ow) = (a.read_only, a.destructive, a.idempotent, a.open_world);
     let input_names: Vec<&str> = t.input.fields.iter().map(|f| f.wire.as_str()).collect();
-    let output_names: Vec<&str> = t.output.fields.iter().map(|f| f.wire.as_str()).collect();
+    let output_names: Vec<&str> =
+        t.output.fields.iter().map(|f| f.wire.as_str()).chain([super::schema::WARNINGS]).collect();
     let required: Vec<&str> = t.input.fields.iter().filter(|f| f.required).map(|f| f.wire.as_str()).collect();
     let property_checks = t.input.fields.iter().map(property_facts);
     let input_ty = ident(&t.input.rust_name);

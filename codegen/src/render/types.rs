@@ -64,7 +64,14 @@ fn struct_type(obj: &Object) -> TokenStream {
         let wire = &f.wire;
         let rename = (bare != wire).then(|| quote! { #[serde(rename = #wire)] });
         let inner = shape_type(&f.shape);
-        let (ty, attr) = if f.required {
+        let (ty, attr) = if f.nullable {
+            (
+                quote! { ::std::option::Option<::std::option::Option<#inner>> },
+                quote! {
+                    #[serde(default, deserialize_with = "::docket::runtime::args::nullable", skip_serializing_if = "Option::is_none")]
+                },
+            )
+        } else if f.required {
             (inner, quote! {})
         } else if f.default.is_some() {
             let path = format!("defaults::{}", default_fn_name(obj, f));

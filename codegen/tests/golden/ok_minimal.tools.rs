@@ -489,6 +489,16 @@ impl AddItemInput {
         parse_arguments("add_item", args, Self::RULES)
     }
 }
+/// The argument rules of tool `name` (the server strips undeclared parameters with them).
+pub fn input_rules(name: &str) -> ::std::option::Option<&'static [ParamRule]> {
+    Some(
+        match name {
+            "list_items" => ListItemsInput::RULES,
+            "add_item" => AddItemInput::RULES,
+            _ => return None,
+        },
+    )
+}
 /// Implemented by hand in `src/handlers/`: one method per tool in tools.yaml. Return typed
 /// output; the generated dispatch and the server own arguments, JSON and the result envelope.
 pub trait ToolHandlers: Send + Sync + 'static {
@@ -518,7 +528,7 @@ pub const TOOLS: &[ToolSpec] = &[
         open_world: false,
         deprecated_by: None,
         input_schema: "{\"type\":\"object\",\"properties\":{\"color\":{\"type\":\"string\",\"enum\":[\"red\",\"dark_blue\"],\"description\":\"Color filter.\",\"default\":\"red\"},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"description\":\"Page size.\",\"default\":25},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":5,\"description\":\"Tags.\"}},\"additionalProperties\":false}",
-        output_schema: "{\"type\":\"object\",\"properties\":{\"names\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Item names.\"}},\"required\":[\"names\"]}",
+        output_schema: "{\"type\":\"object\",\"properties\":{\"names\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Item names.\"},\"warnings\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Warnings to read (also at the end of the text).\"}},\"required\":[\"names\"]}",
         error_context: &[],
     },
     ToolSpec {
@@ -532,7 +542,7 @@ pub const TOOLS: &[ToolSpec] = &[
         open_world: false,
         deprecated_by: None,
         input_schema: "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":1,\"description\":\"Name.\"},\"note\":{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\",\"maxLength\":10,\"description\":\"Text.\"}},\"required\":[\"text\"],\"additionalProperties\":false,\"description\":\"Optional note.\"},\"type\":{\"type\":\"string\",\"enum\":[\"small\",\"large\"],\"description\":\"Size.\"}},\"required\":[\"name\"],\"additionalProperties\":false}",
-        output_schema: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"New ID.\"}},\"required\":[\"id\"]}",
+        output_schema: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"New ID.\"},\"warnings\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Warnings to read (also at the end of the text).\"}},\"required\":[\"id\"]}",
         error_context: &[],
     },
 ];
@@ -585,21 +595,21 @@ pub mod consolidated {
         ToolSpec {
             name: "items",
             title: "Items",
-            description: "Items. Pick the operation with action; each parameter says which actions take it.\n- list_items: List items by color.\n- add_item: Add an item.",
+            description: "Items. Pick the operation with action; each parameter says which actions take it.\n- list: List items by color.\n- add_item: Add an item.",
             group: "items",
             read_only: false,
             destructive: false,
             idempotent: false,
             open_world: false,
             deprecated_by: None,
-            input_schema: "{\"type\":\"object\",\"properties\":{\"action\":{\"type\":\"string\",\"enum\":[\"list_items\",\"add_item\"],\"description\":\"What to do; the tool description explains each action.\"},\"color\":{\"type\":\"string\",\"enum\":[\"red\",\"dark_blue\"],\"description\":\"(list_items) Color filter.\",\"default\":\"red\"},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"description\":\"(list_items) Page size.\",\"default\":25},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":5,\"description\":\"(list_items) Tags.\"},\"name\":{\"type\":\"string\",\"minLength\":1,\"description\":\"(add_item; required) Name.\"},\"note\":{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\",\"maxLength\":10,\"description\":\"Text.\"}},\"required\":[\"text\"],\"additionalProperties\":false,\"description\":\"(add_item) Optional note.\"},\"type\":{\"type\":\"string\",\"enum\":[\"small\",\"large\"],\"description\":\"(add_item) Size.\"}},\"required\":[\"action\"],\"additionalProperties\":false}",
+            input_schema: "{\"type\":\"object\",\"properties\":{\"action\":{\"type\":\"string\",\"enum\":[\"list\",\"add_item\"],\"description\":\"What to do; the tool description explains each action.\"},\"color\":{\"type\":\"string\",\"enum\":[\"red\",\"dark_blue\"],\"description\":\"(list) Color filter.\",\"default\":\"red\"},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"description\":\"(list) Page size.\",\"default\":25},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":5,\"description\":\"(list) Tags.\"},\"name\":{\"type\":\"string\",\"minLength\":1,\"description\":\"(add_item; required) Name.\"},\"note\":{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\",\"maxLength\":10,\"description\":\"Text.\"}},\"required\":[\"text\"],\"additionalProperties\":false,\"description\":\"(add_item) Optional note.\"},\"type\":{\"type\":\"string\",\"enum\":[\"small\",\"large\"],\"description\":\"(add_item) Size.\"}},\"required\":[\"action\"],\"additionalProperties\":false}",
             output_schema: "",
             error_context: &[],
         },
     ];
     /// Granular tool name -> its consolidated call, longest names first (for rewriting texts).
     pub const ALIASES: &[(&str, &str)] = &[
-        ("list_items", "items(action=list_items)"),
+        ("list_items", "items(action=list)"),
         ("add_item", "items(action=add_item)"),
     ];
     /// How resolve adapts a value where actions disagree on value vs array of values.
@@ -638,7 +648,7 @@ pub mod consolidated {
             tool: "items",
             actions: &[
                 Action {
-                    name: "list_items",
+                    name: "list",
                     tool: "list_items",
                     params: &[
                         Param {
@@ -681,9 +691,9 @@ pub mod consolidated {
                 },
             ],
             takers: &[
-                ("color", "list_items"),
-                ("limit", "list_items"),
-                ("tags", "list_items"),
+                ("color", "list"),
+                ("limit", "list"),
+                ("tags", "list"),
                 ("name", "add_item"),
                 ("note", "add_item"),
                 ("type", "add_item"),
