@@ -493,9 +493,12 @@ function refresh() {
   }, 50);
 }
 
+let events = null;
+
 function connectLive() {
   const indicator = $('#live');
-  const events = new EventSource('/api/events');
+  if (events) events.close();
+  events = new EventSource('/api/events');
   const state = (on, text) => {
     indicator.classList.toggle('on', on);
     $('.live-text', indicator).textContent = text;
@@ -509,6 +512,11 @@ function connectLive() {
   events.addEventListener('change', refresh);
   events.addEventListener('error', () => state(false, 'offline'));
 }
+
+// A page kept in the back/forward cache must not hold its event stream open: browsers allow
+// only a few connections per server, and a held one would stall the next page's requests.
+window.addEventListener('pagehide', () => { if (events) events.close(); events = null; });
+window.addEventListener('pageshow', (event) => { if (event.persisted) connectLive(); });
 
 setupCreate();
 route();
