@@ -3,7 +3,9 @@
 //! `docket web --workspace DIR` (or `DOCKET_BIN`), then times what a browser fetches to show the
 //! board: the page, its script and style, and `/api/board` (counts, first cards of each column,
 //! filter choices). Server time is the handler's own `Server-Timing: app;dur=` (the page and
-//! assets are static); client time is the HTTP round trip. Prints numbers; asserts nothing.
+//! assets are static); client time is the HTTP round trip. The server builds its index as it
+//! starts; "at once" requests arrive while it does, "0.5 s after" as a person opening the printed
+//! URL would. Prints numbers; asserts nothing.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -74,8 +76,14 @@ async fn main() {
         println!("\n{n} issues");
         // A fresh server: its first board load also builds the index (from the files; later
         // servers start from the snapshot the first one saved).
-        for label in ["first server ever (no index snapshot)", "fresh server (index snapshot)"] {
+        let cases = [
+            ("first server ever (no index snapshot), at once", Duration::ZERO),
+            ("fresh server (index snapshot), at once", Duration::ZERO),
+            ("fresh server, opened 0.5 s after the URL is printed", Duration::from_millis(500)),
+        ];
+        for (label, after) in cases {
             let (_server, url) = start(&bin, dir.path());
+            tokio::time::sleep(after).await;
             let t = Instant::now();
             let page = get(&client, &format!("{url}/")).await;
             let js = get(&client, &format!("{url}/assets/app.js")).await;

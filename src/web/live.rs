@@ -33,6 +33,10 @@ impl Live {
         let live = Arc::new(Live { tx: watch::Sender::new(None), store: Arc::clone(&store) });
         let weak = Arc::downgrade(&live);
         let interval = if store.index_info().enabled { POLL } else { POLL_UNCACHED };
+        // Build the index now, while the person who started the board opens its URL, so the
+        // first render does not wait for 10,000 files to be read.
+        let warm = Arc::clone(&store);
+        tokio::task::spawn_blocking(move || warm.generation());
         tokio::spawn(poll(weak, store, interval, cancel));
         live
     }
