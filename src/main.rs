@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use docket::app::App;
 use docket::server::ToolStyle;
 use docket::store::Workspace;
@@ -121,7 +121,7 @@ fn main() -> ExitCode {
             serve(workspace, demo, listen, tool_style, &settings)
         }
         Command::Init { dir, git } => init(dir, git),
-        Command::Cli(command) => return docket::cli::run(*command),
+        Command::Cli(command) => return docket::cli::run(*command, Cli::command),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

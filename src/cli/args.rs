@@ -34,6 +34,9 @@ pub enum Command {
     /// git merge driver for issue files: `docket merge-file %O %A %B %P` (set by git-setup).
     /// Writes the merge to OURS; exit 0 when clean, 1 when the body keeps conflict markers.
     MergeFile(MergeFileArgs),
+    // Daily use (src/cli/daily.rs): search, close, reopen, edit, ready, web, completions.
+    #[command(flatten)]
+    Daily(super::daily::Daily),
 }
 
 #[derive(Args, Debug)]
@@ -97,7 +100,7 @@ pub struct Filters {
 }
 
 impl Filters {
-    fn apply(&self, args: &mut Map<String, Value>) {
+    pub(super) fn apply(&self, args: &mut Map<String, Value>) {
         put_list(args, "priority", &self.priority);
         put_list(args, "labels", &self.labels);
         put(args, "assignee", &self.assignee);
@@ -331,9 +334,9 @@ pub struct BoardArgs {
     /// Add a cancelled column.
     #[arg(long)]
     pub cancelled: bool,
-    /// Board width in characters.
-    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u16).range(40..))]
-    pub width: u16,
+    /// Board width in characters (default: COLUMNS, else the terminal's width, else 100).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(40..))]
+    pub width: Option<u16>,
     #[command(flatten)]
     pub ws: WorkspaceArg,
 }

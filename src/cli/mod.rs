@@ -6,6 +6,9 @@
 mod args;
 mod board;
 mod commands;
+mod daily;
+mod edit;
+mod style;
 mod table;
 mod team;
 
@@ -29,7 +32,8 @@ use crate::store::Workspace;
 
 /// Runs one command: its output on stdout, `docket: <message>` on stderr when it fails.
 /// Exit code 0 on success, 1 on any failure (a tool error, a missing workspace, unreadable input).
-pub fn run(command: Command) -> ExitCode {
+/// `top` builds the whole command line (for `docket completions`).
+pub fn run(command: Command, top: fn() -> clap::Command) -> ExitCode {
     let result = match &command {
         Command::List(a) => Core::open(&a.ws).and_then(|core| commands::list(&core, a)),
         Command::Show(a) => Core::open(&a.ws).and_then(|core| commands::show(&core, a)),
@@ -54,6 +58,7 @@ pub fn run(command: Command) -> ExitCode {
                 Err(message) => fail(&message),
             };
         }
+        Command::Daily(d) => daily::run(d, top),
     };
     match result {
         Ok(text) => print(&text),

@@ -2,6 +2,7 @@
 //! routes calls through the generated dispatch, wrapping every result in one envelope.
 
 mod compat;
+pub mod direct;
 mod envelope;
 mod intelligence;
 mod methods;
@@ -39,7 +40,10 @@ pub struct DocketServer<H> {
     config: Arc<Config>,
     tools: Arc<Vec<Tool>>,
     calls: AtomicU64,
-    listeners: notify::Listeners,
+    listeners: Arc<notify::Listeners>,
+    /// Writes made outside MCP, forwarded to this session's subscriptions once it has any.
+    writes: Option<tokio::sync::broadcast::Sender<crate::app::Write>>,
+    forwarding: std::sync::atomic::AtomicBool,
 }
 
 impl<H: ToolHandlers> DocketServer<H> {
@@ -47,8 +51,25 @@ impl<H: ToolHandlers> DocketServer<H> {
     /// `memory` records failed calls and warns before they repeat; `config` picks the tool style.
     pub fn new(handlers: Arc<H>, store: Arc<Store>, memory: Arc<ErrorMemory>, config: Arc<Config>) -> Self {
         let tools = config.tool_style.tools();
-        let listeners = notify::Listeners::default();
-        DocketServer { handlers, store, memory, config, tools, calls: AtomicU64::new(0), listeners }
+        let listeners = Arc::new(notify::Listeners::default());
+        DocketServer {
+            handlers,
+            store,
+            memory,
+            config,
+            tools,
+            calls: AtomicU64::new(0),
+            listeners,
+            writes: None,
+            forwarding: Default::default(),
+        }
+    }
+
+    /// Also tells this session's subscribers of the writes announced on `writes` (see
+    /// [`crate::app::App::writes`]).
+    pub fn hearing(mut self, writes: tokio::sync::broadcast::Sender<crate::app::Write>) -> Self {
+        self.writes = Some(writes);
+        self
     }
 }
 
@@ -120,9 +141,15 @@ impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
     async fn subscribe(
         &self,
         request: SubscribeRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.listeners.subscribe(request.uri)
+        self.listeners.subscribe(request.uri)?;
+        if let Some(writes) = &self.writes
+            && !self.forwarding.swap(true, Ordering::Relaxed)
+        {
+            notify::forward(writes.subscribe(), Arc::downgrade(&self.listeners), context.peer.clone());
+        }
+        Ok(())
     }
 
     async fn unsubscribe(

@@ -98,6 +98,40 @@ impl Listeners {
     }
 }
 
+/// Forwards the writes announced on `writes` to the subscriptions of `listeners`, until the
+/// session ends (its listeners dropped or its transport closed).
+pub fn forward(
+    mut writes: tokio::sync::broadcast::Receiver<crate::app::Write>,
+    listeners: std::sync::Weak<Listeners>,
+    peer: Peer<RoleServer>,
+) {
+    use tokio::sync::broadcast::error::RecvError;
+    /// How often an idle forwarder checks that its session is still there.
+    const CHECK: std::time::Duration = std::time::Duration::from_secs(30);
+    tokio::spawn(async move {
+        loop {
+            let received = tokio::time::timeout(CHECK, writes.recv()).await;
+            let Some(listeners) = listeners.upgrade() else { return };
+            if peer.is_transport_closed() {
+                return;
+            }
+            let uris = match received {
+                Err(_idle) => continue,
+                Ok(Ok(w)) => listeners.touched(&w.tool, &w.args, &w.output),
+                // Missed some: the board changed, at least.
+                Ok(Err(RecvError::Lagged(_))) => listeners.touched("issues_update", &Map::new(), &Value::Null),
+                Ok(Err(RecvError::Closed)) => return,
+            };
+            for uri in uris {
+                let param = rmcp::model::ResourceUpdatedNotificationParam::new(uri);
+                if let Err(e) = peer.notify_resource_updated(param).await {
+                    tracing::debug!(error = %e, "could not notify a subscriber");
+                }
+            }
+        }
+    });
+}
+
 /// Every string value under an `id` or `ids` key (issue ids of arguments and results).
 fn collect_ids(value: &Value, out: &mut BTreeSet<String>) {
     match value {

@@ -81,6 +81,8 @@ pub struct Index {
     /// Highest ID number seen per collection (frontmatter IDs and file names, archived and broken
     /// files included); IDs are allocated above it, so one is never handed out twice.
     max_number: HashMap<IssueType, u64>,
+    /// Bumped whenever an entry changes, so a watcher (the web board) can tell cheaply.
+    generation: u64,
 }
 
 impl Index {
@@ -102,6 +104,7 @@ impl Index {
             stale: None,
             unwatched: Vec::new(),
             max_number: HashMap::new(),
+            generation: 0,
         }
     }
 
@@ -134,6 +137,7 @@ impl Index {
         self.broken.clear();
         self.by_id.clear();
         self.by_updated = None;
+        self.generation += 1;
     }
 
     /// Lists every issue folder and re-reads files whose stamp changed; returns the files read.
@@ -285,6 +289,7 @@ impl Index {
         self.by_id.entry(meta.id.to_uppercase()).or_default().push(path.clone());
         self.entries.insert(path, Entry { meta: Arc::new(meta), stamp });
         self.by_updated = None;
+        self.generation += 1;
     }
 
     /// Raises the collection's high-water mark to `id`'s number. An ID of another collection's
@@ -322,6 +327,7 @@ impl Index {
                 }
             }
             self.by_updated = None;
+            self.generation += 1;
         }
     }
 
@@ -429,6 +435,10 @@ impl Index {
 
     pub fn enabled(&self) -> bool {
         self.enabled
+    }
+
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 }
 

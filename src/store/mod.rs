@@ -1,9 +1,11 @@
 //! The workspace store: markdown issues with YAML frontmatter in wrangler's layout, an always-fresh
 //! in-memory index, atomic writes under a workspace lock. It knows nothing of MCP.
 
+mod edit;
 mod files;
 mod frontmatter;
 pub mod generate;
+mod history;
 mod index;
 mod layout;
 mod model;
@@ -18,6 +20,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
+pub use edit::check_issue_text;
 pub use files::read_text as read_file_safely;
 pub use layout::{LayoutReport, Split};
 pub use model::*;
@@ -79,6 +82,12 @@ impl Store {
     /// Waits until the index snapshot for the next process is on disk (tests and benchmarks).
     pub fn wait_for_snapshot(&self) {
         self.index.lock().unwrap_or_else(|p| p.into_inner()).wait_for_snapshot();
+    }
+
+    /// A number that changes whenever an issue changes (after bringing the index up to date):
+    /// cheap to poll, since the change watcher tells what to re-read.
+    pub fn generation(&self) -> Result<u64, StoreError> {
+        Ok(self.fresh()?.0.generation())
     }
 
     pub fn index_info(&self) -> IndexInfo {

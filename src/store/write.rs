@@ -130,7 +130,7 @@ impl Store {
     /// on the file actually displaced (swapped out atomically, then compared, and swapped back if
     /// it was someone else's save), so an editor's save is never overwritten. On any failure the
     /// old file is left where it was with its old content.
-    fn replace(&self, path: &Path, original: &[u8], dest: &Path, text: &str) -> Result<bool, StoreError> {
+    pub(super) fn replace(&self, path: &Path, original: &[u8], dest: &Path, text: &str) -> Result<bool, StoreError> {
         let dir = dest.parent().unwrap_or(&self.ws.dir);
         files::ensure_inside(&self.ws, dir)?;
         let tmp = files::synced_temp(dest, text, files::mode_of(path))?;

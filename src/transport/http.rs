@@ -114,7 +114,10 @@ pub async fn serve_http(
         tracing::warn!(%local, "serving beyond loopback without a token (--allow-unauthenticated-network): anyone who can reach this port can read and change the workspace");
     }
     // Tests and scripts read the URL from this line (port 0 picks a free port).
-    eprintln!("docket: serving MCP over Streamable HTTP at http://{local}{ENDPOINT}");
+    // One write: a script that stops the server as soon as it reads the URL finds it serving.
+    eprintln!(
+        "docket: serving MCP over Streamable HTTP at http://{local}{ENDPOINT}\ndocket: the web board is at http://{local}/"
+    );
     listen::serve(listener, router, options.header_timeout, async move {
         shutdown.await;
         cancel.cancel();
@@ -129,7 +132,16 @@ fn router(app: App, options: &HttpOptions, local: SocketAddr, cancel: Cancellati
         hosts.push(local.ip().to_string());
     }
     hosts.extend(options.allowed_hosts.iter().cloned());
-    let origins = LOOPBACK_ORIGINS.iter().map(|o| o.to_string()).chain(options.allowed_origins.iter().cloned());
+    let origins: Vec<String> =
+        LOOPBACK_ORIGINS.iter().map(|o| o.to_string()).chain(options.allowed_origins.iter().cloned()).collect();
+    // The web board at `/`: the same allow-lists and token, its own checks (see crate::web).
+    let board = crate::web::Access {
+        hosts: hosts.clone(),
+        origins: origins.clone(),
+        write_origins: options.allowed_origins.clone(),
+        token: options.token.clone(),
+    };
+    let board = crate::web::router(app.clone(), board, cancel.child_token());
     let config = StreamableHttpServerConfig::default()
         .with_cancellation_token(cancel)
         .with_allowed_hosts(hosts)
@@ -147,12 +159,13 @@ fn router(app: App, options: &HttpOptions, local: SocketAddr, cancel: Cancellati
         .layer(axum::middleware::from_fn(guards::explain_refusal))
         .layer(axum::middleware::from_fn_with_state(cap, guards::cap_sessions))
         .layer(axum::middleware::from_fn(guards::json_errors));
-    match &options.token {
+    let router = match &options.token {
         Some(token) => {
             router.layer(axum::middleware::from_fn_with_state(Arc::new(token.clone().into_bytes()), require_bearer))
         }
         None => router,
-    }
+    };
+    router.merge(board)
 }
 
 /// Refuses a request unless it carries `Authorization: Bearer <token>`.

@@ -4,7 +4,7 @@
 mod guards;
 pub mod http;
 mod jsonrpc;
-mod listen;
+pub(crate) mod listen;
 pub mod stdio;
 
 use crate::app::App;
