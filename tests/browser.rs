@@ -1,7 +1,8 @@
 //! The web board in a real browser: headless Chromium driven through chromedriver (WebDriver)
 //! against `docket web` on a generated workspace. Skips, saying why, when chromium or
 //! chromedriver is not installed (`apt-get install -y chromium chromium-driver`; CI does).
-//! Also takes the screenshots in docs/screenshots/ (light and dark, desktop and phone).
+//! Also takes the screenshots (light and dark, desktop and phone) into target/screenshots/, or into
+//! docs/screenshots/ with DOCKET_UPDATE_SCREENSHOTS=1.
 
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
@@ -435,8 +436,15 @@ async fn choose(c: &Client, css: &str, value: &str) {
     panic!("{css} kept going stale");
 }
 
+/// `target/screenshots/` on every run; `docs/screenshots/` (the README's) only when
+/// `DOCKET_UPDATE_SCREENSHOTS=1`, so a test run never leaves the work tree modified.
 fn screenshots() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/screenshots")
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    if std::env::var_os("DOCKET_UPDATE_SCREENSHOTS").is_some_and(|v| v == "1") {
+        root.join("docs/screenshots")
+    } else {
+        root.join("target/screenshots")
+    }
 }
 
 async fn shoot(c: &Client, name: &str) {
