@@ -48,11 +48,14 @@ pub fn published(f: &Field) -> bool {
 
 /// Whether a description says no more than the property's name ("Assignee." for `assignee`,
 /// "Session ID." for `sessionId`): such descriptions are left out of the published schema.
-/// "Any of these statuses." for `status` and "One type." for `type` say no more either.
+/// "Any of these statuses." for `status`, "One type." for `type` and "New title." for `title`
+/// say no more either.
 pub fn says_nothing(wire: &str, description: &str) -> bool {
     let name = singular(&heck::AsSnakeCase(wire).to_string().replace('_', " "));
     let text = description.trim().trim_end_matches('.').to_lowercase();
-    let text = ["any of these ", "one "].iter().fold(text.as_str(), |t, p| t.strip_prefix(p).unwrap_or(t));
+    let text = ["any of these ", "one ", "new ", "replaces the "]
+        .iter()
+        .fold(text.as_str(), |t, p| t.strip_prefix(p).unwrap_or(t));
     singular(text) == name
 }
 
