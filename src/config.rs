@@ -51,6 +51,9 @@ pub struct Config {
     pub tool_style: ToolStyle,
     pub token_count: Counter,
     pub branch_aware_ids: bool,
+    /// Send structuredContent and publish outputSchemas (false: text only, for clients that
+    /// forward structuredContent in place of a text the user prefers).
+    pub structured_content: bool,
     /// Where each key's value came from (keys absent here are defaults).
     sources: BTreeMap<&'static str, Source>,
 }
@@ -67,6 +70,7 @@ impl Default for Config {
             tool_style: ToolStyle::Granular,
             token_count: Counter::Estimate,
             branch_aware_ids: true,
+            structured_content: true,
             sources: BTreeMap::new(),
         }
     }
@@ -206,6 +210,13 @@ const KEYS: &[Key] = &[
             })
         },
         help: "_meta.tokens: estimate (no memory cost) or o200k (exact for OpenAI models, ~47 MB resident)",
+    },
+    Key {
+        name: "structured_content",
+        env: "DOCKET_STRUCTURED_CONTENT",
+        kind: Kind::Bool(|c, on| c.structured_content = on),
+        get: |c| json!(c.structured_content),
+        help: "send structuredContent and publish outputSchemas (false: the text view only)",
     },
     Key {
         name: "branch_aware_ids",

@@ -141,7 +141,12 @@ pub fn list(store: &Store, input: IssuesListInput, limits: &ResponseLimits) -> T
         ResponseFormat::Json => None,
     };
     let links: Vec<_> = issues.iter().filter(|r| r.truncated.is_some()).map(|r| link_to(&r.id)).collect();
-    let output = IssuesListOutput { issues, total_count: page.total as i64, next_cursor: next };
+    let output = IssuesListOutput {
+        issues,
+        total_count: page.total as i64,
+        next: text::next_page(page.remaining(), next.as_deref()),
+        next_cursor: next,
+    };
     let context = json!({"sort": "updated desc", "format": input.format, "page_size": size, "offset": page.offset});
     let mut reply = Reply::new(output).with_context(context).with_cached(snap.cached).with_results(ResultCounts {
         total: page.total,
@@ -150,7 +155,7 @@ pub fn list(store: &Store, input: IssuesListInput, limits: &ResponseLimits) -> T
     });
     reply.text = text;
     for (code, message) in warnings {
-        reply = reply.warn(code, message);
+        reply = reply.warn_visibly(code, message);
     }
     for (uri, name, about) in links {
         reply = reply.with_link(uri, name, about);

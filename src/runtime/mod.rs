@@ -157,7 +157,7 @@ impl<T> Reply<T> {
         let message =
             format!("The description of {name} was cut to the character limit; read {uri} or its chunks for the rest.");
         self.links.push(Link { uri, name, description });
-        self.warn("TRUNCATED", message)
+        self.warn_visibly("TRUNCATED", message)
     }
 
     pub fn with_text(mut self, text: impl Into<String>) -> Self {

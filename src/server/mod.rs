@@ -50,7 +50,15 @@ impl<H: ToolHandlers> DocketServer<H> {
     /// `store` is the one `handlers` work on (the server reads its index state for `_meta`);
     /// `memory` records failed calls and warns before they repeat; `config` picks the tool style.
     pub fn new(handlers: Arc<H>, store: Arc<Store>, memory: Arc<ErrorMemory>, config: Arc<Config>) -> Self {
-        let tools = config.tool_style.tools();
+        let mut tools = config.tool_style.tools();
+        if !config.structured_content {
+            // A result without structuredContent must not be checked against an outputSchema.
+            let bare = tools.iter().cloned().map(|mut t| {
+                t.output_schema = None;
+                t
+            });
+            tools = Arc::new(bare.collect());
+        }
         let listeners = Arc::new(notify::Listeners::default());
         DocketServer {
             handlers,
@@ -256,7 +264,11 @@ impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
             profile::rewrite_warnings(&mut warnings);
         }
         let facts = envelope::CallFacts { request_id, started, index: self.store.index_info(), warnings };
-        Ok(envelope::call_result(result, &facts).into())
+        let mut result = envelope::call_result(result, &facts);
+        if !self.config.structured_content {
+            result.structured_content = None;
+        }
+        Ok(result.into())
     }
 }
 

@@ -179,6 +179,12 @@ pub mod limits {
     pub mod list_items {
         pub const MAX_PAGE_SIZE: usize = 100usize;
     }
+    /// Every limit as (tool, name, value), for table-driven checks such as token budgets.
+    pub const ALL: &[(&str, &str, usize)] = &[("list_items", "max_page_size", 100usize)];
+    /// The limit `name` of `tool`, if the manifest declares one.
+    pub fn get(tool: &str, name: &str) -> ::std::option::Option<usize> {
+        ALL.iter().find(|(t, n, _)| *t == tool && *n == name).map(|x| x.2)
+    }
 }
 /// Error constructors from the catalogue in tools.yaml; messages are the manifest's templates.
 pub mod errors {
@@ -527,7 +533,7 @@ pub const TOOLS: &[ToolSpec] = &[
         idempotent: true,
         open_world: false,
         deprecated_by: None,
-        input_schema: "{\"type\":\"object\",\"properties\":{\"color\":{\"type\":\"string\",\"enum\":[\"red\",\"dark_blue\"],\"description\":\"Color filter.\",\"default\":\"red\"},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"description\":\"Page size.\",\"default\":25},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":5,\"description\":\"Tags.\"}},\"additionalProperties\":false}",
+        input_schema: "{\"type\":\"object\",\"properties\":{\"color\":{\"type\":\"string\",\"enum\":[\"red\",\"dark_blue\"],\"description\":\"Color filter.\",\"default\":\"red\"},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"description\":\"Page size.\",\"default\":25},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"additionalProperties\":false}",
         output_schema: "{\"type\":\"object\",\"properties\":{\"names\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Item names.\"},\"warnings\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Warnings to read (also at the end of the text).\"}},\"required\":[\"names\"]}",
         error_context: &[],
     },
@@ -541,8 +547,8 @@ pub const TOOLS: &[ToolSpec] = &[
         idempotent: false,
         open_world: false,
         deprecated_by: None,
-        input_schema: "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":1,\"description\":\"Name.\"},\"note\":{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\",\"maxLength\":10,\"description\":\"Text.\"}},\"required\":[\"text\"],\"additionalProperties\":false,\"description\":\"Optional note.\"},\"type\":{\"type\":\"string\",\"enum\":[\"small\",\"large\"],\"description\":\"Size.\"}},\"required\":[\"name\"],\"additionalProperties\":false}",
-        output_schema: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"New ID.\"},\"warnings\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Warnings to read (also at the end of the text).\"}},\"required\":[\"id\"]}",
+        input_schema: "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},\"note\":{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"],\"additionalProperties\":false,\"description\":\"Optional note.\"},\"type\":{\"type\":\"string\",\"enum\":[\"small\",\"large\"],\"description\":\"Size.\"}},\"required\":[\"name\"],\"additionalProperties\":false}",
+        output_schema: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"},\"warnings\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Warnings to read (also at the end of the text).\"}},\"required\":[\"id\"]}",
         error_context: &[],
     },
 ];
@@ -602,7 +608,7 @@ pub mod consolidated {
             idempotent: false,
             open_world: false,
             deprecated_by: None,
-            input_schema: "{\"type\":\"object\",\"properties\":{\"action\":{\"type\":\"string\",\"enum\":[\"list\",\"add_item\"],\"description\":\"What to do; the tool description explains each action.\"},\"color\":{\"type\":\"string\",\"enum\":[\"red\",\"dark_blue\"],\"description\":\"(list) Color filter.\",\"default\":\"red\"},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"description\":\"(list) Page size.\",\"default\":25},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":5,\"description\":\"(list) Tags.\"},\"name\":{\"type\":\"string\",\"minLength\":1,\"description\":\"(add_item; required) Name.\"},\"note\":{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\",\"maxLength\":10,\"description\":\"Text.\"}},\"required\":[\"text\"],\"additionalProperties\":false,\"description\":\"(add_item) Optional note.\"},\"type\":{\"type\":\"string\",\"enum\":[\"small\",\"large\"],\"description\":\"(add_item) Size.\"}},\"required\":[\"action\"],\"additionalProperties\":false}",
+            input_schema: "{\"type\":\"object\",\"properties\":{\"action\":{\"type\":\"string\",\"enum\":[\"list\",\"add_item\"],\"description\":\"What to do; the tool description explains each action.\"},\"color\":{\"type\":\"string\",\"enum\":[\"red\",\"dark_blue\"],\"description\":\"(list) Color filter.\",\"default\":\"red\"},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"description\":\"(list) Page size.\",\"default\":25},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"(list)\"},\"name\":{\"type\":\"string\",\"description\":\"(add_item; required)\"},\"note\":{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"],\"additionalProperties\":false,\"description\":\"(add_item) Optional note.\"},\"type\":{\"type\":\"string\",\"enum\":[\"small\",\"large\"],\"description\":\"(add_item) Size.\"}},\"required\":[\"action\"],\"additionalProperties\":false}",
             output_schema: "",
             error_context: &[],
         },

@@ -83,14 +83,10 @@ fn list_items_is_published_as_declared() {
     {
         let p = &input["properties"]["tags"];
         assert!(
-            p["description"].as_str().is_some_and(| d | ! d.is_empty()),
-            "{} has a description", "tags"
+            p.get("description").is_none(), "{} repeats its name in a description",
+            "tags"
         );
         assert_eq!(p["type"], json!("array"), "type of {}", "tags");
-        assert_eq!(
-            p["maxItems"], ::serde_json::from_str:: < Value > ("5").unwrap(), "{} of {}",
-            "maxItems", "tags"
-        );
     }
     let output = &tool["outputSchema"];
     assert_eq!(output["type"], json!("object"));
@@ -129,14 +125,10 @@ fn add_item_is_published_as_declared() {
     {
         let p = &input["properties"]["name"];
         assert!(
-            p["description"].as_str().is_some_and(| d | ! d.is_empty()),
-            "{} has a description", "name"
+            p.get("description").is_none(), "{} repeats its name in a description",
+            "name"
         );
         assert_eq!(p["type"], json!("string"), "type of {}", "name");
-        assert_eq!(
-            p["minLength"], ::serde_json::from_str:: < Value > ("1").unwrap(),
-            "{} of {}", "minLength", "name"
-        );
     }
     {
         let p = &input["properties"]["note"];
