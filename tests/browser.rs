@@ -421,19 +421,26 @@ async fn the_board_in_a_real_browser() {
 /// Picks `value` in the `<select>` at `css`, as a person would; a live update may re-render the
 /// board between finding the control and using it, so a stale control is looked up again.
 async fn choose(c: &Client, css: &str, value: &str) {
-    for _ in 0..5 {
+    // On a loaded machine the control may also be found before its options are rendered.
+    let mut last = String::new();
+    for _ in 0..50 {
         let control = c.wait().for_element(Locator::Css(css)).await.expect("the control");
         match control.select_by_value(value).await {
             Ok(()) => return,
             Err(fantoccini::error::CmdError::Standard(e))
-                if e.error == fantoccini::error::ErrorStatus::StaleElementReference =>
+                if matches!(
+                    e.error,
+                    fantoccini::error::ErrorStatus::StaleElementReference
+                        | fantoccini::error::ErrorStatus::NoSuchElement
+                ) =>
             {
-                tokio::time::sleep(Duration::from_millis(50)).await;
+                last = e.to_string();
+                tokio::time::sleep(Duration::from_millis(100)).await;
             }
             Err(e) => panic!("choosing {value} in {css}: {e}"),
         }
     }
-    panic!("{css} kept going stale");
+    panic!("choosing {value} in {css} kept failing for 5 s: {last}");
 }
 
 /// `target/screenshots/` on every run; `docs/screenshots/` (the README's) only when
