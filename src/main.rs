@@ -170,6 +170,7 @@ fn serve(
     }
     docket::runtime::tokens::configure(config.token_count);
     let app = App::open(ws, config);
+    let store = std::sync::Arc::clone(&app.store);
     let runtime = tokio::runtime::Runtime::new().map_err(|e| format!("cannot start the async runtime: {e}"))?;
     let outcome = runtime.block_on(async move {
         match http {
@@ -179,5 +180,7 @@ fn serve(
     });
     // Tokio's stdin reader cannot be cancelled; exit without waiting for it.
     runtime.shutdown_background();
+    // The next start reads the index snapshot instead of every file.
+    store.flush();
     outcome
 }

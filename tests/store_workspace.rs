@@ -297,7 +297,7 @@ fn a_new_process_starts_from_the_snapshot_but_rereads_what_changed() {
     assert_eq!(cold.value.len(), 300);
     assert!(!cold.cached, "the first process has to read every file");
     first.wait_for_snapshot();
-    assert!(ws.dir.join("cache/index.json").is_file(), "the snapshot is written for the next process");
+    assert!(ws.dir.join("cache/index.bin").is_file(), "the snapshot is written for the next process");
 
     let second = Store::open(ws.clone(), StoreOptions::default());
     let warm = list(&second);

@@ -15,7 +15,7 @@ use crate::generated::{
     IssuesStatsOutput, ListFormat, ResponseFormat, StatsGroupBy, errors, limits,
 };
 use crate::runtime::{Reply, ResultCounts, ToolError, ToolResult};
-use crate::store::{IssueFilter, IssueMeta, IssuePatch, SortField, SortOrder, Status, Store, StoreError};
+use crate::store::{GroupBy, IssueFilter, IssueMeta, IssuePatch, SortField, SortOrder, Status, Store, StoreError};
 
 /// Every issue matching `filter`, and whether the index served it.
 fn all(store: &Store, filter: &IssueFilter) -> Result<(Vec<Arc<IssueMeta>>, bool), ToolError> {
@@ -92,29 +92,32 @@ pub fn stats(store: &Store, input: IssuesStatsInput) -> ToolResult<IssuesStatsOu
         parent_task_id: input.parent_task_id,
         ids: Vec::new(),
     };
-    let (issues, cached) = all(store, &filter)?;
-    let key = |m: &IssueMeta| -> String {
-        let none = || "(none)".to_string();
-        match input.group_by {
-            StatsGroupBy::Status => m.status.as_str().to_string(),
-            StatsGroupBy::Priority => m.priority.as_str().to_string(),
-            StatsGroupBy::Type => m.issue_type.as_str().to_string(),
-            StatsGroupBy::Project => m.project.clone().filter(|p| !p.is_empty()).unwrap_or_else(none),
-            StatsGroupBy::Assignee => m.assignee.clone().filter(|a| !a.is_empty()).unwrap_or_else(none),
-        }
+    let by = match input.group_by {
+        StatsGroupBy::Status => GroupBy::Status,
+        StatsGroupBy::Priority => GroupBy::Priority,
+        StatsGroupBy::Type => GroupBy::Type,
+        StatsGroupBy::Project => GroupBy::Project,
+        StatsGroupBy::Assignee => GroupBy::Assignee,
     };
-    let groups = count(issues.iter().map(|m| key(m)));
+    let snap = store.count_by(&filter, by).map_err(store_error)?;
+    let (total, counted) = snap.value;
+    let mut groups: Vec<CountEntry> = counted
+        .into_iter()
+        .map(|(key, n)| CountEntry { key: key.unwrap_or_else(|| "(none)".to_string()), count: n as i64 })
+        .collect();
+    groups.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.key.cmp(&b.key)));
+    let cached = snap.cached;
     let text = match input.response_format {
         ResponseFormat::Json => None,
         ResponseFormat::Markdown => Some(format!(
             "{} issues by {}: {}",
-            issues.len(),
+            total,
             input.group_by,
             groups.iter().map(|g| format!("{} {}", g.key, g.count)).collect::<Vec<_>>().join(", ")
         )),
     };
     let counts = ResultCounts { total: groups.len(), returned: groups.len(), truncated: false };
-    let output = IssuesStatsOutput { group_by: input.group_by.to_string(), total: issues.len() as i64, groups };
+    let output = IssuesStatsOutput { group_by: input.group_by.to_string(), total: total as i64, groups };
     let mut reply = Reply::new(output).with_cached(cached).with_results(counts);
     reply.text = text;
     Ok(reply)

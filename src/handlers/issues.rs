@@ -12,7 +12,7 @@ use crate::generated::{
     ListFormat, ResponseFormat, errors, limits,
 };
 use crate::runtime::{Reply, ResultCounts, ToolError, ToolResult};
-use crate::store::{IssueFilter, NewIssue, SortField, SortOrder, Status, Store, StoreWarning};
+use crate::store::{IssueFilter, NewIssue, SortField, SortOrder, Store, StoreWarning};
 
 pub fn create(store: &Store, input: IssuesCreateInput) -> ToolResult<IssuesCreateOutput> {
     let context = input
@@ -42,14 +42,8 @@ pub fn create(store: &Store, input: IssuesCreateInput) -> ToolResult<IssuesCreat
 /// The ID of an open or in-progress issue of the same type with the same title (ignoring case
 /// and surrounding space): creating it again is almost always an agent retrying.
 fn open_issue_titled(store: &Store, new: &NewIssue) -> Result<Option<String>, ToolError> {
-    let filter = IssueFilter {
-        status: vec![Status::Open, Status::InProgress],
-        types: vec![new.issue_type],
-        ..IssueFilter::default()
-    };
-    let title = new.title.trim().to_lowercase();
-    let open = store.list(&filter, SortField::Updated, SortOrder::Desc).map_err(store_error)?.value;
-    Ok(open.into_iter().find(|m| m.title.trim().to_lowercase() == title).map(|m| m.id.clone()))
+    let found = store.open_issue_titled(new.issue_type, &new.title).map_err(store_error)?;
+    Ok(found.map(|m| m.id.clone()))
 }
 
 pub fn get(store: &Store, input: IssuesGetInput, limits: &ResponseLimits) -> ToolResult<IssuesGetOutput> {

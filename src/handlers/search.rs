@@ -55,8 +55,6 @@ pub fn search(
         .filter(|h| created_after.as_deref().is_none_or(|a| h.meta.created_at.as_str() >= a))
         .filter(|h| created_before.as_deref().is_none_or(|b| h.meta.created_at.as_str() < b))
         .collect();
-    sort(&mut hits, input.sort_by, input.sort_order);
-
     let sort_key = format!("{}:{}", input.sort_by.map_or("relevance", |s| s.as_str()), input.sort_order);
     let query = Query::new(&sort_key, &json!([input.query, input.fields, input.filters]));
     let offset = match &input.cursor {
@@ -67,6 +65,7 @@ pub fn search(
         .limit
         .or(legacy_limit)
         .map_or(limits.search_page_size, |l| (l.max(1) as usize).min(limits::issues_search::MAX_PAGE_SIZE));
+    sort(&mut hits, offset.saturating_add(size), input.sort_by, input.sort_order);
     let page = Page::new(offset, size, hits.len());
     // Minimal rows by default: a page of hits costs what a page of issues_list minimal costs.
     let excerpts = input.include_description || input.format == ListFormat::Full;
@@ -80,7 +79,7 @@ pub fn search(
         .map(|h| {
             let mut r = projection.record(&h.meta, None);
             if excerpts {
-                r.excerpt = h.excerpt.clone();
+                r.excerpt = store.excerpt(&h.meta, &input.query);
             }
             r
         })
@@ -113,19 +112,31 @@ pub fn search(
     Ok(snap.warnings.into_iter().fold(reply, |r, w| r.warn(w.code, w.message)))
 }
 
-/// Relevance (score, then newest) unless a sort key is given.
-fn sort(hits: &mut [SearchHit], by: Option<SortBy>, order: SortOrder) {
-    let Some(by) = by else {
-        hits.sort_by(|a, b| b.score.cmp(&a.score).then_with(|| b.meta.updated_at.cmp(&a.meta.updated_at)));
-        return;
-    };
-    hits.sort_by(|a, b| {
+/// Relevance (score, then newest, then ID) unless a sort key is given (then ID breaks ties).
+/// Only the first `needed` hits are put in order: the rest are never shown on this page.
+fn sort(hits: &mut [SearchHit], needed: usize, by: Option<SortBy>, order: SortOrder) {
+    let cmp = |a: &SearchHit, b: &SearchHit| {
+        let Some(by) = by else {
+            return b
+                .score
+                .cmp(&a.score)
+                .then_with(|| b.meta.updated_at.cmp(&a.meta.updated_at))
+                .then_with(|| a.meta.id.cmp(&b.meta.id))
+                .then_with(|| a.meta.path.cmp(&b.meta.path));
+        };
         let ord = match by {
             SortBy::Created => a.meta.created_at.cmp(&b.meta.created_at),
             SortBy::Updated => a.meta.updated_at.cmp(&b.meta.updated_at),
             SortBy::Priority => a.meta.priority.cmp(&b.meta.priority),
             SortBy::Status => a.meta.status.cmp(&b.meta.status),
         };
-        if order == SortOrder::Desc { ord.reverse() } else { ord }
-    });
+        let ord = if order == SortOrder::Desc { ord.reverse() } else { ord };
+        ord.then_with(|| a.meta.id.cmp(&b.meta.id)).then_with(|| a.meta.path.cmp(&b.meta.path))
+    };
+    if needed > 0 && needed < hits.len() {
+        hits.select_nth_unstable_by(needed - 1, cmp);
+        hits[..needed].sort_by(cmp);
+    } else {
+        hits.sort_by(cmp);
+    }
 }

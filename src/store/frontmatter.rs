@@ -234,14 +234,19 @@ pub fn meta(doc: &Document, path: &Path, folder_type: IssueType, modified: &str)
     meta_from(front, doc.has_frontmatter(), &doc.body, path, folder_type, modified)
 }
 
-/// Reads only what the index needs from a whole file.
-pub fn index_meta(text: &str, path: &Path, folder_type: IssueType, modified: &str) -> Result<IssueMeta, String> {
+/// Reads only what the index needs from a whole file, and the body (for the search index).
+pub fn index_meta<'t>(
+    text: &'t str,
+    path: &Path,
+    folder_type: IssueType,
+    modified: &str,
+) -> Result<(IssueMeta, &'t str), String> {
     let text = text.strip_prefix(BOM).unwrap_or(text);
     let Some(parts) = split(text)? else {
-        return Ok(meta_from(Front::default(), false, text, path, folder_type, modified));
+        return Ok((meta_from(Front::default(), false, text, path, folder_type, modified), text));
     };
     let front = Front::from_mapping(&parse_mapping(parts.yaml)?);
-    Ok(meta_from(front, true, parts.body, path, folder_type, modified))
+    Ok((meta_from(front, true, parts.body, path, folder_type, modified), parts.body))
 }
 
 fn meta_from(f: Front, has_front: bool, body: &str, path: &Path, folder_type: IssueType, modified: &str) -> IssueMeta {

@@ -7,7 +7,7 @@ use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
 
-use super::files::{new_path, write_atomic};
+use super::files::new_path;
 use super::frontmatter::render_new;
 use super::model::{IssueMeta, IssueType, Priority, Status};
 use super::workspace::Workspace;
@@ -119,7 +119,11 @@ pub fn generate_workspace(root: &Path, n: usize, seed: u64) -> Workspace {
             body_len: body.chars().count(),
             frontmatter: true,
         };
-        write_atomic(&meta.path, &render_new(&meta, &body)).expect("a generated issue can be written");
+        // Not fsynced one by one: a generated workspace is for demos, tests and benchmarks.
+        if let Some(dir) = meta.path.parent() {
+            std::fs::create_dir_all(dir).expect("a generated issue's folder can be created");
+        }
+        std::fs::write(&meta.path, render_new(&meta, &body)).expect("a generated issue can be written");
     }
     ws
 }

@@ -1,8 +1,9 @@
-//! The in-memory index: every issue's frontmatter, kept fresh at the start of each call.
+//! The in-memory index: every issue's frontmatter and words, kept fresh at the start of each call.
 //!
-//! Populated lazily by the first call; write-through on our own writes; edits made outside the
-//! server are picked up by the [`Watcher`] (or a stat rescan where it cannot tell); a full
-//! revalidation after the TTL is the safety net. With the cache off, every call re-reads every file.
+//! Populated by the first call (from the last process's snapshot where it can); write-through on
+//! our own writes; edits made outside the server are picked up by the [`Watcher`] (or a stat
+//! rescan where it cannot tell); a full revalidation after the TTL is the safety net. With the
+//! cache off, every call re-reads every file.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -11,9 +12,12 @@ use std::time::{Duration, Instant, SystemTime};
 
 use rayon::prelude::*;
 
+use super::facts::{Counts, GroupBy};
 use super::files;
 use super::frontmatter;
-use super::model::{IssueMeta, IssueType, StoreError, StoreWarning};
+use super::model::{IssueFilter, IssueMeta, IssueType, StoreError, StoreWarning};
+use super::search_index::{DocText, Query};
+use super::slots::Slots;
 use super::snapshot::{self, FileStamp};
 use super::watch::{Changes, Watcher};
 use super::workspace::Workspace;
@@ -27,7 +31,7 @@ fn stamp(path: &Path) -> Option<FileStamp> {
 
 /// The outcome of reading one file.
 enum Loaded {
-    Issue(Box<IssueMeta>, FileStamp),
+    Issue(Box<IssueMeta>, FileStamp, DocText),
     Broken(String, Option<FileStamp>),
     Gone,
 }
@@ -44,15 +48,18 @@ fn load(path: &Path, folder_type: IssueType) -> Loaded {
     };
     let modified = stamp.modified().map(iso).unwrap_or_default();
     match frontmatter::index_meta(&text, path, folder_type, &modified) {
-        Ok(meta) => Loaded::Issue(Box::new(meta), stamp),
+        Ok((meta, body)) => {
+            let words = DocText::new(&meta, body);
+            Loaded::Issue(Box::new(meta), stamp, words)
+        }
         Err(reason) => Loaded::Broken(reason, Some(stamp)),
     }
 }
 
-struct Entry {
-    meta: Arc<IssueMeta>,
-    stamp: Option<FileStamp>,
-}
+/// Files read in parallel at a time (bounds the memory a cold load holds at once).
+const CHUNK: usize = 1024;
+/// Changes in one scan above which the list order is rebuilt once rather than kept up to date.
+const BULK: usize = 256;
 
 pub struct Index {
     ws: Workspace,
@@ -60,19 +67,13 @@ pub struct Index {
     dirs: Vec<(IssueType, PathBuf)>,
     enabled: bool,
     ttl: Duration,
-    entries: HashMap<PathBuf, Entry>,
+    slots: Slots,
     /// Files whose frontmatter does not parse: skipped, reported, never rewritten.
     broken: BTreeMap<PathBuf, (Option<FileStamp>, String)>,
-    /// Upper-cased ID -> files holding it (more than one is a DUPLICATE_ID).
-    by_id: HashMap<String, Vec<PathBuf>>,
-    /// Every entry, newest update first; rebuilt lazily after a change.
-    by_updated: Option<Vec<Arc<IssueMeta>>>,
     populated: bool,
     last_full: Option<Instant>,
     last_refresh: Option<SystemTime>,
     watcher: Watcher,
-    /// The snapshot being written in the background, if any.
-    saving: Option<std::thread::JoinHandle<()>>,
     /// Why the last revalidation failed, while the previous state is being served.
     pub stale: Option<String>,
     /// Issue folders that did not exist (or could not be watched) at the last scan: when one
@@ -83,6 +84,10 @@ pub struct Index {
     max_number: HashMap<IssueType, u64>,
     /// Bumped whenever an entry changes, so a watcher (the web board) can tell cheaply.
     generation: u64,
+    /// Changes since the snapshot on disk was written or loaded.
+    unsaved: usize,
+    /// Enough was read that the snapshot should be written soon (the store does it off-call).
+    pub save_wanted: bool,
 }
 
 impl Index {
@@ -92,19 +97,18 @@ impl Index {
             ws,
             enabled,
             ttl,
-            entries: HashMap::new(),
+            slots: Slots::default(),
             broken: BTreeMap::new(),
-            by_id: HashMap::new(),
-            by_updated: None,
             populated: false,
             last_full: None,
             last_refresh: None,
             watcher: Watcher::new(),
-            saving: None,
             stale: None,
             unwatched: Vec::new(),
             max_number: HashMap::new(),
             generation: 0,
+            unsaved: 0,
+            save_wanted: false,
         }
     }
 
@@ -127,24 +131,28 @@ impl Index {
                 Changes::Unknown => self.scan()?,
             }
         };
+        self.slots.compact_if_sparse();
         self.last_refresh = Some(SystemTime::now());
         Ok(reads == 0 && self.enabled)
     }
 
     fn clear(&mut self) {
         self.max_number.clear();
-        self.entries.clear();
+        self.slots.clear();
         self.broken.clear();
-        self.by_id.clear();
-        self.by_updated = None;
         self.generation += 1;
     }
 
     /// Lists every issue folder and re-reads files whose stamp changed; returns the files read.
     fn scan(&mut self) -> Result<usize, StoreError> {
-        let mut seen = Vec::new();
-        let mut refused_dirs = Vec::new();
+        let started = Instant::now();
+        let first = !self.populated;
+        if first && self.enabled {
+            snapshot::remove_abandoned(&self.ws.cache_dir());
+        }
         self.unwatched.clear();
+        let mut refused_dirs = Vec::new();
+        let mut to_list = Vec::new();
         for (_, dir) in self.dirs.clone() {
             if !dir.exists() {
                 self.unwatched.push(dir);
@@ -159,83 +167,128 @@ impl Index {
             if !self.watcher.watch(&dir) {
                 self.unwatched.push(dir.clone());
             }
-            let listing = match std::fs::read_dir(&dir) {
-                Ok(l) => l,
+            to_list.push(dir);
+        }
+        // A new process reads the last one's snapshot while the folders are listed (one stat
+        // per file, relative to its folder): the two take about as long as each other.
+        let from_snapshot = first && self.enabled && self.slots.len() == 0;
+        let (cache, root, dirs) = (self.ws.cache_dir(), self.ws.dir.clone(), self.dirs.clone());
+        let (decoded, listings) = rayon::join(
+            || from_snapshot.then(|| read_snapshot(&cache, &root, &dirs)).flatten(),
+            || to_list.iter().map(|dir| (dir, list(dir, first))).collect::<Vec<_>>(),
+        );
+        if let Some(slots) = decoded {
+            self.use_snapshot(slots);
+            tracing::debug!(issues = self.slots.len(), ms = started.elapsed().as_millis(), "index snapshot read");
+        }
+        let mut present = vec![false; self.slots.capacity()];
+        let mut broken_seen = Vec::new();
+        let mut to_read = Vec::new();
+        for (dir, listing) in listings {
+            let entries = match listing {
+                Ok(entries) => entries,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-                Err(e) => return Err(StoreError::Io { path: dir, source: e }),
+                Err(e) => return Err(StoreError::Io { path: dir.clone(), source: e }),
             };
-            let paths: Vec<PathBuf> = listing.flatten().map(|e| e.path()).collect();
-            if !self.populated {
-                remove_abandoned_temp_files(&paths);
-            }
-            seen.extend(paths.into_iter().filter(|p| self.is_issue_file(p)));
-        }
-        // Files the index does not know yet are loaded in parallel (the cold build is dominated by
-        // reading and parsing thousands of small files); known ones are only re-read if their
-        // stamp changed.
-        let (unknown, known): (Vec<&PathBuf>, Vec<&PathBuf>) =
-            seen.iter().partition(|p| !self.entries.contains_key(*p) && !self.broken.contains_key(*p));
-        // A new process starts from the snapshot of the last one, trusting an entry only while
-        // its file's stamp is unchanged.
-        let saved = if self.populated || !self.enabled || unknown.len() < snapshot::MIN_ENTRIES {
-            HashMap::new()
-        } else {
-            snapshot::load(&self.ws.cache_dir())
-        };
-        let dirs = &self.dirs;
-        let loaded: Vec<(PathBuf, Loaded, bool)> = unknown
-            .par_iter()
-            .filter_map(|p| {
-                let folder_type = dirs.iter().find(|(_, d)| Some(d.as_path()) == p.parent()).map(|(t, _)| *t)?;
-                if let Some((s, meta)) = saved.get(*p)
-                    && stamp(p) == Some(*s)
-                {
-                    return Some(((*p).clone(), Loaded::Issue(Box::new(meta.clone()), *s), false));
+            let (slots, broken) = (&self.slots, &self.broken);
+            let checked: Vec<Checked> =
+                entries.par_iter().map(|(name, now)| check(dir, name, *now, slots, broken)).collect();
+            for c in checked {
+                if let Some(s) = c.slot {
+                    present[s as usize] = true;
                 }
-                Some(((*p).clone(), load(p, folder_type), true))
-            })
+                if let Some(p) = c.broken {
+                    broken_seen.push(p);
+                }
+                to_read.extend(c.read);
+            }
+        }
+        let gone: Vec<PathBuf> = self
+            .slots
+            .entries()
+            .filter(|(s, _)| !present.get(*s as usize).copied().unwrap_or(true))
+            .map(|(_, x)| x.meta.path.clone())
+            .chain(self.broken.keys().filter(|p| !refused_dirs.contains(p) && !broken_seen.contains(p)).cloned())
             .collect();
-        let mut reads = loaded.iter().filter(|(_, _, read)| *read).count();
-        let fresh_files = reads;
-        for (path, result, _) in loaded {
-            self.store_loaded(&path, result);
+        drop(present);
+        tracing::debug!(
+            to_read = to_read.len(),
+            gone = gone.len(),
+            ms = started.elapsed().as_millis(),
+            "folders checked"
+        );
+        if to_read.len() + gone.len() > BULK {
+            self.slots.unorder();
         }
-        for path in known {
-            reads += self.recheck(path);
+        for path in &gone {
+            self.forget(path);
         }
-        let present: std::collections::HashSet<&PathBuf> = seen.iter().chain(&refused_dirs).collect();
-        let gone: Vec<PathBuf> =
-            self.entries.keys().chain(self.broken.keys()).filter(|p| !present.contains(p)).cloned().collect();
-        for path in gone {
-            self.forget(&path);
+        let dirs = self.dirs.clone();
+        for chunk in to_read.chunks(CHUNK) {
+            let loaded: Vec<Loaded> = chunk
+                .par_iter()
+                .map(|p| match dirs.iter().find(|(_, d)| Some(d.as_path()) == p.parent()) {
+                    Some((t, _)) => load(p, *t),
+                    None => Loaded::Gone,
+                })
+                .collect();
+            for (path, result) in chunk.iter().zip(loaded) {
+                self.store_loaded(path, result);
+            }
         }
+        if to_read.len() > BULK {
+            self.slots.shrink();
+        }
+        tracing::debug!(read = to_read.len(), ms = started.elapsed().as_millis(), "index up to date");
         self.populated = true;
         self.last_full = Some(Instant::now());
-        if fresh_files > 0 {
-            self.save_snapshot();
+        if to_read.len() > 64.max(self.slots.len() / 20) {
+            self.save_wanted = true;
         }
-        Ok(reads)
+        Ok(to_read.len())
     }
 
-    /// Saves the index for the next process, off the caller's thread.
-    fn save_snapshot(&mut self) {
-        if !self.enabled || self.entries.len() < snapshot::MIN_ENTRIES {
-            return;
+    /// Starts from the snapshot of the last process (its entries are then checked like any
+    /// other known file: trusted only while the stamp matches).
+    fn use_snapshot(&mut self, slots: Slots) {
+        self.slots = slots;
+        let mut numbers = std::mem::take(&mut self.max_number);
+        for (_, x) in self.slots.entries() {
+            let Some(t) = self.folder_type(&x.meta.path) else { continue };
+            note_number(&mut numbers, t, &x.meta.id);
+            // The file name's ID counts too; it is almost always the same one.
+            let name = x.meta.path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+            let named = name.strip_prefix(&*x.meta.id).is_some_and(|rest| rest.starts_with(['-', '.']));
+            if !named && let Some(n) = frontmatter::id_from_file_name(&x.meta.path) {
+                note_number(&mut numbers, t, &n);
+            }
         }
-        if self.saving.as_ref().is_some_and(|h| !h.is_finished()) {
-            return;
-        }
-        let entries: Vec<(FileStamp, Arc<IssueMeta>)> =
-            self.entries.values().filter_map(|e| Some((e.stamp?, Arc::clone(&e.meta)))).collect();
-        let cache_dir = self.ws.cache_dir();
-        self.saving = Some(std::thread::spawn(move || snapshot::save(&cache_dir, &entries)));
+        self.max_number = numbers;
+        self.unsaved = 0;
     }
 
-    /// Waits for a snapshot being written (tests and benchmarks).
-    pub fn wait_for_snapshot(&mut self) {
-        if let Some(h) = self.saving.take() {
-            let _ = h.join();
+    /// Writes the index to a temp file beside the snapshot, if worth keeping; the caller puts it
+    /// in place (outside the index lock: that part waits for the disk).
+    pub fn write_snapshot(&mut self) -> Option<snapshot::Pending> {
+        if !self.enabled || self.slots.len() < snapshot::MIN_ENTRIES {
+            return None;
         }
+        let root = self.ws.dir.clone();
+        match snapshot::write(&self.ws.cache_dir(), |out| self.slots.encode(out, &root)) {
+            Ok(pending) => {
+                self.unsaved = 0;
+                Some(pending)
+            }
+            Err(e) => {
+                tracing::debug!(error = %e, "could not write the index snapshot");
+                None
+            }
+        }
+    }
+
+    /// Changes the snapshot on disk does not have yet.
+    pub fn unsaved(&self) -> usize {
+        self.unsaved
     }
 
     /// Re-reads `path` if it changed (or drops it if it is gone); returns 1 if it was read.
@@ -244,7 +297,7 @@ impl Index {
             self.forget(path);
             return 0;
         };
-        let known = self.entries.get(path).map(|e| e.stamp).or_else(|| self.broken.get(path).map(|b| b.0));
+        let known = self.slots.get(path).map(|e| e.stamp).or_else(|| self.broken.get(path).map(|b| b.0));
         if known == Some(Some(now)) {
             return 0;
         }
@@ -256,9 +309,9 @@ impl Index {
 
     fn store_loaded(&mut self, path: &Path, loaded: Loaded) {
         match loaded {
-            Loaded::Issue(meta, stamp) => {
+            Loaded::Issue(meta, stamp, words) => {
                 self.broken.remove(path);
-                self.put(*meta, Some(stamp));
+                self.put(*meta, Some(stamp), &words);
             }
             Loaded::Broken(reason, stamp) => {
                 self.forget(path);
@@ -271,41 +324,27 @@ impl Index {
         }
     }
 
-    /// Write-through after our own write of `meta.path`.
-    pub fn upsert(&mut self, meta: IssueMeta) {
+    /// Write-through after our own write of `meta.path`, with the body written.
+    pub fn upsert(&mut self, meta: IssueMeta, body: &str) {
         let s = stamp(&meta.path);
-        self.put(meta, s);
+        let words = DocText::new(&meta, body);
+        self.put(meta, s, &words);
     }
 
-    fn put(&mut self, meta: IssueMeta, stamp: Option<FileStamp>) {
-        let path = meta.path.clone();
-        self.forget(&path);
-        if let Some(t) = self.folder_type(&path) {
+    fn put(&mut self, meta: IssueMeta, stamp: Option<FileStamp>, words: &DocText) {
+        self.broken.remove(&meta.path);
+        if let Some(t) = self.folder_type(&meta.path) {
             self.note_number(t, &meta.id);
-            if let Some(from_name) = frontmatter::id_from_file_name(&path) {
+            if let Some(from_name) = frontmatter::id_from_file_name(&meta.path) {
                 self.note_number(t, &from_name);
             }
         }
-        self.by_id.entry(meta.id.to_uppercase()).or_default().push(path.clone());
-        self.entries.insert(path, Entry { meta: Arc::new(meta), stamp });
-        self.by_updated = None;
+        self.slots.insert(meta, stamp, words);
+        self.unsaved += 1;
         self.generation += 1;
     }
-
-    /// Raises the collection's high-water mark to `id`'s number. An ID of another collection's
-    /// prefix counts for that collection (a SPEC- id filed under issues/ still reserves it).
     fn note_number(&mut self, folder: IssueType, id: &str) {
-        let digits_at = id.find(|c: char| c.is_ascii_digit()).unwrap_or(id.len());
-        let (prefix, digits) = id.split_at(digits_at);
-        let Ok(n) = digits.parse::<u64>() else { return };
-        let t = IssueType::ALL.iter().copied().find(|t| t.prefix().eq_ignore_ascii_case(prefix));
-        let t = match (t, prefix.is_empty()) {
-            (Some(t), _) => t,
-            (None, true) => folder,
-            (None, false) => return,
-        };
-        let max = self.max_number.entry(t).or_default();
-        *max = (*max).max(n);
+        note_number(&mut self.max_number, folder, id);
     }
 
     /// The next free ID of a collection: one above every number the index has seen for it (call
@@ -318,15 +357,8 @@ impl Index {
     /// Drops whatever the index knows about `path`.
     pub fn forget(&mut self, path: &Path) {
         self.broken.remove(path);
-        if let Some(old) = self.entries.remove(path) {
-            let key = old.meta.id.to_uppercase();
-            if let Some(paths) = self.by_id.get_mut(&key) {
-                paths.retain(|p| p != path);
-                if paths.is_empty() {
-                    self.by_id.remove(&key);
-                }
-            }
-            self.by_updated = None;
+        if self.slots.remove(path).is_some() {
+            self.unsaved += 1;
             self.generation += 1;
         }
     }
@@ -342,33 +374,37 @@ impl Index {
     }
 
     /// Every issue, newest update first (ties by ID).
-    pub fn by_updated(&mut self) -> &[Arc<IssueMeta>] {
-        let entries = &self.entries;
-        self.by_updated.get_or_insert_with(|| {
-            let mut all: Vec<Arc<IssueMeta>> = entries.values().map(|e| Arc::clone(&e.meta)).collect();
-            // Markdown files without frontmatter (READMEs, notes) after the real issues.
-            all.sort_by(|a, b| {
-                b.frontmatter
-                    .cmp(&a.frontmatter)
-                    .then_with(|| b.updated_at.cmp(&a.updated_at))
-                    .then_with(|| a.id.cmp(&b.id))
-            });
-            all
-        })
+    pub fn by_updated(&mut self) -> impl Iterator<Item = &Arc<IssueMeta>> {
+        self.slots.by_updated()
     }
 
     /// Files holding `id` exactly (case-insensitive).
-    pub fn paths_of(&self, id: &str) -> &[PathBuf] {
-        self.by_id.get(&id.to_uppercase()).map(Vec::as_slice).unwrap_or_default()
+    pub fn paths_of(&self, id: &str) -> Vec<PathBuf> {
+        self.slots.paths_of(id)
+    }
+
+    /// IDs whose number part (from the first digit on) is exactly `digits`, e.g. `000042`.
+    pub fn ids_with_digits(&self, digits: &str) -> Vec<String> {
+        self.slots.ids_with_digits(digits)
     }
 
     pub fn meta_at(&self, path: &Path) -> Option<Arc<IssueMeta>> {
-        self.entries.get(path).map(|e| Arc::clone(&e.meta))
+        self.slots.get(path).map(|e| Arc::clone(&e.meta))
     }
 
-    /// Every known ID (for resolving short forms such as `42`).
-    pub fn ids(&self) -> impl Iterator<Item = &String> {
-        self.by_id.keys()
+    /// Issues holding every word of `q` in the `allowed` fields that `keep` accepts, scored.
+    pub fn search(&self, q: &Query, allowed: u8, keep: impl Fn(&IssueMeta) -> bool) -> Vec<(Arc<IssueMeta>, u32)> {
+        self.slots.search(q, allowed, keep)
+    }
+
+    /// See [`Slots::count_by`].
+    pub fn count_by(&self, filter: &IssueFilter, by: GroupBy) -> Option<Counts> {
+        self.slots.count_by(filter, by)
+    }
+
+    /// (issues, distinct words, bytes of the full-text index), for the benchmarks.
+    pub fn text_stats(&self) -> (usize, usize, usize) {
+        self.slots.text_stats()
     }
 
     /// SKIPPED_FILES for unparseable files, DUPLICATE_ID for IDs held by several files.
@@ -391,9 +427,7 @@ impl Index {
                 paths: Vec::new(),
             });
         }
-        let mut dups: Vec<(&String, &Vec<PathBuf>)> = self.by_id.iter().filter(|(_, p)| p.len() > 1).collect();
-        dups.sort();
-        for (id, paths) in dups {
+        for (id, paths) in self.slots.duplicates() {
             let names: Vec<String> = paths.iter().map(|p| self.relative(p)).collect();
             out.push(StoreWarning {
                 code: "DUPLICATE_ID",
@@ -402,7 +436,7 @@ impl Index {
                     paths.len(),
                     names.join(", ")
                 ),
-                paths: paths.clone(),
+                paths,
             });
         }
         out
@@ -426,7 +460,7 @@ impl Index {
     }
 
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.slots.len()
     }
 
     pub fn last_refresh(&self) -> Option<SystemTime> {
@@ -442,24 +476,105 @@ impl Index {
     }
 }
 
+/// Raises the collection's high-water mark to `id`'s number. An ID of another collection's
+/// prefix counts for that collection (a SPEC- id filed under issues/ still reserves it).
+fn note_number(max_number: &mut HashMap<IssueType, u64>, folder: IssueType, id: &str) {
+    let digits_at = id.find(|c: char| c.is_ascii_digit()).unwrap_or(id.len());
+    let (prefix, digits) = id.split_at(digits_at);
+    let Ok(n) = digits.parse::<u64>() else { return };
+    let t = IssueType::ALL.iter().copied().find(|t| t.prefix().eq_ignore_ascii_case(prefix));
+    let t = match (t, prefix.is_empty()) {
+        (Some(t), _) => t,
+        (None, true) => folder,
+        (None, false) => return,
+    };
+    let max = max_number.entry(t).or_default();
+    *max = (*max).max(n);
+}
+
+/// What the scan learnt about one folder entry that is an issue file.
+struct Checked {
+    /// Its slot, if the index knows it.
+    slot: Option<u32>,
+    /// Its path, if it must be read (unknown, or its stamp changed).
+    read: Option<PathBuf>,
+    /// Its path, if it is a known broken file.
+    broken: Option<PathBuf>,
+}
+
+/// The snapshot in `cache`, if there is a sound one.
+fn read_snapshot(cache: &Path, root: &Path, dirs: &[(IssueType, PathBuf)]) -> Option<Slots> {
+    let mut input = snapshot::open(cache)?;
+    match Slots::decode(&mut input, root, dirs).and_then(|s| input.finish().map(|()| s)) {
+        Ok(slots) => Some(slots),
+        Err(e) => {
+            tracing::debug!(error = %e, "ignoring an unreadable index snapshot");
+            None
+        }
+    }
+}
+
+/// The issue files of `dir` with their stamps (of the entry itself: a link is not followed),
+/// checked a chunk at a time in parallel; on the first scan, old temp files are removed.
+fn list(dir: &Path, first: bool) -> std::io::Result<Vec<(std::ffi::OsString, Option<FileStamp>)>> {
+    let mut listing = std::fs::read_dir(dir)?.flatten();
+    let mut out = Vec::new();
+    loop {
+        let chunk: Vec<std::fs::DirEntry> = listing.by_ref().take(4096).collect();
+        if chunk.is_empty() {
+            return Ok(out);
+        }
+        let files: Vec<_> = chunk
+            .par_iter()
+            .filter_map(|entry| {
+                let name = entry.file_name();
+                let text = name.to_str().unwrap_or_default();
+                if text.starts_with(".docket-") && text.ends_with(".tmp") {
+                    if first {
+                        remove_abandoned_temp_file(&entry.path());
+                    }
+                    return None;
+                }
+                if !text.ends_with(".md") || text.starts_with('.') {
+                    return None;
+                }
+                let stamp = entry.metadata().ok().map(|m| FileStamp::new(m.modified().ok(), m.len()));
+                Some((name, stamp))
+            })
+            .collect();
+        out.extend(files);
+    }
+}
+
+fn check(
+    dir: &Path,
+    name: &std::ffi::OsStr,
+    now: Option<FileStamp>,
+    slots: &Slots,
+    broken: &BTreeMap<PathBuf, (Option<FileStamp>, String)>,
+) -> Checked {
+    let slot = slots.slot_in(dir, name);
+    let broken_path = slot.is_none().then(|| dir.join(name)).filter(|p| broken.contains_key(p));
+    let known = match (slot, &broken_path) {
+        (Some(s), _) => slots.at(s).map(|x| x.stamp),
+        (None, Some(p)) => broken.get(p).map(|b| b.0),
+        (None, None) => None,
+    };
+    let read = known.is_none_or(|k| k.is_none() || now != k);
+    Checked { slot, read: read.then(|| dir.join(name)), broken: broken_path }
+}
+
 /// Temp files of atomic writes live for milliseconds; one that is minutes old was left by a
 /// process killed mid-write (its target file is intact: the rename never happened).
-fn remove_abandoned_temp_files(paths: &[PathBuf]) {
+fn remove_abandoned_temp_file(path: &Path) {
     const ABANDONED_AFTER: Duration = Duration::from_secs(600);
-    for path in paths {
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-        let old = || {
-            std::fs::metadata(path)
-                .and_then(|m| m.modified())
-                .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > ABANDONED_AFTER))
-        };
-        if name.starts_with(".docket-") && name.ends_with(".tmp") && old() {
-            match std::fs::remove_file(path) {
-                Ok(()) => tracing::info!(path = %path.display(), "removed a temp file abandoned by a killed write"),
-                Err(e) => {
-                    tracing::debug!(path = %path.display(), error = %e, "could not remove an abandoned temp file")
-                }
-            }
+    let old = std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > ABANDONED_AFTER));
+    if old {
+        match std::fs::remove_file(path) {
+            Ok(()) => tracing::info!(path = %path.display(), "removed a temp file abandoned by a killed write"),
+            Err(e) => tracing::debug!(path = %path.display(), error = %e, "could not remove an abandoned temp file"),
         }
     }
 }

@@ -2,6 +2,7 @@
 //! in-memory index, atomic writes under a workspace lock. It knows nothing of MCP.
 
 mod edit;
+mod facts;
 mod files;
 mod frontmatter;
 pub mod generate;
@@ -9,7 +10,9 @@ mod history;
 mod index;
 mod layout;
 mod model;
+mod search_index;
 pub mod sessions;
+mod slots;
 mod snapshot;
 mod watch;
 mod workspace;
@@ -21,6 +24,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 pub use edit::check_issue_text;
+pub use facts::{Counts, GroupBy};
 pub use files::read_text as read_file_safely;
 pub use layout::{LayoutReport, Split};
 pub use model::*;
@@ -48,40 +52,94 @@ impl Default for StoreOptions {
 
 pub struct Store {
     ws: Workspace,
-    index: Mutex<Index>,
+    index: Arc<Mutex<Index>>,
+    /// The thread writing the index snapshot, if one was started.
+    saver: Mutex<Option<std::thread::JoinHandle<()>>>,
     branch_aware_ids: bool,
+}
+
+impl Drop for Store {
+    fn drop(&mut self) {
+        self.flush();
+    }
 }
 
 impl Store {
     pub fn open(ws: Workspace, opts: StoreOptions) -> Store {
-        let index = Mutex::new(Index::new(ws.clone(), opts.cache, opts.ttl));
-        Store { ws, index, branch_aware_ids: opts.branch_aware_ids }
+        let index = Arc::new(Mutex::new(Index::new(ws.clone(), opts.cache, opts.ttl)));
+        Store { ws, index, saver: Mutex::new(None), branch_aware_ids: opts.branch_aware_ids }
     }
 
     pub fn workspace(&self) -> &Workspace {
         &self.ws
     }
 
+    fn lock(&self) -> MutexGuard<'_, Index> {
+        self.index.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
     /// The index, brought up to date, and whether that needed no file reads. If revalidation
     /// fails after a good load, the last good index is served and `warnings` says so.
     fn fresh(&self) -> Result<(MutexGuard<'_, Index>, bool), StoreError> {
-        let mut index = self.index.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        match index.refresh() {
+        let mut index = self.lock();
+        let result = match index.refresh() {
             Ok(cached) => {
                 index.stale = None;
-                Ok((index, cached))
+                Ok(cached)
             }
             Err(e) if index.len() > 0 => {
                 index.stale = Some(e.to_string());
-                Ok((index, true))
+                Ok(true)
             }
             Err(e) => Err(e),
+        };
+        if std::mem::take(&mut index.save_wanted) {
+            self.save_in_background();
         }
+        result.map(|cached| (index, cached))
+    }
+
+    /// Writes the snapshot for the next process on another thread; it takes the index lock once
+    /// the current call has released it.
+    fn save_in_background(&self) {
+        let mut saver = self.saver.lock().unwrap_or_else(|p| p.into_inner());
+        if saver.as_ref().is_some_and(|h| !h.is_finished()) {
+            return;
+        }
+        let index = Arc::clone(&self.index);
+        *saver = Some(std::thread::spawn(move || {
+            let pending = index.lock().unwrap_or_else(|p| p.into_inner()).write_snapshot();
+            if let Some(Err(e)) = pending.map(snapshot::Pending::commit) {
+                tracing::debug!(error = %e, "could not save the index snapshot");
+            }
+        }));
     }
 
     /// Waits until the index snapshot for the next process is on disk (tests and benchmarks).
     pub fn wait_for_snapshot(&self) {
-        self.index.lock().unwrap_or_else(|p| p.into_inner()).wait_for_snapshot();
+        let handle = self.saver.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(h) = handle {
+            let _ = h.join();
+        }
+    }
+
+    /// Puts the index snapshot on disk with every change made so far, so the next process starts
+    /// from it. Call before a clean exit (dropping the store does it too).
+    pub fn flush(&self) {
+        self.wait_for_snapshot();
+        let pending = {
+            let mut index = self.lock();
+            if index.unsaved() == 0 { None } else { index.write_snapshot() }
+        };
+        if let Some(Err(e)) = pending.map(snapshot::Pending::commit) {
+            tracing::warn!(error = %e, "could not save the index snapshot; the next start reads every file");
+        }
+    }
+
+    /// (issues, distinct words, bytes of the full-text index), for the benchmarks.
+    pub fn text_index_stats(&self) -> Result<(usize, usize, usize), StoreError> {
+        let (index, _) = self.fresh()?;
+        Ok(index.text_stats())
     }
 
     /// A number that changes whenever an issue changes (after bringing the index up to date):
@@ -91,7 +149,7 @@ impl Store {
     }
 
     pub fn index_info(&self) -> IndexInfo {
-        let index = self.index.lock().unwrap_or_else(|p| p.into_inner());
+        let index = self.lock();
         IndexInfo { entries: index.len(), last_refresh: index.last_refresh(), enabled: index.enabled() }
     }
 
@@ -166,42 +224,100 @@ impl Store {
     ) -> Result<Snapshot<Vec<Arc<IssueMeta>>>, StoreError> {
         let (mut index, cached) = self.fresh()?;
         let warnings = index.warnings();
-        let mut items: Vec<Arc<IssueMeta>> =
-            index.by_updated().iter().filter(|m| matches(filter, m)).cloned().collect();
+        let mut items: Vec<Arc<IssueMeta>> = index.by_updated().filter(|m| matches(filter, m)).cloned().collect();
         if (sort, order) != (SortField::Updated, SortOrder::Desc) {
             sort_metas(&mut items, sort, order);
         }
         Ok(Snapshot { value: items, cached, warnings })
     }
 
-    /// Case-insensitive search over every issue matching the filter; title hits score highest.
+    /// How many issues match `filter` in each group of `by` (`None`: no assignee or project),
+    /// and how many in all. Reads the interned column of the index where the filter allows.
+    pub fn count_by(&self, filter: &IssueFilter, by: GroupBy) -> Result<Snapshot<Counts>, StoreError> {
+        let (mut index, cached) = self.fresh()?;
+        let warnings = index.warnings();
+        let value = match index.count_by(filter, by) {
+            Some(counted) => counted,
+            None => {
+                let mut groups: std::collections::BTreeMap<Option<String>, usize> = Default::default();
+                let mut total = 0;
+                for m in index.by_updated().filter(|m| matches(filter, m)) {
+                    let key = match by {
+                        GroupBy::Status => Some(m.status.as_str().to_string()),
+                        GroupBy::Priority => Some(m.priority.as_str().to_string()),
+                        GroupBy::Type => Some(m.issue_type.as_str().to_string()),
+                        GroupBy::Project => m.project.clone().filter(|p| !p.is_empty()),
+                        GroupBy::Assignee => m.assignee.clone().filter(|a| !a.is_empty()),
+                    };
+                    *groups.entry(key).or_default() += 1;
+                    total += 1;
+                }
+                (total, groups.into_iter().collect())
+            }
+        };
+        Ok(Snapshot { value, cached, warnings })
+    }
+
+    /// Every issue matching the filter that holds all the words of the query (case-insensitive;
+    /// the last word also as a prefix, any word inside longer words when that finds nothing),
+    /// and the issue the query names if it is an ID; scored: ID above title above labels above
+    /// body matches. From the index: no file is read.
     pub fn search(&self, q: &SearchQuery) -> Result<Snapshot<Vec<SearchHit>>, StoreError> {
-        let needle = q.text.trim().to_lowercase();
-        let Snapshot { value: candidates, cached, warnings } =
-            self.list(&q.filter, SortField::Updated, SortOrder::Desc)?;
-        let mut hits = Vec::new();
-        for meta in candidates {
-            let mut score = 0;
-            if q.fields.contains(&SearchField::Title) && meta.title.to_lowercase().contains(&needle) {
-                score += 100;
-            }
-            if q.fields.contains(&SearchField::Labels) && meta.labels.iter().any(|l| l.to_lowercase().contains(&needle))
-            {
-                score += 10;
-            }
-            let mut excerpt = None;
-            if q.fields.contains(&SearchField::Description)
-                && let Ok(body) = self.read_body(&meta)
-                && let Some(at) = find_ci(&body, &needle)
-            {
-                score += 1;
-                excerpt = Some(excerpt_around(&body, at, needle.len()));
-            }
-            if score > 0 {
-                hits.push(SearchHit { meta, score, excerpt });
+        let (index, cached) = self.fresh()?;
+        let warnings = index.warnings();
+        let mut allowed = 0;
+        for f in &q.fields {
+            allowed |= match f {
+                SearchField::Title => search_index::ID | search_index::TITLE,
+                SearchField::Labels => search_index::LABELS,
+                SearchField::Description => search_index::BODY,
+            };
+        }
+        let query = search_index::Query::parse(&q.text);
+        let mut hits = index.search(&query, allowed, |m| matches(&q.filter, m));
+        // A query that is an ID (`ISS-000042`, `42`, `#42`) finds that issue first.
+        let id = q.text.trim().trim_start_matches('#');
+        if allowed & search_index::ID != 0
+            && let Ok(paths) = candidates(&index, id)
+        {
+            for meta in paths.iter().filter_map(|p| index.meta_at(p)).filter(|m| matches(&q.filter, m)) {
+                match hits.iter_mut().find(|(m, _)| m.path == meta.path) {
+                    Some(hit) => hit.1 += 1000,
+                    None => hits.push((meta, 1000)),
+                }
             }
         }
-        Ok(Snapshot { value: hits, cached: cached && !q.fields.contains(&SearchField::Description), warnings })
+        drop(index);
+        let value = hits.into_iter().map(|(meta, score)| SearchHit { meta, score }).collect();
+        Ok(Snapshot { value, cached, warnings })
+    }
+
+    /// About 200 characters of the body around the first word of `query` it holds (read from
+    /// disk: call it for the page of results shown, not for every hit).
+    pub fn excerpt(&self, meta: &IssueMeta, query: &str) -> Option<String> {
+        let body = self.read_body(meta).ok()?;
+        let query = search_index::Query::parse(query);
+        let (at, len) = search_index::first_match(&body, &query)?;
+        Some(excerpt_around(&body, at, len))
+    }
+
+    /// An open or in-progress issue of type `t` titled `title` (ignoring case and surrounding
+    /// space), found through the title words rather than a pass over every issue.
+    pub fn open_issue_titled(&self, t: IssueType, title: &str) -> Result<Option<Arc<IssueMeta>>, StoreError> {
+        let wanted = title.trim().to_lowercase();
+        let same = |m: &IssueMeta| {
+            matches!(m.status, Status::Open | Status::InProgress)
+                && m.issue_type == t
+                && m.title.trim().to_lowercase() == wanted
+        };
+        let (mut index, _) = self.fresh()?;
+        let query = search_index::Query::exact(&wanted);
+        if query.is_empty() {
+            return Ok(index.by_updated().find(|m| same(m)).cloned());
+        }
+        let mut hits = index.search(&query, search_index::TITLE, same);
+        hits.sort_by(|a, b| b.0.updated_at.cmp(&a.0.updated_at).then_with(|| a.0.id.cmp(&b.0.id)));
+        Ok(hits.into_iter().next().map(|(m, _)| m))
     }
 }
 
@@ -252,24 +368,20 @@ fn candidates(index: &Index, id: &str) -> Result<Vec<PathBuf>, StoreError> {
     files::validate_id(id)?;
     let exact = index.paths_of(id);
     let candidates: Vec<PathBuf> = if !exact.is_empty() {
-        exact.to_vec()
+        exact
     } else {
-        let digits: String = id.chars().skip_while(|c| !c.is_ascii_digit()).collect();
+        let digits = slots::digits_of(id);
         let prefix = id[..id.len() - digits.len()].to_uppercase();
         match digits.parse::<u64>() {
-            Ok(n) if digits.chars().all(|c| c.is_ascii_digit()) => {
-                let wanted = format!("{n:06}");
-                let mut ids: Vec<&String> = index
-                    .ids()
-                    .filter(|known| {
-                        let kd: String = known.chars().skip_while(|c| !c.is_ascii_digit()).collect();
-                        let kp = &known[..known.len() - kd.len()];
-                        kd == wanted && (prefix.is_empty() || kp.is_empty() || kp == prefix)
-                    })
-                    .collect();
-                ids.sort();
-                ids.iter().flat_map(|k| index.paths_of(k).to_vec()).collect()
-            }
+            Ok(n) if digits.chars().all(|c| c.is_ascii_digit()) => index
+                .ids_with_digits(&format!("{n:06}"))
+                .iter()
+                .filter(|known| {
+                    let kp = &known[..known.len() - slots::digits_of(known).len()];
+                    prefix.is_empty() || kp.is_empty() || kp.to_uppercase() == prefix
+                })
+                .flat_map(|k| index.paths_of(k))
+                .collect(),
             _ => Vec::new(),
         }
     };
@@ -311,17 +423,6 @@ fn sort_metas(items: &mut [Arc<IssueMeta>], sort: SortField, order: SortOrder) {
         // Markdown files without frontmatter (READMEs, notes) after the real issues, either way.
         b.frontmatter.cmp(&a.frontmatter).then(ord)
     });
-}
-
-/// Byte offset of the first case-insensitive occurrence of `needle` (already lower-case).
-fn find_ci(haystack: &str, needle: &str) -> Option<usize> {
-    if needle.is_empty() {
-        return None;
-    }
-    haystack.char_indices().map(|(i, _)| i).find(|&i| {
-        let mut rest = haystack[i..].chars().flat_map(char::to_lowercase);
-        needle.chars().all(|n| rest.next() == Some(n))
-    })
 }
 
 /// About 200 characters around byte offset `at`, on character boundaries, with ellipses.

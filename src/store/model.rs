@@ -224,13 +224,12 @@ pub struct SearchQuery {
     pub filter: IssueFilter,
 }
 
-/// A search match; title matches score above label matches above body matches.
+/// A search match; ID matches score above title matches above label matches above body
+/// matches. [`Store::excerpt`](super::Store::excerpt) gives the body around the match.
 #[derive(Debug, Clone)]
 pub struct SearchHit {
     pub meta: std::sync::Arc<IssueMeta>,
     pub score: u32,
-    /// About 200 characters around the first body match.
-    pub excerpt: Option<String>,
 }
 
 /// A result and how it was served.

@@ -1,20 +1,34 @@
-//! A copy of the index on disk (`cache/index.json`), so a new server process does not have to
-//! parse every file again. It is only a hint: an entry is used only when its file's stamp
-//! (modification time and length) still matches, so an edit made meanwhile is always re-read.
+//! A copy of the index on disk (`cache/index.bin`), so a new server process starts without
+//! parsing every file again: every issue's metadata, the list order and the full-text index. It
+//! is only a hint: an entry is used only while its file's stamp (modification time and length)
+//! still matches, so an edit made meanwhile is always re-read.
+//!
+//! The format is a compact binary stream read straight into the index (no second copy in
+//! memory): a header, then varint-prefixed fields, then a hash of everything before it. A file
+//! that does not check out is ignored. It is written to a locked temp file beside it and renamed
+//! into place; temp files whose writer died are removed by the next process.
 
-use std::collections::HashMap;
+use std::collections::hash_map::DefaultHasher;
+use std::fs::File;
+use std::hash::Hasher;
+use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-use super::model::IssueMeta;
+use super::model::{IssueMeta, IssueType, Priority, Status};
 
-/// Bumped whenever `IssueMeta` or the entry layout changes; other versions are ignored.
-const VERSION: u32 = 2;
+const MAGIC: &[u8; 8] = b"DOCKETIX";
+/// Bumped whenever the layout or what it holds changes; other versions are ignored.
+const VERSION: u32 = 3;
 /// Below this many issues a cold load is already fast; no snapshot is kept.
 pub const MIN_ENTRIES: usize = 200;
+const FILE: &str = "index.bin";
+const TEMP_PREFIX: &str = "index.bin.";
+const TEMP_SUFFIX: &str = ".tmp";
+/// Strings and byte runs longer than this mean a damaged file.
+const MAX_RUN: u64 = 1 << 30;
 
 /// Modification time (seconds, nanoseconds since the epoch) and length of a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -35,46 +49,341 @@ impl FileStamp {
     }
 }
 
-#[derive(Serialize)]
-struct SnapshotRef<'a> {
-    version: u32,
-    entries: Vec<(FileStamp, &'a IssueMeta)>,
+pub fn path_in(cache_dir: &Path) -> PathBuf {
+    cache_dir.join(FILE)
 }
 
-#[derive(Deserialize)]
-struct Snapshot {
-    version: u32,
-    entries: Vec<(FileStamp, IssueMeta)>,
+/// Hashes every byte that passes through (in the buffer's large chunks, which is fast).
+pub struct Hashing<T> {
+    inner: T,
+    hash: DefaultHasher,
+    /// Bytes still to hash (reading: the trailer that follows is not part of the hash).
+    left: u64,
 }
 
-fn path_in(cache_dir: &Path) -> PathBuf {
-    cache_dir.join("index.json")
-}
+impl<T: Write> Write for Hashing<T> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.hash.write(&buf[..n]);
+        Ok(n)
+    }
 
-/// The saved entries by path; empty when there is no usable snapshot.
-pub fn load(cache_dir: &Path) -> HashMap<PathBuf, (FileStamp, IssueMeta)> {
-    let Ok(bytes) = std::fs::read(path_in(cache_dir)) else { return HashMap::new() };
-    match serde_json::from_slice::<Snapshot>(&bytes) {
-        Ok(s) if s.version == VERSION => {
-            s.entries.into_iter().map(|(stamp, meta)| (meta.path.clone(), (stamp, meta))).collect()
-        }
-        Ok(_) => HashMap::new(),
-        Err(e) => {
-            tracing::debug!(error = %e, "ignoring an unreadable index snapshot");
-            HashMap::new()
-        }
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
     }
 }
 
-/// Writes the snapshot atomically (temp file + rename); failures only cost the next cold start.
-pub fn save(cache_dir: &Path, entries: &[(FileStamp, Arc<IssueMeta>)]) {
-    let snapshot = SnapshotRef { version: VERSION, entries: entries.iter().map(|(s, m)| (*s, m.as_ref())).collect() };
-    let result = std::fs::create_dir_all(cache_dir).and_then(|()| {
-        let mut tmp = tempfile::NamedTempFile::new_in(cache_dir)?;
-        serde_json::to_writer(std::io::BufWriter::new(tmp.as_file_mut()), &snapshot)?;
-        tmp.persist(path_in(cache_dir)).map(drop).map_err(|e| e.error)
-    });
-    if let Err(e) = result {
-        tracing::debug!(error = %e, "could not save the index snapshot");
+impl<T: Read> Read for Hashing<T> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let hashed = (n as u64).min(self.left) as usize;
+        self.hash.write(&buf[..hashed]);
+        self.left -= hashed as u64;
+        Ok(n)
+    }
+}
+
+/// Writes values.
+pub struct Encoder<W: Write> {
+    out: W,
+}
+
+impl<W: Write> Encoder<W> {
+    fn raw(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.out.write_all(bytes)
+    }
+
+    pub fn varint(&mut self, mut v: u64) -> io::Result<()> {
+        let mut buf = [0u8; 10];
+        let mut n = 0;
+        loop {
+            let byte = (v & 0x7f) as u8;
+            v >>= 7;
+            if v == 0 {
+                buf[n] = byte;
+                n += 1;
+                break;
+            }
+            buf[n] = byte | 0x80;
+            n += 1;
+        }
+        self.raw(&buf[..n])
+    }
+
+    pub fn bytes(&mut self, b: &[u8]) -> io::Result<()> {
+        self.varint(b.len() as u64)?;
+        self.raw(b)
+    }
+
+    pub fn str(&mut self, s: &str) -> io::Result<()> {
+        self.bytes(s.as_bytes())
+    }
+
+    fn opt_str(&mut self, s: Option<&str>) -> io::Result<()> {
+        match s {
+            None => self.varint(0),
+            Some(s) => {
+                self.varint(s.len() as u64 + 1)?;
+                self.raw(s.as_bytes())
+            }
+        }
+    }
+
+    pub fn stamp(&mut self, s: &FileStamp) -> io::Result<()> {
+        match s.modified {
+            Some((secs, nanos)) => {
+                self.varint(1)?;
+                self.varint(secs)?;
+                self.varint(nanos as u64)?;
+            }
+            None => self.varint(0)?,
+        }
+        self.varint(s.len)
+    }
+
+    /// Everything of `meta` but its path, which the caller writes relative to the workspace.
+    pub fn meta(&mut self, m: &IssueMeta) -> io::Result<()> {
+        self.str(&m.id)?;
+        self.str(&m.title)?;
+        self.varint(code(IssueType::ALL, m.issue_type))?;
+        self.varint(code(Status::ALL, m.status))?;
+        self.varint(code(Priority::ALL, m.priority))?;
+        self.varint(m.labels.len() as u64)?;
+        for l in &m.labels {
+            self.str(l)?;
+        }
+        self.opt_str(m.assignee.as_deref())?;
+        self.opt_str(m.project.as_deref())?;
+        self.str(&m.created_at)?;
+        self.str(&m.updated_at)?;
+        self.opt_str(m.closed_at.as_deref())?;
+        let context = if m.context.is_empty() { String::new() } else { serde_json::to_string(&m.context)? };
+        self.str(&context)?;
+        self.varint(m.body_len as u64)?;
+        self.varint(m.frontmatter as u64)
+    }
+}
+
+/// Reads values, and refuses implausible lengths.
+pub struct Decoder<R: Read> {
+    input: R,
+}
+
+/// The position of `v` in `all` (how an enum is written).
+fn code<T: PartialEq>(all: &[T], v: T) -> u64 {
+    all.iter().position(|x| *x == v).unwrap_or(0) as u64
+}
+
+/// The value at position `n` of `all`.
+fn pick<T: Copy>(all: &[T], n: u64) -> io::Result<T> {
+    all.get(n as usize).copied().ok_or_else(|| damaged("enum"))
+}
+
+fn damaged(what: &str) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, format!("damaged index snapshot: {what}"))
+}
+
+impl<R: Read> Decoder<R> {
+    fn raw(&mut self, buf: &mut [u8]) -> io::Result<()> {
+        self.input.read_exact(buf)
+    }
+
+    pub fn varint(&mut self) -> io::Result<u64> {
+        let mut v: u64 = 0;
+        for shift in (0..64).step_by(7) {
+            let mut b = [0u8];
+            self.raw(&mut b)?;
+            v |= ((b[0] & 0x7f) as u64) << shift;
+            if b[0] & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+        Err(damaged("varint too long"))
+    }
+
+    /// A count of items that follow (each at least a byte long).
+    pub fn len(&mut self) -> io::Result<usize> {
+        let n = self.varint()?;
+        if n > MAX_RUN {
+            return Err(damaged("count too large"));
+        }
+        Ok(n as usize)
+    }
+
+    fn run(&mut self, n: u64) -> io::Result<Vec<u8>> {
+        if n > MAX_RUN {
+            return Err(damaged("length too large"));
+        }
+        if n <= 1 << 16 {
+            let mut v = vec![0; n as usize];
+            self.input.read_exact(&mut v)?;
+            return Ok(v);
+        }
+        // Grows with what is actually there, so a damaged length cannot allocate much.
+        let mut v = Vec::with_capacity(1 << 16);
+        (&mut self.input).take(n).read_to_end(&mut v)?;
+        if v.len() as u64 != n {
+            return Err(io::ErrorKind::UnexpectedEof.into());
+        }
+        Ok(v)
+    }
+
+    pub fn byte_vec(&mut self) -> io::Result<Vec<u8>> {
+        let n = self.varint()?;
+        self.run(n)
+    }
+
+    pub fn string(&mut self) -> io::Result<String> {
+        String::from_utf8(self.byte_vec()?).map_err(|_| damaged("not UTF-8"))
+    }
+
+    fn opt_string(&mut self) -> io::Result<Option<String>> {
+        match self.varint()? {
+            0 => Ok(None),
+            n => String::from_utf8(self.run(n - 1)?).map(Some).map_err(|_| damaged("not UTF-8")),
+        }
+    }
+
+    pub fn stamp(&mut self) -> io::Result<FileStamp> {
+        let modified = match self.varint()? {
+            0 => None,
+            _ => Some((self.varint()?, u32::try_from(self.varint()?).map_err(|_| damaged("nanoseconds"))?)),
+        };
+        Ok(FileStamp { modified, len: self.varint()? })
+    }
+
+    /// What [`Encoder::meta`] wrote, with `path`.
+    pub fn meta(&mut self, path: PathBuf) -> io::Result<IssueMeta> {
+        let id = self.string()?;
+        let title = self.string()?;
+        let issue_type = pick(IssueType::ALL, self.varint()?)?;
+        let status = pick(Status::ALL, self.varint()?)?;
+        let priority = pick(Priority::ALL, self.varint()?)?;
+        let labels = (0..self.len()?).map(|_| self.string()).collect::<io::Result<Vec<_>>>()?;
+        let assignee = self.opt_string()?;
+        let project = self.opt_string()?;
+        let created_at = self.string()?;
+        let updated_at = self.string()?;
+        let closed_at = self.opt_string()?;
+        let context = match self.string()? {
+            c if c.is_empty() => Default::default(),
+            c => serde_json::from_str(&c).map_err(|_| damaged("context"))?,
+        };
+        let body_len = self.varint()? as usize;
+        let frontmatter = self.varint()? != 0;
+        Ok(IssueMeta {
+            id,
+            title,
+            issue_type,
+            status,
+            priority,
+            labels,
+            assignee,
+            project,
+            created_at,
+            updated_at,
+            closed_at,
+            context,
+            path,
+            body_len,
+            frontmatter,
+        })
+    }
+}
+
+/// A snapshot being read: call [`Decoder::finish`] once everything is decoded.
+pub type Input = Decoder<BufReader<Hashing<File>>>;
+
+impl Input {
+    /// Checks that everything was read and that the hash at the end matches it.
+    pub fn finish(mut self) -> io::Result<()> {
+        let mut stored = [0u8; 8];
+        self.input.read_exact(&mut stored)?;
+        let mut rest = [0u8; 1];
+        if self.input.read(&mut rest)? != 0 || self.input.get_ref().left != 0 {
+            return Err(damaged("trailing bytes"));
+        }
+        if u64::from_le_bytes(stored) != self.input.get_ref().hash.finish() {
+            return Err(damaged("hash mismatch"));
+        }
+        Ok(())
+    }
+}
+
+/// The snapshot of `cache_dir`, positioned after its header, when there is one of this version.
+pub fn open(cache_dir: &Path) -> Option<Input> {
+    let file = File::open(path_in(cache_dir)).ok()?;
+    let len = file.metadata().ok()?.len();
+    let hashed = Hashing { inner: file, hash: DefaultHasher::new(), left: len.checked_sub(8)? };
+    let mut d = Decoder { input: BufReader::with_capacity(256 * 1024, hashed) };
+    let mut magic = [0u8; 8];
+    d.raw(&mut magic).ok()?;
+    let version = d.varint().ok()?;
+    (magic == *MAGIC && version == VERSION as u64).then_some(d)
+}
+
+/// A snapshot written to its temp file but not yet in place.
+pub struct Pending {
+    tmp: tempfile::NamedTempFile,
+    cache_dir: PathBuf,
+}
+
+/// Writes a snapshot to a new temp file in `cache_dir` with `write`. The temp file is locked
+/// while it exists, so another process never mistakes it for an abandoned one.
+pub fn write(cache_dir: &Path, write: impl FnOnce(&mut Output<'_>) -> io::Result<()>) -> io::Result<Pending> {
+    std::fs::create_dir_all(cache_dir)?;
+    let tmp = tempfile::Builder::new().prefix(TEMP_PREFIX).suffix(TEMP_SUFFIX).tempfile_in(cache_dir)?;
+    tmp.as_file().try_lock().map_err(|e| io::Error::other(e.to_string()))?;
+    {
+        let hashed = Hashing { inner: tmp.as_file(), hash: DefaultHasher::new(), left: 0 };
+        let mut enc = Encoder { out: BufWriter::with_capacity(256 * 1024, hashed) };
+        enc.raw(MAGIC)?;
+        enc.varint(VERSION as u64)?;
+        write(&mut enc)?;
+        let mut hashed = enc.out.into_inner().map_err(|e| e.into_error())?;
+        let hash = hashed.hash.finish();
+        hashed.inner.write_all(&hash.to_le_bytes())?;
+    }
+    Ok(Pending { tmp, cache_dir: cache_dir.to_path_buf() })
+}
+
+/// Where a snapshot is written.
+pub type Output<'f> = Encoder<BufWriter<Hashing<&'f File>>>;
+
+impl Pending {
+    /// Makes the snapshot durable and puts it in place of the last one.
+    pub fn commit(self) -> io::Result<()> {
+        self.tmp.as_file().sync_all()?;
+        self.tmp.persist(path_in(&self.cache_dir)).map_err(|e| e.error)?;
+        // The JSON snapshot of earlier versions is never read again.
+        let _ = std::fs::remove_file(self.cache_dir.join("index.json"));
+        Ok(())
+    }
+}
+
+/// Removes temp files left by snapshot writes whose process died (their lock is gone), and the
+/// unlocked ones of earlier versions once they are old enough that no writer can still be on it.
+pub fn remove_abandoned(cache_dir: &Path) {
+    let Ok(listing) = std::fs::read_dir(cache_dir) else { return };
+    for entry in listing.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let path = entry.path();
+        let abandoned = if name.starts_with(TEMP_PREFIX) && name.ends_with(TEMP_SUFFIX) {
+            File::open(&path).is_ok_and(|f| f.try_lock().is_ok())
+        } else if name.starts_with(".tmp") {
+            let age = entry.metadata().and_then(|m| m.modified()).ok().and_then(|t| t.elapsed().ok());
+            age.is_some_and(|a| a > Duration::from_secs(600))
+        } else {
+            false
+        };
+        if abandoned {
+            match std::fs::remove_file(&path) {
+                Ok(()) => {
+                    tracing::info!(path = %path.display(), "removed an index snapshot abandoned by a killed write")
+                }
+                Err(e) => tracing::debug!(path = %path.display(), error = %e, "could not remove an abandoned snapshot"),
+            }
+        }
     }
 }

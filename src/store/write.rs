@@ -51,7 +51,7 @@ impl Store {
             files::ensure_inside(&self.ws, dir)?;
         }
         files::create_atomic(&meta.path, &frontmatter::render_new(&meta, &new.description))?;
-        self.index.lock().unwrap_or_else(|p| p.into_inner()).upsert(meta.clone());
+        self.lock().upsert(meta.clone(), &new.description);
         Ok(Issue { meta, body: new.description })
     }
 
@@ -85,9 +85,9 @@ impl Store {
                 meta.path = dest.clone();
                 let body = frontmatter::parse(&new_text).map(|d| d.body).unwrap_or_default();
                 meta.body_len = body.chars().count();
-                let mut index = self.index.lock().unwrap_or_else(|p| p.into_inner());
+                let mut index = self.lock();
                 index.forget(&path);
-                index.upsert(meta.clone());
+                index.upsert(meta.clone(), &body);
                 return Ok(Updated { before, issue: Issue { meta, body }, changed: plan.changed });
             }
             tracing::info!(path = %path.display(), "the file changed while it was being updated; applying again");

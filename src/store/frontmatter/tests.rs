@@ -88,7 +88,8 @@ fn a_bom_file_keeps_its_frontmatter() {
     assert_eq!(m.title, "With BOM");
     let idx = index_meta("\u{feff}---\ntitle: With BOM\n---\nbody", Path::new("/w/x.md"), IssueType::Issue, "")
         .expect("reads");
-    assert_eq!(idx.title, "With BOM");
+    assert_eq!(idx.0.title, "With BOM");
+    assert_eq!(idx.1, "body");
 }
 
 #[test]

@@ -1,0 +1,454 @@
+//! What the index knows, held compactly: one slot per issue file with its metadata and stamp,
+//! lookups by path, by ID and by the ID's number (tables of slot numbers, so no path or ID is
+//! stored twice), the list order, and the full-text index over the same slot numbers.
+//!
+//! A file that changes gets a new slot and its old one dies; dead slots are dropped and the rest
+//! renumbered (order kept) once they are a quarter of the whole, so every change costs time in
+//! proportion to the change, not to the workspace.
+
+use std::borrow::Cow;
+use std::collections::BTreeSet;
+use std::ffi::OsStr;
+use std::hash::BuildHasher;
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use hashbrown::HashTable;
+
+use super::facts::{self, Counts, FactFilter, Facts, GroupBy, Names};
+use super::model::{IssueFilter, IssueMeta, IssueType};
+use super::search_index::{DocText, Query, SearchIndex};
+use super::snapshot::{Decoder, Encoder, FileStamp};
+
+pub struct Slot {
+    pub meta: Arc<IssueMeta>,
+    pub stamp: Option<FileStamp>,
+}
+
+#[derive(Default)]
+pub struct Slots {
+    slots: Vec<Option<Slot>>,
+    live: usize,
+    hasher: hashbrown::DefaultHashBuilder,
+    by_path: HashTable<u32>,
+    /// Keyed by the upper-cased ID; an ID may be held by several files.
+    by_id: HashTable<u32>,
+    /// Keyed by the ID from its first digit on (`000042` of `ISS-000042`), for short forms.
+    by_digits: HashTable<u32>,
+    /// Upper-cased IDs held by more than one file.
+    duplicates: BTreeSet<String>,
+    /// Live slots, newest update first; rebuilt when `ordered` is false.
+    order: Vec<u32>,
+    ordered: bool,
+    text: SearchIndex,
+    /// Interned status, priority, type, assignee and project of each slot (dead ones included).
+    facts: Vec<Facts>,
+    names: Names,
+}
+
+/// List order: issues before files without frontmatter, newest update first, then ID, then path.
+fn list_order(a: &IssueMeta, b: &IssueMeta) -> std::cmp::Ordering {
+    b.frontmatter
+        .cmp(&a.frontmatter)
+        .then_with(|| b.updated_at.cmp(&a.updated_at))
+        .then_with(|| a.id.cmp(&b.id))
+        .then_with(|| a.path.cmp(&b.path))
+}
+
+/// Files are looked up by name (hashed) and folder (compared).
+fn name_hash(hasher: &hashbrown::DefaultHashBuilder, name: &OsStr) -> u64 {
+    hasher.hash_one(name.as_encoded_bytes())
+}
+
+fn path_hash(hasher: &hashbrown::DefaultHashBuilder, path: &Path) -> u64 {
+    // The bytes after the last separator: the file name (paths here never end in one).
+    let bytes = path.as_os_str().as_encoded_bytes();
+    let name = &bytes[bytes.iter().rposition(|&b| b == b'/').map_or(0, |i| i + 1)..];
+    hasher.hash_one(name)
+}
+
+pub fn digits_of(id: &str) -> &str {
+    &id[id.find(|c: char| c.is_ascii_digit()).unwrap_or(id.len())..]
+}
+
+/// The ID as compared: upper-cased (without a copy when it already is).
+fn upper(id: &str) -> Cow<'_, str> {
+    if id.bytes().any(|b| !b.is_ascii() || b.is_ascii_lowercase()) {
+        Cow::Owned(id.to_uppercase())
+    } else {
+        Cow::Borrowed(id)
+    }
+}
+
+impl Slots {
+    fn meta(&self, slot: u32) -> Option<&IssueMeta> {
+        self.slots.get(slot as usize)?.as_ref().map(|s| &*s.meta)
+    }
+
+    fn id_hash(&self, id: &str) -> u64 {
+        self.hasher.hash_one(&*upper(id))
+    }
+
+    fn slot_of(&self, path: &Path) -> Option<u32> {
+        self.slot_in(path.parent()?, path.file_name()?)
+    }
+
+    /// The slot of the file `name` in the folder `dir` (without building its path).
+    pub fn slot_in(&self, dir: &Path, name: &OsStr) -> Option<u32> {
+        let slots = &self.slots;
+        // Paths are always `dir.join(name)` of the same folders, so bytes compare like paths.
+        let hash = name_hash(&self.hasher, name);
+        let (dir, name) = (dir.as_os_str().as_encoded_bytes(), name.as_encoded_bytes());
+        let is = |&s: &u32| {
+            slots[s as usize].as_ref().is_some_and(|x| {
+                let p = x.meta.path.as_os_str().as_encoded_bytes();
+                p.len() == dir.len() + 1 + name.len() && p.starts_with(dir) && p[dir.len()] == b'/' && p.ends_with(name)
+            })
+        };
+        self.by_path.find(hash, is).copied()
+    }
+
+    pub fn at(&self, slot: u32) -> Option<&Slot> {
+        self.slots.get(slot as usize)?.as_ref()
+    }
+
+    pub fn get(&self, path: &Path) -> Option<&Slot> {
+        self.slot_of(path).and_then(|s| self.slots[s as usize].as_ref())
+    }
+
+    pub fn len(&self) -> usize {
+        self.live
+    }
+
+    /// Adds `meta` (replacing whatever was at its path) with the words of its file.
+    pub fn insert(&mut self, meta: IssueMeta, stamp: Option<FileStamp>, words: &DocText) {
+        self.remove(&meta.path);
+        let slot = self.slots.len() as u32;
+        self.text.add(slot, words);
+        self.facts.push(Facts::of(&meta, &mut self.names));
+        self.slots.push(Some(Slot { meta: Arc::new(meta), stamp }));
+        self.live += 1;
+        self.index_slot(slot);
+        if self.ordered {
+            let meta = self.meta(slot).expect("just added");
+            let at = self.order.partition_point(|&s| self.meta(s).is_some_and(|m| list_order(m, meta).is_lt()));
+            self.order.insert(at, slot);
+        }
+    }
+
+    /// Enters `slot` in the lookup tables.
+    fn index_slot(&mut self, slot: u32) {
+        let Slots { slots, hasher, by_path, by_id, by_digits, duplicates, .. } = self;
+        let meta = |s: &u32| &slots[*s as usize].as_ref().expect("tables hold live slots").meta;
+        let m = meta(&slot);
+        by_path.insert_unique(path_hash(hasher, &m.path), slot, |s| path_hash(hasher, &meta(s).path));
+        let id_hash = |id: &str| hasher.hash_one(&*upper(id));
+        by_id.insert_unique(id_hash(&m.id), slot, |s| id_hash(&meta(s).id));
+        by_digits.insert_unique(hasher.hash_one(digits_of(&m.id)), slot, |s| hasher.hash_one(digits_of(&meta(s).id)));
+        let key = upper(&m.id);
+        let holders = by_id.iter_hash(id_hash(&m.id)).filter(|&&s| upper(&meta(&s).id) == key).count();
+        if holders > 1 {
+            duplicates.insert(key.into_owned());
+        }
+    }
+
+    /// Forgets the file at `path`; returns what was known of it.
+    pub fn remove(&mut self, path: &Path) -> Option<Arc<IssueMeta>> {
+        let slot = self.slot_of(path)?;
+        let meta = Arc::clone(&self.slots[slot as usize].as_ref()?.meta);
+        if self.ordered {
+            let at = self.order.partition_point(|&s| self.meta(s).is_some_and(|m| list_order(m, &meta).is_lt()));
+            match self.order.get(at) {
+                Some(&s) if s == slot => {
+                    self.order.remove(at);
+                }
+                _ => self.order.retain(|&s| s != slot),
+            }
+        }
+        let drop_from = |table: &mut HashTable<u32>, hash: u64| {
+            if let Ok(entry) = table.find_entry(hash, |&s| s == slot) {
+                entry.remove();
+            }
+        };
+        drop_from(&mut self.by_path, path_hash(&self.hasher, path));
+        let id_hash = self.id_hash(&meta.id);
+        drop_from(&mut self.by_id, id_hash);
+        drop_from(&mut self.by_digits, self.hasher.hash_one(digits_of(&meta.id)));
+        self.slots[slot as usize] = None;
+        self.live -= 1;
+        let key = upper(&meta.id);
+        if self.duplicates.contains(&*key) && self.paths_of(&meta.id).len() < 2 {
+            self.duplicates.remove(&*key);
+        }
+        Some(meta)
+    }
+
+    /// Files holding `id` exactly (case-insensitive), in path order.
+    pub fn paths_of(&self, id: &str) -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = self
+            .by_id
+            .iter_hash(self.id_hash(id))
+            .filter_map(|&s| self.meta(s))
+            .filter(|m| upper(&m.id) == upper(id))
+            .map(|m| m.path.clone())
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// IDs whose part from the first digit on is exactly `digits`.
+    pub fn ids_with_digits(&self, digits: &str) -> Vec<String> {
+        let hash = self.hasher.hash_one(digits);
+        let mut ids: Vec<String> = self
+            .by_digits
+            .iter_hash(hash)
+            .filter_map(|&s| self.meta(s))
+            .filter(|m| digits_of(&m.id) == digits)
+            .map(|m| m.id.clone())
+            .collect();
+        ids.sort();
+        ids.dedup();
+        ids
+    }
+
+    /// Upper-cased IDs held by several files, with those files.
+    pub fn duplicates(&self) -> Vec<(String, Vec<PathBuf>)> {
+        self.duplicates.iter().map(|id| (id.clone(), self.paths_of(id))).collect()
+    }
+
+    /// Gives back memory that many additions at once left unused.
+    pub fn shrink(&mut self) {
+        self.text.shrink();
+    }
+
+    /// Lets changes skip the list order (many are coming); it is rebuilt when next needed.
+    pub fn unorder(&mut self) {
+        self.ordered = false;
+        self.order = Vec::new();
+    }
+
+    /// Every issue in list order.
+    pub fn by_updated(&mut self) -> impl Iterator<Item = &Arc<IssueMeta>> {
+        if !self.ordered {
+            let slots = &self.slots;
+            let mut order: Vec<u32> = (0..slots.len() as u32).filter(|&s| slots[s as usize].is_some()).collect();
+            let meta = |s: u32| &*slots[s as usize].as_ref().expect("live").meta;
+            order.sort_unstable_by(|&a, &b| list_order(meta(a), meta(b)));
+            self.order = order;
+            self.ordered = true;
+        }
+        self.order.iter().filter_map(|&s| self.slots[s as usize].as_ref().map(|x| &x.meta))
+    }
+
+    /// Every live slot with its number.
+    pub fn entries(&self) -> impl Iterator<Item = (u32, &Slot)> {
+        self.slots.iter().enumerate().filter_map(|(i, s)| s.as_ref().map(|s| (i as u32, s)))
+    }
+
+    pub fn capacity(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Issues holding every word of `q` in the `allowed` fields that `keep` accepts, with scores.
+    pub fn search(&self, q: &Query, allowed: u8, keep: impl Fn(&IssueMeta) -> bool) -> Vec<(Arc<IssueMeta>, u32)> {
+        let live = |d: u32| self.meta(d).is_some_and(&keep);
+        let hits = self.text.search(q, allowed, self.slots.len(), live);
+        hits.into_iter().filter_map(|(d, s)| Some((Arc::clone(&self.slots[d as usize].as_ref()?.meta), s))).collect()
+    }
+
+    pub fn clear(&mut self) {
+        *self = Slots { hasher: self.hasher, ..Slots::default() };
+    }
+
+    /// Counts of the issues `filter` accepts, grouped `by` a field (`None`: no assignee or
+    /// project), from the interned column; `None` when the filter needs more than it holds.
+    pub fn count_by(&self, filter: &IssueFilter, by: GroupBy) -> Option<Counts> {
+        let wanted = FactFilter::new(filter, &self.names)?;
+        let live = self.slots.iter().zip(&self.facts).filter(|(s, f)| s.is_some() && wanted.matches(f));
+        let groups = facts::count(live.map(|(_, f)| f), by, &self.names);
+        Some((groups.iter().map(|g| g.1).sum(), groups))
+    }
+
+    /// Drops dead slots once they are a quarter of all.
+    pub fn compact_if_sparse(&mut self) {
+        let dead = self.slots.len() - self.live;
+        if dead > 1024.max(self.live / 4) {
+            self.compact();
+        }
+    }
+
+    fn compact(&mut self) {
+        let mut remap = vec![u32::MAX; self.slots.len()];
+        let mut kept = Vec::with_capacity(self.live);
+        let mut kept_facts = Vec::with_capacity(self.live);
+        for (i, (s, f)) in std::mem::take(&mut self.slots).into_iter().zip(std::mem::take(&mut self.facts)).enumerate()
+        {
+            if let Some(s) = s {
+                remap[i] = kept.len() as u32;
+                kept.push(Some(s));
+                kept_facts.push(f);
+            }
+        }
+        self.slots = kept;
+        self.facts = kept_facts;
+        self.order = self.order.iter().map(|&s| remap[s as usize]).filter(|&s| s != u32::MAX).collect();
+        self.by_path.clear();
+        self.by_id.clear();
+        self.by_digits.clear();
+        self.duplicates.clear();
+        for slot in 0..self.slots.len() as u32 {
+            self.index_slot(slot);
+        }
+        self.text.compact(&remap);
+    }
+
+    /// Statistics for the benchmarks: (live slots, words, bytes of the full-text index).
+    pub fn text_stats(&self) -> (usize, usize, usize) {
+        (self.live, self.text.term_count(), self.text.heap_bytes())
+    }
+
+    /// Writes every slot (paths relative to `root`), the list order and the full-text index.
+    pub fn encode<W: Write>(&mut self, out: &mut Encoder<W>, root: &Path) -> io::Result<()> {
+        if self.live < self.slots.len() {
+            self.compact();
+        }
+        self.by_updated().for_each(drop);
+        out.varint(self.slots.len() as u64)?;
+        for slot in self.slots.iter().flatten() {
+            match &slot.stamp {
+                Some(s) => {
+                    out.varint(1)?;
+                    out.stamp(s)?;
+                }
+                None => out.varint(0)?,
+            }
+            let rel = slot.meta.path.strip_prefix(root).unwrap_or(&slot.meta.path);
+            out.str(&rel.to_string_lossy())?;
+            out.meta(&slot.meta)?;
+        }
+        for &s in &self.order {
+            out.varint(s as u64)?;
+        }
+        self.text.encode(out)
+    }
+
+    /// Reads what [`Slots::encode`] wrote. Every path must lie in one of `dirs` (under `root`).
+    pub fn decode<R: Read>(input: &mut Decoder<R>, root: &Path, dirs: &[(IssueType, PathBuf)]) -> io::Result<Slots> {
+        let bad = |what: &str| io::Error::new(io::ErrorKind::InvalidData, format!("index snapshot: {what}"));
+        let n = input.len()?;
+        let mut slots = Slots::default();
+        // Folders relative to `root`, as the snapshot writes them.
+        let folders: Vec<String> =
+            dirs.iter().filter_map(|(_, d)| Some(d.strip_prefix(root).ok()?.to_str()?.to_string())).collect();
+        let capacity = n.min(1 << 20);
+        slots.slots.reserve(capacity);
+        // The tables are empty: nothing to rehash while they grow.
+        slots.by_path.reserve(capacity, |_| 0);
+        slots.by_id.reserve(capacity, |_| 0);
+        slots.by_digits.reserve(capacity, |_| 0);
+        for _ in 0..n {
+            let stamp = if input.varint()? == 1 { Some(input.stamp()?) } else { None };
+            let rel = input.string()?;
+            // `folder/name`, with `folder` one of the issue folders and `name` a plain name.
+            let (folder, name) = rel.rsplit_once('/').ok_or_else(|| bad("a path outside the issue folders"))?;
+            if !folders.iter().any(|f| f == folder) || name.is_empty() || name == "." || name == ".." {
+                return Err(bad("a path outside the issue folders"));
+            }
+            let path = root.join(&rel);
+            if slots.slot_of(&path).is_some() {
+                return Err(bad("a path twice"));
+            }
+            let meta = input.meta(path)?;
+            slots.facts.push(Facts::of(&meta, &mut slots.names));
+            let slot = slots.slots.len() as u32;
+            slots.slots.push(Some(Slot { meta: Arc::new(meta), stamp }));
+            slots.live += 1;
+            slots.index_slot(slot);
+        }
+        let mut seen = vec![false; n];
+        for _ in 0..n {
+            let s = input.varint()? as usize;
+            if s >= n || std::mem::replace(&mut seen[s], true) {
+                return Err(bad("list order"));
+            }
+            slots.order.push(s as u32);
+        }
+        let meta = |s: &u32| slots.meta(*s).expect("decoded");
+        slots.ordered = slots.order.windows(2).all(|w| list_order(meta(&w[0]), meta(&w[1])).is_le());
+        slots.text = SearchIndex::decode(input, n as u32)?;
+        Ok(slots)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::model::{Priority, Status};
+    use crate::store::search_index::TITLE;
+
+    fn meta(i: usize, title: &str, updated: &str) -> IssueMeta {
+        IssueMeta {
+            id: format!("ISS-{i:06}"),
+            title: title.into(),
+            issue_type: IssueType::Issue,
+            status: if i.is_multiple_of(2) { Status::Open } else { Status::Closed },
+            priority: Priority::Medium,
+            labels: Vec::new(),
+            assignee: i.is_multiple_of(3).then(|| "ann".to_string()),
+            project: None,
+            created_at: String::new(),
+            updated_at: updated.into(),
+            closed_at: None,
+            context: Default::default(),
+            path: PathBuf::from(format!("/w/.docket/issues/ISS-{i:06}-x.md")),
+            body_len: 0,
+            frontmatter: true,
+        }
+    }
+
+    fn put(slots: &mut Slots, m: IssueMeta) {
+        let words = DocText::new(&m, "");
+        slots.insert(m, None, &words);
+    }
+
+    #[test]
+    fn rewrites_and_compaction_keep_every_lookup_right() {
+        let mut slots = Slots::default();
+        for i in 0..3000 {
+            put(&mut slots, meta(i, &format!("alpha {i}"), &format!("2026-01-01T00:00:{:02}", i % 60)));
+        }
+        slots.by_updated().for_each(drop);
+        // Rewrite every other issue: new title, newer update; 1500 dead slots trigger compaction.
+        for i in (0..3000).step_by(2) {
+            put(&mut slots, meta(i, &format!("beta {i}"), "2026-02-01T00:00:00"));
+        }
+        assert_eq!(slots.len(), 3000);
+        assert_eq!(slots.capacity(), 4500, "rewrites take new slots");
+        slots.compact_if_sparse();
+        assert_eq!(slots.capacity(), 3000, "dead slots are dropped");
+
+        let found = |slots: &Slots, q: &str| {
+            let mut ids: Vec<String> =
+                slots.search(&Query::parse(q), TITLE, |_| true).into_iter().map(|(m, _)| m.id.clone()).collect();
+            ids.sort();
+            ids
+        };
+        assert_eq!(found(&slots, "alpha").len(), 1500, "rewritten titles lost their old words");
+        assert_eq!(found(&slots, "beta").len(), 1500);
+        assert_eq!(found(&slots, "42 beta"), ["ISS-000042"], "all words, the last as a prefix");
+        assert_eq!(slots.paths_of("iss-000042"), [PathBuf::from("/w/.docket/issues/ISS-000042-x.md")]);
+        assert_eq!(slots.ids_with_digits("000043"), ["ISS-000043"]);
+        let first: Vec<&str> = slots.by_updated().take(2).map(|m| m.title.as_str()).collect();
+        assert!(first.iter().all(|t| t.starts_with("beta")), "newest first: {first:?}");
+        assert_eq!(slots.by_updated().count(), 3000);
+
+        let open = IssueFilter { status: vec![Status::Open], ..IssueFilter::default() };
+        let (total, groups) = slots.count_by(&open, GroupBy::Assignee).expect("a fact filter");
+        assert_eq!(total, 1500);
+        assert_eq!(groups.iter().find(|g| g.0.as_deref() == Some("ann")).map(|g| g.1), Some(500));
+        assert!(slots.remove(Path::new("/w/.docket/issues/ISS-000042-x.md")).is_some());
+        assert!(!found(&slots, "42 beta").contains(&"ISS-000042".to_string()), "a removed issue is not found");
+        assert!(slots.duplicates().is_empty());
+    }
+}
