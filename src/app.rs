@@ -16,7 +16,20 @@ pub struct App {
     pub memory: Arc<ErrorMemory>,
     pub handlers: Arc<Handlers>,
     pub config: Arc<Config>,
+    /// Writes made by front ends other than MCP (the web board), so MCP subscribers hear of them.
+    pub writes: tokio::sync::broadcast::Sender<Write>,
 }
+
+/// A successful write made outside an MCP session: the tool, its arguments and its output.
+#[derive(Debug, Clone)]
+pub struct Write {
+    pub tool: String,
+    pub args: serde_json::Map<String, serde_json::Value>,
+    pub output: serde_json::Value,
+}
+
+/// Writes a slow subscriber may fall behind by before it misses some (it then hears of the board).
+const WRITES_BUFFER: usize = 256;
 
 impl App {
     /// Opens `ws` with the settings of `config` (see [`Config::load`]).
@@ -24,7 +37,8 @@ impl App {
         let store = Arc::new(Store::open(ws, config.store_options()));
         let memory = Arc::new(ErrorMemory::open(&store.workspace().dir, config.memory_settings()));
         let handlers = Arc::new(Handlers::new(Arc::clone(&store), Arc::clone(&memory), config.limits));
-        App { store, memory, handlers, config: Arc::new(config) }
+        let (writes, _) = tokio::sync::broadcast::channel(WRITES_BUFFER);
+        App { store, memory, handlers, config: Arc::new(config), writes }
     }
 
     /// Opens `ws` with its config file, the environment and `overrides` (`KEY=VALUE`).
@@ -41,5 +55,6 @@ impl App {
             Arc::clone(&self.memory),
             Arc::clone(&self.config),
         )
+        .hearing(self.writes.clone())
     }
 }

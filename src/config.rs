@@ -50,6 +50,10 @@ pub struct Config {
     pub preflight_threshold: u32,
     pub tool_style: ToolStyle,
     pub token_count: Counter,
+    pub branch_aware_ids: bool,
+    /// Send structuredContent and publish outputSchemas (false: text only, for clients that
+    /// forward structuredContent in place of a text the user prefers).
+    pub structured_content: bool,
     /// Where each key's value came from (keys absent here are defaults).
     sources: BTreeMap<&'static str, Source>,
 }
@@ -65,6 +69,8 @@ impl Default for Config {
             preflight_threshold: memory.preflight_threshold,
             tool_style: ToolStyle::Granular,
             token_count: Counter::Estimate,
+            branch_aware_ids: true,
+            structured_content: true,
             sources: BTreeMap::new(),
         }
     }
@@ -204,6 +210,20 @@ const KEYS: &[Key] = &[
             })
         },
         help: "_meta.tokens: estimate (no memory cost) or o200k (exact for OpenAI models, ~47 MB resident)",
+    },
+    Key {
+        name: "structured_content",
+        env: "DOCKET_STRUCTURED_CONTENT",
+        kind: Kind::Bool(|c, on| c.structured_content = on),
+        get: |c| json!(c.structured_content),
+        help: "send structuredContent and publish outputSchemas (false: the text view only)",
+    },
+    Key {
+        name: "branch_aware_ids",
+        env: "DOCKET_BRANCH_AWARE_IDS",
+        kind: Kind::Bool(|c, on| c.branch_aware_ids = on),
+        get: |c| json!(c.branch_aware_ids),
+        help: "inside git, number new ids above every local branch head and worktree",
     },
 ];
 
@@ -345,7 +365,11 @@ impl Config {
     }
 
     pub fn store_options(&self) -> StoreOptions {
-        StoreOptions { cache: self.cache, ttl: Duration::from_secs(self.cache_ttl_seconds) }
+        StoreOptions {
+            cache: self.cache,
+            ttl: Duration::from_secs(self.cache_ttl_seconds),
+            branch_aware_ids: self.branch_aware_ids,
+        }
     }
 
     pub fn memory_settings(&self) -> error_memory::Settings {

@@ -11,12 +11,15 @@ extern crate self as docket;
 pub mod app;
 pub mod cli;
 pub mod config;
+pub mod doctor;
 pub mod error_memory;
+pub mod git;
 pub mod handlers;
 pub mod runtime;
 pub mod server;
 pub mod store;
 pub mod transport;
+pub mod web;
 
 /// Code generated from tools.yaml by build.rs. Inspect it with `cargo run -p codegen -- dump`.
 #[allow(clippy::all, clippy::pedantic, missing_docs)]

@@ -1,10 +1,12 @@
 //! `docket`: serve the tracker over MCP (stdio or Streamable HTTP), set up a workspace, or use it
 //! from the command line (list, show, create, update, board, stats: see `docket::cli`).
 
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use docket::app::App;
 use docket::server::ToolStyle;
 use docket::store::Workspace;
@@ -43,6 +45,21 @@ enum Command {
         /// Accept requests from this browser origin too, e.g. https://app.example.com:443 (HTTP).
         #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http")]
         allowed_origins: Vec<String>,
+        /// Listen beyond loopback without --token: only for a network where every machine is
+        /// trusted (anyone who reaches the port can read and change the workspace).
+        #[arg(long, requires = "http")]
+        allow_unauthenticated_network: bool,
+        /// HTTP sessions open at once; initialize beyond this gets 503 until a session ends
+        /// (DELETE /mcp) or idles out.
+        #[arg(long, value_name = "N", default_value_t = http::HttpOptions::DEFAULT_MAX_SESSIONS, requires = "http", value_parser = clap::value_parser!(u32).range(1..))]
+        max_sessions: u32,
+        /// End an HTTP session after this many seconds without a request.
+        #[arg(long, value_name = "SECONDS", default_value_t = http::HttpOptions::DEFAULT_SESSION_IDLE.as_secs(), requires = "http", value_parser = clap::value_parser!(u64).range(1..))]
+        session_idle: u64,
+        /// Close an HTTP connection whose request headers take longer than this many seconds
+        /// (also the keep-alive idle time).
+        #[arg(long, value_name = "SECONDS", default_value_t = http::HttpOptions::DEFAULT_HEADER_TIMEOUT.as_secs(), requires = "http", value_parser = clap::value_parser!(u64).range(1..))]
+        header_timeout: u64,
         /// How tools are published: granular (one per operation) or consolidated (one per group).
         /// Overrides `tool_style` of config/docket.yaml and DOCKET_TOOL_STYLE.
         #[arg(long, value_enum, value_name = "STYLE")]
@@ -52,26 +69,59 @@ enum Command {
         settings: Vec<String>,
     },
     /// Create a .docket/ workspace in DIR (default: the current directory).
-    Init { dir: Option<PathBuf> },
+    Init {
+        dir: Option<PathBuf>,
+        /// Also set up git to merge issue files field by field (as `docket git-setup`).
+        #[arg(long)]
+        git: bool,
+    },
     #[command(flatten)]
     Cli(Box<docket::cli::Command>),
 }
 
+/// Warnings, but not rmcp's line for every error response (a client's mistake, answered).
+const DEFAULT_LOG: &str = "warn,rmcp::service=error";
+
 fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("DOCKET_LOG").unwrap_or_else(|_| "warn".into()))
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("DOCKET_LOG").unwrap_or_else(|_| DEFAULT_LOG.into()),
+        )
         .init();
     let result = match Cli::parse().command {
-        Command::Serve { workspace, demo, http, token, allowed_hosts, allowed_origins, tool_style, settings } => {
+        Command::Serve {
+            workspace,
+            demo,
+            http,
+            token,
+            allowed_hosts,
+            allowed_origins,
+            allow_unauthenticated_network,
+            max_sessions,
+            session_idle,
+            header_timeout,
+            tool_style,
+            settings,
+        } => {
             let listen = match http.as_deref().map(http::parse_listen).transpose() {
-                Ok(addr) => addr.map(|addr| http::HttpOptions { addr, token, allowed_hosts, allowed_origins }),
+                Ok(addr) => addr.map(|addr| http::HttpOptions {
+                    token,
+                    allowed_hosts,
+                    allowed_origins,
+                    allow_unauthenticated_network,
+                    max_sessions: max_sessions as usize,
+                    session_idle: Duration::from_secs(session_idle),
+                    header_timeout: Duration::from_secs(header_timeout),
+                    ..http::HttpOptions::new(addr)
+                }),
                 Err(e) => return fail(e),
             };
             serve(workspace, demo, listen, tool_style, &settings)
         }
-        Command::Init { dir } => init(dir),
-        Command::Cli(command) => return docket::cli::run(*command),
+        Command::Init { dir, git } => init(dir, git),
+        Command::Cli(command) => return docket::cli::run(*command, Cli::command),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -84,10 +134,13 @@ fn fail(message: String) -> ExitCode {
     ExitCode::FAILURE
 }
 
-fn init(dir: Option<PathBuf>) -> Result<(), String> {
+fn init(dir: Option<PathBuf>, git: bool) -> Result<(), String> {
     let dir = dir.unwrap_or_else(|| PathBuf::from("."));
     let ws = Workspace::init(&dir).map_err(|e| e.to_string())?;
     eprintln!("docket: workspace ready at {}", ws.dir.display());
+    if git {
+        eprint!("{}", docket::cli::setup_lines(&ws)?);
+    }
     Ok(())
 }
 

@@ -87,8 +87,27 @@ async fn tool_style_in_the_file_publishes_the_consolidated_profile() {
     let client = start(dir.path()).await;
     let tools = client.list_all_tools().await.expect("tools/list");
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-    assert_eq!(names, ["issues", "session", "errors"]);
+    assert_eq!(names, ["issues", "session", "errors", "workspace"]);
     let listed = structured(&call(&client, "issues", json!({"action": "list", "format": "minimal"})).await);
     assert_eq!(listed["issues"].as_array().unwrap().len(), 3);
     assert_eq!(config_resource(&client).await["settings"]["tool_style"]["value"], "consolidated");
+}
+
+/// `structured_content: false` serves the text view only: no structuredContent in results and no
+/// outputSchema in tools/list (a client must not check a result against a schema it cannot meet).
+#[tokio::test]
+async fn structured_content_false_serves_text_only() {
+    let dir = workspace_with(5, "structured_content: false\n");
+    let client = start(dir.path()).await;
+    let tools = client.list_all_tools().await.expect("tools/list");
+    assert!(tools.iter().all(|t| t.output_schema.is_none()), "no outputSchema is published");
+    let r = call(&client, "issues_list", json!({"format": "minimal"})).await;
+    assert!(r.structured_content.is_none(), "{r:?}");
+    assert!(common::text(&r).contains("Showing 5 of 5 issues"), "{}", common::text(&r));
+    client.cancel().await.expect("close");
+
+    let client = start_with_env(dir.path(), &[("DOCKET_STRUCTURED_CONTENT", "true")]).await;
+    let r = call(&client, "issues_list", json!({"format": "minimal"})).await;
+    assert!(r.structured_content.is_some(), "the environment overrides the file");
+    client.cancel().await.expect("close");
 }

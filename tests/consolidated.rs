@@ -33,7 +33,8 @@ fn groups() -> Vec<(&'static str, Vec<&'static docket::runtime::ToolSpec>)> {
 }
 
 fn action_of(t: &docket::runtime::ToolSpec) -> String {
-    t.name.strip_prefix(&format!("{}_", t.group)).unwrap_or(t.name).to_string()
+    let prefixed = t.name.strip_prefix(&format!("{}_", t.group));
+    prefixed.or_else(|| t.name.strip_suffix(&format!("_{}", t.group))).unwrap_or(t.name).to_string()
 }
 
 /// Every sub-schema: at most one `type`, arrays with items, no `$ref`/`$defs`.
@@ -60,7 +61,7 @@ async fn tools_list_has_one_flat_tool_per_group_with_the_most_cautious_annotatio
     let client = start_consolidated(ws.path()).await;
     let tools = client.list_all_tools().await.expect("tools/list");
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-    assert_eq!(names, ["issues", "session", "errors"]);
+    assert_eq!(names, ["issues", "session", "errors", "workspace"]);
     for (group, granular) in groups() {
         let tool = tools.iter().find(|t| t.name == group).expect("published");
         let json = serde_json::to_value(tool).expect("tool serializes");
@@ -147,11 +148,13 @@ const VOLATILE: &[&str] = &[
     "startedAt",
     "completedAt",
     "sessionId",
+    "auditPath",
     "worktreePath",
     "branchName",
     "durationSeconds",
     "nextCursor",
     "checkpointId",
+    "timestamp",
 ];
 
 fn normalize(v: &Value) -> Value {
@@ -323,6 +326,36 @@ async fn action_mistakes_are_tool_errors_that_say_what_to_call() {
         .await
         .expect_err("not a tool of this profile");
     assert!(granular.to_string().contains("call issues(action=list) instead"), "{granular}");
+    client.cancel().await.expect("close");
+}
+
+/// Tool names in the text are rewritten to consolidated calls, but never inside user data: an
+/// issue about `issues_get` keeps its title, labels and body in the text view.
+#[tokio::test]
+async fn user_data_naming_a_tool_is_shown_as_written() {
+    let ws = workspace();
+    let client = start_consolidated(ws.path()).await;
+    let title = "issues_get drops the labels of session_start";
+    let body = "Call issues_get with fields, then issues_update_batch.";
+    let created = call(
+        &client,
+        "issues",
+        json!({"action": "create", "title": title, "description": body, "labels": ["errors_resolve"]}),
+    )
+    .await;
+    assert!(!is_error(&created), "{}", text(&created));
+    let id = structured(&created)["issue"]["id"].as_str().expect("id").to_string();
+    let got = call(&client, "issues", json!({"action": "get", "id": id})).await;
+    let shown = text(&got);
+    for kept in [title, body, "errors_resolve"] {
+        assert!(shown.contains(kept), "{kept:?} must be shown as written: {shown}");
+    }
+    assert!(!shown.contains("(action="), "nothing of this issue is a hint to rewrite: {shown}");
+    let listed = text(&call(&client, "issues", json!({"action": "list", "format": "minimal"})).await);
+    assert!(listed.contains(title), "{listed}");
+    // Server-written hints are still rewritten.
+    let started = text(&call(&client, "issues", json!({"action": "get_batch", "ids": [id, "ISS-000999"]})).await);
+    assert!(started.contains("Check the IDs with issues(action=list)"), "{started}");
     client.cancel().await.expect("close");
 }
 

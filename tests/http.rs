@@ -3,75 +3,14 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, Command, Stdio};
+use std::io::Write;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::workspace;
+use common::http::{HttpServer, initialize_body, post};
 use rmcp::model::{CallToolRequestParams, GetPromptRequestParams};
-use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::{RoleClient, ServiceExt, service::RunningService};
+use rmcp::{RoleClient, service::RunningService};
 use serde_json::{Value, json};
-
-/// A running `docket serve --http 127.0.0.1:0`; killed on drop.
-struct HttpServer {
-    child: Child,
-    url: String,
-    _dir: tempfile::TempDir,
-}
-
-impl HttpServer {
-    fn start(extra: &[&str]) -> HttpServer {
-        let dir = workspace();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_docket"))
-            .args(["serve", "--workspace"])
-            .arg(dir.path())
-            .args(["--http", "127.0.0.1:0"])
-            .args(extra)
-            .env_remove("DOCKET_TOKEN")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn docket serve --http");
-        let mut lines = BufReader::new(child.stderr.take().expect("stderr piped")).lines();
-        let url = loop {
-            let line = lines.next().expect("the server announces its URL").expect("stderr is UTF-8");
-            if let Some(at) = line.find("http://") {
-                break line[at..].trim().to_string();
-            }
-        };
-        // Keep draining stderr so the server never blocks on a full pipe.
-        std::thread::spawn(move || lines.for_each(drop));
-        HttpServer { child, url, _dir: dir }
-    }
-
-    async fn client(&self, token: Option<&str>) -> RunningService<RoleClient, ()> {
-        let mut config = StreamableHttpClientTransportConfig::with_uri(self.url.as_str());
-        config.auth_header = token.map(str::to_string);
-        ().serve(StreamableHttpClientTransport::from_config(config)).await.expect("initialize over HTTP")
-    }
-}
-
-impl Drop for HttpServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn initialize_body() -> Value {
-    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}})
-}
-
-fn post(url: &str) -> reqwest::RequestBuilder {
-    reqwest::Client::new()
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-}
 
 async fn call(client: &RunningService<RoleClient, ()>, tool: &str, args: Value) -> rmcp::model::CallToolResult {
     let args = args.as_object().cloned().expect("object");
@@ -85,7 +24,7 @@ async fn a_client_initializes_lists_and_calls_over_http() {
     let client = server.client(None).await;
     let info = client.peer_info().expect("server info");
     assert_eq!(info.server_info.as_ref().expect("serverInfo").name, "docket");
-    assert_eq!(client.list_all_tools().await.expect("tools/list").len(), 21);
+    assert_eq!(client.list_all_tools().await.expect("tools/list").len(), common::manifest_tool_count());
 
     let created = call(&client, "issues_create", json!({"title": "Over HTTP", "description": "body"})).await;
     assert_ne!(created.is_error, Some(true), "{created:?}");
@@ -170,7 +109,7 @@ async fn with_a_token_only_the_right_bearer_gets_in() {
     assert!(wrong.text().await.unwrap().contains("The bearer token is wrong"));
 
     let client = server.client(Some("s3cret-token")).await;
-    assert_eq!(client.list_all_tools().await.expect("tools/list with the token").len(), 21);
+    assert_eq!(client.list_all_tools().await.expect("tools/list with the token").len(), common::manifest_tool_count());
 }
 
 #[test]

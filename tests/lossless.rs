@@ -148,18 +148,6 @@ async fn a_list_operation_on_a_value_that_is_not_a_list_is_refused_and_nothing_i
     client.cancel().await.expect("shut down");
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for entry in std::fs::read_dir(from).expect("read fixture").flatten() {
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("type").is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).expect("copy");
-        }
-    }
-}
-
 /// Every issue file of a directory tree, by file name (names are unique in the fixture's folders).
 fn issue_files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
@@ -176,10 +164,7 @@ fn issue_files(dir: &Path) -> Vec<PathBuf> {
 
 #[tokio::test]
 async fn the_wrangler_fixture_round_trips_a_status_change_and_back() {
-    let fixture = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/wrangler-workspace");
-    assert!(fixture.is_dir(), "the wrangler fixture must be at {}", fixture.display());
-    let dir = tempfile::tempdir().expect("tmp");
-    copy_dir(&fixture, dir.path());
+    let dir = common::wrangler::fixture();
     let ws = dir.path().join(".wrangler");
     let before: Vec<(PathBuf, String)> =
         issue_files(&ws).into_iter().map(|p| (p.clone(), std::fs::read_to_string(&p).expect("read"))).collect();

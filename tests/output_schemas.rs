@@ -91,6 +91,11 @@ async fn every_tools_structured_content_matches_its_output_schema() {
     )
     .await;
     c.check(&client, "issues_get", json!({"id": a})).await;
+    // An ignored parameter adds `warnings` to structuredContent; the schema must allow it.
+    let warned = c.check(&client, "issues_search", json!({"query": "webhook", "type": "specification"})).await;
+    assert!(warned["warnings"][0].as_str().is_some_and(|w| w.contains("'type'")), "{warned}");
+    c.check(&client, "init_workspace", json!({})).await;
+    c.check(&client, "init_workspace", json!({"fix": true})).await;
     c.check(&client, "issues_get", json!({"id": a, "fields": ["dates", "wranglerContext"]})).await;
     c.check(&client, "issues_update", json!({"id": a, "priority": "high", "assignee": "ann", "project": "core"})).await;
     c.check(&client, "issues_labels", json!({"operation": "list"})).await;
@@ -130,7 +135,7 @@ async fn every_tools_structured_content_matches_its_output_schema() {
     )
     .await;
     c.check(&client, "session_get", json!({"sessionId": session})).await;
-    c.check(&client, "session_status", json!({})).await;
+    c.check(&client, "session_status", json!({"sessionId": session})).await;
     c.check(
         &client,
         "session_complete",
@@ -150,6 +155,7 @@ async fn every_tools_structured_content_matches_its_output_schema() {
     .expect("json");
     let pattern = recent["patterns"][0]["id"].as_i64().expect("a recorded pattern");
     c.check(&client, "errors_resolve", json!({"patternId": pattern, "resolution": "Pass confirm: true."})).await;
+    c.check(&client, "workspace_doctor", json!({})).await;
     c.check(&client, "issues_delete", json!({"id": a, "confirm": true})).await;
 
     let published: BTreeSet<String> = c.schemas.keys().cloned().collect();

@@ -95,8 +95,15 @@ fn editor(path: PathBuf, saves: u64, stop: Arc<AtomicBool>) -> (u64, Vec<(u64, O
         if n > 1 && save_marker(&current) < Some(n - 1) {
             // Looked at mid-swap, docket's own new file may show for an instant before it puts
             // the save back; a save is lost only if it is still missing a moment later.
-            std::thread::sleep(Duration::from_millis(20));
-            let again = std::fs::read_to_string(&path).unwrap_or_default();
+            // (Up to a second: on a loaded machine docket's thread may sleep between the swaps.)
+            let mut again = current.clone();
+            for _ in 0..50 {
+                std::thread::sleep(Duration::from_millis(20));
+                again = std::fs::read_to_string(&path).unwrap_or_default();
+                if save_marker(&again) >= Some(n - 1) {
+                    break;
+                }
+            }
             if save_marker(&again) < Some(n - 1) {
                 reverted.push((n - 1, save_marker(&again)));
             }

@@ -51,6 +51,10 @@ async fn a_large_body_is_truncated_and_read_back_whole_through_chunks() {
     let notice = text(&got);
     assert!(notice.contains(&format!("showing {kept} of 60000 characters")), "{notice}");
     assert!(notice.contains(&format!("docket://issues/{id}/chunk/{kept}-")), "{notice}");
+    let next = issue["next"].as_str().expect("the structured view names the resource to read next");
+    assert!(next.contains(&format!("docket://issues/{id}/chunk/{kept}-")), "{next}");
+    let warned = structured(&got)["warnings"].to_string();
+    assert!(warned.contains(&format!("docket://issues/{id}")), "TRUNCATED is in the structured view: {warned}");
     let meta = serde_json::to_value(&got.meta).expect("meta");
     assert_eq!(meta["warnings"][0]["code"], "TRUNCATED", "{meta}");
     let link = got.content.iter().find_map(|c| c.as_resource_link()).expect("a resource link block");

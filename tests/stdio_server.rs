@@ -18,6 +18,8 @@ const READ_ONLY: &[&str] = &[
     "issues_all_complete",
     "session_get",
     "session_status",
+    // Not in SPEC section 3 either (issue 15): the read-only half of `docket doctor`.
+    "workspace_doctor",
 ];
 const IDEMPOTENT_WRITES: &[&str] = &[
     "issues_mark_complete",
@@ -29,6 +31,8 @@ const IDEMPOTENT_WRITES: &[&str] = &[
     "issues_projects",
     // Not in SPEC section 3's lists, which predate it (issue 6): recording the same fix twice changes nothing.
     "errors_resolve",
+    // Creates only what is missing; a second call finds nothing to do.
+    "init_workspace",
 ];
 
 #[tokio::test]
@@ -36,7 +40,7 @@ async fn tools_list_has_twenty_tools_with_the_spec_annotations() {
     let ws = workspace();
     let client = start(ws.path()).await;
     let tools = client.list_all_tools().await.expect("tools/list");
-    assert_eq!(tools.len(), 21);
+    assert_eq!(tools.len(), common::manifest_tool_count());
     for tool in &tools {
         let name = tool.name.as_ref();
         let json = serde_json::to_value(tool).expect("tool serializes");
@@ -53,9 +57,15 @@ async fn tools_list_has_twenty_tools_with_the_spec_annotations() {
         assert_eq!(a["openWorldHint"], json!(false), "{name} openWorldHint");
     }
     let names: BTreeSet<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-    for wrangler_tool in
-        ["issues_create", "issues_labels", "issues_metadata", "issues_projects", "session_start", "session_complete"]
-    {
+    for wrangler_tool in [
+        "issues_create",
+        "issues_labels",
+        "issues_metadata",
+        "issues_projects",
+        "session_start",
+        "session_complete",
+        "init_workspace",
+    ] {
         assert!(names.contains(wrangler_tool), "{wrangler_tool} is served");
     }
     client.cancel().await.expect("close");
@@ -222,7 +232,7 @@ fn server_survives_a_malformed_json_line() {
         answered = read();
     }
     assert_eq!(answered["id"], 3);
-    assert_eq!(answered["result"]["tools"].as_array().map(Vec::len), Some(21));
+    assert_eq!(answered["result"]["tools"].as_array().map(Vec::len), Some(common::manifest_tool_count()));
     drop(stdin);
     let status = child.wait().expect("docket exits on EOF");
     assert!(status.success(), "clean exit on stdin EOF: {status}");

@@ -60,9 +60,77 @@ async fn listing_20_issues_stays_within_the_spec_budgets() {
         summary.structured,
         summary.text + summary.structured
     );
-    assert!(minimal.text < 350, "minimal text {} tokens", minimal.text);
-    assert!(summary.text < 900, "summary text {} tokens", summary.text);
-    assert!(minimal.structured < 1000, "the seed's budget holds for structuredContent alone: {}", minimal.structured);
+    // Issue 13's targets for the text view. The structured view is guarded at what it costs now
+    // (418 and 786 tokens): its targets (< 300, < 700) need a tabular row form, not done yet.
+    assert!(minimal.text < 300, "minimal text {} tokens", minimal.text);
+    assert!(summary.text < 700, "summary text {} tokens", summary.text);
+    assert!(minimal.structured < 450, "minimal structuredContent {} tokens", minimal.structured);
+    assert!(summary.structured < 850, "summary structuredContent {} tokens", summary.structured);
+    client.cancel().await.expect("close");
+}
+
+/// A client that forwards only structuredContent (Claude Code) still tells the model how many
+/// more match and which cursor returns them; the last page says nothing of the kind.
+#[tokio::test]
+async fn a_page_in_the_structured_view_says_how_many_more_match_and_the_cursor() {
+    let ws = demo_workspace(30);
+    let client = start(ws.path()).await;
+    for (tool, args) in [
+        ("issues_list", json!({"format": "minimal", "limit": 10})),
+        ("issues_search", json!({"query": "the", "limit": 2})),
+    ] {
+        let (_, page) = cost(&client, tool, args.clone()).await;
+        let total = page["totalCount"].as_u64().expect("totalCount") as usize;
+        let shown = page["issues"].as_array().map_or(0, Vec::len);
+        assert!(total > shown, "{tool} {args}: the workspace has more than one page: {page}");
+        let cursor = page["nextCursor"].as_str().expect("nextCursor");
+        let next = page["next"].as_str().unwrap_or_else(|| panic!("{tool} {args}: no next in {page}"));
+        assert!(next.contains(&format!("{} more match", total - shown)), "{next}");
+        assert!(next.contains(&format!("cursor \"{cursor}\"")), "{next}");
+        let mut args = args;
+        args["cursor"] = json!(cursor);
+        args["limit"] = json!(100);
+        let (_, last) = cost(&client, tool, args).await;
+        assert!(last.get("next").is_none() && last.get("nextCursor").is_none(), "{last}");
+    }
+    let (_, list) = cost(&client, "issues_list", json!({"format": "minimal", "limit": 10})).await;
+    assert!(list["next"].as_str().is_some_and(|n| n.starts_with("20 more match")), "{list}");
+    client.cancel().await.expect("close");
+}
+
+/// The structured view leaves out what says nothing: empty label lists, creation times on rows.
+#[tokio::test]
+async fn summary_rows_omit_empty_and_unasked_fields() {
+    let ws = demo_workspace(40);
+    let client = start(ws.path()).await;
+    let (_, page) = cost(&client, "issues_list", json!({"format": "summary", "limit": 40})).await;
+    let json = page.to_string();
+    assert!(!json.contains("[]") && !json.contains("null"), "{json}");
+    for row in page["issues"].as_array().expect("issues") {
+        assert!(row.get("createdAt").is_none(), "{row}");
+        assert_eq!(row["updatedAt"].as_str().map(str::len), Some(10), "summary rows carry the date: {row}");
+    }
+    client.cancel().await.expect("close");
+}
+
+/// A default search page costs no more per hit than a page of issues_list minimal.
+#[tokio::test]
+async fn a_default_search_page_costs_no_more_per_hit_than_minimal_rows() {
+    let ws = demo_workspace(200);
+    let client = start(ws.path()).await;
+    let (search, hits) = cost(&client, "issues_search", json!({"query": "the"})).await;
+    let ids: Vec<Value> = hits["issues"].as_array().expect("issues").iter().map(|h| h["id"].clone()).collect();
+    assert!(ids.len() >= 10, "{hits}");
+    let rows: Vec<Value> = hits["issues"].as_array().expect("issues").clone();
+    for row in &rows {
+        assert!(row.get("priority").is_none() && row.get("labels").is_none(), "minimal rows: {row}");
+    }
+    let (list, _) = cost(&client, "issues_list", json!({"format": "minimal", "limit": ids.len()})).await;
+    println!("search page {} hits: text {} | structured {}", ids.len(), search.text, search.structured);
+    println!("list minimal {}: text {} | structured {}", ids.len(), list.text, list.structured);
+    // The same number of rows; titles differ, so allow 15% either way.
+    assert!(search.text * 100 <= list.text * 115, "{search:?} vs {list:?}");
+    assert!(search.structured * 100 <= list.structured * 115, "{search:?} vs {list:?}");
     client.cancel().await.expect("close");
 }
 
@@ -152,4 +220,53 @@ async fn meta_tokens_is_o200k_when_configured() {
 #[tokio::test]
 async fn meta_tokens_estimate_is_within_ten_percent_of_o200k() {
     meta_tokens_match_o200k("estimate", 0.1).await;
+}
+
+/// Issue 13's workflow: list minimal 20 -> search, first page -> get one with fields
+/// [title, status, description] -> update 10 in a batch -> stats; per call and in total, each
+/// view on its own, for both tool profiles. wrangler's server needs 13 calls and ~1,530 tokens of
+/// text for the same information (issue 13). The goal is half of that in each view; guarded here
+/// at what docket costs now (946-1,013 text, 1,300-1,346 structured on 1,000 generated issues), not
+/// yet half: the one issues_get with a 1-3 KB description alone is ~360 tokens.
+#[tokio::test]
+async fn the_standard_workflow_costs_less_than_wranglers_in_each_view() {
+    let ws = demo_workspace(1_000);
+    for style in ["granular", "consolidated"] {
+        let client = start_with_env(ws.path(), &[("DOCKET_TOOL_STYLE", style)]).await;
+        let named = |tool: &str, mut args: Value| -> (String, Value) {
+            match (style, tool.split_once('_')) {
+                ("consolidated", Some((group, action))) => {
+                    args["action"] = json!(action);
+                    (group.to_string(), args)
+                }
+                _ => (tool.to_string(), args),
+            }
+        };
+        let mut total = Cost::default();
+        let mut step = async |label: &str, tool: &str, args: Value| -> Value {
+            let (tool, args) = named(tool, args);
+            let (c, data) = cost(&client, &tool, args).await;
+            println!("{style:>12} {label:<28} text {:>4} | structured {:>4}", c.text, c.structured);
+            total += c;
+            data
+        };
+        let list = step("issues_list minimal 20", "issues_list", json!({"format": "minimal", "limit": 20})).await;
+        step("issues_search first page", "issues_search", json!({"query": "webhook"})).await;
+        let id = list["issues"][0]["id"].clone();
+        step("issues_get 3 fields", "issues_get", json!({"id": id, "fields": ["title", "status", "description"]}))
+            .await;
+        let updates: Vec<Value> = list["issues"].as_array().expect("issues")[..10]
+            .iter()
+            .map(|i| json!({"id": i["id"], "status": "in_progress"}))
+            .collect();
+        step("issues_update_batch 10", "issues_update_batch", json!({"updates": updates})).await;
+        step("issues_stats by status", "issues_stats", json!({"groupBy": "status"})).await;
+        println!(
+            "{style:>12} workflow total                text {:>4} | structured {:>4}",
+            total.text, total.structured
+        );
+        assert!(total.text <= 1_100, "{style}: text view {} tokens (wrangler ~1,530)", total.text);
+        assert!(total.structured <= 1_400, "{style}: structured view {} tokens", total.structured);
+        client.cancel().await.expect("close");
+    }
 }

@@ -117,7 +117,10 @@ def samples(s):
          {"post": lambda sc: expect(sc["issue"].get("status") == "closed", f"status {sc['issue'].get('status')}")}),
         ("issues_all_complete", lambda: {"issueIds": [s["id"]]},
          {"post": lambda sc: expect(sc["allComplete"] is True, "a closed issue counted as incomplete")}),
-        ("session_start", lambda: {"specFile": s["spec_file"], "workflow": "ci", "skipStepNames": ["lint"]},
+        # worktree false: the fixture copy lives in target/, inside docket's own repository, where a
+        # worktree and branch would land in docket's repository.
+        ("session_start", lambda: {"specFile": s["spec_file"], "workflow": "ci", "skipStepNames": ["lint"],
+                                   "worktree": False},
          {"post": lambda sc: s.update(session=sc["session"]["sessionId"])}),
         ("session_phase", lambda: {"sessionId": s["session"], "phase": "plan", "status": "started",
                                    "metadata": {"by": "ci"}}, {}),
@@ -134,7 +137,13 @@ def samples(s):
             "prNumber": 1, "summary": "All tools answered.",
             "stepExecutionSummary": {"totalSteps": 2, "executed": 1, "skipped": 1, "skippedSteps": ["lint"]},
         }, {"post": lambda sc: expect(sc["session"].get("status") == "completed", "session not completed")}),
-        ("session_status", {}, {}),
+        # Without sessionId only workflow-engine runs (wf-*) count, and this workspace has none.
+        ("session_status", {}, {"expect_error": "NOT_FOUND"}),
+        ("init_workspace", {}, {"post": lambda sc: expect(sc["status"] in ("compliant", "changes_needed"),
+                                                          f"status {sc['status']}")}),
+        ("init_workspace", {"fix": True}, {"post": lambda sc: expect(sc["status"] in ("compliant", "initialized"),
+                                                                     f"status {sc['status']}")}),
+        ("workspace_doctor", {}, {"post": lambda sc: expect(sc["total"] == len(sc["problems"]), f"doctor {sc}")}),
         # A deliberate failure: it is recorded in the error memory, and errors_resolve needs a pattern.
         ("issues_delete", lambda: {"id": s["id"]}, {"expect_error": "CONFIRMATION_REQUIRED"}),
         ("errors_resolve", lambda: {"patternId": s["pattern"], "resolution": "Pass confirm: true to delete."},

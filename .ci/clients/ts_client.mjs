@@ -96,7 +96,9 @@ function samples(s) {
       { post: (sc) => expect(sc.issue.status === 'closed', `status ${sc.issue.status}`) }],
     ['issues_all_complete', () => ({ issueIds: [s.id] }),
       { post: (sc) => expect(sc.allComplete === true, 'a closed issue counted as incomplete') }],
-    ['session_start', () => ({ specFile: s.specFile, workflow: 'ci', skipStepNames: ['lint'] }),
+    // worktree false: the fixture copy lives in target/, inside docket's own repository, where a
+    // worktree and branch would land in docket's repository.
+    ['session_start', () => ({ specFile: s.specFile, workflow: 'ci', skipStepNames: ['lint'], worktree: false }),
       { post: (sc) => { s.session = sc.session.sessionId; } }],
     ['session_phase', () => ({ sessionId: s.session, phase: 'plan', status: 'started', metadata: { by: 'ci' } }), {}],
     ['session_checkpoint', () => ({
@@ -112,7 +114,11 @@ function samples(s) {
       summary: 'All tools answered.',
       stepExecutionSummary: { totalSteps: 2, executed: 1, skipped: 1, skippedSteps: ['lint'] },
     }), { post: (sc) => expect(sc.session.status === 'completed', 'session not completed') }],
-    ['session_status', {}, {}],
+    // Without sessionId only workflow-engine runs (wf-*) count, and this workspace has none.
+    ['session_status', {}, { expectError: 'NOT_FOUND' }],
+    ['init_workspace', {}, { post: (sc) => expect(['compliant', 'changes_needed'].includes(sc.status), `status ${sc.status}`) }],
+    ['init_workspace', { fix: true }, { post: (sc) => expect(['compliant', 'initialized'].includes(sc.status), `status ${sc.status}`) }],
+    ['workspace_doctor', {}, { post: (sc) => expect(sc.total === sc.problems.length, `doctor ${JSON.stringify(sc).slice(0, 200)}`) }],
     // A deliberate failure: it is recorded in the error memory, and errors_resolve needs a pattern.
     ['issues_delete', () => ({ id: s.id }), { expectError: 'CONFIRMATION_REQUIRED' }],
     ['errors_resolve', () => ({ patternId: s.pattern, resolution: 'Pass confirm: true to delete.' }),

@@ -120,4 +120,7 @@ pub struct Schema {
     pub additional_properties: Option<bool>,
     /// Marks a parameter deprecated; the text says what to use instead.
     pub deprecated: Option<String>,
+    /// `null` means "clear it" rather than "not given" (an optional field without a default).
+    #[serde(default)]
+    pub nullable: bool,
 }

@@ -53,6 +53,9 @@ pub struct Field {
     pub default: Option<Value>,
     pub shape: Shape,
     pub deprecated: Option<String>,
+    /// `null` is a value of its own (it clears the field): an optional field generated as
+    /// `Option<Option<T>>`, `Some(None)` for null.
+    pub nullable: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -139,9 +142,12 @@ pub struct Deprecation {
 }
 
 /// The action that stands for tool `name` in its group's consolidated tool: the name without the
-/// `{group}_` prefix (`issues_get_batch` -> `get_batch`), or the whole name when it has none.
+/// `{group}_` prefix (`issues_get_batch` -> `get_batch`) or `_{group}` suffix (`init_workspace`
+/// -> `init`), or the whole name when it has neither.
 pub fn action_name<'a>(name: &'a str, group: &str) -> &'a str {
-    name.strip_prefix(group).and_then(|r| r.strip_prefix('_')).filter(|a| !a.is_empty()).unwrap_or(name)
+    let prefixed = name.strip_prefix(group).and_then(|r| r.strip_prefix('_'));
+    let suffixed = || name.strip_suffix(group).and_then(|r| r.strip_suffix('_'));
+    prefixed.filter(|a| !a.is_empty()).or_else(|| suffixed().filter(|a| !a.is_empty())).unwrap_or(name)
 }
 
 impl Tool {

@@ -293,6 +293,14 @@ impl Validator<'_> {
                     Some("the consolidated tool of a group uses `action` to pick the tool; rename the parameter"),
                 );
             }
+            if t.output.contains_key(crate::render::WARNINGS) {
+                self.error_at_key(
+                    &format!("{path}.output.{}", crate::render::WARNINGS),
+                    "reserved-parameter",
+                    format!("tool `{}` declares output `{}`, which every tool gets", t.name, crate::render::WARNINGS),
+                    Some("the server fills `warnings` with the call's visible warnings; rename the property"),
+                );
+            }
             let action = action_name(&t.name, &t.group).to_string();
             if let Some(other) = actions.insert((t.group.clone(), action.clone()), t.name.clone()) {
                 self.error(
@@ -442,6 +450,14 @@ impl Validator<'_> {
                     );
                 }
             }
+            if schema.nullable && (schema.required || default.is_some()) {
+                self.error_at_key(
+                    &fpath,
+                    "nullable-not-optional",
+                    format!("`{wire}` is nullable but also required or defaulted"),
+                    Some("nullable means null clears an optional field; drop `required`/`default` or `nullable`"),
+                );
+            }
             fields.push(Field {
                 wire: wire.clone(),
                 rust,
@@ -450,6 +466,7 @@ impl Validator<'_> {
                 default,
                 shape,
                 deprecated: schema.deprecated.clone(),
+                nullable: schema.nullable,
             });
         }
         Object { rust_name: rust_name.to_string(), description: description.to_string(), fields, additional }

@@ -25,6 +25,49 @@ pub enum Command {
     Board(BoardArgs),
     /// Issue counts by status, priority and type (issues_stats).
     Stats(StatsArgs),
+    /// Check the workspace files: duplicate ids, misplaced files, broken frontmatter, missing
+    /// parents, stale temp files (workspace_doctor); --fix repairs what is safe.
+    Doctor(DoctorArgs),
+    /// Route the workspace's issue files through docket's merge driver: writes .gitattributes in
+    /// the workspace directory and merge.docket in the repository's git config (idempotent).
+    GitSetup(GitSetupArgs),
+    /// git merge driver for issue files: `docket merge-file %O %A %B %P` (set by git-setup).
+    /// Writes the merge to OURS; exit 0 when clean, 1 when the body keeps conflict markers.
+    MergeFile(MergeFileArgs),
+    // Daily use (src/cli/daily.rs): search, close, reopen, edit, ready, web, completions.
+    #[command(flatten)]
+    Daily(super::daily::Daily),
+}
+
+#[derive(Args, Debug)]
+pub struct DoctorArgs {
+    /// Repair what is safe (renumber duplicates, move misplaced files, remove stale temp files)
+    /// and print every change. Without it nothing is written.
+    #[arg(long)]
+    pub fix: bool,
+    /// Print the problems (and changes) as JSON.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub ws: WorkspaceArg,
+}
+
+#[derive(Args, Debug)]
+pub struct GitSetupArgs {
+    #[command(flatten)]
+    pub ws: WorkspaceArg,
+}
+
+#[derive(Args, Debug)]
+pub struct MergeFileArgs {
+    /// The common ancestor's version (%O).
+    pub base: PathBuf,
+    /// Our version (%A); the merge result is written here.
+    pub ours: PathBuf,
+    /// Their version (%B).
+    pub theirs: PathBuf,
+    /// The path of the file in the repository (%P), for messages.
+    pub path: Option<String>,
 }
 
 /// Where the workspace is, resolved like `docket serve`.
@@ -57,7 +100,7 @@ pub struct Filters {
 }
 
 impl Filters {
-    fn apply(&self, args: &mut Map<String, Value>) {
+    pub(super) fn apply(&self, args: &mut Map<String, Value>) {
         put_list(args, "priority", &self.priority);
         put_list(args, "labels", &self.labels);
         put(args, "assignee", &self.assignee);
@@ -194,6 +237,9 @@ pub struct CreateArgs {
     /// Project.
     #[arg(long)]
     pub project: Option<String>,
+    /// Parent issue or spec (wranglerContext.parentTaskId).
+    #[arg(long, value_name = "ID")]
+    pub parent: Option<String>,
     /// Print the structured issues_create result as JSON.
     #[arg(long)]
     pub json: bool,
@@ -213,6 +259,9 @@ impl CreateArgs {
         put_list(&mut args, "labels", &self.labels);
         put(&mut args, "assignee", &self.assignee);
         put(&mut args, "project", &self.project);
+        if let Some(parent) = &self.parent {
+            args.insert("wranglerContext".into(), json!({ "parentTaskId": parent }));
+        }
         args
     }
 }
@@ -285,9 +334,9 @@ pub struct BoardArgs {
     /// Add a cancelled column.
     #[arg(long)]
     pub cancelled: bool,
-    /// Board width in characters.
-    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u16).range(40..))]
-    pub width: u16,
+    /// Board width in characters (default: COLUMNS, else the terminal's width, else 100).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(40..))]
+    pub width: Option<u16>,
     #[command(flatten)]
     pub ws: WorkspaceArg,
 }

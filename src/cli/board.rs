@@ -15,8 +15,8 @@ pub struct Column {
 
 const SEPARATOR: &str = " │ ";
 
-/// The board, no line wider than `width` characters.
-pub fn render(columns: &[Column], width: usize) -> String {
+/// The board, no line wider than `width` characters; headers bold when `colour` is on.
+pub fn render(columns: &[Column], width: usize, colour: bool) -> String {
     if columns.is_empty() {
         return String::new();
     }
@@ -36,7 +36,9 @@ pub fn render(columns: &[Column], width: usize) -> String {
             } else {
                 format!("{} ({})", c.name.to_uppercase(), c.count)
             };
-            pad(&truncate(&head, col), col)
+            let head = truncate(&head, col);
+            let gap = " ".repeat(col.saturating_sub(head.chars().count()));
+            super::style::paint(colour, super::style::header(), &head) + &gap
         })
         .collect();
     let mut lines = vec![join(headers)];
@@ -73,6 +75,7 @@ mod tests {
                 column("closed", 12, &["ISS-000003 C"]),
             ],
             100,
+            false,
         );
         let lines: Vec<&str> = board.lines().collect();
         assert!(lines.iter().all(|l| l.chars().count() <= 100), "{board}");

@@ -7,6 +7,7 @@ use serde_json::{Map, Value, json};
 
 use super::args::{BoardArgs, CreateArgs, ListArgs, ShowArgs, StatsArgs, UpdateArgs};
 use super::board::{self, Column};
+use super::style;
 use super::table::{self, terminal_width, truncate};
 use super::{Core, json_text};
 use crate::generated::{
@@ -32,14 +33,20 @@ pub(super) fn list(core: &Core, a: &ListArgs) -> Result<String, String> {
     if a.json {
         return Ok(json_text(&json!({"issues": issues, "totalCount": page.total_count})));
     }
-    let mut out = list_table(&issues, terminal_width());
+    let mut out = list_table(&issues, terminal_width(), style::enabled());
     let total = page.total_count.max(0) as u64;
     match &page.next_cursor {
         _ if total == 0 => out = "No issues match.\n".to_string(),
         Some(cursor) => {
             let more = total.saturating_sub(offset + issues.len() as u64);
-            let _ =
-                writeln!(out, "{} of {total} issues. {more} more, pass --cursor {cursor} (or --all).", issues.len());
+            let _ = write!(
+                out,
+                "{}",
+                table::wrap(
+                    &format!("{} of {total} issues. {more} more, pass --cursor {cursor} (or --all).", issues.len()),
+                    terminal_width()
+                )
+            );
         }
         None => {
             let _ = writeln!(out, "{} of {total} issues.", issues.len());
@@ -48,39 +55,82 @@ pub(super) fn list(core: &Core, a: &ListArgs) -> Result<String, String> {
     Ok(out)
 }
 
-/// The list table, fitted to `width` where it can be: TITLE is cut first (keeping room for
-/// some labels), then LABELS takes what is left.
-fn list_table(issues: &[IssueRecord], width: usize) -> String {
+/// The list table, fitted to `width`: TITLE keeps at least [`TITLE_MIN`] characters; to make
+/// room, long IDs are cut, then TYPE, LABELS, PRIORITY and STATUS are left out in that order;
+/// LABELS takes what TITLE leaves. A column no issue has a value for is left out.
+pub(super) fn list_table(issues: &[IssueRecord], width: usize, colour: bool) -> String {
+    const TITLE_MIN: usize = 20;
+    const LABELS_MIN: usize = 8;
     /// Room kept for LABELS when cutting titles.
     const LABELS_ROOM: usize = 14;
-    let dash = || "-".to_string();
+    let (id, status, priority, kind, title, labels) = (0, 1, 2, 3, 4, 5);
+    let header = ["ID", "STATUS", "PRIORITY", "TYPE", "TITLE", "LABELS"];
     let mut rows: Vec<Vec<String>> = issues
         .iter()
         .map(|r| {
             vec![
                 r.id.clone(),
-                r.status.map_or_else(dash, |s| s.to_string()),
-                r.priority.map_or_else(dash, |p| p.to_string()),
-                r.r#type.map_or_else(dash, |t| t.to_string()),
+                r.status.map(|s| s.to_string()).unwrap_or_default(),
+                r.priority.map(|p| p.to_string()).unwrap_or_default(),
+                r.r#type.map(|t| t.to_string()).unwrap_or_default(),
                 r.title.clone().unwrap_or_default(),
-                r.labels.as_ref().map_or_else(dash, |l| l.join(",")),
+                r.labels.as_ref().map(|l| l.join(",")).unwrap_or_default(),
             ]
         })
         .collect();
-    let header = ["ID", "STATUS", "PRIORITY", "TYPE", "TITLE", "LABELS"];
+    // IDs of files without frontmatter are their names, sometimes 40 characters long.
+    let id_max = if width >= 120 { 40 } else { (width / 4).max(12) };
+    for row in &mut rows {
+        row[id] = truncate(&row[id], id_max);
+    }
     let widest = |rows: &[Vec<String>], i: usize| {
         rows.iter().map(|r| r[i].chars().count()).chain([header[i].len()]).max().unwrap_or(0)
     };
-    let fixed: usize = (0..4).map(|i| widest(&rows, i)).sum::<usize>() + 2 * (header.len() - 1);
-    let title_max = width.saturating_sub(fixed + widest(&rows, 5).min(LABELS_ROOM)).clamp(24, 80);
-    for row in &mut rows {
-        row[4] = truncate(&row[4], title_max);
+    let has_values = |i: usize| rows.iter().any(|r| !r[i].is_empty());
+    let mut keep: Vec<usize> = (0..header.len()).filter(|&i| i == id || i == title || has_values(i)).collect();
+    // The width of the columns other than TITLE and LABELS, with the gaps between all columns.
+    let fixed = |rows: &[Vec<String>], keep: &[usize]| -> usize {
+        keep.iter().filter(|&&i| i != title && i != labels).map(|&i| widest(rows, i)).sum::<usize>()
+            + 2 * (keep.len() - 1)
+    };
+    for drop in [kind, labels, priority, status] {
+        let need = fixed(&rows, &keep) + TITLE_MIN + if keep.contains(&labels) { LABELS_MIN } else { 0 };
+        if need <= width {
+            break;
+        }
+        keep.retain(|&i| i != drop);
     }
-    let labels_max = width.saturating_sub(fixed + widest(&rows, 4)).max(10);
+    let fixed = fixed(&rows, &keep);
+    let labels_room = if keep.contains(&labels) { widest(&rows, labels).min(LABELS_ROOM) } else { 0 };
+    let title_max = width.saturating_sub(fixed + labels_room).clamp(TITLE_MIN, 80);
     for row in &mut rows {
-        row[5] = truncate(&row[5], labels_max);
+        row[title] = truncate(&row[title], title_max);
     }
-    table::render(&header, &rows)
+    if keep.contains(&labels) {
+        let labels_max = width.saturating_sub(fixed + widest(&rows, title));
+        for row in &mut rows {
+            row[labels] = truncate(&row[labels], labels_max);
+        }
+    }
+    let dash = |c: String| if c.is_empty() { "-".to_string() } else { c };
+    let rows: Vec<Vec<String>> = rows
+        .into_iter()
+        .map(|r| {
+            r.into_iter()
+                .enumerate()
+                .filter(|(i, _)| keep.contains(i))
+                .map(|(i, c)| if i == title || i == labels { c } else { dash(c) })
+                .collect()
+        })
+        .collect();
+    let shown: Vec<&str> = keep.iter().map(|&i| header[i]).collect();
+    let paint = |col: usize, cell: &str| match shown[col] {
+        "STATUS" => style::status(cell),
+        "PRIORITY" => style::priority(cell),
+        "ID" => style::dim(),
+        _ => anstyle::Style::new(),
+    };
+    table::render_styled(&shown, &rows, &paint, colour)
 }
 
 pub(super) fn show(core: &Core, a: &ShowArgs) -> Result<String, String> {
@@ -195,7 +245,7 @@ pub(super) fn board(core: &Core, a: &BoardArgs) -> Result<String, String> {
         let cards = issues.iter().map(|r| format!("{} {}", r.id, r.title.as_deref().unwrap_or_default())).collect();
         columns.push(Column { name: status.to_string(), count, cards });
     }
-    Ok(board::render(&columns, usize::from(a.width)))
+    Ok(board::render(&columns, a.width.map_or_else(terminal_width, usize::from), style::enabled()))
 }
 
 /// The groupings `stats` shows, in order.
@@ -240,7 +290,7 @@ mod tests {
             record("SPEC-000001", long, &["performance", "security", "tech-debt", "testing"]),
             record("SPEC-000002", "Short", &[]),
         ];
-        let table = list_table(&issues, 100);
+        let table = list_table(&issues, 100, false);
         let lines: Vec<&str> = table.lines().collect();
         assert_eq!(lines.len(), 3, "{table}");
         assert!(lines.iter().all(|l| l.chars().count() <= 100), "{table}");
@@ -248,5 +298,22 @@ mod tests {
         assert!(lines[1].contains("…  performance,"), "{table}");
         assert!(lines[1].ends_with('…'), "labels cut too: {table}");
         assert!(lines[2].ends_with("Short"), "{table}");
+    }
+
+    #[test]
+    fn narrow_tables_drop_columns_and_never_overflow() {
+        let long = "A title long enough to be cut at any terminal width people use every day, and then some";
+        let mut issues = vec![record("2025-11-22-workflow-observability-idea", long, &["a-label", "another-label"])];
+        issues.push(record("ISS-000001", "Short", &[]));
+        for width in [40, 60, 80, 100, 160, 200] {
+            let table = list_table(&issues, width, false);
+            assert!(table.lines().all(|l| l.chars().count() <= width), "width {width}:\n{table}");
+            assert!(table.lines().nth(2).is_some_and(|l| l.starts_with("ISS-000001")), "{table}");
+        }
+        let narrow = list_table(&issues, 60, false);
+        assert!(narrow.starts_with("ID") && narrow.contains("TITLE") && !narrow.contains("TYPE"), "{narrow}");
+        let wide = list_table(&issues, 160, false);
+        assert!(wide.contains("TYPE") && wide.contains("LABELS"), "{wide}");
+        assert!(wide.contains("2025-11-22-workflow-observability-idea"), "full IDs when wide: {wide}");
     }
 }

@@ -6,10 +6,14 @@
 mod args;
 mod board;
 mod commands;
+mod daily;
+mod edit;
+mod style;
 mod table;
+mod team;
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -19,6 +23,7 @@ use serde_json::{Map, Value};
 
 pub use args::Command;
 use args::WorkspaceArg;
+pub use team::setup_lines;
 
 use crate::app::App;
 use crate::handlers::Handlers;
@@ -27,7 +32,8 @@ use crate::store::Workspace;
 
 /// Runs one command: its output on stdout, `docket: <message>` on stderr when it fails.
 /// Exit code 0 on success, 1 on any failure (a tool error, a missing workspace, unreadable input).
-pub fn run(command: Command) -> ExitCode {
+/// `top` builds the whole command line (for `docket completions`).
+pub fn run(command: Command, top: fn() -> clap::Command) -> ExitCode {
     let result = match &command {
         Command::List(a) => Core::open(&a.ws).and_then(|core| commands::list(&core, a)),
         Command::Show(a) => Core::open(&a.ws).and_then(|core| commands::show(&core, a)),
@@ -35,24 +41,46 @@ pub fn run(command: Command) -> ExitCode {
         Command::Update(a) => Core::open(&a.ws).and_then(|core| commands::update(&core, a)),
         Command::Board(a) => Core::open(&a.ws).and_then(|core| commands::board(&core, a)),
         Command::Stats(a) => Core::open(&a.ws).and_then(|core| commands::stats(&core, a)),
+        Command::GitSetup(a) => team::git_setup(a),
+        Command::Doctor(a) => {
+            return match team::doctor(a) {
+                Ok((text, clean)) => match print(&text) {
+                    ExitCode::SUCCESS if !clean => ExitCode::FAILURE,
+                    code => code,
+                },
+                Err(message) => fail(&message),
+            };
+        }
+        Command::MergeFile(a) => {
+            return match team::merge_file(a) {
+                Ok(true) => ExitCode::SUCCESS,
+                Ok(false) => ExitCode::FAILURE,
+                Err(message) => fail(&message),
+            };
+        }
+        Command::Daily(d) => daily::run(d, top),
     };
     match result {
-        Ok(text) => {
-            let mut out = std::io::stdout().lock();
-            match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-                // `docket list | head` closes the pipe early; that is not a failure.
-                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-                    eprintln!("docket: cannot write the output: {e}");
-                    ExitCode::FAILURE
-                }
-                _ => ExitCode::SUCCESS,
-            }
-        }
-        Err(message) => {
-            eprintln!("docket: {message}");
+        Ok(text) => print(&text),
+        Err(message) => fail(&message),
+    }
+}
+
+fn print(text: &str) -> ExitCode {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        // `docket list | head` closes the pipe early; that is not a failure.
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            eprintln!("docket: cannot write the output: {e}");
             ExitCode::FAILURE
         }
+        _ => ExitCode::SUCCESS,
     }
+}
+
+fn fail(message: &str) -> ExitCode {
+    eprintln!("docket: {message}");
+    ExitCode::FAILURE
 }
 
 /// The tool handlers of one workspace and a runtime to call them on.
@@ -62,6 +90,8 @@ pub(crate) struct Core {
     calls: Cell<u64>,
     /// Warnings already printed (a paged command would repeat them).
     warned: RefCell<HashSet<String>>,
+    /// Workspace problems seen (DUPLICATE_ID, SKIPPED_FILES): summed up in one line at the end.
+    problems: RefCell<BTreeMap<&'static str, HashSet<String>>>,
 }
 
 impl Core {
@@ -73,7 +103,13 @@ impl Core {
             .build()
             .map_err(|e| format!("cannot start the async runtime: {e}"))?;
         let app = App::load(ws, &[]).map_err(|e| e.to_string())?;
-        Ok(Core { runtime, handlers: app.handlers, calls: Cell::new(0), warned: RefCell::default() })
+        Ok(Core {
+            runtime,
+            handlers: app.handlers,
+            calls: Cell::new(0),
+            warned: RefCell::default(),
+            problems: RefCell::default(),
+        })
     }
 
     /// Calls `tool` through the generated dispatch; a tool error becomes its message. Warnings go
@@ -86,8 +122,11 @@ impl Core {
             .block_on(crate::generated::dispatch(self.handlers.as_ref(), tool, args, ctx))
             .ok_or_else(|| format!("{tool} is not a docket tool. This is a docket bug; please report it."))?
             .map_err(|e| e.message)?;
-        for w in reply.warnings.iter().filter(|w| w.code != "TRUNCATED") {
-            if self.warned.borrow_mut().insert(w.message.clone()) {
+        // The MCP summary of workspace problems is replaced by the CLI's own line at the end.
+        for w in reply.warnings.iter().filter(|w| w.code != "TRUNCATED" && w.code != "WORKSPACE_PROBLEMS") {
+            if let Some(kind) = WORKSPACE_PROBLEMS.iter().find(|k| **k == w.code) {
+                self.problems.borrow_mut().entry(kind).or_default().insert(w.message.clone());
+            } else if self.warned.borrow_mut().insert(w.message.clone()) {
                 eprintln!("docket: warning: {}", w.message);
             }
         }
@@ -101,6 +140,32 @@ impl Core {
             format!("{tool} returned an unexpected result ({e}). This is a docket bug; please report it.")
         })?;
         Ok((data, reply))
+    }
+}
+
+/// Warnings about the workspace's files, which `docket doctor` lists in full.
+const WORKSPACE_PROBLEMS: [&str; 2] = ["DUPLICATE_ID", "SKIPPED_FILES"];
+
+impl Drop for Core {
+    /// One line for every workspace problem the command met, instead of one warning each.
+    fn drop(&mut self) {
+        let problems = self.problems.borrow();
+        let mut parts = Vec::new();
+        if let Some(dups) = problems.get("DUPLICATE_ID") {
+            parts.push(format!("{} duplicate id(s)", dups.len()));
+        }
+        if let Some(skipped) = problems.get("SKIPPED_FILES") {
+            // The message starts with the number of files it lists.
+            let files: usize =
+                skipped.iter().filter_map(|m| m.split_whitespace().next()?.parse::<usize>().ok()).max().unwrap_or(1);
+            parts.push(format!("{files} file(s) with broken frontmatter"));
+        }
+        if !parts.is_empty() {
+            eprintln!(
+                "docket: warning: this workspace has {}; run `docket doctor` for the list (`docket doctor --fix` repairs what is safe).",
+                parts.join(" and ")
+            );
+        }
     }
 }
 

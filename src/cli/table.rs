@@ -1,8 +1,30 @@
 //! Plain-text layout: aligned tables and truncation to a width (counted in characters).
 
-/// Terminal width: `COLUMNS` when set to a sane number, else 100.
+/// Terminal width: `COLUMNS` when set to a sane number, else the width of the terminal on
+/// stdout, else 100 (a pipe or a file).
 pub fn terminal_width() -> usize {
-    std::env::var("COLUMNS").ok().and_then(|c| c.trim().parse::<usize>().ok()).filter(|w| *w >= 40).unwrap_or(100)
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|w| *w >= MIN_WIDTH)
+        .or_else(tty_width)
+        .unwrap_or(100)
+}
+
+/// Narrowest width tables are fitted to.
+pub const MIN_WIDTH: usize = 40;
+
+#[cfg(unix)]
+fn tty_width() -> Option<usize> {
+    // SAFETY: TIOCGWINSZ only writes a `winsize` into the struct it is given.
+    let mut size: libc::winsize = unsafe { std::mem::zeroed() };
+    let ok = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut size) } == 0;
+    (ok && size.ws_col > 0).then(|| usize::from(size.ws_col).max(MIN_WIDTH))
+}
+
+#[cfg(not(unix))]
+fn tty_width() -> Option<usize> {
+    None
 }
 
 /// `text` cut to at most `width` characters, ending in `…` when cut.
@@ -20,6 +42,29 @@ pub fn truncate(text: &str, width: usize) -> String {
     cut
 }
 
+/// `text` as lines of at most `width` characters, broken at spaces (a longer word stays whole),
+/// each ending in a newline.
+pub fn wrap(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+            out.push_str(&line);
+            out.push('\n');
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
 /// `text` padded with spaces to `width` characters (no cut).
 pub fn pad(text: &str, width: usize) -> String {
     let len = text.chars().count();
@@ -29,22 +74,38 @@ pub fn pad(text: &str, width: usize) -> String {
 /// Rows under a header, each column as wide as its widest cell, separated by two spaces; the
 /// last column is not padded. Cells must already be cut to their column's maximum.
 pub fn render(header: &[&str], rows: &[Vec<String>]) -> String {
+    render_styled(header, rows, &|_, _| anstyle::Style::new(), false)
+}
+
+/// [`render`], each cell painted in `style(column, cell)` when `colour` is on (the header bold).
+pub fn render_styled(
+    header: &[&str],
+    rows: &[Vec<String>],
+    style: &dyn Fn(usize, &str) -> anstyle::Style,
+    colour: bool,
+) -> String {
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
     for row in rows {
         for (w, cell) in widths.iter_mut().zip(row) {
             *w = (*w).max(cell.chars().count());
         }
     }
-    let line = |cells: Vec<&str>| {
-        let last = cells.len().saturating_sub(1);
-        let parts: Vec<String> =
-            cells.iter().enumerate().map(|(i, c)| if i == last { c.to_string() } else { pad(c, widths[i]) }).collect();
-        let mut text = parts.join("  ");
-        text.truncate(text.trim_end().len());
-        text
+    let line = |cells: Vec<&str>, paint: &dyn Fn(usize, &str) -> anstyle::Style| {
+        let last = cells.iter().rposition(|c| !c.is_empty()).unwrap_or(0);
+        let parts: Vec<String> = cells
+            .iter()
+            .take(last + 1)
+            .enumerate()
+            .map(|(i, c)| {
+                let gap =
+                    if i == last { String::new() } else { " ".repeat(widths[i].saturating_sub(c.chars().count())) };
+                super::style::paint(colour, paint(i, c), c) + &gap
+            })
+            .collect();
+        parts.join("  ")
     };
-    let mut out = vec![line(header.to_vec())];
-    out.extend(rows.iter().map(|r| line(r.iter().map(String::as_str).collect())));
+    let mut out = vec![line(header.to_vec(), &|_, _| super::style::header())];
+    out.extend(rows.iter().map(|r| line(r.iter().map(String::as_str).collect(), style)));
     out.join("\n") + "\n"
 }
 
@@ -58,6 +119,15 @@ mod tests {
         assert_eq!(truncate("exactly ten", 11), "exactly ten");
         assert_eq!(truncate("a longer title here", 10), "a longer…");
         assert_eq!(truncate("ünïcödé wörds", 5), "ünïc…");
+    }
+
+    #[test]
+    fn wrap_breaks_at_spaces_within_the_width() {
+        assert_eq!(
+            wrap("12 of 252 issues. 240 more, pass --cursor 12.abc (or --all).", 30),
+            "12 of 252 issues. 240 more,\npass --cursor 12.abc (or\n--all).\n"
+        );
+        assert_eq!(wrap("short", 30), "short\n");
     }
 
     #[test]

@@ -249,7 +249,11 @@ pub fn all_complete(store: &Store, input: IssuesAllCompleteInput) -> ToolResult<
         parent_task_id: input.parent_task_id,
         labels: input.labels.unwrap_or_default(),
         project: input.project,
-        types: input.types.iter().flatten().map(|t| issue_type(*t)).collect(),
+        // Without types, issues only (not specifications or ideas), as wrangler checks.
+        types: match input.types {
+            None => vec![crate::store::IssueType::Issue],
+            Some(types) => types.iter().map(|t| issue_type(*t)).collect(),
+        },
         ..IssueFilter::default()
     };
     let (issues, cached) = all(store, &filter)?;
@@ -260,7 +264,11 @@ pub fn all_complete(store: &Store, input: IssuesAllCompleteInput) -> ToolResult<
         .map(|m| minimal.record(m, None))
         .collect();
     let total = issues.len();
-    let text = if incomplete.is_empty() {
+    // Nothing matching is not "all complete" (wrangler's rule): a wrong filter must not end a wait.
+    let text = if total == 0 {
+        "No issues match these filters, so allComplete is false; check the IDs, parentTaskId, labels or types."
+            .to_string()
+    } else if incomplete.is_empty() {
         format!("All {total} matching issues are complete.")
     } else {
         let mut lines = vec![format!("{} of {total} matching issues are not complete:", incomplete.len())];
@@ -268,6 +276,7 @@ pub fn all_complete(store: &Store, input: IssuesAllCompleteInput) -> ToolResult<
         lines.join("\n")
     };
     let counts = ResultCounts { total, returned: incomplete.len(), truncated: false };
-    let output = IssuesAllCompleteOutput { all_complete: incomplete.is_empty(), total: total as i64, incomplete };
+    let output =
+        IssuesAllCompleteOutput { all_complete: total > 0 && incomplete.is_empty(), total: total as i64, incomplete };
     Ok(Reply::new(output).with_text(text).with_cached(cached).with_results(counts))
 }

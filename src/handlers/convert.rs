@@ -2,7 +2,7 @@
 //! Exhaustive matches: a value added on either side fails to compile until mapped here.
 
 use crate::generated::{IssuePriority, IssueStatus, IssueType, errors};
-use crate::runtime::ToolError;
+use crate::runtime::{ErrorCode, ToolError};
 use crate::store;
 
 pub fn status(s: IssueStatus) -> store::Status {
@@ -73,6 +73,15 @@ pub fn store_error(e: store::StoreError) -> ToolError {
             errors::path_outside_workspace(param, path.display(), root.display())
         }
         store::StoreError::Git { details } => errors::git_failed(details),
+        store::StoreError::Io { path, source } if is_disk_full(&source) => ToolError::new(
+            ErrorCode::Internal,
+            "storage_failed",
+            format!(
+                "The disk is full: {} could not be written ({}). Free space on the disk that holds the workspace (or raise the quota), then retry.",
+                path.display(),
+                source.kind()
+            ),
+        ),
         store::StoreError::Refused { path, reason } => errors::file_refused(path.display(), reason),
         e @ store::StoreError::Conflict { .. } => errors::edit_conflict(e),
         e @ (store::StoreError::NotEditable { .. } | store::StoreError::Unwritable { .. }) => {
@@ -80,4 +89,10 @@ pub fn store_error(e: store::StoreError) -> ToolError {
         }
         other => errors::storage_failed(other),
     }
+}
+
+/// ENOSPC or EDQUOT, however the error was wrapped.
+fn is_disk_full(e: &std::io::Error) -> bool {
+    use std::io::ErrorKind;
+    matches!(e.kind(), ErrorKind::StorageFull | ErrorKind::QuotaExceeded) || e.raw_os_error() == Some(28)
 }

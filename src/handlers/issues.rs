@@ -60,7 +60,11 @@ pub fn get(store: &Store, input: IssuesGetInput, limits: &ResponseLimits) -> Too
         ResponseFormat::Json => None,
     };
     let link = record.truncated.map(|_| link_to(&record.id));
-    let mut reply = with_warnings(Reply::new(IssuesGetOutput { issue: record }).with_cached(cached), warnings);
+    // About this one issue, so the model sees each warning whatever its client shows.
+    let mut reply =
+        warnings.into_iter().fold(Reply::new(IssuesGetOutput { issue: record }).with_cached(cached), |r, w| {
+            r.warn_visibly(w.code, w.message)
+        });
     reply.text = text;
     Ok(link.into_iter().fold(reply, |r, (uri, name, about)| r.with_link(uri, name, about)))
 }
@@ -131,7 +135,12 @@ pub fn list(store: &Store, input: IssuesListInput, limits: &ResponseLimits) -> T
         ResponseFormat::Json => None,
     };
     let links: Vec<_> = issues.iter().filter(|r| r.truncated.is_some()).map(|r| link_to(&r.id)).collect();
-    let output = IssuesListOutput { issues, total_count: page.total as i64, next_cursor: next };
+    let output = IssuesListOutput {
+        issues,
+        total_count: page.total as i64,
+        next: text::next_page(page.remaining(), next.as_deref()),
+        next_cursor: next,
+    };
     let context = json!({"sort": "updated desc", "format": input.format, "page_size": size, "offset": page.offset});
     let mut reply = Reply::new(output).with_context(context).with_cached(snap.cached).with_results(ResultCounts {
         total: page.total,
@@ -140,7 +149,7 @@ pub fn list(store: &Store, input: IssuesListInput, limits: &ResponseLimits) -> T
     });
     reply.text = text;
     for (code, message) in warnings {
-        reply = reply.warn(code, message);
+        reply = reply.warn_visibly(code, message);
     }
     for (uri, name, about) in links {
         reply = reply.with_link(uri, name, about);
@@ -148,9 +157,25 @@ pub fn list(store: &Store, input: IssuesListInput, limits: &ResponseLimits) -> T
     Ok(with_warnings(reply, snap.warnings))
 }
 
-/// Carries the store's warnings (skipped files, duplicate IDs) into `_meta.warnings`.
+/// Carries the store's warnings (skipped files, duplicate IDs) into `_meta.warnings`, and one
+/// line that counts them where the model sees it (the full list is `workspace_doctor`'s job).
 fn with_warnings<T>(reply: Reply<T>, warnings: Vec<StoreWarning>) -> Reply<T> {
-    warnings.into_iter().fold(reply, |r, w| r.warn(w.code, w.message))
+    let count = |code: &str| warnings.iter().filter(|w| w.code == code).count();
+    let (duplicates, skipped) = (count("DUPLICATE_ID"), warnings.iter().find(|w| w.code == "SKIPPED_FILES"));
+    let mut parts = Vec::new();
+    if duplicates > 0 {
+        parts.push(format!("{duplicates} ID(s) held by more than one file"));
+    }
+    if let Some(w) = skipped {
+        parts.push(format!("{} file(s) skipped", w.paths.len()));
+    }
+    let summary = (!parts.is_empty())
+        .then(|| format!("The workspace has {}; call workspace_doctor for the list and fixes.", parts.join(" and ")));
+    let reply = warnings.into_iter().fold(reply, |r, w| r.warn(w.code, w.message));
+    match summary {
+        Some(s) => reply.warn_visibly("WORKSPACE_PROBLEMS", s),
+        None => reply,
+    }
 }
 
 /// The resource holding an issue's whole body, for a reply that cut it.

@@ -4,12 +4,14 @@
 
 mod aggregate;
 mod convert;
+mod doctor;
 mod issues;
 mod paging;
 mod records;
 mod search;
 mod session;
 mod text;
+mod workspace;
 mod write;
 
 use std::sync::Arc;
@@ -124,6 +126,12 @@ impl ToolHandlers for Handlers {
     }
     async fn session_status(&self, input: SessionStatusInput, _: CallContext) -> ToolResult<SessionStatusOutput> {
         self.blocking(move |s| session::status(s, input)).await
+    }
+    async fn workspace_doctor(&self, input: WorkspaceDoctorInput, _: CallContext) -> ToolResult<WorkspaceDoctorOutput> {
+        self.blocking(move |s| doctor::check(s, input)).await
+    }
+    async fn init_workspace(&self, input: InitWorkspaceInput, _: CallContext) -> ToolResult<InitWorkspaceOutput> {
+        self.blocking(move |s| workspace::init(s, input)).await
     }
     async fn errors_resolve(&self, input: ErrorsResolveInput, _: CallContext) -> ToolResult<ErrorsResolveOutput> {
         let memory = Arc::clone(&self.memory);

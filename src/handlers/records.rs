@@ -4,6 +4,7 @@ use std::collections::BTreeSet;
 
 use crate::generated::{IssueField, IssueRecord, ListFormat};
 use crate::handlers::convert::{issue_type_out, priority_out, status_out};
+use crate::handlers::text;
 use crate::runtime::bodies;
 use crate::store::IssueMeta;
 
@@ -13,6 +14,9 @@ pub struct Projection {
     fields: BTreeSet<Part>,
     /// Longest description returned, in characters; longer ones are cut at a clean boundary.
     limit: Option<usize>,
+    /// Summary rows carry the date of the last update only: the time and the creation date cost
+    /// ~25 tokens a row, lists are already sorted by them, and issues_get has the full timestamps.
+    row_dates: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -50,12 +54,14 @@ impl Projection {
             ListFormat::Summary => SUMMARY,
             ListFormat::Full => FULL,
         };
-        Projection { fields: parts.iter().copied().collect(), limit: None }
+        Projection { fields: parts.iter().copied().collect(), limit: None, row_dates: format == ListFormat::Summary }
     }
 
     /// The whole issue, or only `fields` (the ID is always included).
     pub fn fields(fields: Option<&[IssueField]>) -> Self {
-        let Some(fields) = fields else { return Projection { fields: FULL.iter().copied().collect(), limit: None } };
+        let Some(fields) = fields else {
+            return Projection { fields: FULL.iter().copied().collect(), limit: None, row_dates: false };
+        };
         let fields = fields
             .iter()
             .map(|f| match f {
@@ -71,7 +77,7 @@ impl Projection {
                 IssueField::WranglerContext => Part::Context,
             })
             .collect();
-        Projection { fields, limit: None }
+        Projection { fields, limit: None, row_dates: false }
     }
 
     /// Cuts descriptions longer than `chars` characters.
@@ -92,22 +98,30 @@ impl Projection {
         let cut = body.zip(self.limit).and_then(|(b, limit)| bodies::cut(b, limit));
         let truncated = cut.is_some().then_some(true);
         let description_length = body.map(|b| cut.as_ref().map_or_else(|| b.chars().count(), |c| c.total) as i64);
+        let next = cut.as_ref().map(|c| text::next_chunk(&meta.id, c.text.chars().count(), c.total));
         let description = cut.map(|c| c.text).or_else(|| body.map(str::to_string));
+        let dates = has(Part::Dates);
+        let updated_at = match dates && self.row_dates {
+            true => Some(meta.updated_at.get(..10).unwrap_or(&meta.updated_at).to_string()),
+            false => dates.then(|| meta.updated_at.clone()),
+        };
         IssueRecord {
             id: meta.id.clone(),
             title: has(Part::Title).then(|| meta.title.clone()),
             r#type: has(Part::Type).then(|| issue_type_out(meta.issue_type)),
             status: has(Part::Status).then(|| status_out(meta.status)),
             priority: has(Part::Priority).then(|| priority_out(meta.priority)),
-            labels: has(Part::Labels).then(|| meta.labels.clone()),
+            // Empty and absent say the same; `[]` on every row costs tokens for nothing.
+            labels: (has(Part::Labels) && !meta.labels.is_empty()).then(|| meta.labels.clone()),
             assignee: if has(Part::Assignee) { non_empty(&meta.assignee) } else { None },
             project: if has(Part::Project) { non_empty(&meta.project) } else { None },
-            created_at: has(Part::Dates).then(|| meta.created_at.clone()),
-            updated_at: has(Part::Dates).then(|| meta.updated_at.clone()),
-            closed_at: if has(Part::Dates) { non_empty(&meta.closed_at) } else { None },
+            created_at: (dates && !self.row_dates).then(|| meta.created_at.clone()),
+            updated_at,
+            closed_at: if dates && !self.row_dates { non_empty(&meta.closed_at) } else { None },
             description_length,
             description,
             truncated,
+            next,
             excerpt: None,
             wrangler_context: (has(Part::Context) && !meta.context.is_empty()).then(|| meta.context.clone()),
         }

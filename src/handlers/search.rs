@@ -67,12 +67,18 @@ pub fn search(
         .map_or(limits.search_page_size, |l| (l.max(1) as usize).min(limits::issues_search::MAX_PAGE_SIZE));
     sort(&mut hits, offset.saturating_add(size), input.sort_by, input.sort_order);
     let page = Page::new(offset, size, hits.len());
-    let projection = Projection::format(ListFormat::Summary);
+    // Minimal rows by default: a page of hits costs what a page of issues_list minimal costs.
+    let excerpts = input.include_description || input.format == ListFormat::Full;
+    // A sort key the rows do not show would leave the order unexplained: sorted pages are summary rows.
+    let projection = Projection::format(match (input.format, input.sort_by) {
+        (ListFormat::Minimal, None) => ListFormat::Minimal,
+        _ => ListFormat::Summary,
+    });
     let issues: Vec<_> = hits[page.range()]
         .iter()
         .map(|h| {
             let mut r = projection.record(&h.meta, None);
-            if input.include_description {
+            if excerpts {
                 r.excerpt = store.excerpt(&h.meta, &input.query);
             }
             r
@@ -94,7 +100,12 @@ pub fn search(
         }
     };
     let counts = ResultCounts { total: page.total, returned: issues.len(), truncated: page.remaining() > 0 };
-    let output = IssuesSearchOutput { issues, total_count: page.total as i64, next_cursor: next };
+    let output = IssuesSearchOutput {
+        issues,
+        total_count: page.total as i64,
+        next: text::next_page(page.remaining(), next.as_deref()),
+        next_cursor: next,
+    };
     let context = json!({"sort": sort_key, "page_size": size, "offset": page.offset, "fields_searched": input.fields});
     let mut reply = Reply::new(output).with_cached(snap.cached).with_results(counts).with_context(context);
     reply.text = text;

@@ -6,8 +6,8 @@ use crate::generated::{
     SessionCompleteStatus, SessionGetInput, SessionGetOutput, SessionPhaseInput, SessionPhaseOutput, SessionRecord,
     SessionStartInput, SessionStartOutput, SessionStatusInput, SessionStatusOutput, errors,
 };
-use crate::runtime::{Reply, ToolResult};
-use crate::store::sessions::{CheckpointData, Completion, Session, StartSession};
+use crate::runtime::{ErrorCode, Reply, ToolError, ToolResult};
+use crate::store::sessions::{CheckpointData, Completion, Session, SessionProgress, StartSession};
 use crate::store::{Store, StoreError};
 
 fn record(s: &Session) -> SessionRecord {
@@ -31,6 +31,20 @@ fn record(s: &Session) -> SessionRecord {
     }
 }
 
+/// A store error of a call naming a session: an invalid ID is a session ID, not an issue ID.
+fn session_error(e: StoreError) -> ToolError {
+    match e {
+        StoreError::InvalidId { id, reason } => ToolError::new(
+            ErrorCode::InvalidArgument,
+            "invalid_id",
+            format!(
+                "Invalid session ID '{id}': {reason}. Session IDs look like 2026-11-22-nogit-1a2b (session_start returns one); call session_get without sessionId for the most recent session."
+            ),
+        ),
+        other => store_error(other),
+    }
+}
+
 /// `2026-11-22-nogit-1a2b running, phase plan (2 done, 3 pending)`.
 fn line(s: &Session) -> String {
     format!(
@@ -45,6 +59,7 @@ fn line(s: &Session) -> String {
 }
 
 pub fn start(store: &Store, input: SessionStartInput) -> ToolResult<SessionStartOutput> {
+    let worktree_wanted = input.worktree;
     let req = StartSession {
         spec_file: input.spec_file,
         working_directory: input.working_directory.map(Into::into),
@@ -53,19 +68,43 @@ pub fn start(store: &Store, input: SessionStartInput) -> ToolResult<SessionStart
         skip_step_names: input.skip_step_names.unwrap_or_default(),
         worktree: input.worktree,
     };
-    let s = store.session_start(req).map_err(store_error)?;
+    let started = store.session_start(req).map_err(store_error)?;
+    let s = &started.session;
+    let workflow = s.workflow.clone().unwrap_or_default();
+    let audit_path = started.audit_path.display().to_string();
+    // wrangler's text first (an agent reads the worktree and branch from it), then the hint.
     let text = format!(
-        "Started session {}. Pass sessionId '{}' to session_phase, session_checkpoint and session_complete.",
-        line(&s),
-        s.id
+        "Session started: {}\nWorkflow: {workflow}\nWorktree: {}\nBranch: {}\nAudit log: {audit_path}\n\
+         Pass sessionId '{}' to session_phase, session_checkpoint and session_complete.",
+        s.id, s.worktree_path, s.branch_name, s.id
     );
-    Ok(Reply::new(SessionStartOutput { session: record(&s) }).with_text(text))
+    let output = SessionStartOutput {
+        session: record(s),
+        session_id: s.id.clone(),
+        status: s.status.clone(),
+        current_phase: s.current_phase.clone(),
+        audit_path,
+        worktree_path: s.worktree_path.clone(),
+        branch_name: s.branch_name.clone(),
+        worktree_created: started.worktree_created,
+        workflow,
+    };
+    let reply = Reply::new(output).with_text(text);
+    Ok(if started.in_git || !worktree_wanted {
+        reply
+    } else {
+        reply.warn_visibly(
+            "NO_GIT",
+            "The working directory is not in a git repository: no worktree or branch was created, and the session \
+             works in place (branchName 'current'). Run git init and commit, then start a new session to get one.",
+        )
+    })
 }
 
 pub fn phase(store: &Store, input: SessionPhaseInput) -> ToolResult<SessionPhaseOutput> {
     let s = store
         .session_phase(&input.session_id, &input.phase, input.status.as_str(), input.metadata.unwrap_or_default())
-        .map_err(store_error)?;
+        .map_err(session_error)?;
     let text = format!("Phase {} {}: {}", input.phase, input.status, line(&s));
     Ok(Reply::new(SessionPhaseOutput { session: record(&s) }).with_text(text))
 }
@@ -79,7 +118,7 @@ pub fn checkpoint(store: &Store, input: SessionCheckpointInput) -> ToolResult<Se
         variables: input.variables.unwrap_or_default(),
         step_results: input.step_results.map(|steps| serde_json::to_value(steps).unwrap_or_default()),
     };
-    let s = store.session_checkpoint(&input.session_id, data).map_err(store_error)?;
+    let s = store.session_checkpoint(&input.session_id, data).map_err(session_error)?;
     Ok(Reply::new(SessionCheckpointOutput { session: record(&s) }).with_text(format!("Checkpoint saved: {}", line(&s))))
 }
 
@@ -91,12 +130,12 @@ pub fn complete(store: &Store, input: SessionCompleteInput) -> ToolResult<Sessio
         summary: input.summary,
         step_execution_summary: input.step_execution_summary.map(|s| serde_json::to_value(s).unwrap_or_default()),
     };
-    let s = store.session_complete(&input.session_id, done).map_err(store_error)?;
+    let s = store.session_complete(&input.session_id, done).map_err(session_error)?;
     Ok(Reply::new(SessionCompleteOutput { session: record(&s) }).with_text(format!("Session ended: {}", line(&s))))
 }
 
 pub fn get(store: &Store, input: SessionGetInput) -> ToolResult<SessionGetOutput> {
-    let (s, checkpoint) = store.session_get(input.session_id.as_deref()).map_err(store_error)?;
+    let (s, checkpoint) = store.session_get(input.session_id.as_deref()).map_err(session_error)?;
     let mut text = line(&s);
     if let Some(cp) = &checkpoint {
         let field = |k: &str| cp.get(k).and_then(|v| v.as_str()).unwrap_or_default().to_string();
@@ -107,17 +146,66 @@ pub fn get(store: &Store, input: SessionGetInput) -> ToolResult<SessionGetOutput
 }
 
 pub fn status(store: &Store, input: SessionStatusInput) -> ToolResult<SessionStatusOutput> {
-    let s = store.session_status(input.session_id.as_deref()).map_err(|e| match e {
-        StoreError::SessionNotFound { id: None } => errors::no_session("workflow"),
-        other => store_error(other),
+    let progress = store.session_status(input.session_id.as_deref()).map_err(|e| match e {
+        StoreError::SessionNotFound { id: None } => errors::no_workflow_session(),
+        other => session_error(other),
     })?;
+    let SessionProgress { session: s, audit, checkpoint, blocker } = progress;
     let parse = |t: &str| chrono::DateTime::parse_from_rfc3339(t).ok().map(|d| d.with_timezone(&chrono::Utc));
     let end = s.completed_at.as_deref().and_then(parse).unwrap_or_else(chrono::Utc::now);
     let duration = parse(&s.started_at).map_or(0, |start| (end - start).num_seconds().max(0));
-    let text = format!(
-        "{}; phases done: {}; {duration} s",
+    let last = audit.last();
+    let active_step = active_step(last);
+    let last_activity = last.map(|e| {
+        let mut m = serde_json::Map::new();
+        for key in ["phase", "status", "timestamp"] {
+            if let Some(v) = entry_field(e, key) {
+                m.insert(key.into(), v.clone());
+            }
+        }
+        m
+    });
+    let mut text = format!(
+        "{}; active step: {active_step}; phases done: {}; {duration} s; {} audit entries",
         line(&s),
-        if s.phases_completed.is_empty() { "none".into() } else { s.phases_completed.join(", ") }
+        if s.phases_completed.is_empty() { "none".into() } else { s.phases_completed.join(", ") },
+        audit.len()
     );
-    Ok(Reply::new(SessionStatusOutput { session: record(&s), duration_seconds: duration }).with_text(text))
+    text.push_str(&format!("\nSpec: {}\nWorktree: {}\nBranch: {}", s.spec_file, s.worktree_path, s.branch_name));
+    if let Some(details) =
+        blocker.as_ref().map(|b| b.get("details").and_then(|d| d.as_str()).unwrap_or("unknown reason"))
+    {
+        text.push_str(&format!("\nBLOCKER: {details}"));
+    }
+    Ok(Reply::new(SessionStatusOutput {
+        session: record(&s),
+        duration_seconds: duration,
+        active_step,
+        audit_entry_count: audit.len() as i64,
+        last_activity,
+        checkpoint: checkpoint.and_then(|c| c.as_object().cloned()),
+        blocker: blocker.and_then(|b| b.as_object().cloned()),
+    })
+    .with_text(text))
+}
+
+/// `phase`, or `step` for `phase` in the entries the workflow engine writes.
+fn entry_field<'a>(entry: &'a serde_json::Value, key: &str) -> Option<&'a serde_json::Value> {
+    match (entry.get(key), key) {
+        (Some(v), _) => Some(v),
+        (None, "phase") => entry.get("step"),
+        _ => None,
+    }
+}
+
+/// wrangler's reading of the last audit entry: `plan (in progress)`, `plan just completed, ...`.
+fn active_step(last: Option<&serde_json::Value>) -> String {
+    let Some(entry) = last else { return "unknown".into() };
+    let phase = entry_field(entry, "phase").and_then(|v| v.as_str()).unwrap_or("unknown");
+    match entry.get("status").and_then(|v| v.as_str()).unwrap_or("") {
+        "started" => format!("{phase} (in progress)"),
+        "complete" | "completed" => format!("{phase} just completed, waiting for next step"),
+        "failed" => format!("{phase} FAILED"),
+        other => format!("{phase} ({other})"),
+    }
 }

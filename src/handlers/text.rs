@@ -87,11 +87,24 @@ pub fn truncation_notice(r: &IssueRecord) -> Option<String> {
     ))
 }
 
+/// The structured view's form of [`truncation_notice`]: the resource holding the next part.
+pub fn next_chunk(id: &str, kept: usize, total: usize) -> String {
+    let next_end = (kept + CHUNK).min(total);
+    format!("Showing {kept} of {total} characters; resources/read {}/chunk/{kept}-{next_end} for more.", issue_uri(id))
+}
+
 /// Characters suggested per chunk read, the default output limit.
 const CHUNK: usize = 25_000;
 
 pub fn issue_uri(id: &str) -> String {
     format!("docket://issues/{id}")
+}
+
+/// The structured view's paging instruction: how many more match and the cursor that returns them
+/// (tool-neutral: the consolidated profile reaches the same handler under another name).
+pub fn next_page(remaining: usize, next: Option<&str>) -> Option<String> {
+    next.filter(|_| remaining > 0)
+        .map(|cursor| format!("{remaining} more match; pass cursor \"{cursor}\" for the next page."))
 }
 
 /// The explicit paging line models need ("N more match. Pass cursor ...").

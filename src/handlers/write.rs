@@ -10,15 +10,24 @@ use crate::generated::{
 use crate::runtime::{Reply, ResultCounts, ToolError, ToolResult};
 use crate::store::{IssueMeta, IssuePatch, Status, Store};
 
-/// `""` clears an optional text field (wrangler's convention).
-fn clearable(v: Option<String>) -> Option<Option<String>> {
-    v.map(|s| if s.trim().is_empty() { None } else { Some(s) })
+/// `""` (wrangler's convention) or `null` clears an optional text field; absent leaves it.
+fn clearable(v: Option<Option<String>>) -> Option<Option<String>> {
+    v.map(|s| s.filter(|s| !s.trim().is_empty()))
 }
 
 pub fn update(store: &Store, input: IssuesUpdateInput) -> ToolResult<IssuesUpdateOutput> {
     let context = input
         .wrangler_context
         .map(|c| serde_json::to_value(c).ok().and_then(|v| v.as_object().cloned()).unwrap_or_default());
+    let requested = input.title.is_some()
+        || input.description.is_some()
+        || input.r#type.is_some()
+        || input.status.is_some()
+        || input.priority.is_some()
+        || input.labels.is_some()
+        || input.assignee.is_some()
+        || input.project.is_some()
+        || context.is_some();
     let patch = IssuePatch {
         title: input.title,
         description: input.description,
@@ -33,7 +42,13 @@ pub fn update(store: &Store, input: IssuesUpdateInput) -> ToolResult<IssuesUpdat
     };
     let (meta, changed) = apply(store, &input.id, patch)?;
     let record = Projection::format(ListFormat::Summary).record(&meta, None);
-    let text = if changed.is_empty() {
+    let text = if !requested {
+        format!(
+            "Nothing to change on {}: the call gave no field to change (null counts as not given, except for \
+             assignee and project, where it clears them). Pass the fields to change, e.g. status.",
+            meta.id
+        )
+    } else if changed.is_empty() {
         format!("No change to {}: the values given are already set.", meta.id)
     } else {
         format!("Updated {} ({}): {}", meta.id, changed.join(", "), text::issue_line(&record))

@@ -38,6 +38,104 @@ pub enum Problem {
     ItemCount { param: String, count: usize, range: String },
 }
 
+/// A parameter the call gave that the tool does not declare; it was removed from the arguments.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ignored {
+    /// Its path, e.g. `type` or `filters.bogus` (clipped like error messages).
+    pub param: String,
+    /// The parameters declared where it was found.
+    pub allowed: Vec<&'static str>,
+    /// A declared object parameter that has a property of this name (`filters` for `type`).
+    pub nested_in: Option<&'static str>,
+}
+
+/// Removes every undeclared parameter from `args`, at any depth, and reports each one. wrangler's
+/// zod schemas strip unknown keys silently, so prompts written for it send some (`issues_search`
+/// with `type`); docket ignores them too, but says so instead of staying silent.
+pub fn strip_unknown(args: &mut Map<String, Value>, rules: &[ParamRule]) -> Vec<Ignored> {
+    let mut out = Vec::new();
+    strip_object(args, rules, false, "", &mut out);
+    out
+}
+
+fn strip_object(
+    obj: &mut Map<String, Value>,
+    rules: &[ParamRule],
+    additional: bool,
+    path: &str,
+    out: &mut Vec<Ignored>,
+) {
+    if !additional {
+        let unknown: Vec<String> =
+            obj.keys().filter(|k| !rules.iter().any(|r| r.name == k.as_str())).cloned().collect();
+        for key in unknown {
+            obj.remove(&key);
+            let nested_in = rules.iter().find_map(|r| match r.kind {
+                Kind::Object { fields, .. } if fields.iter().any(|f| f.name == key) => Some(r.name),
+                _ => None,
+            });
+            out.push(Ignored {
+                param: join(path, &clip(&key)),
+                allowed: rules.iter().map(|r| r.name).collect(),
+                nested_in: if path.is_empty() { nested_in } else { None },
+            });
+        }
+    }
+    for rule in rules {
+        let Some(value) = obj.get_mut(rule.name) else { continue };
+        strip_value(value, &rule.kind, &join(path, rule.name), out);
+    }
+}
+
+fn strip_value(v: &mut Value, kind: &Kind, path: &str, out: &mut Vec<Ignored>) {
+    match (kind, v) {
+        (Kind::Object { fields, additional }, Value::Object(o)) => strip_object(o, fields, *additional, path, out),
+        (Kind::Array { items, .. }, Value::Array(a)) => {
+            for (i, item) in a.iter_mut().enumerate() {
+                strip_value(item, items, &format!("{path}[{i}]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Wraps a lone string, number or boolean given where an array is declared into a one-item array
+/// (`status: "open"` -> `["open"]`), at any depth; the items are checked as usual afterwards.
+/// wrangler's own skills write calls that way (its refreshing-metrics skill), though its server
+/// rejected them.
+pub fn wrap_lone_values(args: &mut Map<String, Value>, rules: &[ParamRule]) {
+    for rule in rules {
+        if let Some(value) = args.get_mut(rule.name) {
+            wrap_value(value, &rule.kind);
+        }
+    }
+}
+
+fn wrap_value(v: &mut Value, kind: &Kind) {
+    match (kind, v) {
+        (Kind::Array { items, .. }, v @ (Value::String(_) | Value::Number(_) | Value::Bool(_))) => {
+            let lone = v.take();
+            *v = Value::Array(vec![lone]);
+            if let Value::Array(a) = v {
+                a.iter_mut().for_each(|item| wrap_value(item, items));
+            }
+        }
+        (Kind::Array { items, .. }, Value::Array(a)) => a.iter_mut().for_each(|item| wrap_value(item, items)),
+        (Kind::Object { fields, .. }, Value::Object(o)) => wrap_lone_values(o, fields),
+        _ => {}
+    }
+}
+
+/// For `Option<Option<T>>` fields of parameters where `null` means "clear": absent stays `None`
+/// (through `#[serde(default)]`), `null` becomes `Some(None)`, a value `Some(Some(v))`.
+pub fn nullable<'de, T, D>(d: D) -> Result<Option<Option<T>>, D::Error>
+where
+    T: serde::Deserialize<'de>,
+    D: serde::Deserializer<'de>,
+{
+    <Option<T> as serde::Deserialize>::deserialize(d).map(Some)
+}
+
 /// Every problem in `args`, in parameter order (unknown parameters first).
 pub fn check(args: &Map<String, Value>, rules: &[ParamRule]) -> Vec<Problem> {
     let mut problems = Vec::new();
@@ -292,6 +390,66 @@ mod tests {
         let p = check(&args(json!({"format": "a".repeat(1_000_000)})), RULES);
         let value = format!("{}… (1000000 characters)", "a".repeat(50));
         assert_eq!(p, vec![Problem::Enum { param: "format".into(), value, allowed: FORMATS }]);
+    }
+
+    #[test]
+    fn unknown_parameters_are_stripped_at_every_depth_and_reported() {
+        const FILTERS: &[ParamRule] =
+            &[ParamRule { name: "type", required: false, kind: Kind::Enum(&["issue", "specification"]) }];
+        const SEARCH: &[ParamRule] = &[
+            ParamRule { name: "query", required: true, kind: Kind::String { min_len: Some(1), max_len: None } },
+            ParamRule { name: "filters", required: false, kind: Kind::Object { fields: FILTERS, additional: false } },
+        ];
+        let mut a = args(json!({"query": "q", "type": "specification", "filters": {"type": "issue", "x": 1}}));
+        let ignored = strip_unknown(&mut a, SEARCH);
+        assert_eq!(
+            ignored,
+            vec![
+                Ignored { param: "type".into(), allowed: vec!["query", "filters"], nested_in: Some("filters") },
+                Ignored { param: "filters.x".into(), allowed: vec!["type"], nested_in: None },
+            ]
+        );
+        assert_eq!(Value::Object(a.clone()), json!({"query": "q", "filters": {"type": "issue"}}));
+        assert_eq!(check(&a, SEARCH), vec![], "what is left checks clean");
+        let mut items = args(json!({"title": "ok", "updates": [{"id": "a", "bogus": 1}]}));
+        let ignored = strip_unknown(&mut items, RULES);
+        assert_eq!(ignored.iter().map(|i| i.param.as_str()).collect::<Vec<_>>(), ["updates[0].bogus"]);
+    }
+
+    #[test]
+    fn a_lone_value_where_an_array_is_declared_becomes_a_one_item_array() {
+        const STATUS: &[&str] = &["open", "closed"];
+        const LIST: &[ParamRule] = &[ParamRule {
+            name: "status",
+            required: false,
+            kind: Kind::Array { items: &Kind::Enum(STATUS), min_items: None, max_items: Some(4) },
+        }];
+        let mut a = args(json!({"status": "open"}));
+        wrap_lone_values(&mut a, LIST);
+        assert_eq!(Value::Object(a.clone()), json!({"status": ["open"]}));
+        assert_eq!(check(&a, LIST), vec![]);
+        let mut bad = args(json!({"status": "done"}));
+        wrap_lone_values(&mut bad, LIST);
+        assert_eq!(
+            check(&bad, LIST),
+            vec![Problem::Enum { param: "status[0]".into(), value: "done".into(), allowed: STATUS }]
+        );
+        let mut object = args(json!({"status": {"0": "open"}, "updates": {"id": "a"}}));
+        wrap_lone_values(&mut object, LIST);
+        assert!(object["status"].is_object(), "an object is not a lone value; the type error stays");
+    }
+
+    #[test]
+    fn nullable_fields_tell_null_from_absent() {
+        #[derive(serde::Deserialize, Debug, PartialEq)]
+        struct Patch {
+            #[serde(default, deserialize_with = "nullable")]
+            project: Option<Option<String>>,
+        }
+        let parse = |v: Value| serde_json::from_value::<Patch>(v).expect("parses").project;
+        assert_eq!(parse(json!({})), None);
+        assert_eq!(parse(json!({"project": null})), Some(None));
+        assert_eq!(parse(json!({"project": "p"})), Some(Some("p".into())));
     }
 
     #[test]

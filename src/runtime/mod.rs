@@ -96,6 +96,23 @@ pub struct Warning {
     pub code: String,
     pub message: String,
     pub severity: Severity,
+    /// Also shown where every client shows it to the model: appended to the text block and
+    /// listed in structuredContent's `warnings`. Many clients never pass `_meta` to the model,
+    /// so a warning that changes what the call did (an ignored parameter) must not live only there.
+    #[serde(skip)]
+    pub visible: bool,
+}
+
+impl Warning {
+    /// A warning for `_meta.warnings` only.
+    pub fn new(code: impl Into<String>, message: impl Into<String>) -> Self {
+        Warning { code: code.into(), message: message.into(), severity: Severity::Warning, visible: false }
+    }
+
+    /// A warning shown in the text and structuredContent too (see [`Warning::visible`]).
+    pub fn visible(code: impl Into<String>, message: impl Into<String>) -> Self {
+        Warning { visible: true, ..Warning::new(code, message) }
+    }
 }
 
 /// Result counts of a list-like reply (`_meta.results_*`).
@@ -140,7 +157,7 @@ impl<T> Reply<T> {
         let message =
             format!("The description of {name} was cut to the character limit; read {uri} or its chunks for the rest.");
         self.links.push(Link { uri, name, description });
-        self.warn("TRUNCATED", message)
+        self.warn_visibly("TRUNCATED", message)
     }
 
     pub fn with_text(mut self, text: impl Into<String>) -> Self {
@@ -164,7 +181,13 @@ impl<T> Reply<T> {
     }
 
     pub fn warn(mut self, code: impl Into<String>, message: impl Into<String>) -> Self {
-        self.warnings.push(Warning { code: code.into(), message: message.into(), severity: Severity::Warning });
+        self.warnings.push(Warning::new(code, message));
+        self
+    }
+
+    /// A warning the model sees in every client: in the text and structuredContent too.
+    pub fn warn_visibly(mut self, code: impl Into<String>, message: impl Into<String>) -> Self {
+        self.warnings.push(Warning::visible(code, message));
         self
     }
 }

@@ -46,7 +46,15 @@ pub fn call_result(result: Result<Reply<Value>, ToolError>, facts: &CallFacts) -
             if let Some(context) = reply.context {
                 meta.insert("tool_context".into(), context);
             }
-            let text = reply.text.unwrap_or_else(|| reply.data.to_string());
+            let shown = visible(&warnings);
+            let mut data = reply.data;
+            if let (false, Some(obj)) = (shown.is_empty(), data.as_object_mut()) {
+                obj.insert("warnings".into(), json!(shown));
+            }
+            let text = match reply.text {
+                Some(text) => with_warnings(text, &shown),
+                None => data.to_string(),
+            };
             meta.insert("tokens".into(), json!(tokens::count(&text)));
             let mut content = vec![ContentBlock::text(text)];
             for link in reply.links {
@@ -56,7 +64,7 @@ pub fn call_result(result: Result<Reply<Value>, ToolError>, facts: &CallFacts) -
                 content.push(ContentBlock::resource_link(resource));
             }
             let mut r = CallToolResult::success(content);
-            r.structured_content = Some(reply.data);
+            r.structured_content = Some(data);
             r
         }
         Err(e) => {
@@ -64,11 +72,27 @@ pub fn call_result(result: Result<Reply<Value>, ToolError>, facts: &CallFacts) -
             meta.insert("cached".into(), json!(false));
             meta.insert("warnings".into(), json!(facts.warnings));
             // No structuredContent on errors: clients validate it against the success schema.
-            let text = format!("{}: {}", e.code.as_str(), e.message);
+            let shown = visible(&facts.warnings.iter().collect::<Vec<_>>());
+            let text = with_warnings(format!("{}: {}", e.code.as_str(), e.message), &shown);
             meta.insert("tokens".into(), json!(tokens::count(&text)));
             CallToolResult::error(vec![ContentBlock::text(text)])
         }
     };
     meta.insert("duration_ms".into(), json!(facts.started.elapsed().as_secs_f64() * 1000.0));
     result.with_meta(Some(MetaObject(meta)))
+}
+
+/// Messages of the warnings the model must see whatever its client shows (`Warning::visible`).
+fn visible(warnings: &[&Warning]) -> Vec<String> {
+    warnings.iter().filter(|w| w.visible).map(|w| w.message.clone()).collect()
+}
+
+/// The text block with one `Warning: ...` line per visible warning after it.
+fn with_warnings(mut text: String, shown: &[String]) -> String {
+    for (i, message) in shown.iter().enumerate() {
+        text.push_str(if i == 0 { "\n\n" } else { "\n" });
+        text.push_str("Warning: ");
+        text.push_str(message);
+    }
+    text
 }

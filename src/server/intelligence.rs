@@ -56,6 +56,7 @@ fn deprecation_in(tools: &[ToolSpec], tool: &str) -> Option<Warning> {
         code: "DEPRECATED_TOOL".into(),
         message: format!("{tool} is deprecated and will be removed; call {replacement} instead (same operation)."),
         severity: Severity::Warning,
+        visible: false,
     })
 }
 
@@ -64,6 +65,7 @@ fn unavailable(why: String) -> Warning {
         code: "ERROR_MEMORY_UNAVAILABLE".into(),
         message: format!("Error intelligence is off for this call: {why}. Tools work without it."),
         severity: Severity::Info,
+        visible: false,
     }
 }
 
@@ -81,6 +83,8 @@ fn known_failure(p: &Pattern, days: i64) -> Warning {
             p.operation, p.frequency, p.error_class, p.message
         ),
         severity: Severity::Warning,
+        // The fix is for the model: many clients never show it `_meta`.
+        visible: true,
     }
 }
 

@@ -1,8 +1,11 @@
 //! The MCP face of docket: an rmcp `ServerHandler` that publishes the generated tool table and
 //! routes calls through the generated dispatch, wrapping every result in one envelope.
 
+mod compat;
+pub mod direct;
 mod envelope;
 mod intelligence;
+mod methods;
 mod notify;
 mod profile;
 mod prompts;
@@ -13,10 +16,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, GetPromptRequestParams,
-    GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
-    ServerCapabilities, ServerConfig, SubscribeRequestParams, Tool, UnsubscribeRequestParams,
+    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, CustomRequest, CustomResult,
+    GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, ServerCapabilities, ServerConfig, SubscribeRequestParams, Tool, UnsubscribeRequestParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -37,16 +40,44 @@ pub struct DocketServer<H> {
     config: Arc<Config>,
     tools: Arc<Vec<Tool>>,
     calls: AtomicU64,
-    listeners: notify::Listeners,
+    listeners: Arc<notify::Listeners>,
+    /// Writes made outside MCP, forwarded to this session's subscriptions once it has any.
+    writes: Option<tokio::sync::broadcast::Sender<crate::app::Write>>,
+    forwarding: std::sync::atomic::AtomicBool,
 }
 
 impl<H: ToolHandlers> DocketServer<H> {
     /// `store` is the one `handlers` work on (the server reads its index state for `_meta`);
     /// `memory` records failed calls and warns before they repeat; `config` picks the tool style.
     pub fn new(handlers: Arc<H>, store: Arc<Store>, memory: Arc<ErrorMemory>, config: Arc<Config>) -> Self {
-        let tools = Arc::new(config.tool_style.tools());
-        let listeners = notify::Listeners::default();
-        DocketServer { handlers, store, memory, config, tools, calls: AtomicU64::new(0), listeners }
+        let mut tools = config.tool_style.tools();
+        if !config.structured_content {
+            // A result without structuredContent must not be checked against an outputSchema.
+            let bare = tools.iter().cloned().map(|mut t| {
+                t.output_schema = None;
+                t
+            });
+            tools = Arc::new(bare.collect());
+        }
+        let listeners = Arc::new(notify::Listeners::default());
+        DocketServer {
+            handlers,
+            store,
+            memory,
+            config,
+            tools,
+            calls: AtomicU64::new(0),
+            listeners,
+            writes: None,
+            forwarding: Default::default(),
+        }
+    }
+
+    /// Also tells this session's subscribers of the writes announced on `writes` (see
+    /// [`crate::app::App::writes`]).
+    pub fn hearing(mut self, writes: tokio::sync::broadcast::Sender<crate::app::Write>) -> Self {
+        self.writes = Some(writes);
+        self
     }
 }
 
@@ -118,9 +149,14 @@ impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
     async fn subscribe(
         &self,
         request: SubscribeRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.listeners.subscribe(request.uri);
+        self.listeners.subscribe(request.uri)?;
+        if let Some(writes) = &self.writes
+            && !self.forwarding.swap(true, Ordering::Relaxed)
+        {
+            notify::forward(writes.subscribe(), Arc::downgrade(&self.listeners), context.peer.clone());
+        }
         Ok(())
     }
 
@@ -159,6 +195,15 @@ impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
         Ok(prompts::get(&request.name, &request.arguments.unwrap_or_default())?.into())
     }
 
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        let is_tool = self.tools.iter().any(|t| t.name == request.method);
+        Err(methods::custom_request_error(&request.method, request.params.as_ref(), is_tool))
+    }
+
     fn get_tool(&self, name: &str) -> Option<Tool> {
         self.tools.iter().find(|t| t.name == name).cloned()
     }
@@ -184,6 +229,8 @@ impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
         };
         let known = name.as_deref().is_some_and(|n| generated::TOOLS.iter().any(|t| t.name == n));
         let name = name.unwrap_or_else(|| requested.clone());
+        let mut args = args;
+        let ignored = if resolve_error.is_none() { compat::normalize(&name, &mut args) } else { Vec::new() };
         let ctx = CallContext { tool: name.clone(), request_id: request_id.clone() };
         let error_context = intelligence::context_of(&name, &args);
         // Only a write with subscribers needs the arguments after dispatch has consumed them.
@@ -191,6 +238,7 @@ impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
         let mut warnings =
             if known { intelligence::preflight(&self.memory, &name, &error_context).await } else { Vec::new() };
         warnings.extend(intelligence::deprecation(&name));
+        warnings.extend(ignored);
         let result = match resolve_error {
             Some(e) => Some(Err(e)),
             None => generated::dispatch(self.handlers.as_ref(), &name, args, ctx).await,
@@ -216,7 +264,11 @@ impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
             profile::rewrite_warnings(&mut warnings);
         }
         let facts = envelope::CallFacts { request_id, started, index: self.store.index_info(), warnings };
-        Ok(envelope::call_result(result, &facts).into())
+        let mut result = envelope::call_result(result, &facts);
+        if !self.config.structured_content {
+            result.structured_content = None;
+        }
+        Ok(result.into())
     }
 }
 

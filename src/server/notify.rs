@@ -10,13 +10,16 @@
 use std::collections::BTreeSet;
 use std::sync::Mutex;
 
-use rmcp::RoleServer;
 use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam};
 use rmcp::service::Peer;
+use rmcp::{ErrorData, RoleServer};
 use serde_json::{Map, Value, json};
 
 use crate::generated::TOOLS;
 use crate::runtime::ToolError;
+
+/// Subscriptions one connection may hold.
+pub const MAX_SUBSCRIPTIONS: usize = 256;
 
 /// One connection's subscriptions and log level.
 #[derive(Debug, Default)]
@@ -26,9 +29,22 @@ pub struct Listeners {
 }
 
 impl Listeners {
-    /// Any URI is accepted; one that names nothing docket serves simply never fires.
-    pub fn subscribe(&self, uri: String) {
-        self.subscribed.lock().unwrap_or_else(|p| p.into_inner()).insert(uri);
+    /// Any URI within [`super::resources::MAX_URI`] bytes is accepted (one that names nothing
+    /// docket serves simply never fires), up to [`MAX_SUBSCRIPTIONS`] per connection.
+    pub fn subscribe(&self, uri: String) -> Result<(), ErrorData> {
+        super::resources::check_uri(&uri)?;
+        let mut subscribed = self.subscribed.lock().unwrap_or_else(|p| p.into_inner());
+        if subscribed.len() >= MAX_SUBSCRIPTIONS && !subscribed.contains(&uri) {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "This connection already holds {MAX_SUBSCRIPTIONS} resource subscriptions, the most it may hold; {} was not added. Call resources/unsubscribe for URIs you no longer watch (docket://board covers every change), then subscribe again.",
+                    super::resources::shown(&uri)
+                ),
+                None,
+            ));
+        }
+        subscribed.insert(uri);
+        Ok(())
     }
 
     pub fn unsubscribe(&self, uri: &str) {
@@ -82,6 +98,40 @@ impl Listeners {
     }
 }
 
+/// Forwards the writes announced on `writes` to the subscriptions of `listeners`, until the
+/// session ends (its listeners dropped or its transport closed).
+pub fn forward(
+    mut writes: tokio::sync::broadcast::Receiver<crate::app::Write>,
+    listeners: std::sync::Weak<Listeners>,
+    peer: Peer<RoleServer>,
+) {
+    use tokio::sync::broadcast::error::RecvError;
+    /// How often an idle forwarder checks that its session is still there.
+    const CHECK: std::time::Duration = std::time::Duration::from_secs(30);
+    tokio::spawn(async move {
+        loop {
+            let received = tokio::time::timeout(CHECK, writes.recv()).await;
+            let Some(listeners) = listeners.upgrade() else { return };
+            if peer.is_transport_closed() {
+                return;
+            }
+            let uris = match received {
+                Err(_idle) => continue,
+                Ok(Ok(w)) => listeners.touched(&w.tool, &w.args, &w.output),
+                // Missed some: the board changed, at least.
+                Ok(Err(RecvError::Lagged(_))) => listeners.touched("issues_update", &Map::new(), &Value::Null),
+                Ok(Err(RecvError::Closed)) => return,
+            };
+            for uri in uris {
+                let param = rmcp::model::ResourceUpdatedNotificationParam::new(uri);
+                if let Err(e) = peer.notify_resource_updated(param).await {
+                    tracing::debug!(error = %e, "could not notify a subscriber");
+                }
+            }
+        }
+    });
+}
+
 /// Every string value under an `id` or `ids` key (issue ids of arguments and results).
 fn collect_ids(value: &Value, out: &mut BTreeSet<String>) {
     match value {
@@ -110,10 +160,11 @@ mod tests {
     #[test]
     fn writes_touch_the_board_and_the_issues_they_name() {
         let l = Listeners::default();
-        l.subscribe("docket://issues/ISS-000001".into());
-        l.subscribe("docket://issues/ISS-000002/structure".into());
-        l.subscribe("docket://issues/ISS-000009".into());
-        l.subscribe("docket://board".into());
+        for uri in ["docket://issues/ISS-000001", "docket://issues/ISS-000002/structure", "docket://issues/ISS-000009"]
+        {
+            l.subscribe(uri.into()).expect("subscribed");
+        }
+        l.subscribe("docket://board".into()).expect("subscribed");
         let args = json!({"updates": [{"id": "ISS-000001", "status": "closed"}]});
         let out = json!({"results": [{"id": "ISS-000002", "ok": true}]});
         let touched = l.touched("issues_update_batch", args.as_object().unwrap(), &out);

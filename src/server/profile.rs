@@ -4,6 +4,7 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value};
 
@@ -28,12 +29,16 @@ impl ToolStyle {
         }
     }
 
-    /// The tools tools/list publishes in this style.
-    pub fn tools(&self) -> Vec<rmcp::model::Tool> {
-        match self {
-            ToolStyle::Granular => generated::tool_definitions(),
-            ToolStyle::Consolidated => consolidated::tool_definitions(),
-        }
+    /// The tools tools/list publishes in this style, built once per process and shared by
+    /// every connection (each HTTP session used to hold its own ~0.5 MB copy).
+    pub fn tools(&self) -> Arc<Vec<rmcp::model::Tool>> {
+        static GRANULAR: OnceLock<Arc<Vec<rmcp::model::Tool>>> = OnceLock::new();
+        static CONSOLIDATED: OnceLock<Arc<Vec<rmcp::model::Tool>>> = OnceLock::new();
+        let built = match self {
+            ToolStyle::Granular => GRANULAR.get_or_init(|| Arc::new(generated::tool_definitions())),
+            ToolStyle::Consolidated => CONSOLIDATED.get_or_init(|| Arc::new(consolidated::tool_definitions())),
+        };
+        Arc::clone(built)
     }
 
     /// The server instructions, naming tools as this style publishes them.
@@ -87,11 +92,34 @@ pub fn resolve(name: &str, args: Map<String, Value>) -> Option<Resolved> {
 /// Names every granular tool in `text` as its consolidated call (`issues_list` ->
 /// `issues(action=list)`), so hints in messages point at tools this profile publishes.
 pub fn rewrite(text: &str) -> String {
+    rewrite_except(text, &[])
+}
+
+/// [`rewrite`], leaving every occurrence of a `protected` string (user data) as it is.
+fn rewrite_except(text: &str, protected: &[String]) -> String {
     let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut spans: Vec<(usize, usize)> = protected
+        .iter()
+        .filter(|p| !p.is_empty())
+        .flat_map(|p| text.match_indices(p.as_str()).map(|(at, m)| (at, at + m.len())))
+        .collect();
+    spans.sort_unstable();
     let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len());
     let mut i = 0;
+    let mut next_span = 0;
     while i < text.len() {
+        while spans.get(next_span).is_some_and(|&(_, end)| end <= i) {
+            next_span += 1;
+        }
+        if let Some(&(start, end)) = spans.get(next_span)
+            && start <= i
+        {
+            // Inside user data: copy it through unchanged (span ends are char boundaries).
+            out.push_str(&text[i..end]);
+            i = end;
+            continue;
+        }
         if i == 0 || !word(bytes[i - 1]) {
             let hit = consolidated::ALIASES
                 .iter()
@@ -110,18 +138,53 @@ pub fn rewrite(text: &str) -> String {
 }
 
 /// Rewrites the texts of a result (message, text block, warnings) for the consolidated profile;
-/// structuredContent stays exactly the underlying tool's.
+/// structuredContent stays exactly the underlying tool's. User data is never rewritten: every
+/// string of structuredContent that names a tool (an issue titled "issues_get fails") is kept
+/// as is wherever the text repeats it.
 pub fn rewrite_result(result: Result<Reply<Value>, ToolError>) -> Result<Reply<Value>, ToolError> {
     match result {
         Ok(mut reply) => {
-            reply.text = reply.text.map(|t| rewrite(&t));
-            rewrite_warnings(&mut reply.warnings);
+            let mut protected = Vec::new();
+            user_strings(&reply.data, &mut protected);
+            reply.text = reply.text.map(|t| rewrite_except(&t, &protected));
+            for w in &mut reply.warnings {
+                w.message = rewrite_except(&w.message, &protected);
+            }
             Ok(reply)
         }
         Err(mut e) => {
             e.message = rewrite(&e.message);
             Err(e)
         }
+    }
+}
+
+/// The strings (and object keys) of `data` that [`rewrite`] would change, in the forms a text
+/// may repeat them: as they are, each line alone, and JSON-escaped (a context shown as JSON).
+fn user_strings(data: &Value, out: &mut Vec<String>) {
+    match data {
+        Value::String(s) => protect(s, out),
+        Value::Array(items) => items.iter().for_each(|v| user_strings(v, out)),
+        Value::Object(map) => {
+            for (k, v) in map {
+                protect(k, out);
+                user_strings(v, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn protect(s: &str, out: &mut Vec<String>) {
+    if rewrite(s) == s {
+        return;
+    }
+    out.push(s.to_string());
+    out.extend(s.lines().filter(|l| rewrite(l) != *l).map(str::to_string));
+    let escaped = Value::String(s.to_string()).to_string();
+    let escaped = &escaped[1..escaped.len() - 1];
+    if escaped != s {
+        out.push(escaped.to_string());
     }
 }
 
@@ -143,6 +206,24 @@ mod tests {
         );
         assert_eq!(rewrite("my_issues_list and issues_listing stay"), "my_issues_list and issues_listing stay");
         assert_eq!(rewrite("é errors_resolve"), "é errors(action=resolve)");
+    }
+
+    #[test]
+    fn user_data_in_a_result_is_never_rewritten() {
+        let data = serde_json::json!({"issue": {"id": "ISS-000001", "title": "issues_get drops fields",
+            "labels": ["session_start"], "wranglerContext": {"note": "see \"issues_list\""}}});
+        let text = "Updated ISS-000001: issues_get drops fields (labels: session_start) \
+                    {\"note\":\"see \\\"issues_list\\\"\"}. Next: issues_get.";
+        let reply = Reply::new(data.clone()).with_text(text);
+        let Ok(out) = rewrite_result(Ok(reply)) else { panic!("still a success") };
+        assert_eq!(
+            out.text.as_deref(),
+            Some(
+                "Updated ISS-000001: issues_get drops fields (labels: session_start) \
+                 {\"note\":\"see \\\"issues_list\\\"\"}. Next: issues(action=get)."
+            )
+        );
+        assert_eq!(out.data, data, "structuredContent is untouched");
     }
 
     #[test]

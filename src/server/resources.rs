@@ -15,6 +15,8 @@ use crate::runtime::bodies;
 use crate::store::{IssueFilter, SortField, SortOrder, Status, Store, StoreError};
 
 const PAGE: usize = 50;
+/// The longest resource URI read or subscribed to, in bytes.
+pub const MAX_URI: usize = 2048;
 const MAX_CHUNK: usize = 100_000;
 const FORMS: &str = "docket://issues/{id}, docket://issues/{id}/chunk/{start}-{end}, docket://issues/{id}/structure, docket://board, docket://config, docket://errors/recent";
 
@@ -45,8 +47,28 @@ fn parse(uri: &str) -> Option<Target<'_>> {
     }
 }
 
+/// `uri` for an error message: at most 100 characters of it.
+pub fn shown(uri: &str) -> String {
+    let head: String = uri.chars().take(100).collect();
+    if head.len() < uri.len() { format!("{head}… ({} bytes)", uri.len()) } else { head }
+}
+
+/// Refuses a URI longer than [`MAX_URI`] bytes.
+pub fn check_uri(uri: &str) -> Result<(), ErrorData> {
+    if uri.len() <= MAX_URI {
+        return Ok(());
+    }
+    Err(ErrorData::invalid_params(
+        format!(
+            "Resource URI {} is longer than {MAX_URI} bytes, the most docket accepts. Valid forms: {FORMS}.",
+            shown(uri)
+        ),
+        None,
+    ))
+}
+
 fn not_found(uri: &str, why: String) -> ErrorData {
-    ErrorData::resource_not_found(why, Some(json!({ "uri": uri })))
+    ErrorData::resource_not_found(why, Some(json!({ "uri": shown(uri) })))
 }
 
 fn store_failure(uri: &str, e: StoreError) -> ErrorData {
@@ -58,16 +80,17 @@ fn store_failure(uri: &str, e: StoreError) -> ErrorData {
             ),
         ),
         StoreError::InvalidId { id, reason } => {
-            ErrorData::invalid_params(format!("Invalid issue ID '{id}' in {uri}: {reason}."), None)
+            ErrorData::invalid_params(format!("Invalid issue ID '{}' in {}: {reason}.", shown(&id), shown(uri)), None)
         }
-        other => ErrorData::internal_error(format!("Reading {uri} failed: {other}"), None),
+        other => ErrorData::internal_error(format!("Reading {} failed: {other}", shown(uri)), None),
     }
 }
 
 /// Reads one resource.
 pub fn read(store: &Store, memory: &ErrorMemory, settings: &Config, uri: &str) -> Result<ResourceContents, ErrorData> {
-    let target =
-        parse(uri).ok_or_else(|| not_found(uri, format!("Unknown resource URI '{uri}'. Valid forms: {FORMS}.")))?;
+    check_uri(uri)?;
+    let target = parse(uri)
+        .ok_or_else(|| not_found(uri, format!("Unknown resource URI '{}'. Valid forms: {FORMS}.", shown(uri))))?;
     let text = |t: String, mime: &str| Ok(ResourceContents::text(t, uri).with_mime_type(mime));
     match target {
         Target::Issue(id) => {
@@ -80,7 +103,7 @@ pub fn read(store: &Store, memory: &ErrorMemory, settings: &Config, uri: &str) -
             let total = body.chars().count();
             let (start, end) = range_of(range, total).map_err(|why| {
                 ErrorData::invalid_params(
-                    format!("Invalid range '{range}' in {uri}: {why}. The description has {total} characters; ask for {{start}}-{{end}} with start < end <= {total} and at most {MAX_CHUNK} characters, or read docket://issues/{id}/structure for section offsets."),
+                    format!("Invalid range '{}' in {}: {why}. The description has {total} characters; ask for {{start}}-{{end}} with start < end <= {total} and at most {MAX_CHUNK} characters, or read docket://issues/{id}/structure for section offsets.", shown(range), shown(uri)),
                     None,
                 )
             })?;

@@ -82,6 +82,8 @@ pub struct Index {
     /// Highest ID number seen per collection (frontmatter IDs and file names, archived and broken
     /// files included); IDs are allocated above it, so one is never handed out twice.
     max_number: HashMap<IssueType, u64>,
+    /// Bumped whenever an entry changes, so a watcher (the web board) can tell cheaply.
+    generation: u64,
     /// Changes since the snapshot on disk was written or loaded.
     unsaved: usize,
     /// Enough was read that the snapshot should be written soon (the store does it off-call).
@@ -104,6 +106,7 @@ impl Index {
             stale: None,
             unwatched: Vec::new(),
             max_number: HashMap::new(),
+            generation: 0,
             unsaved: 0,
             save_wanted: false,
         }
@@ -137,6 +140,7 @@ impl Index {
         self.max_number.clear();
         self.slots.clear();
         self.broken.clear();
+        self.generation += 1;
     }
 
     /// Lists every issue folder and re-reads files whose stamp changed; returns the files read.
@@ -347,6 +351,7 @@ impl Index {
         }
         self.slots.insert(meta, stamp, words);
         self.unsaved += 1;
+        self.generation += 1;
     }
     fn note_number(&mut self, folder: IssueType, id: &str) {
         note_number(&mut self.max_number, folder, id);
@@ -364,6 +369,7 @@ impl Index {
         self.broken.remove(path);
         if self.slots.remove(path).is_some() {
             self.unsaved += 1;
+            self.generation += 1;
         }
     }
 
@@ -473,6 +479,10 @@ impl Index {
 
     pub fn enabled(&self) -> bool {
         self.enabled
+    }
+
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 }
 

@@ -1,11 +1,14 @@
 //! The workspace store: markdown issues with YAML frontmatter in wrangler's layout, an always-fresh
 //! in-memory index, atomic writes under a workspace lock. It knows nothing of MCP.
 
+mod edit;
 mod facts;
 mod files;
 mod frontmatter;
 pub mod generate;
+mod history;
 mod index;
+mod layout;
 mod model;
 mod search_index;
 pub mod sessions;
@@ -20,7 +23,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
+pub use edit::check_issue_text;
 pub use facts::{Counts, GroupBy};
+pub use files::read_text as read_file_safely;
+pub use layout::{LayoutReport, Split};
 pub use model::*;
 pub use workspace::Workspace;
 
@@ -34,11 +40,13 @@ pub struct StoreOptions {
     pub cache: bool,
     /// Full revalidation interval, a safety net behind the change watcher.
     pub ttl: Duration,
+    /// Number new ids above every git branch head and worktree (see `crate::git::ids`).
+    pub branch_aware_ids: bool,
 }
 
 impl Default for StoreOptions {
     fn default() -> Self {
-        StoreOptions { cache: true, ttl: Duration::from_secs(60) }
+        StoreOptions { cache: true, ttl: Duration::from_secs(60), branch_aware_ids: true }
     }
 }
 
@@ -47,6 +55,7 @@ pub struct Store {
     index: Arc<Mutex<Index>>,
     /// The thread writing the index snapshot, if one was started.
     saver: Mutex<Option<std::thread::JoinHandle<()>>>,
+    branch_aware_ids: bool,
 }
 
 impl Drop for Store {
@@ -58,7 +67,7 @@ impl Drop for Store {
 impl Store {
     pub fn open(ws: Workspace, opts: StoreOptions) -> Store {
         let index = Arc::new(Mutex::new(Index::new(ws.clone(), opts.cache, opts.ttl)));
-        Store { ws, index, saver: Mutex::new(None) }
+        Store { ws, index, saver: Mutex::new(None), branch_aware_ids: opts.branch_aware_ids }
     }
 
     pub fn workspace(&self) -> &Workspace {
@@ -133,6 +142,12 @@ impl Store {
         Ok(index.text_stats())
     }
 
+    /// A number that changes whenever an issue changes (after bringing the index up to date):
+    /// cheap to poll, since the change watcher tells what to re-read.
+    pub fn generation(&self) -> Result<u64, StoreError> {
+        Ok(self.fresh()?.0.generation())
+    }
+
     pub fn index_info(&self) -> IndexInfo {
         let index = self.lock();
         IndexInfo { entries: index.len(), last_refresh: index.last_refresh(), enabled: index.enabled() }
@@ -194,11 +209,6 @@ impl Store {
 
     fn relative(&self, p: &Path) -> String {
         p.strip_prefix(&self.ws.root).unwrap_or(p).display().to_string()
-    }
-
-    /// The lowest number new IDs must stay above besides what the index knows (0: none).
-    fn id_floor(&self, _t: IssueType) -> u64 {
-        0
     }
 
     pub fn read_body(&self, meta: &IssueMeta) -> Result<String, StoreError> {

@@ -1,6 +1,7 @@
 //! Workflow sessions in wrangler's format: `sessions/{id}/context.json` (the session),
 //! `checkpoint.json` (resumable state) and `audit.jsonl` (one JSON entry per event).
-//! IDs are `YYYY-MM-DD-{git short hash or nogit}-{4 hex}`, so sorting them sorts by date.
+//! IDs are `YYYY-MM-DD-{git short hash or nogit}-{4 hex}`, so sorting them sorts by date; wrangler's
+//! workflow engine writes sessions `wf-YYYY-MM-DD-{8 hex}` in the same folder and format.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -12,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::Store;
-use super::files::{WorkspaceLock, slug, validate_id, write_atomic};
+use super::files::{WorkspaceLock, validate_id, write_atomic};
 use super::index::iso;
 use super::model::StoreError;
 
@@ -65,8 +66,29 @@ pub struct StartSession {
     pub workflow: String,
     pub skip_checks: bool,
     pub skip_step_names: Vec<String>,
-    /// Create a git worktree and branch for the session (wrangler always did; docket only on request).
+    /// Create a git worktree and branch for the session, as wrangler does (`false`: work in place).
     pub worktree: bool,
+}
+
+/// A started session and what `session_start` reports beside it (wrangler's fields).
+#[derive(Debug, Clone)]
+pub struct Started {
+    pub session: Session,
+    pub audit_path: PathBuf,
+    pub worktree_created: bool,
+    /// Whether the working directory is inside a git repository.
+    pub in_git: bool,
+}
+
+/// A session with what its folder says about its progress (for `session_status`).
+#[derive(Debug, Clone)]
+pub struct SessionProgress {
+    pub session: Session,
+    /// `audit.jsonl`, one JSON value per line (lines that do not parse are skipped).
+    pub audit: Vec<Value>,
+    pub checkpoint: Option<Value>,
+    /// `blocker.json`: why a workflow run paused.
+    pub blocker: Option<Value>,
 }
 
 /// What `session_checkpoint` saves.
@@ -141,7 +163,7 @@ impl Store {
         file.write_all(format!("{entry}\n").as_bytes()).map_err(StoreError::io(&path))
     }
 
-    pub fn session_start(&self, req: StartSession) -> Result<Session, StoreError> {
+    pub fn session_start(&self, req: StartSession) -> Result<Started, StoreError> {
         let root = &self.workspace().root;
         let base = match &req.working_directory {
             Some(dir) => inside_root(root, "workingDirectory", &root.join(dir))?,
@@ -155,12 +177,19 @@ impl Store {
         }
         let _lock = WorkspaceLock::acquire(self.workspace())?;
         let now = SystemTime::now();
+        let in_git = git(&base, &["rev-parse", "--is-inside-work-tree"]).is_some_and(|t| t == "true");
         let hash = git(&base, &["rev-parse", "--short", "HEAD"]).unwrap_or_else(|| "nogit".into());
-        let id = format!("{}-{hash}-{:04x}", &iso(now)[..10], rand::rng().random::<u16>());
-        let spec_slug = slug(spec.file_stem().and_then(|s| s.to_str()).unwrap_or("spec"));
-        let (worktree_path, branch_name) = if req.worktree {
-            let branch = format!("docket/{spec_slug}/{id}");
-            let path = base.join(".worktrees").join(&spec_slug);
+        let suffix = format!("{:04x}", rand::rng().random::<u16>());
+        let id = format!("{}-{hash}-{suffix}", &iso(now)[..10]);
+        let (worktree_path, branch_name, worktree_created) = if req.worktree && in_git {
+            let spec_name = spec_name(&req.spec_file);
+            let branch = format!("wrangler/{spec_name}/{id}");
+            let mut path = base.join(".worktrees").join(&spec_name);
+            if path.exists() {
+                path = base.join(".worktrees").join(format!("{spec_name}-{suffix}"));
+            }
+            let parent = base.join(".worktrees");
+            std::fs::create_dir_all(&parent).map_err(StoreError::io(&parent))?;
             let out = Command::new("git")
                 .current_dir(&base)
                 .args(["worktree", "add", "-b", &branch])
@@ -170,10 +199,13 @@ impl Store {
             if !out.status.success() {
                 return Err(StoreError::Git { details: String::from_utf8_lossy(&out.stderr).trim().to_string() });
             }
-            (path, branch)
-        } else {
+            (path, branch, true)
+        } else if in_git {
             let branch = git(&base, &["rev-parse", "--abbrev-ref", "HEAD"]).unwrap_or_else(|| "current".into());
-            (base.clone(), branch)
+            (base.clone(), branch, false)
+        } else {
+            // wrangler's fallback outside git: work in place, on no particular branch.
+            (base.clone(), "current".to_string(), false)
         };
         let started = iso(now);
         let session = Session {
@@ -186,7 +218,7 @@ impl Store {
             workflow: Some(req.workflow),
             skip_checks: Some(req.skip_checks),
             skip_step_names: (!req.skip_step_names.is_empty()).then_some(req.skip_step_names),
-            phases_completed: vec![],
+            phases_completed: vec!["init".into()],
             tasks_completed: vec![],
             tasks_pending: vec![],
             started_at: started.clone(),
@@ -202,7 +234,8 @@ impl Store {
             json!({"phase": "init", "timestamp": started, "status": "complete", "session_id": id,
             "worktree": session.worktree_path, "branch": session.branch_name, "spec_file": session.spec_file}),
         )?;
-        Ok(session)
+        let audit_path = self.session_dir(&id)?.join("audit.jsonl");
+        Ok(Started { session, audit_path, worktree_created, in_git })
     }
 
     /// Records a phase event; a completed phase joins `phasesCompleted`.
@@ -300,27 +333,89 @@ impl Store {
         Ok((session, checkpoint))
     }
 
-    /// A session; without an ID, the most recent one of any status.
-    pub fn session_status(&self, id: Option<&str>) -> Result<Session, StoreError> {
-        match id {
-            Some(id) => self.load_session(id),
-            None => self.newest_session(|_| true),
-        }
+    /// A session and its audit log, checkpoint and blocker; without an ID, the most recently
+    /// started workflow-engine session (`wf-*`), as wrangler picks it.
+    pub fn session_status(&self, id: Option<&str>) -> Result<SessionProgress, StoreError> {
+        let session = match id {
+            Some(id) => self.load_session(id)?,
+            None => {
+                let mut runs: Vec<Session> = self
+                    .session_ids()
+                    .iter()
+                    .filter(|id| id.starts_with("wf-"))
+                    .filter_map(|id| self.load_session(id).ok())
+                    .collect();
+                runs.sort_by(|a, b| b.started_at.cmp(&a.started_at));
+                runs.into_iter().next().ok_or(StoreError::SessionNotFound { id: None })?
+            }
+        };
+        let dir = self.session_dir(&session.id)?;
+        let read_json =
+            |name: &str| std::fs::read_to_string(dir.join(name)).ok().and_then(|t| serde_json::from_str(&t).ok());
+        let audit = std::fs::read_to_string(dir.join("audit.jsonl"))
+            .map(|t| t.lines().filter_map(|l| serde_json::from_str(l).ok()).collect())
+            .unwrap_or_default();
+        Ok(SessionProgress {
+            checkpoint: read_json("checkpoint.json"),
+            blocker: read_json("blocker.json"),
+            audit,
+            session,
+        })
     }
 
-    fn newest_session(&self, wanted: impl Fn(&Session) -> bool) -> Result<Session, StoreError> {
-        let dir = self.workspace().sessions_dir();
-        let mut ids: Vec<String> = std::fs::read_dir(&dir)
+    /// Names of the folders under `sessions/`.
+    fn session_ids(&self) -> Vec<String> {
+        std::fs::read_dir(self.workspace().sessions_dir())
             .map(|rd| {
                 rd.flatten().filter(|e| e.path().is_dir()).filter_map(|e| e.file_name().into_string().ok()).collect()
             })
-            .unwrap_or_default();
+            .unwrap_or_default()
+    }
+
+    fn newest_session(&self, wanted: impl Fn(&Session) -> bool) -> Result<Session, StoreError> {
+        let mut ids = self.session_ids();
         ids.sort_unstable_by(|a, b| b.cmp(a));
         ids.iter()
             .filter_map(|id| self.load_session(id).ok())
             .find(|s| wanted(s))
             .ok_or(StoreError::SessionNotFound { id: None })
     }
+}
+
+/// The name wrangler gives a spec's worktree and branch: the file name without `.md` and a
+/// `SPEC-000001-` or `spec-` prefix, lowercased, reduced to ASCII word characters joined by single
+/// dashes, at most 50 characters (`implementation` if nothing is left).
+pub fn spec_name(spec_file: &str) -> String {
+    let base = spec_file.rsplit(['/', '\\']).next().unwrap_or(spec_file);
+    let base = base.strip_suffix(".md").unwrap_or(base);
+    let base = match base.strip_prefix("SPEC-") {
+        Some(rest) => {
+            let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+            match rest[digits..].strip_prefix('-') {
+                Some(tail) if digits > 0 => tail,
+                _ => base,
+            }
+        }
+        None => base,
+    };
+    let base = base.strip_prefix("spec-").unwrap_or(base);
+    let kept: String = base
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-' || c.is_whitespace())
+        .collect();
+    let mut out = String::new();
+    for c in kept.chars() {
+        if c.is_whitespace() || c == '_' || c == '-' {
+            if !out.ends_with('-') {
+                out.push('-');
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    let out: String = out.trim_matches('-').chars().take(50).collect();
+    if out.is_empty() { "implementation".into() } else { out }
 }
 
 /// Runs git in `dir`; its trimmed stdout, or `None` outside a repository or without git.
@@ -371,12 +466,20 @@ mod tests {
                 ..Default::default()
             })
             .expect("start")
+            .session
     }
 
     #[test]
     fn start_writes_context_and_an_init_audit_entry_in_wranglers_format() {
         let (dir, store) = store_with_spec();
-        let s = start(&store);
+        let started = store
+            .session_start(StartSession { spec_file: "spec.md".into(), worktree: true, ..Default::default() })
+            .expect("start");
+        assert!(!started.in_git && !started.worktree_created, "a temp dir is not a git repository");
+        assert_eq!(started.session.branch_name, "current", "wrangler's branch name outside git");
+        assert_eq!(started.session.phases_completed, ["init"]);
+        assert!(started.audit_path.ends_with(format!("{}/audit.jsonl", started.session.id)));
+        let s = started.session;
         let parts: Vec<&str> = s.id.split('-').collect();
         assert_eq!(parts.len(), 5, "YYYY-MM-DD-hash-xxxx: {}", s.id);
         assert_eq!(parts[3], "nogit", "a temp dir is not a git repository");
@@ -439,13 +542,19 @@ mod tests {
         store.session_checkpoint(&s.id, cp).expect("checkpoint");
         let (got, checkpoint) = store.session_get(None).expect("most recent incomplete");
         assert_eq!(got.id, s.id);
-        assert_eq!(got.phases_completed, vec!["plan"]);
+        assert_eq!(got.phases_completed, vec!["init", "plan"]);
         assert_eq!(checkpoint.expect("checkpoint")["resumeInstructions"], "next");
         let done =
             store.session_complete(&s.id, Completion { pr_number: Some(7), ..Default::default() }).expect("complete");
         assert_eq!((done.status.as_str(), done.pr_number), ("completed", Some(7)));
         assert!(matches!(store.session_get(None), Err(StoreError::SessionNotFound { id: None })));
-        assert_eq!(store.session_status(None).expect("newest of any status").id, s.id);
+        assert!(
+            matches!(store.session_status(None), Err(StoreError::SessionNotFound { id: None })),
+            "without an id, only workflow-engine (wf-*) sessions count"
+        );
+        let progress = store.session_status(Some(&s.id)).expect("by id");
+        assert_eq!(progress.audit.len(), 4);
+        assert_eq!(progress.checkpoint.expect("checkpoint")["lastAction"], "did");
         let audit = std::fs::read_to_string(dir.path().join(".docket/sessions").join(&s.id).join("audit.jsonl"))
             .expect("audit");
         let phases: Vec<String> = audit
@@ -464,5 +573,39 @@ mod tests {
             Err(StoreError::SessionNotFound { .. })
         ));
         assert!(matches!(store.session_get(Some("../../etc")), Err(StoreError::InvalidId { .. })));
+    }
+
+    #[test]
+    fn spec_names_follow_wranglers_rules() {
+        assert_eq!(spec_name(".wrangler/specifications/SPEC-000042-Auth System.md"), "auth-system");
+        assert_eq!(spec_name("docs/spec-login_flow.md"), "login-flow");
+        assert_eq!(spec_name("SPEC-000049-init-workspace-mcp-tool.md"), "init-workspace-mcp-tool");
+        assert_eq!(spec_name("SPEC-x.md"), "spec-x");
+        assert_eq!(spec_name("Ünïcode only.md"), "ncode-only");
+        assert_eq!(spec_name("---.md"), "implementation");
+        assert_eq!(spec_name(&format!("{}.md", "a".repeat(80))).len(), 50);
+    }
+
+    #[test]
+    fn status_without_an_id_picks_the_latest_started_workflow_run() {
+        let (dir, store) = store_with_spec();
+        start(&store);
+        let sessions = dir.path().join(".docket/sessions");
+        for (id, started) in [
+            ("wf-2026-02-16-aaaaaaaa", "2026-02-16T10:00:00.000Z"),
+            ("wf-2026-02-15-ffffffff", "2026-02-17T10:00:00.000Z"),
+        ] {
+            std::fs::create_dir_all(sessions.join(id)).expect("mkdir");
+            let context = json!({"id": id, "specFile": "spec.md", "status": "running", "currentPhase": "execute",
+                "worktreePath": "/w", "branchName": "b", "phasesCompleted": [], "tasksCompleted": [], "tasksPending": [],
+                "startedAt": started, "updatedAt": started});
+            std::fs::write(sessions.join(id).join("context.json"), context.to_string()).expect("context");
+        }
+        std::fs::write(sessions.join("wf-2026-02-15-ffffffff/blocker.json"), r#"{"details":"tests fail"}"#)
+            .expect("blocker");
+        let progress = store.session_status(None).expect("a workflow run");
+        assert_eq!(progress.session.id, "wf-2026-02-15-ffffffff", "latest startedAt wins, not the latest name");
+        assert_eq!(progress.blocker.expect("blocker")["details"], "tests fail");
+        assert!(progress.audit.is_empty());
     }
 }

@@ -23,8 +23,11 @@ impl Store {
     pub fn create(&self, new: NewIssue) -> Result<Issue, StoreError> {
         let _lock = WorkspaceLock::acquire(&self.ws)?;
         let (index, _) = self.fresh()?;
-        let id = index.next_id(new.issue_type, self.id_floor(new.issue_type));
+        let allocated = index.next_id(new.issue_type, 0);
         drop(index);
+        // Inside git, also above every branch head and worktree; the lock is held until written.
+        let (id, _branch_lock) =
+            crate::git::ids::above_branches(&self.ws, new.issue_type, allocated, self.branch_aware_ids);
         let now = iso(SystemTime::now());
         let path = files::new_path(&self.ws, new.issue_type, new.status.is_archived(), &id, &new.title);
         let meta = IssueMeta {
@@ -127,7 +130,7 @@ impl Store {
     /// on the file actually displaced (swapped out atomically, then compared, and swapped back if
     /// it was someone else's save), so an editor's save is never overwritten. On any failure the
     /// old file is left where it was with its old content.
-    fn replace(&self, path: &Path, original: &[u8], dest: &Path, text: &str) -> Result<bool, StoreError> {
+    pub(super) fn replace(&self, path: &Path, original: &[u8], dest: &Path, text: &str) -> Result<bool, StoreError> {
         let dir = dest.parent().unwrap_or(&self.ws.dir);
         files::ensure_inside(&self.ws, dir)?;
         let tmp = files::synced_temp(dest, text, files::mode_of(path))?;
@@ -154,34 +157,38 @@ impl Store {
             files::sync_dir(path);
             return Ok(true);
         }
-        // A move: the new file appears in its new folder first; then the old one is taken out of
-        // the way atomically and checked; only then is it deleted.
-        tmp.persist_noclobber(dest).map_err(|e| match e.error.kind() {
-            std::io::ErrorKind::AlreadyExists => StoreError::Refused {
-                path: dest.to_path_buf(),
-                reason: "a file with this name already exists there; move or renumber it, then retry".into(),
-            },
-            _ => StoreError::Io { path: dest.to_path_buf(), source: e.error },
-        })?;
-        let undo = |e: StoreError| {
-            let _ = std::fs::remove_file(dest);
-            e
+        // A move: the new content is already durable in a temp file beside `dest`. The old file
+        // is then renamed to `dest` (never replacing anything there) and checked, and the temp
+        // file renamed over it. The issue is in exactly one file at every instant; a failure at
+        // any step puts the old file back where it was; a kill between the two renames leaves
+        // the old bytes in the new folder, which `docket doctor --fix` repairs.
+        let moved = match files::rename_noreplace(path, dest) {
+            Ok(true) => Ok(()),
+            Ok(false) if dest.exists() => Err(std::io::Error::from(std::io::ErrorKind::AlreadyExists)),
+            Ok(false) => std::fs::rename(path, dest),
+            Err(e) => Err(e),
         };
-        let parked = files::synced_temp(path, "", None).map_err(undo)?.into_temp_path();
-        if let Err(e) = std::fs::rename(path, &parked) {
-            return Err(undo(StoreError::Io { path: path.to_path_buf(), source: e }));
+        if let Err(e) = moved {
+            return Err(match e.kind() {
+                std::io::ErrorKind::AlreadyExists => StoreError::Refused {
+                    path: dest.to_path_buf(),
+                    reason: "a file with this name already exists there; move or renumber it, then retry".into(),
+                },
+                _ => StoreError::Io { path: path.to_path_buf(), source: e },
+            });
         }
-        if files::read_regular(&parked).ok().as_deref() != Some(original) {
-            // Someone saved it meanwhile: put their file back (unless they saved yet again).
-            match files::rename_noreplace(&parked, path) {
-                Ok(true) => {}
-                Ok(false) if !path.exists() => {
-                    let _ = std::fs::rename(&parked, path);
-                }
-                _ => {} // a newer save is at `path` already; the parked one is older
-            }
-            let _ = std::fs::remove_file(dest);
+        let put_back = || match files::rename_noreplace(dest, path) {
+            Ok(false) if !path.exists() => std::fs::rename(dest, path).map(|_| true),
+            other => other,
+        };
+        if files::read_regular(dest).ok().as_deref() != Some(original) {
+            // Someone saved it between the check and the rename: their file goes back.
+            put_back().map_err(StoreError::io(path))?;
             return Ok(false);
+        }
+        if let Err(e) = tmp.persist(dest) {
+            let _ = put_back();
+            return Err(StoreError::Io { path: dest.to_path_buf(), source: e.error });
         }
         files::sync_dir(path);
         files::sync_dir(dest);

@@ -5,6 +5,7 @@
 use std::future::Future;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
@@ -15,6 +16,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use subtle::ConstantTimeEq;
 use tokio_util::sync::CancellationToken;
 
+use super::{guards, listen};
 use crate::app::App;
 
 /// The path the MCP endpoint is served at.
@@ -33,6 +35,48 @@ pub struct HttpOptions {
     pub allowed_hosts: Vec<String>,
     /// Extra browser origins to accept (beyond loopback), e.g. `https://app.example.com:443`.
     pub allowed_origins: Vec<String>,
+    /// Serve beyond loopback without a token (a trusted network).
+    pub allow_unauthenticated_network: bool,
+    /// Sessions open at once; initialize beyond this is refused with 503.
+    pub max_sessions: usize,
+    /// A session with no request for this long is ended.
+    pub session_idle: Duration,
+    /// How long a request's headers may take to arrive.
+    pub header_timeout: Duration,
+}
+
+impl HttpOptions {
+    pub const DEFAULT_MAX_SESSIONS: u32 = 64;
+    pub const DEFAULT_SESSION_IDLE: Duration = Duration::from_secs(120);
+    pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+
+    /// Loopback-safe defaults for serving at `addr`.
+    pub fn new(addr: SocketAddr) -> HttpOptions {
+        HttpOptions {
+            addr,
+            token: None,
+            allowed_hosts: Vec::new(),
+            allowed_origins: Vec::new(),
+            allow_unauthenticated_network: false,
+            max_sessions: Self::DEFAULT_MAX_SESSIONS as usize,
+            session_idle: Self::DEFAULT_SESSION_IDLE,
+            header_timeout: Self::DEFAULT_HEADER_TIMEOUT,
+        }
+    }
+
+    /// Refuses to listen beyond loopback without a token unless explicitly allowed: any
+    /// machine that reaches the port could otherwise read and change the workspace (a `Host:
+    /// localhost` header passes the DNS-rebinding check).
+    fn check(&self) -> Result<(), String> {
+        if self.addr.ip().is_loopback() || self.token.is_some() || self.allow_unauthenticated_network {
+            return Ok(());
+        }
+        Err(format!(
+            "--http {} listens beyond loopback without a token: anyone who can reach port {} could read and change this workspace. Set --token TOKEN (or DOCKET_TOKEN) so that clients must send `Authorization: Bearer TOKEN`, or add --allow-unauthenticated-network if every machine on this network is trusted.",
+            self.addr,
+            self.addr.port()
+        ))
+    }
 }
 
 /// Parses `[HOST:]PORT`: a bare port binds 127.0.0.1; a host binds only when named explicitly.
@@ -59,24 +103,27 @@ pub async fn serve_http(
     options: HttpOptions,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), String> {
+    options.check()?;
     let listener = tokio::net::TcpListener::bind(options.addr)
         .await
         .map_err(|e| format!("cannot listen on {}: {e}. Pick another port or stop what holds it.", options.addr))?;
     let local = listener.local_addr().map_err(|e| format!("cannot read the bound address: {e}"))?;
     let cancel = CancellationToken::new();
     let router = router(app, &options, local, cancel.child_token());
-    if !local.ip().is_loopback() {
-        tracing::warn!(%local, "serving beyond loopback; set --token to require a bearer token");
+    if !local.ip().is_loopback() && options.token.is_none() {
+        tracing::warn!(%local, "serving beyond loopback without a token (--allow-unauthenticated-network): anyone who can reach this port can read and change the workspace");
     }
     // Tests and scripts read the URL from this line (port 0 picks a free port).
-    eprintln!("docket: serving MCP over Streamable HTTP at http://{local}{ENDPOINT}");
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async move {
-            shutdown.await;
-            cancel.cancel();
-        })
-        .await
-        .map_err(|e| format!("HTTP server stopped: {e}"))
+    // One write: a script that stops the server as soon as it reads the URL finds it serving.
+    eprintln!(
+        "docket: serving MCP over Streamable HTTP at http://{local}{ENDPOINT}\ndocket: the web board is at http://{local}/"
+    );
+    listen::serve(listener, router, options.header_timeout, async move {
+        shutdown.await;
+        cancel.cancel();
+    })
+    .await;
+    Ok(())
 }
 
 fn router(app: App, options: &HttpOptions, local: SocketAddr, cancel: CancellationToken) -> axum::Router {
@@ -85,21 +132,40 @@ fn router(app: App, options: &HttpOptions, local: SocketAddr, cancel: Cancellati
         hosts.push(local.ip().to_string());
     }
     hosts.extend(options.allowed_hosts.iter().cloned());
-    let origins = LOOPBACK_ORIGINS.iter().map(|o| o.to_string()).chain(options.allowed_origins.iter().cloned());
+    let origins: Vec<String> =
+        LOOPBACK_ORIGINS.iter().map(|o| o.to_string()).chain(options.allowed_origins.iter().cloned()).collect();
+    // The web board at `/`: the same allow-lists and token, its own checks (see crate::web).
+    let board = crate::web::Access {
+        hosts: hosts.clone(),
+        origins: origins.clone(),
+        write_origins: options.allowed_origins.clone(),
+        token: options.token.clone(),
+    };
+    let board = crate::web::router(app.clone(), board, cancel.child_token());
     let config = StreamableHttpServerConfig::default()
         .with_cancellation_token(cancel)
         .with_allowed_hosts(hosts)
         .with_allowed_origins(origins)
+        .with_max_request_body_bytes(guards::MAX_BODY)
         .enforce_origin_validation();
-    let service =
-        StreamableHttpService::new(move || Ok(app.server()), Arc::new(LocalSessionManager::default()), config);
-    let router = axum::Router::new().nest_service(ENDPOINT, service).layer(axum::middleware::from_fn(explain_refusal));
-    match &options.token {
+    let mut sessions = LocalSessionManager::default();
+    sessions.session_config.keep_alive = Some(options.session_idle);
+    let sessions = Arc::new(sessions);
+    let cap = Arc::new(guards::SessionCap::new(Arc::clone(&sessions), options.max_sessions, options.session_idle));
+    let service = StreamableHttpService::new(move || Ok(app.server()), sessions, config);
+    // Layers run outside in: the token first, then the body, the session cap, Host/Origin.
+    let router = axum::Router::new()
+        .nest_service(ENDPOINT, service)
+        .layer(axum::middleware::from_fn(guards::explain_refusal))
+        .layer(axum::middleware::from_fn_with_state(cap, guards::cap_sessions))
+        .layer(axum::middleware::from_fn(guards::json_errors));
+    let router = match &options.token {
         Some(token) => {
             router.layer(axum::middleware::from_fn_with_state(Arc::new(token.clone().into_bytes()), require_bearer))
         }
         None => router,
-    }
+    };
+    router.merge(board)
 }
 
 /// Refuses a request unless it carries `Authorization: Bearer <token>`.
@@ -125,30 +191,6 @@ async fn require_bearer(State(token): State<Arc<Vec<u8>>>, request: Request, nex
             response
         }
     }
-}
-
-/// rmcp refuses a foreign `Host` or `Origin` with a bare 403; say which header and how to allow it.
-async fn explain_refusal(request: Request, next: Next) -> Response {
-    let (host, origin) = (header_of(&request, header::HOST), header_of(&request, header::ORIGIN));
-    let response = next.run(request).await;
-    if response.status() != StatusCode::FORBIDDEN {
-        return response;
-    }
-    let body = match (origin, host) {
-        (Some(origin), _) if !LOOPBACK_ORIGINS.iter().any(|o| origin.starts_with(o.trim_end_matches('*'))) => format!(
-            "Forbidden: requests from origin `{origin}` are refused (DNS-rebinding protection). Only loopback origins are accepted; restart with `docket serve --http ... --allow-origin {origin}` to accept it."
-        ),
-        (_, Some(host)) => format!(
-            "Forbidden: Host `{host}` is not an allowed name for this server (DNS-rebinding protection). Connect through localhost or 127.0.0.1, or restart with `docket serve --http ... --allow-host {}`.",
-            host.rsplit_once(':').map_or(host.as_str(), |(h, _)| h)
-        ),
-        _ => "Forbidden: the request's Host or Origin is not allowed (DNS-rebinding protection).".to_string(),
-    };
-    (StatusCode::FORBIDDEN, body).into_response()
-}
-
-fn header_of(request: &Request, name: header::HeaderName) -> Option<String> {
-    request.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string)
 }
 
 #[cfg(test)]

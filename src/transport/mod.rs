@@ -1,15 +1,19 @@
 //! How the server is reached: stdio (the default) or Streamable HTTP. Both serve the same
 //! [`App`]; both stop cleanly on SIGINT/SIGTERM, and stdio also on end of input.
 
+mod guards;
 pub mod http;
+mod jsonrpc;
+pub(crate) mod listen;
+pub mod stdio;
 
 use crate::app::App;
 use rmcp::ServiceExt;
 
 /// Serves `app` over stdin/stdout until the client closes stdin or a signal arrives.
 pub async fn serve_stdio(app: App) -> Result<(), String> {
-    let running =
-        app.server().serve(rmcp::transport::stdio()).await.map_err(|e| format!("MCP handshake failed: {e}"))?;
+    let transport = stdio::LineTransport::new(tokio::io::stdin(), tokio::io::stdout());
+    let running = app.server().serve(transport).await.map_err(|e| format!("MCP handshake failed: {e}"))?;
     let cancel = running.cancellation_token();
     tokio::select! {
         quit = running.waiting() => { quit.map_err(|e| format!("server stopped: {e}"))?; }
@@ -18,17 +22,25 @@ pub async fn serve_stdio(app: App) -> Result<(), String> {
     Ok(())
 }
 
-/// Resolves on SIGINT (Ctrl-C) or SIGTERM.
-pub async fn shutdown_signal() {
-    let ctrl_c = tokio::signal::ctrl_c();
+/// Resolves on SIGINT (Ctrl-C) or SIGTERM. The handlers are installed when this is called (in
+/// a runtime), not when first polled: a signal sent right after the server announces itself
+/// must not kill it uncleanly.
+pub fn shutdown_signal() -> impl Future<Output = ()> + Send + 'static {
     #[cfg(unix)]
     {
-        let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(s) => s,
-            Err(_) => return ctrl_c.await.unwrap_or(()),
-        };
-        tokio::select! { _ = ctrl_c => {}, _ = term.recv() => {} }
+        use tokio::signal::unix::{SignalKind, signal};
+        let signals = signal(SignalKind::interrupt()).and_then(|i| Ok((i, signal(SignalKind::terminate())?)));
+        async move {
+            match signals {
+                Ok((mut interrupt, mut terminate)) => {
+                    tokio::select! { _ = interrupt.recv() => {}, _ = terminate.recv() => {} }
+                }
+                Err(_) => tokio::signal::ctrl_c().await.unwrap_or(()),
+            }
+        }
     }
     #[cfg(not(unix))]
-    ctrl_c.await.unwrap_or(());
+    async {
+        tokio::signal::ctrl_c().await.unwrap_or(());
+    }
 }

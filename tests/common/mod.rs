@@ -1,6 +1,8 @@
 //! Shared helpers: start the real `docket` binary and talk to it over its stdio pipe.
 #![allow(dead_code)]
 
+pub mod wrangler;
+
 use std::path::Path;
 
 use rmcp::model::{CallToolRequestParams, CallToolResult};
@@ -8,6 +10,8 @@ use rmcp::service::RunningService;
 use rmcp::transport::TokioChildProcess;
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::Value;
+
+pub mod http;
 
 pub type Client = RunningService<RoleClient, ()>;
 
@@ -228,4 +232,13 @@ impl Drop for RawServer {
             let _ = self.child.wait();
         }
     }
+}
+
+/// How many tools tools.yaml declares (tests compare tools/list with the manifest, never with a
+/// number kept by hand).
+pub fn manifest_tool_count() -> usize {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tools.yaml");
+    let manifest: Value =
+        serde_yaml::from_str(&std::fs::read_to_string(path).expect("read tools.yaml")).expect("parse");
+    manifest["tools"].as_array().map_or(0, Vec::len)
 }

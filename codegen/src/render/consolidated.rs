@@ -17,7 +17,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use serde_json::{Map, Value, json};
 
-use super::schema::shape_schema;
+use super::schema::{says_nothing, shape_schema};
 use super::types::docs;
 use crate::model::{Annotations, Field, Model, Tool};
 
@@ -63,7 +63,8 @@ impl Consolidated<'_> {
             "action".into(),
             json!({"type": "string", "enum": names, "description": "What to do; the tool description explains each action."}),
         );
-        for p in &self.params {
+        // Deprecated parameters are accepted (resolve knows them) but not published, as in granular.
+        for p in self.params.iter().filter(|p| p.schema.get("deprecated").is_none()) {
             props.insert(p.wire.clone(), p.schema.clone());
         }
         json!({"type": "object", "properties": props, "required": ["action"], "additionalProperties": false})
@@ -207,6 +208,7 @@ fn merge_param(wire: &str, used: &[(String, &Field)], aliases: &[(String, String
     for ((action, f), shape) in used.iter().zip(&shapes) {
         let mut text = match &f.deprecated {
             Some(note) => format!("[DEPRECATED: {note}] {}", squash(&f.description)),
+            None if says_nothing(wire, &f.description) => String::new(),
             None => squash(&f.description),
         };
         text = rewrite(&text, aliases);
@@ -228,7 +230,8 @@ fn merge_param(wire: &str, used: &[(String, &Field)], aliases: &[(String, String
     let description: Vec<String> = parts
         .iter()
         .map(|(actions, required, text)| {
-            format!("({}{}) {text}", actions.join(", "), if *required { "; required" } else { "" })
+            let text = if text.trim().is_empty() { String::new() } else { format!(" {}", text.trim()) };
+            format!("({}{}){text}", actions.join(", "), if *required { "; required" } else { "" })
         })
         .collect();
     let map = merged.as_object_mut().expect("shape schemas are objects");

@@ -8,7 +8,7 @@ use crate::model::{Field, Object, Shape};
 /// The schema of an input or output object (the root of inputSchema / outputSchema).
 pub fn object_schema(obj: &Object) -> Value {
     let mut props = Map::new();
-    for f in &obj.fields {
+    for f in obj.fields.iter().filter(|f| published(f)) {
         props.insert(f.wire.clone(), field_schema(f));
     }
     let mut out = Map::new();
@@ -24,20 +24,65 @@ pub fn object_schema(obj: &Object) -> Value {
     Value::Object(out)
 }
 
-/// A property's schema: its shape plus description, default and deprecation.
+/// The outputSchema of a tool: its declared output plus `warnings`, which the server adds to
+/// structuredContent when a call has warnings the model must see (e.g. an ignored parameter).
+pub fn output_schema(obj: &Object) -> Value {
+    let mut schema = object_schema(obj);
+    schema["properties"][WARNINGS] = json!({
+        "type": "array",
+        "items": {"type": "string"},
+        "description": "Warnings to read (also at the end of the text)."
+    });
+    schema
+}
+
+/// The output property every tool gets (see [`output_schema`]); a tool may not declare it.
+pub const WARNINGS: &str = "warnings";
+
+/// Whether a property appears in the published schema. Deprecated parameters are still accepted
+/// and checked (the generated argument rules keep them) but not published: every model pays for
+/// each published property on every request, and only prompts written for the old name send them.
+pub fn published(f: &Field) -> bool {
+    f.deprecated.is_none()
+}
+
+/// Whether a description says no more than the property's name ("Assignee." for `assignee`,
+/// "Session ID." for `sessionId`): such descriptions are left out of the published schema.
+/// "Any of these statuses." for `status`, "One type." for `type` and "New title." for `title`
+/// say no more either.
+pub fn says_nothing(wire: &str, description: &str) -> bool {
+    let name = singular(&heck::AsSnakeCase(wire).to_string().replace('_', " "));
+    let text = description.trim().trim_end_matches('.').to_lowercase();
+    let text = ["any of these ", "one ", "new ", "replaces the "]
+        .iter()
+        .fold(text.as_str(), |t, p| t.strip_prefix(p).unwrap_or(t));
+    singular(text) == name
+}
+
+/// `words` with a plural ending made singular, as far as English plurals of field names go.
+fn singular(words: &str) -> String {
+    let w = words.to_lowercase();
+    if let Some(stem) = w.strip_suffix("ies") {
+        format!("{stem}y")
+    } else if let Some(stem) = w.strip_suffix("ses") {
+        format!("{stem}s")
+    } else if w.ends_with("us") || w.ends_with("ss") {
+        w
+    } else {
+        w.strip_suffix('s').unwrap_or(&w).to_string()
+    }
+}
+
+/// A property's schema: its shape plus description and default. String lengths and array sizes
+/// are enforced by the argument rules but not published (see [`shape_schema`]).
 pub fn field_schema(f: &Field) -> Value {
     let mut s = shape_schema(&f.shape);
     let map = s.as_object_mut().expect("shape schemas are objects");
-    let description = match &f.deprecated {
-        Some(note) => format!("[DEPRECATED: {note}] {}", f.description),
-        None => f.description.clone(),
-    };
-    map.insert("description".into(), json!(description));
+    if !says_nothing(&f.wire, &f.description) {
+        map.insert("description".into(), json!(f.description));
+    }
     if let Some(d) = &f.default {
         map.insert("default".into(), d.clone());
-    }
-    if f.deprecated.is_some() {
-        map.insert("deprecated".into(), json!(true));
     }
     s
 }
@@ -48,10 +93,9 @@ pub(super) fn shape_schema(shape: &Shape) -> Value {
         m.insert("type".into(), json!(t));
     }
     match shape {
-        Shape::String { min_len, max_len } => {
-            insert_opt(&mut m, "minLength", *min_len);
-            insert_opt(&mut m, "maxLength", *max_len);
-        }
+        // Lengths and item counts are the server's limits, not facts the model needs to pick a
+        // value; the argument rules enforce them with messages that give the bound.
+        Shape::String { .. } => {}
         Shape::Enum { values, .. } => {
             m.insert("enum".into(), json!(values));
         }
@@ -63,10 +107,8 @@ pub(super) fn shape_schema(shape: &Shape) -> Value {
             insert_opt(&mut m, "minimum", *min);
             insert_opt(&mut m, "maximum", *max);
         }
-        Shape::Array { items, min_items, max_items } => {
+        Shape::Array { items, .. } => {
             m.insert("items".into(), shape_schema(items));
-            insert_opt(&mut m, "minItems", *min_items);
-            insert_opt(&mut m, "maxItems", *max_items);
         }
         Shape::Object(obj) => return object_schema(obj),
         Shape::Boolean | Shape::Any | Shape::Map => {}

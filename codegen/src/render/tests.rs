@@ -48,10 +48,12 @@ fn tool_tests(t: &Tool) -> TokenStream {
     let title = &t.title;
     let a = t.annotations;
     let (ro, de, id, ow) = (a.read_only, a.destructive, a.idempotent, a.open_world);
-    let input_names: Vec<&str> = t.input.fields.iter().map(|f| f.wire.as_str()).collect();
-    let output_names: Vec<&str> = t.output.fields.iter().map(|f| f.wire.as_str()).collect();
+    let input_names: Vec<&str> =
+        t.input.fields.iter().filter(|f| super::schema::published(f)).map(|f| f.wire.as_str()).collect();
+    let output_names: Vec<&str> =
+        t.output.fields.iter().map(|f| f.wire.as_str()).chain([super::schema::WARNINGS]).collect();
     let required: Vec<&str> = t.input.fields.iter().filter(|f| f.required).map(|f| f.wire.as_str()).collect();
-    let property_checks = t.input.fields.iter().map(property_facts);
+    let property_checks = t.input.fields.iter().filter(|f| super::schema::published(f)).map(property_facts);
     let input_ty = ident(&t.input.rust_name);
     let sample = sample_object(&t.input).to_string();
     let missing = t.input.fields.iter().filter(|f| f.required).map(|f| {
@@ -110,10 +112,6 @@ fn property_facts(f: &Field) -> TokenStream {
     let bounds: Vec<(&str, Option<Value>)> = match &f.shape {
         Shape::Enum { values, .. } => vec![("enum", Some(json!(values)))],
         Shape::Integer { min, max } => vec![("minimum", min.map(|v| json!(v))), ("maximum", max.map(|v| json!(v)))],
-        Shape::String { min_len, max_len } => {
-            vec![("minLength", min_len.map(|v| json!(v))), ("maxLength", max_len.map(|v| json!(v)))]
-        }
-        Shape::Array { max_items, .. } => vec![("maxItems", max_items.map(|v| json!(v)))],
         _ => vec![],
     };
     for (key, value) in bounds.into_iter().filter_map(|(k, v)| v.map(|v| (k, v))) {
@@ -126,10 +124,16 @@ fn property_facts(f: &Field) -> TokenStream {
         let json = d.to_string();
         checks.push(quote! { assert_eq!(p["default"], ::serde_json::from_str::<Value>(#json).unwrap(), "default of {}", #wire); });
     }
+    // A description that only repeats the name is left out (schema::says_nothing).
+    let description = if super::schema::says_nothing(&f.wire, &f.description) {
+        quote! { assert!(p.get("description").is_none(), "{} repeats its name in a description", #wire); }
+    } else {
+        quote! { assert!(p["description"].as_str().is_some_and(|d| !d.is_empty()), "{} has a description", #wire); }
+    };
     quote! {
         {
             let p = &input["properties"][#wire];
-            assert!(p["description"].as_str().is_some_and(|d| !d.is_empty()), "{} has a description", #wire);
+            #description
             #( #checks )*
         }
     }

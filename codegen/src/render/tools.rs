@@ -5,7 +5,7 @@ use heck::ToUpperCamelCase;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::schema::object_schema;
+use super::schema::{object_schema, output_schema};
 use super::types::{docs, ident, rules};
 use crate::model::{ErrorTemplate, Model, Tool};
 use crate::template;
@@ -90,7 +90,22 @@ pub fn input_impls(tools: &[Tool]) -> TokenStream {
             }
         }
     });
-    quote! { #( #impls )* }
+    let arms = tools.iter().map(|t| {
+        let ty = ident(&t.input.rust_name);
+        let name = &t.name;
+        quote! { #name => #ty::RULES, }
+    });
+    quote! {
+        #( #impls )*
+
+        /// The argument rules of tool `name` (the server strips undeclared parameters with them).
+        pub fn input_rules(name: &str) -> ::std::option::Option<&'static [ParamRule]> {
+            Some(match name {
+                #( #arms )*
+                _ => return None,
+            })
+        }
+    }
 }
 
 /// `pub trait ToolHandlers`: one async method per tool, documented with its description.
@@ -129,7 +144,7 @@ pub fn tool_table(model: &Model) -> TokenStream {
         let a = t.annotations;
         let (ro, de, id, ow) = (a.read_only, a.destructive, a.idempotent, a.open_world);
         let input = object_schema(&t.input).to_string();
-        let output = object_schema(&t.output).to_string();
+        let output = output_schema(&t.output).to_string();
         let error_context = &t.error_context;
         let deprecated_by = match &t.deprecated {
             Some(d) => {

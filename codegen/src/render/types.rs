@@ -64,7 +64,14 @@ fn struct_type(obj: &Object) -> TokenStream {
         let wire = &f.wire;
         let rename = (bare != wire).then(|| quote! { #[serde(rename = #wire)] });
         let inner = shape_type(&f.shape);
-        let (ty, attr) = if f.required {
+        let (ty, attr) = if f.nullable {
+            (
+                quote! { ::std::option::Option<::std::option::Option<#inner>> },
+                quote! {
+                    #[serde(default, deserialize_with = "::docket::runtime::args::nullable", skip_serializing_if = "Option::is_none")]
+                },
+            )
+        } else if f.required {
             (inner, quote! {})
         } else if f.default.is_some() {
             let path = format!("defaults::{}", default_fn_name(obj, f));
@@ -225,8 +232,22 @@ pub fn limits(tools: &[Tool]) -> TokenStream {
         });
         quote! { #[doc = #doc] pub mod #m { #( #consts )* } }
     });
+    let table = tools.iter().flat_map(|t| {
+        t.limits.iter().map(move |(k, v)| {
+            let (tool, v) = (&t.name, *v as usize);
+            quote! { (#tool, #k, #v) }
+        })
+    });
     quote! {
         /// Limits declared per tool in tools.yaml.
-        pub mod limits { #( #mods )* }
+        pub mod limits {
+            #( #mods )*
+            /// Every limit as (tool, name, value), for table-driven checks such as token budgets.
+            pub const ALL: &[(&str, &str, usize)] = &[ #( #table ),* ];
+            /// The limit `name` of `tool`, if the manifest declares one.
+            pub fn get(tool: &str, name: &str) -> ::std::option::Option<usize> {
+                ALL.iter().find(|(t, n, _)| *t == tool && *n == name).map(|x| x.2)
+            }
+        }
     }
 }

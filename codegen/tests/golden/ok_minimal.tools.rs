@@ -179,6 +179,12 @@ pub mod limits {
     pub mod list_items {
         pub const MAX_PAGE_SIZE: usize = 100usize;
     }
+    /// Every limit as (tool, name, value), for table-driven checks such as token budgets.
+    pub const ALL: &[(&str, &str, usize)] = &[("list_items", "max_page_size", 100usize)];
+    /// The limit `name` of `tool`, if the manifest declares one.
+    pub fn get(tool: &str, name: &str) -> ::std::option::Option<usize> {
+        ALL.iter().find(|(t, n, _)| *t == tool && *n == name).map(|x| x.2)
+    }
 }
 /// Error constructors from the catalogue in tools.yaml; messages are the manifest's templates.
 pub mod errors {
@@ -489,6 +495,16 @@ impl AddItemInput {
         parse_arguments("add_item", args, Self::RULES)
     }
 }
+/// The argument rules of tool `name` (the server strips undeclared parameters with them).
+pub fn input_rules(name: &str) -> ::std::option::Option<&'static [ParamRule]> {
+    Some(
+        match name {
+            "list_items" => ListItemsInput::RULES,
+            "add_item" => AddItemInput::RULES,
+            _ => return None,
+        },
+    )
+}
 /// Implemented by hand in `src/handlers/`: one method per tool in tools.yaml. Return typed
 /// output; the generated dispatch and the server own arguments, JSON and the result envelope.
 pub trait ToolHandlers: Send + Sync + 'static {
@@ -517,8 +533,8 @@ pub const TOOLS: &[ToolSpec] = &[
         idempotent: true,
         open_world: false,
         deprecated_by: None,
-        input_schema: "{\"type\":\"object\",\"properties\":{\"color\":{\"type\":\"string\",\"enum\":[\"red\",\"dark_blue\"],\"description\":\"Color filter.\",\"default\":\"red\"},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"description\":\"Page size.\",\"default\":25},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":5,\"description\":\"Tags.\"}},\"additionalProperties\":false}",
-        output_schema: "{\"type\":\"object\",\"properties\":{\"names\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Item names.\"}},\"required\":[\"names\"]}",
+        input_schema: "{\"type\":\"object\",\"properties\":{\"color\":{\"type\":\"string\",\"enum\":[\"red\",\"dark_blue\"],\"description\":\"Color filter.\",\"default\":\"red\"},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"description\":\"Page size.\",\"default\":25},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"additionalProperties\":false}",
+        output_schema: "{\"type\":\"object\",\"properties\":{\"names\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Item names.\"},\"warnings\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Warnings to read (also at the end of the text).\"}},\"required\":[\"names\"]}",
         error_context: &[],
     },
     ToolSpec {
@@ -531,8 +547,8 @@ pub const TOOLS: &[ToolSpec] = &[
         idempotent: false,
         open_world: false,
         deprecated_by: None,
-        input_schema: "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":1,\"description\":\"Name.\"},\"note\":{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\",\"maxLength\":10,\"description\":\"Text.\"}},\"required\":[\"text\"],\"additionalProperties\":false,\"description\":\"Optional note.\"},\"type\":{\"type\":\"string\",\"enum\":[\"small\",\"large\"],\"description\":\"Size.\"}},\"required\":[\"name\"],\"additionalProperties\":false}",
-        output_schema: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"New ID.\"}},\"required\":[\"id\"]}",
+        input_schema: "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},\"note\":{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"],\"additionalProperties\":false,\"description\":\"Optional note.\"},\"type\":{\"type\":\"string\",\"enum\":[\"small\",\"large\"],\"description\":\"Size.\"}},\"required\":[\"name\"],\"additionalProperties\":false}",
+        output_schema: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"},\"warnings\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Warnings to read (also at the end of the text).\"}},\"required\":[\"id\"]}",
         error_context: &[],
     },
 ];
@@ -585,21 +601,21 @@ pub mod consolidated {
         ToolSpec {
             name: "items",
             title: "Items",
-            description: "Items. Pick the operation with action; each parameter says which actions take it.\n- list_items: List items by color.\n- add_item: Add an item.",
+            description: "Items. Pick the operation with action; each parameter says which actions take it.\n- list: List items by color.\n- add_item: Add an item.",
             group: "items",
             read_only: false,
             destructive: false,
             idempotent: false,
             open_world: false,
             deprecated_by: None,
-            input_schema: "{\"type\":\"object\",\"properties\":{\"action\":{\"type\":\"string\",\"enum\":[\"list_items\",\"add_item\"],\"description\":\"What to do; the tool description explains each action.\"},\"color\":{\"type\":\"string\",\"enum\":[\"red\",\"dark_blue\"],\"description\":\"(list_items) Color filter.\",\"default\":\"red\"},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"description\":\"(list_items) Page size.\",\"default\":25},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":5,\"description\":\"(list_items) Tags.\"},\"name\":{\"type\":\"string\",\"minLength\":1,\"description\":\"(add_item; required) Name.\"},\"note\":{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\",\"maxLength\":10,\"description\":\"Text.\"}},\"required\":[\"text\"],\"additionalProperties\":false,\"description\":\"(add_item) Optional note.\"},\"type\":{\"type\":\"string\",\"enum\":[\"small\",\"large\"],\"description\":\"(add_item) Size.\"}},\"required\":[\"action\"],\"additionalProperties\":false}",
+            input_schema: "{\"type\":\"object\",\"properties\":{\"action\":{\"type\":\"string\",\"enum\":[\"list\",\"add_item\"],\"description\":\"What to do; the tool description explains each action.\"},\"color\":{\"type\":\"string\",\"enum\":[\"red\",\"dark_blue\"],\"description\":\"(list) Color filter.\",\"default\":\"red\"},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"description\":\"(list) Page size.\",\"default\":25},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"(list)\"},\"name\":{\"type\":\"string\",\"description\":\"(add_item; required)\"},\"note\":{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"],\"additionalProperties\":false,\"description\":\"(add_item) Optional note.\"},\"type\":{\"type\":\"string\",\"enum\":[\"small\",\"large\"],\"description\":\"(add_item) Size.\"}},\"required\":[\"action\"],\"additionalProperties\":false}",
             output_schema: "",
             error_context: &[],
         },
     ];
     /// Granular tool name -> its consolidated call, longest names first (for rewriting texts).
     pub const ALIASES: &[(&str, &str)] = &[
-        ("list_items", "items(action=list_items)"),
+        ("list_items", "items(action=list)"),
         ("add_item", "items(action=add_item)"),
     ];
     /// How resolve adapts a value where actions disagree on value vs array of values.
@@ -638,7 +654,7 @@ pub mod consolidated {
             tool: "items",
             actions: &[
                 Action {
-                    name: "list_items",
+                    name: "list",
                     tool: "list_items",
                     params: &[
                         Param {
@@ -681,9 +697,9 @@ pub mod consolidated {
                 },
             ],
             takers: &[
-                ("color", "list_items"),
-                ("limit", "list_items"),
-                ("tags", "list_items"),
+                ("color", "list"),
+                ("limit", "list"),
+                ("tags", "list"),
                 ("name", "add_item"),
                 ("note", "add_item"),
                 ("type", "add_item"),

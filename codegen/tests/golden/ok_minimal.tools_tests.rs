@@ -83,18 +83,17 @@ fn list_items_is_published_as_declared() {
     {
         let p = &input["properties"]["tags"];
         assert!(
-            p["description"].as_str().is_some_and(| d | ! d.is_empty()),
-            "{} has a description", "tags"
+            p.get("description").is_none(), "{} repeats its name in a description",
+            "tags"
         );
         assert_eq!(p["type"], json!("array"), "type of {}", "tags");
-        assert_eq!(
-            p["maxItems"], ::serde_json::from_str:: < Value > ("5").unwrap(), "{} of {}",
-            "maxItems", "tags"
-        );
     }
     let output = &tool["outputSchema"];
     assert_eq!(output["type"], json!("object"));
-    assert_eq!(property_names(output), vec!["names".to_string()] as Vec < String >);
+    assert_eq!(
+        property_names(output), vec!["names".to_string(), "warnings".to_string()] as Vec
+        < String >
+    );
 }
 #[test]
 fn list_items_accepts_only_its_required_arguments() {
@@ -126,14 +125,10 @@ fn add_item_is_published_as_declared() {
     {
         let p = &input["properties"]["name"];
         assert!(
-            p["description"].as_str().is_some_and(| d | ! d.is_empty()),
-            "{} has a description", "name"
+            p.get("description").is_none(), "{} repeats its name in a description",
+            "name"
         );
         assert_eq!(p["type"], json!("string"), "type of {}", "name");
-        assert_eq!(
-            p["minLength"], ::serde_json::from_str:: < Value > ("1").unwrap(),
-            "{} of {}", "minLength", "name"
-        );
     }
     {
         let p = &input["properties"]["note"];
@@ -157,7 +152,10 @@ fn add_item_is_published_as_declared() {
     }
     let output = &tool["outputSchema"];
     assert_eq!(output["type"], json!("object"));
-    assert_eq!(property_names(output), vec!["id".to_string()] as Vec < String >);
+    assert_eq!(
+        property_names(output), vec!["id".to_string(), "warnings".to_string()] as Vec <
+        String >
+    );
 }
 #[test]
 fn add_item_accepts_only_its_required_arguments() {

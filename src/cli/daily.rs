@@ -1,0 +1,228 @@
+//! The commands of daily use: `search`, `close`, `reopen`, `edit`, `ready`, `web` and
+//! `completions`. Like the others, each turns its flags into tool arguments and renders the
+//! result; `edit` and `web` are the exceptions that work on files and serve a page.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+use serde_json::{Map, Value, json};
+
+use super::args::{Filters, WorkspaceArg};
+use super::commands::list_table;
+use super::table::terminal_width;
+use super::{Core, json_text, style};
+use crate::generated::{IssueRecord, IssuesListOutput, IssuesSearchOutput, IssuesUpdateOutput, limits};
+
+#[derive(Subcommand, Debug)]
+pub enum Daily {
+    /// Find issues by text in titles, bodies and labels, best match first (issues_search).
+    Search(SearchArgs),
+    /// Close an issue; with --note, append completion notes (issues_update / issues_mark_complete).
+    Close(CloseArgs),
+    /// Open a closed or cancelled issue again (issues_update).
+    Reopen(IdArgs),
+    /// Edit an issue's file in $VISUAL or $EDITOR; saved only if its frontmatter still parses.
+    Edit(IdArgs),
+    /// What to pick up next: open, unassigned issues, highest priority first (issues_list).
+    Ready(ReadyArgs),
+    /// Serve the web board alone on loopback and print its URL (`docket serve --http` serves it
+    /// beside /mcp).
+    Web(WebArgs),
+    /// Print a shell completion script: `docket completions bash > ~/.local/share/bash-completion/completions/docket`.
+    Completions {
+        /// bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
+}
+
+#[derive(Args, Debug)]
+pub struct SearchArgs {
+    /// Text to find (case-insensitive).
+    pub query: String,
+    /// Only these statuses (repeatable or comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "STATUS")]
+    pub status: Vec<String>,
+    #[command(flatten)]
+    pub filters: Filters,
+    /// Most matches to show (1-100; default 25).
+    #[arg(long)]
+    pub limit: Option<i64>,
+    /// Print the structured issues_search result as JSON.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub ws: WorkspaceArg,
+}
+
+#[derive(Args, Debug)]
+pub struct IdArgs {
+    /// Issue ID, e.g. ISS-000042.
+    pub id: String,
+    #[command(flatten)]
+    pub ws: WorkspaceArg,
+}
+
+#[derive(Args, Debug)]
+pub struct CloseArgs {
+    /// Issue ID, e.g. ISS-000042.
+    pub id: String,
+    /// Completion notes appended to the description.
+    #[arg(long)]
+    pub note: Option<String>,
+    /// Mark it cancelled (won't do) rather than closed (done).
+    #[arg(long, conflicts_with = "note")]
+    pub cancel: bool,
+    #[command(flatten)]
+    pub ws: WorkspaceArg,
+}
+
+#[derive(Args, Debug)]
+pub struct ReadyArgs {
+    #[command(flatten)]
+    pub filters: Filters,
+    /// Most issues to show (default 10).
+    #[arg(long, default_value_t = 10)]
+    pub limit: usize,
+    /// Print the issues as JSON.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub ws: WorkspaceArg,
+}
+
+#[derive(Args, Debug)]
+pub struct WebArgs {
+    /// Port on 127.0.0.1 (default: a free one).
+    #[arg(long, default_value_t = 0)]
+    pub port: u16,
+    /// Open the board in the default browser.
+    #[arg(long)]
+    pub open: bool,
+    /// Require this token: the browser presents it once through the printed URL.
+    #[arg(long, env = "DOCKET_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+    /// Workspace directory (holding .wrangler/ or .docket/), found like `serve` otherwise.
+    #[arg(long, value_name = "PATH")]
+    pub workspace: Option<PathBuf>,
+}
+
+/// Runs one daily command; `top` builds the whole command line (for completions).
+pub(super) fn run(command: &Daily, top: fn() -> clap::Command) -> Result<String, String> {
+    match command {
+        Daily::Search(a) => Core::open(&a.ws).and_then(|core| search(&core, a)),
+        Daily::Close(a) => Core::open(&a.ws).and_then(|core| close(&core, a)),
+        Daily::Reopen(a) => Core::open(&a.ws).and_then(|core| set_status(&core, &a.id, "open", "Reopened")),
+        Daily::Edit(a) => super::edit::edit(&a.ws, &a.id),
+        Daily::Ready(a) => Core::open(&a.ws).and_then(|core| ready(&core, a)),
+        Daily::Web(a) => crate::web::run(crate::web::WebOptions {
+            workspace: a.workspace.clone(),
+            port: a.port,
+            open: a.open,
+            token: a.token.clone(),
+        })
+        .map(|()| String::new()),
+        Daily::Completions { shell } => {
+            let mut out = Vec::new();
+            clap_complete::generate(*shell, &mut top(), "docket", &mut out);
+            String::from_utf8(out).map_err(|e| format!("the completion script is not UTF-8: {e}"))
+        }
+    }
+}
+
+fn search(core: &Core, a: &SearchArgs) -> Result<String, String> {
+    let mut filters = Map::new();
+    a.filters.apply(&mut filters);
+    if !a.status.is_empty() {
+        filters.insert("status".into(), json!(a.status));
+    }
+    // issues_search takes one type as `type` inside its filters, like issues_list.
+    let mut args = Map::new();
+    args.insert("query".into(), json!(a.query));
+    if !filters.is_empty() {
+        args.insert("filters".into(), Value::Object(filters));
+    }
+    if let Some(l) = a.limit {
+        args.insert("limit".into(), json!(l));
+    }
+    let (out, reply) = core.call_as::<IssuesSearchOutput>("issues_search", args)?;
+    if a.json {
+        return Ok(json_text(&reply.data));
+    }
+    if out.issues.is_empty() {
+        return Ok(format!("Nothing matches \"{}\".\n", a.query));
+    }
+    let mut text = list_table(&out.issues, terminal_width(), style::enabled());
+    let _ = writeln!(text, "{} of {} matches.", out.issues.len(), out.total_count);
+    Ok(text)
+}
+
+fn close(core: &Core, a: &CloseArgs) -> Result<String, String> {
+    match (&a.note, a.cancel) {
+        (_, true) => set_status(core, &a.id, "cancelled", "Cancelled"),
+        (None, false) => set_status(core, &a.id, "closed", "Closed"),
+        (Some(note), false) => {
+            let args = json!({"id": a.id, "note": note}).as_object().cloned().unwrap_or_default();
+            let (out, _) = core.call_as::<crate::generated::IssuesMarkCompleteOutput>("issues_mark_complete", args)?;
+            Ok(format!("Closed {} with completion notes: {}\n", out.issue.id, out.issue.title.unwrap_or_default()))
+        }
+    }
+}
+
+fn set_status(core: &Core, id: &str, status: &str, verb: &str) -> Result<String, String> {
+    let args = json!({"id": id, "status": status}).as_object().cloned().unwrap_or_default();
+    let (out, _) = core.call_as::<IssuesUpdateOutput>("issues_update", args)?;
+    let title = out.issue.title.unwrap_or_default();
+    if out.changed.is_empty() {
+        return Ok(format!("{} is already {status}: {title}\n", out.issue.id));
+    }
+    Ok(format!("{verb} {}: {title}\n", out.issue.id))
+}
+
+fn ready(core: &Core, a: &ReadyArgs) -> Result<String, String> {
+    let mut issues: Vec<IssueRecord> = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let mut args = Map::new();
+        args.insert("status".into(), json!(["open"]));
+        a.filters.apply(&mut args);
+        // `full` is the format that carries the assignee.
+        args.insert("format".into(), json!("full"));
+        args.insert("limit".into(), json!(limits::issues_list::MAX_PAGE_SIZE));
+        if let Some(c) = cursor.take() {
+            args.insert("cursor".into(), json!(c));
+        }
+        let (mut page, _) = core.call_as::<IssuesListOutput>("issues_list", args)?;
+        issues.extend(page.issues.drain(..).filter(|r| r.assignee.as_deref().is_none_or(str::is_empty)));
+        match page.next_cursor {
+            Some(c) => cursor = Some(c),
+            None => break,
+        }
+    }
+    // Highest priority first, then the oldest (waiting longest); the list came newest first.
+    let rank = |r: &IssueRecord| {
+        r.priority.map_or(0, |p| crate::generated::IssuePriority::ALL.iter().position(|x| *x == p).unwrap_or(0))
+    };
+    issues.sort_by(|x, y| rank(y).cmp(&rank(x)).then_with(|| x.created_at.cmp(&y.created_at)));
+    let total = issues.len();
+    issues.truncate(a.limit);
+    for r in &mut issues {
+        r.description = None;
+        r.description_length = None;
+        r.truncated = None;
+    }
+    if a.json {
+        return Ok(json_text(&json!({"issues": issues, "totalCount": total})));
+    }
+    if issues.is_empty() {
+        return Ok("Nothing is ready: no open issue without an assignee matches.\n".to_string());
+    }
+    const HINT: &str = "Take one: docket update ID --assignee NAME --status in_progress";
+    let width = terminal_width();
+    let mut text = list_table(&issues, width, style::enabled());
+    let _ = writeln!(text, "{} of {total} open, unassigned issues.", issues.len());
+    if HINT.len() <= width {
+        let _ = writeln!(text, "{HINT}");
+    }
+    Ok(text)
+}

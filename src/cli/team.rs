@@ -1,0 +1,104 @@
+//! The commands for working in a team: `doctor`, `git-setup` and the `merge-file` driver. They
+//! work on the workspace files and the repository directly rather than through a tool call
+//! (`doctor` without `--fix` reads through the same check as the workspace_doctor tool).
+
+use std::fmt::Write;
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use super::args::{DoctorArgs, GitSetupArgs, MergeFileArgs, WorkspaceArg};
+use crate::app::App;
+use crate::doctor::{self, Problem};
+use crate::store::Workspace;
+
+fn open(ws: &WorkspaceArg) -> Result<App, String> {
+    let ws = Workspace::resolve(ws.workspace.as_deref())
+        .map_err(|e| format!("{e}\nRun `docket init` in your repository or pass --workspace PATH."))?;
+    App::load(ws, &[]).map_err(|e| e.to_string())
+}
+
+fn problem_json(p: &Problem) -> Value {
+    json!({"kind": p.kind.as_str(), "id": p.id, "paths": p.paths, "message": p.message})
+}
+
+/// `docket doctor [--fix]`: the text (or JSON) to print and whether the workspace is clean now.
+pub(super) fn doctor(a: &DoctorArgs) -> Result<(String, bool), String> {
+    let app = open(&a.ws)?;
+    let outcome = if a.fix { Some(doctor::fix::fix(&app.store)?) } else { None };
+    let report = doctor::check(&app.store).map_err(|e| e.to_string())?;
+    let clean = report.problems.is_empty();
+    if a.json {
+        let mut out = json!({
+            "problems": report.problems.iter().map(problem_json).collect::<Vec<_>>(),
+            "total": report.problems.len(),
+        });
+        if let Some(o) = &outcome {
+            out["changes"] = json!(o.changes);
+            out["notes"] = json!(o.notes);
+        }
+        return Ok((super::json_text(&out), clean));
+    }
+    let mut text = String::new();
+    if let Some(o) = &outcome {
+        for change in &o.changes {
+            let _ = writeln!(text, "fixed: {change}");
+        }
+        for note in &o.notes {
+            let _ = writeln!(text, "note: {note}");
+        }
+        if o.changes.is_empty() {
+            let _ = writeln!(text, "Nothing to repair.");
+        } else {
+            let _ = writeln!(text, "{} change(s) made.", o.changes.len());
+        }
+    }
+    let width = report.problems.iter().map(|p| p.kind.as_str().len()).max().unwrap_or(0);
+    for p in &report.problems {
+        let _ = writeln!(text, "{:<width$}  {}", p.kind.as_str(), p.message);
+    }
+    let ws = app.store.workspace().dir.display().to_string();
+    if clean {
+        let _ = writeln!(text, "No problems found in {ws}.");
+    } else {
+        let fixable = report.problems.iter().filter(|p| p.kind.fixable()).count();
+        let _ = write!(text, "{} problem(s) in {ws}: {}.", report.problems.len(), doctor::summary(&report.problems));
+        if fixable > 0 && !a.fix {
+            let _ = write!(text, " `docket doctor --fix` repairs {fixable} of them.");
+        }
+        let _ = writeln!(
+            text,
+            " {} need a person (each line says what to do).",
+            if a.fix || fixable == 0 { "They" } else { "The rest" }
+        );
+    }
+    Ok((text, clean))
+}
+
+pub(super) fn git_setup(a: &GitSetupArgs) -> Result<String, String> {
+    let ws = Workspace::resolve(a.ws.workspace.as_deref())
+        .map_err(|e| format!("{e}\nRun `docket init` in your repository or pass --workspace PATH."))?;
+    setup_lines(&ws)
+}
+
+/// Runs the git setup for `ws` with this executable as the driver; one line per step.
+pub fn setup_lines(ws: &Workspace) -> Result<String, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find the docket executable's path: {e}"))?;
+    let lines = crate::git::setup::git_setup(ws, &exe)?;
+    Ok(lines.into_iter().map(|l| l + "\n").collect())
+}
+
+/// `docket merge-file %O %A %B %P`: true when the merge is clean.
+pub(super) fn merge_file(a: &MergeFileArgs) -> Result<bool, String> {
+    let read = |p: &Path| std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()));
+    let (base, ours, theirs) = (read(&a.base)?, read(&a.ours)?, read(&a.theirs)?);
+    let merged = crate::git::merge::merge_file(&base, &ours, &theirs);
+    std::fs::write(&a.ours, &merged.text).map_err(|e| format!("cannot write {}: {e}", a.ours.display()))?;
+    if merged.conflicts {
+        eprintln!(
+            "docket merge-file: {}: the body has conflict markers (the frontmatter is merged); edit the body, then `git add` it",
+            a.path.as_deref().unwrap_or("the file")
+        );
+    }
+    Ok(!merged.conflicts)
+}

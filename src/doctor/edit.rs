@@ -1,0 +1,187 @@
+//! Byte-preserving edits of issue files: one frontmatter value replaced in place (never a YAML
+//! re-serialization), checked by parsing the result; atomic writes; the workspace lock.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::Path;
+
+use serde_yaml::{Mapping, Value as Yaml};
+
+use crate::store::Workspace;
+
+/// The frontmatter text of a file and its byte range, if it has a closed `---` block.
+fn front_range(text: &str) -> Option<(usize, usize)> {
+    let start = if text.starts_with("---\n") {
+        4
+    } else if text.starts_with("---\r\n") {
+        5
+    } else {
+        return None;
+    };
+    let mut offset = start;
+    for line in text[start..].split_inclusive('\n') {
+        if line.trim_end_matches(['\r', '\n']) == "---" {
+            return Some((start, offset));
+        }
+        offset += line.len();
+    }
+    None
+}
+
+fn parse_front(yaml: &str) -> Result<Mapping, String> {
+    match serde_yaml::from_str::<Yaml>(yaml).map_err(|e| e.to_string())? {
+        Yaml::Null => Ok(Mapping::new()),
+        Yaml::Mapping(m) => Ok(m),
+        _ => Err("frontmatter is not a mapping of keys".into()),
+    }
+}
+
+/// Why a file's frontmatter does not parse.
+pub fn frontmatter_error(text: &str) -> String {
+    match front_range(text) {
+        None if text.starts_with("---") => "the frontmatter has no closing `---` line".into(),
+        None => "no frontmatter".into(),
+        Some((a, b)) => parse_front(&text[a..b]).err().unwrap_or_else(|| "it parses now".into()),
+    }
+}
+
+/// Whether the file's frontmatter parses and has top-level `key`.
+pub fn has_key(text: &str, key: &str) -> bool {
+    front_range(text).and_then(|(a, b)| parse_front(&text[a..b]).ok()).is_some_and(|m| m.contains_key(key))
+}
+
+/// The text of the body (after the frontmatter), or all of it.
+pub fn body(text: &str) -> &str {
+    match front_range(text) {
+        Some((_, end)) => {
+            let rest = &text[end..];
+            rest.split_once('\n').map_or("", |(_, body)| body)
+        }
+        None => text,
+    }
+}
+
+/// `text` with the value of `key` (top level) or `key` under `parent` replaced by `new`, every
+/// other byte kept. `None` when the key is not written as a plain `key: value` line, or when the
+/// result would not read back as the same frontmatter with only that value changed.
+pub fn replace_value(text: &str, parent: Option<&str>, key: &str, new: &str) -> Option<String> {
+    let (start, end) = front_range(text)?;
+    let yaml = &text[start..end];
+    let mut offset = start;
+    let mut in_parent = false;
+    let mut target = None;
+    for line in yaml.split_inclusive('\n') {
+        let indented = line.starts_with([' ', '\t']);
+        let name = line.trim_start().split_once(':').map(|(k, _)| k.trim().trim_matches(['"', '\'']));
+        if !indented && !line.trim().is_empty() && !line.starts_with('#') {
+            in_parent = parent.is_some_and(|p| name == Some(p));
+        }
+        let wanted = match parent {
+            None => !indented && name == Some(key),
+            Some(_) => in_parent && indented && name == Some(key),
+        };
+        if wanted {
+            target = Some((offset, line));
+            break;
+        }
+        offset += line.len();
+    }
+    let (line_start, line) = target?;
+    let colon = line.find(':')? + 1;
+    let after = &line[colon..];
+    let value_start = colon + (after.len() - after.trim_start_matches([' ', '\t']).len());
+    let rest = &line[value_start..];
+    let (value_len, replacement) = match rest.chars().next()? {
+        q @ ('"' | '\'') => {
+            let close = rest[1..].find(q)? + 2;
+            (close, format!("{q}{new}{q}"))
+        }
+        _ => {
+            let stop = rest.find(" #").unwrap_or(rest.len());
+            let len = rest[..stop].trim_end_matches(['\r', '\n', ' ', '\t']).len();
+            let plain = serde_yaml::from_str::<Yaml>(new).ok() == Some(Yaml::String(new.to_string()));
+            (len, if plain { new.to_string() } else { format!("\"{new}\"") })
+        }
+    };
+    let at = line_start + value_start;
+    let out = format!("{}{replacement}{}", &text[..at], &text[at + value_len..]);
+    // The check: the same frontmatter with exactly this value changed, and the same body.
+    let mut expected = parse_front(yaml).ok()?;
+    let slot = match parent {
+        None => &mut expected,
+        Some(p) => match expected.get_mut(p)? {
+            Yaml::Mapping(m) => m,
+            _ => return None,
+        },
+    };
+    slot.insert(Yaml::String(key.into()), Yaml::String(new.into()));
+    let (s2, e2) = front_range(&out)?;
+    (parse_front(&out[s2..e2]).ok()? == expected && out[e2..] == text[end..]).then_some(out)
+}
+
+/// Writes `contents` to `path` through a synced temp file beside it and a rename.
+pub fn write_atomic(path: &Path, contents: &str) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut tmp = tempfile::Builder::new().prefix(".docket-").suffix(".tmp").tempfile_in(dir)?;
+    tmp.write_all(contents.as_bytes())?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// The store's workspace lock (`cache/docket.lock`): held while repairing, so no docket process
+/// allocates an id or rewrites a file meanwhile.
+pub struct Lock {
+    _file: File,
+}
+
+pub fn lock(ws: &Workspace) -> std::io::Result<Lock> {
+    let dir = ws.cache_dir();
+    std::fs::create_dir_all(&dir)?;
+    let file = OpenOptions::new().create(true).truncate(false).write(true).open(dir.join("docket.lock"))?;
+    file.lock()?;
+    Ok(Lock { _file: file })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FILE: &str = "---\nid: \"000001\"\ntitle: 'A: b'  # keep\nwranglerContext:\n  agentId: x\n  parentTaskId: '000043'\nstatus: open\n---\nbody with id: 000001\n";
+
+    #[test]
+    fn only_the_value_changes() {
+        let out = replace_value(FILE, None, "id", "ISS-000300").expect("edited");
+        assert_eq!(out, FILE.replacen("\"000001\"", "\"ISS-000300\"", 1));
+        let out = replace_value(FILE, Some("wranglerContext"), "parentTaskId", "SPEC-000061").expect("edited");
+        assert_eq!(out, FILE.replace("'000043'", "'SPEC-000061'"));
+        let bare = "---\nid: 000007\n---\nx";
+        assert_eq!(replace_value(bare, None, "id", "ISS-000009").as_deref(), Some("---\nid: ISS-000009\n---\nx"));
+    }
+
+    #[test]
+    fn keys_that_are_not_plain_lines_are_left_alone() {
+        assert_eq!(
+            replace_value(
+                "---\nwranglerContext: {parentTaskId: A-1}\n---\n",
+                Some("wranglerContext"),
+                "parentTaskId",
+                "B"
+            ),
+            None
+        );
+        assert_eq!(replace_value("---\ntitle: x\n---\n", None, "id", "ISS-000001"), None);
+        assert_eq!(replace_value("no frontmatter", None, "id", "ISS-000001"), None);
+    }
+
+    #[test]
+    fn body_and_errors() {
+        assert_eq!(body(FILE), "body with id: 000001\n");
+        assert!(
+            frontmatter_error("---\ntitle: [x\n---\n").contains("flow"),
+            "{}",
+            frontmatter_error("---\ntitle: [x\n---\n")
+        );
+        assert_eq!(frontmatter_error("---\ntitle: x\n"), "the frontmatter has no closing `---` line");
+    }
+}

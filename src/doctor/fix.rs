@@ -1,0 +1,348 @@
+//! `docket doctor --fix`: the repairs that are safe, planned from one check and then applied under
+//! the workspace lock. Removes stale temp files; resolves interrupted moves (keeps the copy updated
+//! last); moves files to the folder their status asks for; gives every holder of a duplicate id
+//! but the first created a new id (file renamed, its `id:` line rewritten, nothing else); points
+//! `parentTaskId` references that unambiguously meant a renumbered file at its new id. Which file
+//! a reference meant is read from git: the holders present in the commit that added the
+//! referencing file. Ambiguous references and mentions in bodies are reported, never rewritten.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::edit;
+use super::{Scan, check, id_parts, in_archive, interrupted_pair, parent_of, same_id};
+use crate::git::Repo;
+use crate::store::{IssueMeta, IssueType, Store};
+
+/// What `--fix` did (`changes`) and what it leaves to a person (`notes`).
+#[derive(Debug, Default)]
+pub struct Outcome {
+    pub changes: Vec<String>,
+    pub notes: Vec<String>,
+}
+
+/// A parentTaskId naming a duplicate id that git history cannot attribute to one holder.
+struct Ambiguous<'a> {
+    referrer: &'a Arc<IssueMeta>,
+    parent: &'a str,
+    holders: &'a [Arc<IssueMeta>],
+}
+
+/// A parentTaskId that git history attributes to a renumbered holder: `old` becomes `new`.
+struct Rewrite {
+    referrer: Arc<IssueMeta>,
+    old: String,
+    new: String,
+}
+
+/// One holder of a duplicate id that gets a new id.
+struct Renumber {
+    old_id: String,
+    new_id: String,
+    path: PathBuf,
+}
+
+pub fn fix(store: &Store) -> Result<Outcome, String> {
+    let ws = store.workspace().clone();
+    let _lock = edit::lock(&ws)
+        .map_err(|e| format!("cannot lock the workspace ({e}); retry when other docket calls are done"))?;
+    let scan = check(store).map_err(|e| e.to_string())?.scan;
+    // Everything that reads git history is decided first, on the files where they were committed.
+    let plan = plan_renumbering(&scan);
+    let (rewrites, ambiguous) = attribute_references(&scan, &plan);
+    let mut out = Outcome::default();
+    // Where each file is now, as the repairs move it.
+    let mut moved: HashMap<PathBuf, PathBuf> = HashMap::new();
+    let at = |moved: &HashMap<PathBuf, PathBuf>, p: &Path| moved.get(p).cloned().unwrap_or_else(|| p.to_path_buf());
+
+    for tmp in &scan.temps {
+        match std::fs::remove_file(tmp)
+            .or_else(|e| if e.kind() == std::io::ErrorKind::NotFound { Ok(()) } else { Err(e) })
+        {
+            Ok(()) => out.changes.push(format!("removed stale temp file {}", scan.rel(tmp))),
+            Err(e) => out.notes.push(format!("could not remove {}: {e}", scan.rel(tmp))),
+        }
+    }
+
+    let mut removed: Vec<PathBuf> = Vec::new();
+    for holders in scan.duplicates.values().filter(|h| interrupted_pair(h)) {
+        let Some((keep, drop)) = pick_copy(&holders[0], &holders[1]) else {
+            out.notes.push(format!(
+                "{} is in both {} and {} with the same updatedAt but different contents; compare them and delete one by hand",
+                holders[0].id,
+                scan.rel(&holders[0].path),
+                scan.rel(&holders[1].path)
+            ));
+            continue;
+        };
+        match std::fs::remove_file(&drop.path) {
+            Ok(()) => {
+                removed.push(drop.path.clone());
+                out.changes.push(format!(
+                    "removed {}: the older copy of {} left by an interrupted move (kept {}, updated {})",
+                    scan.rel(&drop.path),
+                    keep.id,
+                    scan.rel(&keep.path),
+                    keep.updated_at
+                ));
+            }
+            Err(e) => out.notes.push(format!("could not remove {}: {e}", scan.rel(&drop.path))),
+        }
+    }
+
+    for m in scan.issues.iter().filter(|m| !removed.contains(&m.path)) {
+        if m.status.is_archived() == in_archive(&m.path) {
+            continue;
+        }
+        let Some(t) = scan.folder_type(&m.path) else { continue };
+        let dir = if m.status.is_archived() { ws.collection(t).join("archived") } else { ws.collection(t) };
+        let dest = dir.join(m.path.file_name().unwrap_or_default());
+        if dest.exists() {
+            out.notes.push(format!(
+                "{} belongs in {} but {} exists; merge them by hand",
+                scan.rel(&m.path),
+                scan.rel(&dir),
+                scan.rel(&dest)
+            ));
+            continue;
+        }
+        let done = std::fs::create_dir_all(&dir).and_then(|()| std::fs::rename(&m.path, &dest));
+        match done {
+            Ok(()) => {
+                out.changes.push(format!("moved {} -> {} (status {})", scan.rel(&m.path), scan.rel(&dest), m.status));
+                moved.insert(m.path.clone(), dest);
+            }
+            Err(e) => out.notes.push(format!("could not move {}: {e}", scan.rel(&m.path))),
+        }
+    }
+
+    for r in &plan {
+        let path = at(&moved, &r.path);
+        match renumber(&path, &r.new_id) {
+            Ok(dest) => {
+                out.changes.push(format!(
+                    "renumbered {} -> {}: {} -> {}",
+                    r.old_id,
+                    r.new_id,
+                    scan.rel(&path),
+                    scan.rel(&dest)
+                ));
+                moved.insert(r.path.clone(), dest);
+            }
+            Err(why) => out.notes.push(format!("could not renumber {} ({}): {why}", r.old_id, scan.rel(&path))),
+        }
+    }
+
+    for Ambiguous { referrer: m, parent, holders } in &ambiguous {
+        let now = |h: &Arc<IssueMeta>| {
+            let id = plan.iter().find(|r| r.path == h.path).map_or(h.id.as_str(), |r| r.new_id.as_str());
+            format!("{id} ({})", scan.rel(&at(&moved, &h.path)))
+        };
+        out.notes.push(format!(
+            "{} has parentTaskId {parent}, which {} files held, and git history cannot tell which it meant; it now means {}. The others: {}. Check it by hand",
+            now(m),
+            holders.len(),
+            now(&holders[0]),
+            holders[1..].iter().map(now).collect::<Vec<_>>().join(", ")
+        ));
+    }
+
+    for Rewrite { referrer: m, old, new } in &rewrites {
+        let path = at(&moved, &m.path);
+        let result = crate::store::read_file_safely(&path).map_err(|e| e.to_string()).and_then(|text| {
+            let edited = edit::replace_value(&text, Some("wranglerContext"), "parentTaskId", new).ok_or_else(|| {
+                "its parentTaskId is not a plain `parentTaskId: value` line under wranglerContext".to_string()
+            })?;
+            edit::write_atomic(&path, &edited).map_err(|e| e.to_string())
+        });
+        match result {
+            Ok(()) => {
+                out.changes.push(format!("rewrote parentTaskId of {} ({}): {old} -> {new}", m.id, scan.rel(&path)))
+            }
+            Err(why) => out.notes.push(format!("could not point {}'s parentTaskId {old} at {new}: {why}", m.id)),
+        }
+    }
+
+    if !plan.is_empty() {
+        for m in &scan.issues {
+            let path = at(&moved, &m.path);
+            let Ok(text) = crate::store::read_file_safely(&path) else { continue };
+            for r in plan.iter().filter(|r| mentions(edit::body(&text), &r.old_id)) {
+                out.notes.push(format!(
+                    "{} ({}) mentions {} in its body; not rewritten: it may mean the file that kept {} or the one renumbered to {}",
+                    m.id,
+                    scan.rel(&path),
+                    r.old_id,
+                    r.old_id,
+                    r.new_id
+                ));
+            }
+        }
+    }
+    out.notes.dedup();
+    Ok(out)
+}
+
+/// The `parentTaskId` references that name a renumbered id: (referencing file, old id, new id)
+/// for those git history attributes to one holder, and the ambiguous rest.
+fn attribute_references<'a>(scan: &'a Scan, plan: &[Renumber]) -> (Vec<Rewrite>, Vec<Ambiguous<'a>>) {
+    let repo = Repo::discover(&scan.ws.dir);
+    let mut commit_names: HashMap<String, Vec<String>> = HashMap::new();
+    let mut rewrites: Vec<Rewrite> = Vec::new();
+    let mut ambiguous: Vec<Ambiguous> = Vec::new();
+    for m in &scan.issues {
+        let Some(parent) = parent_of(m) else { continue };
+        let Some((id, holders)) = scan.duplicates.iter().find(|(id, h)| !interrupted_pair(h) && same_id(id, parent))
+        else {
+            continue;
+        };
+        let renumbered: Vec<&Renumber> = plan.iter().filter(|r| r.old_id.eq_ignore_ascii_case(id)).collect();
+        if renumbered.is_empty() {
+            continue;
+        }
+        match meant_holder(repo.as_ref(), &mut commit_names, &m.path, holders) {
+            Some(i) => {
+                if let Some(r) = renumbered.iter().find(|r| r.path == holders[i].path) {
+                    rewrites.push(Rewrite { referrer: Arc::clone(m), old: parent.to_string(), new: r.new_id.clone() });
+                }
+            }
+            None => ambiguous.push(Ambiguous { referrer: m, parent, holders }),
+        }
+    }
+
+    (rewrites, ambiguous)
+}
+
+/// Of two copies of one issue, the one to keep and the one to remove: the later `updatedAt`;
+/// with equal times, identical bytes keep the copy whose folder fits its status. `None` when
+/// equal times hide different contents.
+fn pick_copy<'a>(a: &'a Arc<IssueMeta>, b: &'a Arc<IssueMeta>) -> Option<(&'a Arc<IssueMeta>, &'a Arc<IssueMeta>)> {
+    if a.updated_at != b.updated_at {
+        return Some(if a.updated_at > b.updated_at { (a, b) } else { (b, a) });
+    }
+    let same = crate::store::read_file_safely(&a.path)
+        .ok()
+        .zip(crate::store::read_file_safely(&b.path).ok())
+        .is_some_and(|(x, y)| x == y);
+    if !same {
+        return None;
+    }
+    Some(if a.status.is_archived() == in_archive(&a.path) { (a, b) } else { (b, a) })
+}
+
+/// New ids for every holder of a duplicate id but the first created, numbered above everything
+/// in the collection, in this worktree and (inside git) on every branch and worktree.
+fn plan_renumbering(scan: &Scan) -> Vec<Renumber> {
+    let mut next: HashMap<IssueType, u64> = HashMap::new();
+    for m in &scan.issues {
+        let Some(t) = scan.folder_type(&m.path) else { continue };
+        let from_name = m.path.file_name().and_then(|n| n.to_str()).and_then(crate::git::ids::number_in_file_name);
+        let n = id_parts(&m.id).map(|(_, n)| n).into_iter().chain(from_name).max().unwrap_or(0);
+        let e = next.entry(t).or_default();
+        *e = (*e).max(n);
+    }
+    let mut asked_git = std::collections::HashSet::new();
+    let mut plan = Vec::new();
+    for holders in scan.duplicates.values().filter(|h| !interrupted_pair(h)) {
+        for m in &holders[1..] {
+            let Some(t) = scan.folder_type(&m.path) else { continue };
+            let n = next.entry(t).or_default();
+            if asked_git.insert(t) {
+                *n = (*n).max(crate::git::highest_id_number(&scan.ws, t).unwrap_or(0));
+            }
+            *n += 1;
+            plan.push(Renumber {
+                old_id: m.id.clone(),
+                new_id: format!("{}{:06}", t.prefix(), *n),
+                path: m.path.clone(),
+            });
+        }
+    }
+    plan
+}
+
+/// Gives the file at `path` the id `new`: renamed when its name starts with an id, and its `id:`
+/// line (if any) rewritten; every other byte unchanged. Returns where the file is now.
+fn renumber(path: &Path, new: &str) -> Result<PathBuf, String> {
+    let text = crate::store::read_file_safely(path).map_err(|e| e.to_string())?;
+    let edited = if edit::has_key(&text, "id") {
+        Some(edit::replace_value(&text, None, "id", new).ok_or("its `id:` line is not a plain `id: value` line")?)
+    } else {
+        None
+    };
+    // A name that starts with an id (this one or another) starts with the new one instead.
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    let renamed = super::id_in_name(path).map(|named| format!("{new}{}", &name[named.len()..]));
+    if edited.is_none() && renamed.is_none() {
+        return Err("neither its name nor an `id:` line carries the id".into());
+    }
+    let dest = renamed.map_or_else(|| path.to_path_buf(), |n| path.with_file_name(n));
+    if dest != path {
+        if dest.exists() {
+            return Err(format!("{} exists", dest.display()));
+        }
+        // Rename first, then rewrite: at every instant one file holds the issue.
+        std::fs::rename(path, &dest).map_err(|e| e.to_string())?;
+    }
+    if let Some(edited) = edited {
+        edit::write_atomic(&dest, &edited).map_err(|e| e.to_string())?;
+    }
+    Ok(dest)
+}
+
+/// Which of `holders` the file at `referrer` meant: the only one present in the commit that
+/// added `referrer`. `None` outside git, for an uncommitted file, or when several were present.
+fn meant_holder(
+    repo: Option<&Repo>,
+    names_at: &mut HashMap<String, Vec<String>>,
+    referrer: &Path,
+    holders: &[Arc<IssueMeta>],
+) -> Option<usize> {
+    let repo = repo?;
+    let oid = repo.commit_adding(referrer)?;
+    if !names_at.contains_key(&oid) {
+        let dirs: Vec<String> = IssueType::ALL
+            .iter()
+            .flat_map(|t| {
+                let folder = repo.in_ws(t.folder());
+                [format!("{folder}/archived"), folder]
+            })
+            .collect();
+        names_at.insert(oid.clone(), repo.names_in_commit(&oid, &dirs)?);
+    }
+    let names = names_at.get(&oid)?;
+    let present: Vec<usize> = holders
+        .iter()
+        .enumerate()
+        .filter(|(_, h)| h.path.file_name().and_then(|n| n.to_str()).is_some_and(|n| names.iter().any(|x| x == n)))
+        .map(|(i, _)| i)
+        .collect();
+    match present.as_slice() {
+        [one] => Some(*one),
+        _ => None,
+    }
+}
+
+/// `id` as a whole word of `text` (not part of a longer id or word).
+fn mentions(text: &str, id: &str) -> bool {
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+    let lower = text.to_ascii_lowercase();
+    let id = id.to_ascii_lowercase();
+    lower.match_indices(&id).any(|(i, _)| {
+        !lower[..i].chars().next_back().is_some_and(word) && !lower[i + id.len()..].chars().next().is_some_and(word)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mentions;
+
+    #[test]
+    fn mentions_are_whole_ids() {
+        assert!(mentions("see ISS-000005.", "ISS-000005"));
+        assert!(!mentions("see ISS-0000051", "ISS-000005"));
+        assert!(!mentions("ISS-000001", "000001"));
+        assert!(mentions("(000001)", "000001"));
+    }
+}

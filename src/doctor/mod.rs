@@ -1,0 +1,310 @@
+//! `docket doctor`: what is wrong with a workspace's files, and (with `--fix`, see [`fix`]) the
+//! repairs that are safe. Reads the workspace through the [`Store`], so ids, statuses and broken
+//! files are exactly what every other docket call sees.
+
+mod edit;
+pub mod fix;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::store::{IssueFilter, IssueMeta, IssueType, SortField, SortOrder, Store, StoreError, Workspace};
+
+/// A temp file of an atomic write lives for milliseconds; one older than this was abandoned.
+const STALE_TEMP_AFTER: Duration = Duration::from_secs(60);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Kind {
+    /// Several files hold one id.
+    DuplicateId,
+    /// One issue in both a folder and its `archived/`: a move that was interrupted.
+    InterruptedMove,
+    /// An open issue in `archived/`, or a closed one outside it.
+    Misplaced,
+    /// The file name starts with another id than the file's own.
+    NameMismatch,
+    BrokenFrontmatter,
+    /// `wranglerContext.parentTaskId` names an id no file holds.
+    MissingParent,
+    StaleTempFile,
+}
+
+impl Kind {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Kind::DuplicateId => "duplicate_id",
+            Kind::InterruptedMove => "interrupted_move",
+            Kind::Misplaced => "misplaced",
+            Kind::NameMismatch => "name_mismatch",
+            Kind::BrokenFrontmatter => "broken_frontmatter",
+            Kind::MissingParent => "missing_parent",
+            Kind::StaleTempFile => "stale_temp_file",
+        }
+    }
+
+    /// Whether `docket doctor --fix` repairs this kind.
+    pub fn fixable(&self) -> bool {
+        matches!(self, Kind::DuplicateId | Kind::InterruptedMove | Kind::Misplaced | Kind::StaleTempFile)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub kind: Kind,
+    pub id: Option<String>,
+    /// Files concerned, relative to the workspace root.
+    pub paths: Vec<String>,
+    pub message: String,
+}
+
+/// What the doctor found; `issues` is the scan it was found in (for [`fix`]).
+pub struct Report {
+    pub problems: Vec<Problem>,
+    pub(crate) scan: Scan,
+}
+
+/// Everything one check reads.
+pub(crate) struct Scan {
+    pub ws: Workspace,
+    pub issues: Vec<Arc<IssueMeta>>,
+    pub broken: Vec<PathBuf>,
+    pub temps: Vec<PathBuf>,
+    /// Upper-cased id -> its holders, for ids held by more than one file.
+    pub duplicates: BTreeMap<String, Vec<Arc<IssueMeta>>>,
+}
+
+impl Scan {
+    pub fn rel(&self, p: &Path) -> String {
+        p.strip_prefix(&self.ws.root).unwrap_or(p).display().to_string()
+    }
+
+    /// The collection a file's folder belongs to.
+    pub fn folder_type(&self, p: &Path) -> Option<IssueType> {
+        let parent = p.parent()?;
+        self.ws.issue_dirs().into_iter().find(|(_, d)| d == parent).map(|(t, _)| t)
+    }
+}
+
+/// A pair of holders of one id with one file name, one in a folder and one in its `archived/`.
+pub(crate) fn interrupted_pair(holders: &[Arc<IssueMeta>]) -> bool {
+    let [a, b] = holders else { return false };
+    let (pa, pb) = (a.path.parent(), b.path.parent());
+    a.path.file_name() == b.path.file_name()
+        && (pa.map(|p| p.join("archived")).as_deref() == pb || pb.map(|p| p.join("archived")).as_deref() == pa)
+}
+
+/// Whether `p` is in an `archived/` folder.
+pub(crate) fn in_archive(p: &Path) -> bool {
+    p.parent().and_then(Path::file_name).is_some_and(|n| n == "archived")
+}
+
+/// (prefix, number) of an id such as `ISS-000042` or legacy `000042`.
+pub(crate) fn id_parts(id: &str) -> Option<(String, u64)> {
+    let split = id.find(|c: char| c.is_ascii_digit())?;
+    let (prefix, digits) = id.split_at(split);
+    (!digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit()))
+        .then(|| digits.parse().ok().map(|n| (prefix.to_uppercase(), n)))
+        .flatten()
+}
+
+/// Two ids name the same issue: equal, or equal numbers where one has no prefix (`000042` and
+/// `ISS-000042`, the way lookups resolve short forms).
+pub(crate) fn same_id(a: &str, b: &str) -> bool {
+    if a.eq_ignore_ascii_case(b) {
+        return true;
+    }
+    match (id_parts(a), id_parts(b)) {
+        (Some((pa, na)), Some((pb, nb))) => na == nb && (pa.is_empty() || pb.is_empty() || pa == pb),
+        _ => false,
+    }
+}
+
+/// Every id of a scan, for [`same_id`] lookups without a pass over all issues.
+struct Known {
+    exact: std::collections::HashSet<String>,
+    prefixes: std::collections::HashMap<u64, Vec<String>>,
+}
+
+impl Known {
+    fn new(issues: &[Arc<IssueMeta>]) -> Known {
+        let mut known = Known { exact: Default::default(), prefixes: Default::default() };
+        for m in issues {
+            known.exact.insert(m.id.to_uppercase());
+            if let Some((prefix, n)) = id_parts(&m.id) {
+                known.prefixes.entry(n).or_default().push(prefix);
+            }
+        }
+        known
+    }
+
+    fn resolves(&self, id: &str) -> bool {
+        self.exact.contains(&id.to_uppercase())
+            || id_parts(id).is_some_and(|(p, n)| {
+                self.prefixes.get(&n).is_some_and(|ps| ps.iter().any(|q| p.is_empty() || q.is_empty() || *q == p))
+            })
+    }
+}
+
+/// The id a file name starts with, if any (`ISS-000042-x.md`, `000042-x.md`).
+pub(crate) fn id_in_name(p: &Path) -> Option<String> {
+    let name = p.file_name()?.to_str()?;
+    crate::git::ids::number_in_file_name(name)?;
+    let end = name.find(|c: char| c.is_ascii_digit())?;
+    let digits = name[end..].chars().take_while(char::is_ascii_digit).count();
+    Some(name[..end + digits].to_string())
+}
+
+/// The parentTaskId a file names, if any.
+pub(crate) fn parent_of(m: &IssueMeta) -> Option<&str> {
+    m.context.get("parentTaskId").and_then(|v| v.as_str()).map(str::trim).filter(|s| !s.is_empty())
+}
+
+fn read_scan(store: &Store) -> Result<Scan, StoreError> {
+    let ws = store.workspace().clone();
+    // Before the store reads the workspace: its first scan removes temp files it deems abandoned.
+    let mut temps = Vec::new();
+    for (_, dir) in ws.issue_dirs() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let old = entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > STALE_TEMP_AFTER));
+            if name.starts_with(".docket-") && name.ends_with(".tmp") && old {
+                temps.push(entry.path());
+            }
+        }
+    }
+    temps.sort();
+    let snap = store.list(&IssueFilter::default(), SortField::Id, SortOrder::Asc)?;
+    let broken: Vec<PathBuf> =
+        snap.warnings.iter().filter(|w| w.code == "SKIPPED_FILES").flat_map(|w| w.paths.clone()).collect();
+    let mut by_id: BTreeMap<String, Vec<Arc<IssueMeta>>> = BTreeMap::new();
+    for m in &snap.value {
+        by_id.entry(m.id.to_uppercase()).or_default().push(Arc::clone(m));
+    }
+    by_id.retain(|_, holders| holders.len() > 1);
+    for holders in by_id.values_mut() {
+        holders.sort_by(|a, b| a.created_at.cmp(&b.created_at).then_with(|| a.path.cmp(&b.path)));
+    }
+    Ok(Scan { ws, issues: snap.value, broken, temps, duplicates: by_id })
+}
+
+/// Checks the workspace of `store`. Writes nothing.
+pub fn check(store: &Store) -> Result<Report, StoreError> {
+    let scan = read_scan(store)?;
+    let mut problems = Vec::new();
+    let mut push = |kind, id: Option<&str>, paths: Vec<String>, message: String| {
+        problems.push(Problem { kind, id: id.map(str::to_string), paths, message });
+    };
+    for holders in scan.duplicates.values() {
+        let paths: Vec<String> = holders.iter().map(|m| scan.rel(&m.path)).collect();
+        let id = holders[0].id.as_str();
+        if interrupted_pair(holders) {
+            push(
+                Kind::InterruptedMove,
+                Some(id),
+                paths.clone(),
+                format!(
+                    "{id} is in both {} and {}, left by an interrupted move; --fix keeps the copy updated last and removes the other",
+                    paths[0], paths[1]
+                ),
+            );
+        } else {
+            push(
+                Kind::DuplicateId,
+                Some(id),
+                paths.clone(),
+                format!(
+                    "{id} is held by {} files: {}; --fix keeps {} (created first) and gives the others new ids",
+                    holders.len(),
+                    paths.join(", "),
+                    paths[0]
+                ),
+            );
+        }
+    }
+    let paired: Vec<&PathBuf> =
+        scan.duplicates.values().filter(|h| interrupted_pair(h)).flatten().map(|m| &m.path).collect();
+    for m in scan.issues.iter().filter(|m| !paired.contains(&&m.path)) {
+        if m.status.is_archived() != in_archive(&m.path) {
+            let want = if m.status.is_archived() { "archived/" } else { "its collection folder, outside archived/" };
+            push(
+                Kind::Misplaced,
+                Some(&m.id),
+                vec![scan.rel(&m.path)],
+                format!(
+                    "{} has status {} but sits in {}; --fix moves it to {want}",
+                    m.id,
+                    m.status,
+                    scan.rel(m.path.parent().unwrap_or(&m.path))
+                ),
+            );
+        }
+    }
+    for m in &scan.issues {
+        if let Some(named) = id_in_name(&m.path).filter(|n| !same_id(n, &m.id)) {
+            push(
+                Kind::NameMismatch,
+                Some(&m.id),
+                vec![scan.rel(&m.path)],
+                format!(
+                    "{} is named after {named} but its frontmatter id is {}; rename the file or fix its id: line",
+                    scan.rel(&m.path),
+                    m.id
+                ),
+            );
+        }
+    }
+    for p in &scan.broken {
+        let why =
+            crate::store::read_file_safely(p).map(|t| edit::frontmatter_error(&t)).unwrap_or_else(|e| e.to_string());
+        push(
+            Kind::BrokenFrontmatter,
+            None,
+            vec![scan.rel(p)],
+            format!(
+                "{}: the frontmatter does not parse ({why}); docket skips the file until the YAML between the --- lines is fixed",
+                scan.rel(p)
+            ),
+        );
+    }
+    let known = Known::new(&scan.issues);
+    for m in &scan.issues {
+        if let Some(parent) = parent_of(m)
+            && !known.resolves(parent)
+        {
+            push(
+                Kind::MissingParent,
+                Some(&m.id),
+                vec![scan.rel(&m.path)],
+                format!(
+                    "{}'s wranglerContext.parentTaskId is {parent}, which no file holds; correct or clear it",
+                    m.id
+                ),
+            );
+        }
+    }
+    for p in &scan.temps {
+        push(
+            Kind::StaleTempFile,
+            None,
+            vec![scan.rel(p)],
+            format!("{} is a temp file abandoned by an interrupted write; --fix removes it", scan.rel(p)),
+        );
+    }
+    problems.sort_by(|a, b| a.kind.cmp(&b.kind).then_with(|| a.paths.cmp(&b.paths)));
+    Ok(Report { problems, scan })
+}
+
+/// Problems per kind, for one-line summaries: `23 duplicate ids, 1 misplaced file`.
+pub fn summary(problems: &[Problem]) -> String {
+    let mut counts: BTreeMap<Kind, usize> = BTreeMap::new();
+    for p in problems {
+        *counts.entry(p.kind).or_default() += 1;
+    }
+    counts.iter().map(|(k, n)| format!("{} {n}", k.as_str())).collect::<Vec<_>>().join(", ")
+}

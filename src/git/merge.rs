@@ -1,0 +1,323 @@
+//! The merge driver for issue files (`docket merge-file %O %A %B %P`): frontmatter merged field by
+//! field, so it never carries conflict markers; the body merged three-way like `git merge-file`.
+//!
+//! Per top-level key of the frontmatter: a value changed on one side only takes that side; labels
+//! merge as a set (each side's additions and removals); mappings (`wranglerContext`) merge key by
+//! key; `updatedAt` takes the later time; `closedAt` follows the merged status. A value changed
+//! differently on both sides takes the side with the later `updatedAt` and the other value is kept
+//! in a one-line note at the end of the body. Keys keep "ours"' order and text: only the lines of
+//! keys whose merged value differs from ours are rewritten. A side whose frontmatter does not
+//! parse (it was broken before the merge) gets a plain line merge of the whole file instead.
+
+use serde_yaml::{Mapping, Value as Yaml};
+
+/// The merged file and whether its body still holds conflict markers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Merged {
+    pub text: String,
+    pub conflicts: bool,
+}
+
+/// A file split into its frontmatter (text and parsed mapping) and its body.
+struct Parts<'a> {
+    yaml: &'a str,
+    front: Mapping,
+    body: &'a str,
+}
+
+fn split(text: &str) -> Option<Parts<'_>> {
+    let rest = text.strip_prefix("---\n")?;
+    let mut offset = 0;
+    for line in rest.split_inclusive('\n') {
+        if line.trim_end_matches(['\r', '\n']) == "---" {
+            let yaml = &rest[..offset];
+            let front = match serde_yaml::from_str::<Yaml>(yaml).ok()? {
+                Yaml::Null => Mapping::new(),
+                Yaml::Mapping(m) => m,
+                _ => return None,
+            };
+            return Some(Parts { yaml, front, body: &rest[offset + line.len()..] });
+        }
+        offset += line.len();
+    }
+    None
+}
+
+/// Three-way merge of one issue file. A side without parseable frontmatter (or a base that is
+/// not an issue file) falls back to a plain three-way merge of the whole text.
+pub fn merge_file(base: &str, ours: &str, theirs: &str) -> Merged {
+    let base_parts =
+        if base.is_empty() { Some(Parts { yaml: "", front: Mapping::new(), body: "" }) } else { split(base) };
+    let (Some(b), Some(o), Some(t)) = (base_parts, split(ours), split(theirs)) else {
+        return merge_text(base, ours, theirs);
+    };
+    let mut notes = Vec::new();
+    let ours_later = later(&o.front, &t.front);
+    let mut front = merge_mapping(&b.front, &o.front, &t.front, ours_later, "", &mut notes);
+    if front.get("status") != b.front.get("status") {
+        settle_dates(&mut front, &o.front, &t.front);
+    }
+    let body = merge_text(b.body, o.body, t.body);
+    let mut text = format!("---\n{}---\n{}", render_front(o.yaml, &o.front, &front), body.text);
+    if !notes.is_empty() {
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push('\n');
+        for note in notes {
+            text.push_str(&note);
+            text.push('\n');
+        }
+    }
+    Merged { text, conflicts: body.conflicts }
+}
+
+/// `git merge-file`'s line merge (diffy), markers at line starts.
+fn merge_text(base: &str, ours: &str, theirs: &str) -> Merged {
+    let mut options = diffy::MergeOptions::new();
+    options.set_conflict_style(diffy::ConflictStyle::Merge).set_incomplete_hunk_style(diffy::IncompleteHunkStyle::Git);
+    match options.merge(base, ours, theirs) {
+        Ok(text) => Merged { text, conflicts: false },
+        Err(text) => Merged { text, conflicts: true },
+    }
+}
+
+/// Whether ours was updated at or after theirs (ours wins a tie).
+fn later(ours: &Mapping, theirs: &Mapping) -> bool {
+    let at = |m: &Mapping| m.get("updatedAt").and_then(Yaml::as_str).map(str::to_string);
+    match (at(ours), at(theirs)) {
+        (Some(o), Some(t)) => {
+            match (chrono::DateTime::parse_from_rfc3339(&o), chrono::DateTime::parse_from_rfc3339(&t)) {
+                (Ok(o), Ok(t)) => o >= t,
+                _ => o >= t,
+            }
+        }
+        (None, Some(_)) => false,
+        _ => true,
+    }
+}
+
+fn merge_mapping(
+    base: &Mapping,
+    ours: &Mapping,
+    theirs: &Mapping,
+    ours_later: bool,
+    path: &str,
+    notes: &mut Vec<String>,
+) -> Mapping {
+    let mut keys: Vec<&Yaml> = ours.keys().collect();
+    keys.extend(theirs.keys().filter(|k| !ours.contains_key(*k)));
+    keys.extend(base.keys().filter(|k| !ours.contains_key(*k) && !theirs.contains_key(*k)));
+    let mut out = Mapping::new();
+    for key in keys {
+        let name = key.as_str().unwrap_or_default();
+        let full = if path.is_empty() { name.to_string() } else { format!("{path}.{name}") };
+        let (b, o, t) = (base.get(key), ours.get(key), theirs.get(key));
+        let merged = if o == t {
+            o.cloned()
+        } else if o == b {
+            t.cloned()
+        } else if t == b {
+            o.cloned()
+        } else {
+            merge_both(&full, b, o, t, ours_later, notes)
+        };
+        if let Some(v) = merged {
+            out.insert(key.clone(), v);
+        }
+    }
+    out
+}
+
+/// A key changed differently on both sides.
+fn merge_both(
+    full: &str,
+    b: Option<&Yaml>,
+    o: Option<&Yaml>,
+    t: Option<&Yaml>,
+    ours_later: bool,
+    notes: &mut Vec<String>,
+) -> Option<Yaml> {
+    match (full, b, o, t) {
+        ("labels", _, Some(Yaml::Sequence(o)), Some(Yaml::Sequence(t))) => {
+            let empty = Vec::new();
+            let base = match b {
+                Some(Yaml::Sequence(b)) => b,
+                _ => &empty,
+            };
+            let mut out: Vec<Yaml> = o.iter().filter(|x| !base.contains(x) || t.contains(x)).cloned().collect();
+            for x in t.iter().filter(|x| !base.contains(x)) {
+                if !out.contains(x) {
+                    out.push(x.clone());
+                }
+            }
+            Some(Yaml::Sequence(out))
+        }
+        ("updatedAt" | "closedAt", ..) => if ours_later { o.or(t) } else { t.or(o) }.cloned(),
+        (_, _, Some(Yaml::Mapping(om)), Some(Yaml::Mapping(tm))) => {
+            let empty = Mapping::new();
+            let bm = match b {
+                Some(Yaml::Mapping(bm)) => bm,
+                _ => &empty,
+            };
+            Some(Yaml::Mapping(merge_mapping(bm, om, tm, ours_later, full, notes)))
+        }
+        _ => {
+            let (kept, other) = if ours_later { (o, t) } else { (t, o) };
+            notes.push(format!(
+                "> docket merge: `{full}` was changed on both branches; kept {} (the later update), the other branch had {}.",
+                show(kept),
+                show(other)
+            ));
+            kept.cloned()
+        }
+    }
+}
+
+fn show(v: Option<&Yaml>) -> String {
+    match v {
+        None => "no value".to_string(),
+        Some(Yaml::String(s)) => format!("\"{s}\""),
+        Some(v) => serde_yaml::to_string(v).map(|s| s.trim().replace('\n', " ")).unwrap_or_default(),
+    }
+}
+
+/// After a status change: `closedAt` present exactly when the merged status is closed or cancelled.
+fn settle_dates(front: &mut Mapping, ours: &Mapping, theirs: &Mapping) {
+    let archived = |m: &Mapping| matches!(m.get("status").and_then(Yaml::as_str), Some("closed" | "cancelled"));
+    if !front.contains_key("status") {
+        return;
+    }
+    if archived(front) {
+        if !front.contains_key("closedAt") {
+            let from = [ours, theirs].into_iter().find(|m| archived(m)).and_then(|m| m.get("closedAt"));
+            if let Some(v) = from.or_else(|| front.get("updatedAt")).cloned() {
+                front.insert(Yaml::String("closedAt".into()), v);
+            }
+        }
+    } else {
+        front.remove("closedAt");
+    }
+}
+
+/// The merged frontmatter as text: ours' text with only the lines of changed keys replaced (new
+/// keys appended, removed keys dropped). Falls back to serializing the whole mapping if the line
+/// surgery would not read back as `merged`.
+fn render_front(ours_text: &str, ours: &Mapping, merged: &Mapping) -> String {
+    let surgery = || -> Option<String> {
+        let blocks = top_level_blocks(ours_text)?;
+        let mut out = String::new();
+        for (key, text) in &blocks {
+            match key {
+                None => out.push_str(text),
+                Some(k) => match (ours.get(k.as_str()), merged.get(k.as_str())) {
+                    (Some(a), Some(b)) if a == b => out.push_str(text),
+                    (_, Some(b)) => out.push_str(&one_key(k, b)?),
+                    (_, None) => {}
+                },
+            }
+        }
+        if !out.is_empty() && !out.ends_with('\n') {
+            out.push('\n');
+        }
+        for (k, v) in merged.iter().filter(|(k, _)| !ours.contains_key(*k)) {
+            out.push_str(&one_key(k.as_str()?, v)?);
+        }
+        let back = match serde_yaml::from_str::<Yaml>(&out).ok()? {
+            Yaml::Null => Mapping::new(),
+            Yaml::Mapping(m) => m,
+            _ => return None,
+        };
+        (back == *merged).then_some(out)
+    };
+    surgery().unwrap_or_else(|| {
+        if merged.is_empty() { String::new() } else { serde_yaml::to_string(merged).unwrap_or_default() }
+    })
+}
+
+fn one_key(key: &str, value: &Yaml) -> Option<String> {
+    let mut m = Mapping::new();
+    m.insert(Yaml::String(key.to_string()), value.clone());
+    serde_yaml::to_string(&m).ok()
+}
+
+/// The frontmatter cut into top-level blocks: a key's line with its indented (or `- `) lines, and
+/// key-less runs (comments). `None` if a top-level key cannot be read.
+fn top_level_blocks(text: &str) -> Option<Vec<(Option<String>, String)>> {
+    let mut blocks: Vec<(Option<String>, String)> = Vec::new();
+    for line in text.split_inclusive('\n') {
+        let starts_key = line.chars().next().is_some_and(|c| !c.is_whitespace() && c != '-' && c != '#');
+        if starts_key {
+            let key = line.split_once(':').map(|(k, _)| k.trim().trim_matches(['"', '\'']).to_string())?;
+            blocks.push((Some(key), line.to_string()));
+        } else if line.starts_with('#') || blocks.is_empty() {
+            blocks.push((None, line.to_string()));
+        } else if let Some(last) = blocks.last_mut() {
+            last.1.push_str(line);
+        }
+    }
+    Some(blocks)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE: &str = "---\nid: ISS-000001\ntitle: One\nstatus: open\npriority: medium\nlabels:\n  - a\n  - b\ncustom: 'keep'\ncreatedAt: 2026-01-01T00:00:00.000Z\nupdatedAt: 2026-01-01T00:00:00.000Z\n---\nline 1\nline 2\nline 3\n";
+
+    #[test]
+    fn one_side_changes_and_label_sets_merge_without_conflict() {
+        let ours = BASE
+            .replace("status: open", "status: closed")
+            .replace(
+                "updatedAt: 2026-01-01T00:00:00.000Z",
+                "updatedAt: 2026-01-02T00:00:00.000Z\nclosedAt: 2026-01-02T00:00:00.000Z",
+            )
+            .replace("  - b\n", "");
+        let theirs = BASE
+            .replace("priority: medium", "priority: high")
+            .replace("  - b\n", "  - b\n  - c\n")
+            .replace("updatedAt: 2026-01-01T00:00:00.000Z", "updatedAt: 2026-01-03T00:00:00.000Z")
+            .replace("line 3", "line 3 changed");
+        let m = merge_file(BASE, &ours, &theirs);
+        assert!(!m.conflicts, "{}", m.text);
+        let p = split(&m.text).expect("parses");
+        assert_eq!(p.front.get("status").and_then(Yaml::as_str), Some("closed"));
+        assert_eq!(p.front.get("priority").and_then(Yaml::as_str), Some("high"));
+        assert_eq!(p.front.get("updatedAt").and_then(Yaml::as_str), Some("2026-01-03T00:00:00.000Z"));
+        assert_eq!(p.front.get("closedAt").and_then(Yaml::as_str), Some("2026-01-02T00:00:00.000Z"));
+        let labels: Vec<&str> = p
+            .front
+            .get("labels")
+            .and_then(Yaml::as_sequence)
+            .expect("labels")
+            .iter()
+            .filter_map(Yaml::as_str)
+            .collect();
+        assert_eq!(labels, ["a", "c"]);
+        assert!(m.text.contains("custom: 'keep'\n"), "untouched keys keep their text: {}", m.text);
+        assert!(p.body.ends_with("line 3 changed\n"));
+    }
+
+    #[test]
+    fn both_sides_changing_a_field_keep_the_later_and_note_the_other() {
+        let ours = BASE.replace("title: One", "title: Ours").replace("01T00:00:00.000Z\n---", "05T00:00:00.000Z\n---");
+        let theirs =
+            BASE.replace("title: One", "title: Theirs").replace("01T00:00:00.000Z\n---", "04T00:00:00.000Z\n---");
+        let m = merge_file(BASE, &ours, &theirs);
+        assert!(!m.conflicts);
+        assert!(m.text.contains("\ntitle: Ours\n"), "{}", m.text);
+        assert!(m.text.trim_end().ends_with("the other branch had \"Theirs\"."), "{}", m.text);
+    }
+
+    #[test]
+    fn body_conflicts_stay_in_the_body() {
+        let ours = BASE.replace("line 2", "ours 2");
+        let theirs = BASE.replace("line 2", "theirs 2").replace("status: open", "status: in_progress");
+        let m = merge_file(BASE, &ours, &theirs);
+        assert!(m.conflicts);
+        let p = split(&m.text).expect("the frontmatter still parses");
+        assert_eq!(p.front.get("status").and_then(Yaml::as_str), Some("in_progress"));
+        assert!(p.body.contains("<<<<<<<") && !p.yaml.contains("<<<<<<<"));
+    }
+}

@@ -1,0 +1,124 @@
+//! git as the engine that shares a workspace between branches and worktrees: id allocation that
+//! sees every branch ([`ids`]), the merge driver for issue files ([`merge`]) and its setup
+//! ([`setup`]).
+//!
+//! docket talks to git through the `git` command line, not a Rust git library such as gix. The
+//! command line is present wherever worktrees and branches are (it made them), reads every
+//! repository layout git itself supports (reftable refs, SHA-256 objects, alternates, partial
+//! clones, `extensions.worktreeConfig`) without lagging behind it, honours the user's `GIT_*`
+//! environment, and adds no dependency tree to build. What it costs is a process per question:
+//! a create asks three questions (where the repository is, the branch tips, the worktrees) and
+//! lists a collection folder only for commits it has not seen (see [`ids`]), a few milliseconds in
+//! all (numbers in docs/benchmarks.md, "Branch-aware ids").
+
+pub mod ids;
+pub mod merge;
+pub mod setup;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub use ids::highest_id_number;
+
+/// Runs `git -C dir ARGS`; its stdout when it succeeds, `None` when git is missing or fails
+/// (outside a repository, an unknown revision).
+pub fn run(dir: &Path, args: &[&str]) -> Option<String> {
+    let out = Command::new("git").arg("-C").arg(dir).args(args).output().ok()?;
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Like [`run`], with the error git printed when it fails.
+pub fn run_checked(dir: &Path, args: &[&str]) -> Result<String, String> {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .output()
+        .map_err(|e| format!("cannot run git ({e}); is git installed and on PATH?"))?;
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    } else {
+        Err(format!("`git {}` failed: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim()))
+    }
+}
+
+/// The repository a workspace lives in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Repo {
+    /// The top level of the worktree holding the workspace.
+    pub toplevel: PathBuf,
+    /// The directory shared by every worktree of the repository (`.git` of the main one).
+    pub common_dir: PathBuf,
+    /// The workspace directory (`.docket/`, `.wrangler/`) relative to `toplevel`, `/`-separated.
+    pub ws_rel: String,
+}
+
+impl Repo {
+    /// The repository holding `ws_dir`, or `None` outside git (or without git installed).
+    pub fn discover(ws_dir: &Path) -> Option<Repo> {
+        let out = run(ws_dir, &["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir"])?;
+        let mut lines = out.lines();
+        let toplevel = PathBuf::from(lines.next()?);
+        let common_dir = PathBuf::from(lines.next()?);
+        let ws = ws_dir.canonicalize().ok()?;
+        let top = toplevel.canonicalize().ok()?;
+        let rel = ws.strip_prefix(&top).ok()?;
+        let ws_rel = rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
+        Some(Repo { toplevel: top, common_dir, ws_rel })
+    }
+
+    /// `path` inside the workspace as a path from the top level (for `git ls-tree`).
+    pub fn in_ws(&self, sub: &str) -> String {
+        if self.ws_rel.is_empty() { sub.to_string() } else { format!("{}/{sub}", self.ws_rel) }
+    }
+
+    pub fn git(&self, args: &[&str]) -> Option<String> {
+        run(&self.toplevel, args)
+    }
+
+    /// The object id of every local branch head (`refs/heads/*`), with its ref name.
+    pub fn branch_heads(&self) -> Vec<(String, String)> {
+        let out = self.git(&["for-each-ref", "--format=%(objectname) %(refname)", "refs/heads"]).unwrap_or_default();
+        out.lines().filter_map(|l| l.split_once(' ')).map(|(oid, name)| (name.to_string(), oid.to_string())).collect()
+    }
+
+    /// Every worktree of the repository (this one included): its top level and its HEAD commit
+    /// (`None` before the first commit, or for a bare main repository).
+    pub fn worktrees(&self) -> Vec<(PathBuf, Option<String>)> {
+        let out = self.git(&["worktree", "list", "--porcelain", "-z"]).unwrap_or_default();
+        let mut all = Vec::new();
+        let mut current: Option<(PathBuf, Option<String>, bool)> = None;
+        for field in out.split('\0') {
+            if let Some(path) = field.strip_prefix("worktree ") {
+                all.extend(current.take().filter(|c| !c.2).map(|c| (c.0, c.1)));
+                current = Some((PathBuf::from(path), None, false));
+            } else if let Some(oid) = field.strip_prefix("HEAD ") {
+                if let Some(c) = current.as_mut() {
+                    c.1 = Some(oid.to_string()).filter(|o| o.bytes().any(|b| b != b'0'));
+                }
+            } else if field == "bare"
+                && let Some(c) = current.as_mut()
+            {
+                c.2 = true;
+            }
+        }
+        all.extend(current.filter(|c| !c.2).map(|c| (c.0, c.1)));
+        all
+    }
+
+    /// File names directly inside each of `dirs` (paths from the top level) in commit `oid`.
+    pub fn names_in_commit(&self, oid: &str, dirs: &[String]) -> Option<Vec<String>> {
+        let specs: Vec<String> = dirs.iter().map(|d| format!("{d}/")).collect();
+        let mut args = vec!["ls-tree", "--name-only", "-z", oid, "--"];
+        args.extend(specs.iter().map(String::as_str));
+        let out = self.git(&args)?;
+        Some(out.split('\0').filter(|p| !p.is_empty()).map(|p| p.rsplit('/').next().unwrap_or(p).to_string()).collect())
+    }
+
+    /// The commit that first added `path` (followed through renames), if it is committed.
+    pub fn commit_adding(&self, path: &Path) -> Option<String> {
+        let rel = path.canonicalize().ok()?.strip_prefix(&self.toplevel).ok()?.to_string_lossy().into_owned();
+        let out = self.git(&["log", "--follow", "--diff-filter=A", "--format=%H", "--", &rel])?;
+        out.lines().last().map(str::to_string)
+    }
+}

@@ -1,0 +1,119 @@
+//! init_workspace: wrangler's workspace layout, reported (fix false) or completed (fix true).
+
+use std::path::{Path, PathBuf};
+
+use super::convert::store_error;
+use crate::generated::{
+    AssetReport, AssetsReport, ConfigReport, GitignoreReport, InitWorkspaceInput, InitWorkspaceOutput,
+    InitWorkspaceOutputStatus, PathReport, errors,
+};
+use crate::runtime::{Reply, ToolResult};
+use crate::store::{Split, Store};
+
+pub fn init(store: &Store, input: InitWorkspaceInput) -> ToolResult<InitWorkspaceOutput> {
+    let ws = store.workspace();
+    if let Some(given) = input.project_root.as_deref().filter(|p| !p.trim().is_empty()) {
+        let path = ws.root.join(given);
+        if !same_dir(&path, &ws.root) && !same_dir(&path, &ws.dir) {
+            return Err(errors::project_root_mismatch(given, ws.root.display()));
+        }
+    }
+    let plugin_root: Option<PathBuf> =
+        input.plugin_root.as_deref().filter(|p| !p.trim().is_empty()).map(|p| ws.root.join(p));
+    let report = ws.init_layout(input.fix, plugin_root.as_deref()).map_err(store_error)?;
+    let status = match (report.changes, report.applied) {
+        (false, _) => InitWorkspaceOutputStatus::Compliant,
+        (true, true) => InitWorkspaceOutputStatus::Initialized,
+        (true, false) => InitWorkspaceOutputStatus::ChangesNeeded,
+    };
+    let asset = |kind: &str| {
+        let split = report.assets.iter().find(|(k, _)| *k == kind).map(|(_, s)| s.clone()).unwrap_or_default();
+        AssetReport { copied: split.created, skipped: split.existing }
+    };
+    let assets = AssetsReport { agents: asset("agents"), prompts: asset("prompts"), workflows: asset("workflows") };
+    let copied = assets.agents.copied.len() + assets.prompts.copied.len() + assets.workflows.copied.len();
+    let text = summary(status, &ws.dir, &report.directories, copied, &report);
+    let output = InitWorkspaceOutput {
+        status,
+        workspace: ws.dir.display().to_string(),
+        directories: paths(report.directories.clone()),
+        assets,
+        config: ConfigReport {
+            created: report.schema_missing,
+            schema_updated: report.schema_missing,
+            wrangler_config_created: report.wrangler_config_missing,
+        },
+        gitignore: GitignoreReport {
+            patterns_added: report.gitignore.created.clone(),
+            existing: report.gitignore.existing.clone(),
+        },
+    };
+    let reply = Reply::new(output).with_text(text);
+    Ok(match (report.plugin_root_empty, plugin_root) {
+        (true, Some(root)) => reply.warn_visibly(
+            "NO_ASSETS",
+            format!(
+                "pluginRoot {} has none of workflows/agents, workflows/prompts or workflows/*.yaml; no assets were \
+                 copied. Pass the root of a wrangler checkout.",
+                root.display()
+            ),
+        ),
+        _ => reply,
+    })
+}
+
+fn paths(split: Split) -> PathReport {
+    PathReport { created: split.created, existing: split.existing }
+}
+
+fn same_dir(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// What was (or would be) done, one line per kind of change.
+fn summary(
+    status: InitWorkspaceOutputStatus,
+    dir: &Path,
+    dirs: &Split,
+    copied: usize,
+    r: &crate::store::LayoutReport,
+) -> String {
+    let mut lines = match status {
+        InitWorkspaceOutputStatus::Compliant => {
+            return format!("Workspace {} is compliant: nothing to create.", dir.display());
+        }
+        InitWorkspaceOutputStatus::Initialized => vec![format!("Workspace {} initialized:", dir.display())],
+        InitWorkspaceOutputStatus::ChangesNeeded => {
+            vec![format!(
+                "Workspace {} needs changes (call init_workspace with fix: true to apply them):",
+                dir.display()
+            )]
+        }
+    };
+    let verb = |done: &str, todo: &str| if r.applied { done.to_string() } else { todo.to_string() };
+    if !dirs.created.is_empty() {
+        lines.push(format!("- {} {}", verb("Created directories:", "Directories to create:"), dirs.created.join(", ")));
+    }
+    if !r.gitkeeps.is_empty() {
+        lines.push(format!("- Created {}", r.gitkeeps.join(", ")));
+    }
+    if !r.gitignore.created.is_empty() {
+        let what = verb("Added to .gitignore:", "Missing from .gitignore:");
+        lines.push(format!("- {what} {}", r.gitignore.created.join(", ")));
+    }
+    for (done, missing, file) in [
+        ("Created", r.schema_missing, "config/workspace-schema.json"),
+        ("Created", r.wrangler_config_missing, "config/wrangler.json"),
+    ] {
+        if missing {
+            lines.push(format!("- {} {file}", verb(done, "To create:")));
+        }
+    }
+    if copied > 0 {
+        lines.push(format!("- {} {copied}", verb("Assets copied:", "Assets to copy:")));
+    }
+    lines.join("\n")
+}

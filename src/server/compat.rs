@@ -1,0 +1,60 @@
+//! What docket accepts for calls written for wrangler, before the strict argument checks run:
+//! parameters a tool does not declare are removed and reported as a visible IGNORED_PARAMETER
+//! warning (wrangler's schemas drop unknown keys silently, and prompts written for it send some,
+//! e.g. `issues_search({query, type})`: rejecting them would break those prompts, ignoring them
+//! silently would hide that a filter did nothing); a lone value where an array is declared
+//! becomes a one-item array (`issues_list({status: "open"})`, as wrangler's skills write it).
+
+use serde_json::{Map, Value};
+
+use crate::generated;
+use crate::runtime::Warning;
+use crate::runtime::args::{Ignored, strip_unknown, wrap_lone_values};
+
+/// Removes the parameters `tool` does not declare from `args` (one warning per removed one) and
+/// wraps lone values given for arrays.
+pub fn normalize(tool: &str, args: &mut Map<String, Value>) -> Vec<Warning> {
+    let Some(rules) = generated::input_rules(tool) else { return Vec::new() };
+    let warnings = strip_unknown(args, rules).into_iter().map(|i| warning(tool, &i)).collect();
+    wrap_lone_values(args, rules);
+    warnings
+}
+
+fn warning(tool: &str, i: &Ignored) -> Warning {
+    let hint = match i.nested_in {
+        Some(object) => format!(" To use it as a filter, pass it inside {object}: {object}.{}.", i.param),
+        None => String::new(),
+    };
+    let allowed = if i.allowed.is_empty() { "none".to_string() } else { i.allowed.join(", ") };
+    Warning::visible(
+        "IGNORED_PARAMETER",
+        format!(
+            "Parameter '{}' is not a parameter of {tool} and was ignored.{hint} Valid parameters here: {allowed}.",
+            i.param
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_top_level_filter_name_points_at_the_filters_object() {
+        let mut args = json!({"query": "auth", "type": "specification"}).as_object().cloned().expect("object");
+        let w = normalize("issues_search", &mut args);
+        assert_eq!(args, json!({"query": "auth"}).as_object().cloned().expect("object"));
+        assert_eq!(w.len(), 1);
+        assert!(w[0].visible && w[0].code == "IGNORED_PARAMETER");
+        assert!(w[0].message.contains("'type' is not a parameter of issues_search"), "{}", w[0].message);
+        assert!(w[0].message.contains("filters.type"), "{}", w[0].message);
+    }
+
+    #[test]
+    fn unknown_tools_and_clean_calls_warn_about_nothing() {
+        let mut args = json!({"id": "ISS-000001"}).as_object().cloned().expect("object");
+        assert!(normalize("issues_get", &mut args).is_empty());
+        assert!(normalize("no_such_tool", &mut args).is_empty());
+    }
+}

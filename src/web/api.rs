@@ -1,0 +1,407 @@
+//! The board's JSON API. Reads come from the store (the in-memory index, kept fresh by the
+//! change watcher); every write goes through the tool handlers exactly like an MCP
+//! `tools/call` (see [`crate::server::direct`]), so validation, files, index, error memory and
+//! MCP subscribers all see it.
+
+use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::Json;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use super::{Web, render};
+use crate::runtime::ErrorCode;
+use crate::store::{
+    IssueFilter, IssueMeta, IssueType, Priority, SearchField, SearchQuery, SortField, SortOrder, Status, Store,
+};
+
+/// Cards a column shows before "show more".
+pub const PAGE: usize = 50;
+/// Most cards one request returns.
+const MAX_PAGE: usize = 500;
+
+/// The filter bar, as the page's URL carries it (`?q=login&priority=high,critical&label=bug`).
+#[derive(Debug, Default, Deserialize)]
+pub struct BoardQuery {
+    #[serde(default)]
+    q: String,
+    #[serde(default)]
+    priority: String,
+    #[serde(default)]
+    label: String,
+    #[serde(default)]
+    assignee: String,
+    #[serde(default)]
+    project: String,
+    #[serde(default, rename = "type")]
+    issue_type: String,
+    /// "1" adds the cancelled column.
+    #[serde(default)]
+    cancelled: String,
+    /// One column's next page (`/api/column`).
+    #[serde(default)]
+    status: String,
+    #[serde(default)]
+    offset: usize,
+    limit: Option<usize>,
+}
+
+/// A card: what the board shows of an issue.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Card {
+    id: String,
+    title: String,
+    status: Status,
+    priority: Priority,
+    #[serde(rename = "type")]
+    issue_type: IssueType,
+    labels: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    assignee: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    project: Option<String>,
+    updated_at: String,
+}
+
+impl Card {
+    fn of(m: &IssueMeta) -> Card {
+        let non_empty = |s: &Option<String>| s.clone().filter(|s| !s.is_empty());
+        Card {
+            id: m.id.clone(),
+            title: m.title.clone(),
+            status: m.status,
+            priority: m.priority,
+            issue_type: m.issue_type,
+            labels: m.labels.clone(),
+            assignee: non_empty(&m.assignee),
+            project: non_empty(&m.project),
+            updated_at: m.updated_at.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Column {
+    status: Status,
+    count: usize,
+    cards: Vec<Card>,
+}
+
+/// An error as the page shows it: the message (from the tool or the store) and a status.
+pub struct ApiError(StatusCode, String);
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let mut r = (self.0, Json(json!({"error": self.1}))).into_response();
+        r.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+        r
+    }
+}
+
+fn bad(message: String) -> ApiError {
+    ApiError(StatusCode::BAD_REQUEST, message)
+}
+
+/// JSON that is never cached, with the time the server spent (`Server-Timing`).
+fn reply(value: impl Serialize, started: Instant) -> Response {
+    let mut r = Json(value).into_response();
+    let h = r.headers_mut();
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    let timing = format!("app;dur={:.2}", started.elapsed().as_secs_f64() * 1000.0);
+    if let Ok(v) = HeaderValue::from_str(&timing) {
+        h.insert("server-timing", v);
+    }
+    r
+}
+
+/// Runs store work off the async workers.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .unwrap_or_else(|e| Err(ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("the request stopped: {e}"))))
+}
+
+fn store_error(e: crate::store::StoreError) -> ApiError {
+    use crate::store::StoreError as E;
+    let status = match &e {
+        E::NotFound { .. } => StatusCode::NOT_FOUND,
+        E::InvalidId { .. } => StatusCode::BAD_REQUEST,
+        E::Ambiguous { .. } | E::Conflict { .. } => StatusCode::CONFLICT,
+        _ => StatusCode::INTERNAL_SERVER_ERROR,
+    };
+    ApiError(status, e.to_string())
+}
+
+/// Values of a comma-separated filter, each parsed like the tools parse them.
+fn parse_list<T>(name: &str, raw: &str, parse: fn(&str) -> Option<T>, valid: &[&str]) -> Result<Vec<T>, ApiError> {
+    raw.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| parse(s).ok_or_else(|| bad(format!("unknown {name} `{s}`; use one of: {}", valid.join(", ")))))
+        .collect()
+}
+
+fn names<T: Copy>(all: &[T], f: fn(&T) -> &'static str) -> Vec<&'static str> {
+    all.iter().map(f).collect()
+}
+
+impl BoardQuery {
+    fn filter(&self) -> Result<IssueFilter, ApiError> {
+        let text = |s: &str| Some(s.trim().to_string()).filter(|s| !s.is_empty());
+        Ok(IssueFilter {
+            priority: parse_list(
+                "priority",
+                &self.priority,
+                Priority::parse_loose,
+                &names(Priority::ALL, Priority::as_str),
+            )?,
+            labels: self.label.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_string).collect(),
+            assignee: text(&self.assignee),
+            project: text(&self.project),
+            types: parse_list(
+                "type",
+                &self.issue_type,
+                IssueType::parse_loose,
+                &names(IssueType::ALL, IssueType::as_str),
+            )?,
+            ..IssueFilter::default()
+        })
+    }
+
+    /// Every issue matching the filters and the search text, in board order.
+    fn matching(&self, store: &Store) -> Result<Vec<Arc<IssueMeta>>, ApiError> {
+        let filter = self.filter()?;
+        let mut items = if self.q.trim().is_empty() {
+            store.list(&filter, SortField::Updated, SortOrder::Desc).map_err(store_error)?.value
+        } else {
+            let query = SearchQuery {
+                text: self.q.trim().to_string(),
+                fields: vec![SearchField::Title, SearchField::Labels, SearchField::Description],
+                filter,
+            };
+            let mut hits = store.search(&query).map_err(store_error)?.value;
+            hits.sort_by_key(|h| std::cmp::Reverse(h.score));
+            hits.into_iter().map(|h| h.meta).collect()
+        };
+        board_order(&mut items);
+        Ok(items)
+    }
+}
+
+/// Open work: highest priority first, then most recently updated; closed work: most recent
+/// first. Files without frontmatter last. A search keeps its ranking within a priority (the
+/// sort is stable over the store's order or the ranking).
+fn board_order(items: &mut [Arc<IssueMeta>]) {
+    items.sort_by_key(|m| {
+        let rank = if m.status.is_archived() { Priority::Low } else { m.priority };
+        (!m.frontmatter, std::cmp::Reverse(rank))
+    });
+}
+
+fn statuses(q: &BoardQuery) -> Vec<Status> {
+    let mut s = vec![Status::Open, Status::InProgress, Status::Closed];
+    if q.cancelled == "1" || q.cancelled == "true" {
+        s.push(Status::Cancelled);
+    }
+    s
+}
+
+/// `GET /api/board`: the columns with their counts and first cards, the filter choices, and
+/// the workspace's warnings (broken files, duplicate IDs).
+pub async fn board(State(web): State<Arc<Web>>, Query(q): Query<BoardQuery>) -> Result<Response, ApiError> {
+    let started = Instant::now();
+    let store = Arc::clone(&web.app.store);
+    let body = blocking(move || {
+        let items = q.matching(&store)?;
+        let limit = q.limit.unwrap_or(PAGE).min(MAX_PAGE);
+        let columns: Vec<Column> = statuses(&q)
+            .into_iter()
+            .map(|status| {
+                let of_status = items.iter().filter(|m| m.status == status);
+                Column {
+                    status,
+                    count: of_status.clone().count(),
+                    cards: of_status.take(limit).map(|m| Card::of(m)).collect(),
+                }
+            })
+            .collect();
+        let all = store.list(&IssueFilter::default(), SortField::Updated, SortOrder::Desc).map_err(store_error)?;
+        let warnings: Vec<&str> = all.warnings.iter().map(|w| w.message.as_str()).collect();
+        Ok(json!({
+            "columns": columns,
+            "total": all.value.len(),
+            "facets": facets(&all.value),
+            "warnings": warnings,
+            "workspace": workspace_name(&store),
+        }))
+    })
+    .await?;
+    Ok(reply(body, started))
+}
+
+/// `GET /api/column?status=open&offset=50`: the next cards of one column.
+pub async fn column(State(web): State<Arc<Web>>, Query(q): Query<BoardQuery>) -> Result<Response, ApiError> {
+    let started = Instant::now();
+    let status = Status::parse_loose(&q.status).ok_or_else(|| {
+        bad(format!("unknown status `{}`; use one of: open, in_progress, closed, cancelled", q.status))
+    })?;
+    let store = Arc::clone(&web.app.store);
+    let body = blocking(move || {
+        let items = q.matching(&store)?;
+        let of_status: Vec<&Arc<IssueMeta>> = items.iter().filter(|m| m.status == status).collect();
+        let limit = q.limit.unwrap_or(PAGE).min(MAX_PAGE);
+        let cards: Vec<Card> = of_status.iter().skip(q.offset).take(limit).map(|m| Card::of(m)).collect();
+        Ok(json!({"status": status, "count": of_status.len(), "offset": q.offset, "cards": cards}))
+    })
+    .await?;
+    Ok(reply(body, started))
+}
+
+/// The name shown in the page's header: the repository's folder.
+fn workspace_name(store: &Store) -> Option<String> {
+    store.workspace().root.file_name().map(|n| n.to_string_lossy().into_owned())
+}
+
+/// Labels, assignees and projects in use, most used first.
+fn facets(all: &[Arc<IssueMeta>]) -> Value {
+    let mut labels: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut assignees: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut projects: BTreeMap<&str, usize> = BTreeMap::new();
+    for m in all {
+        for l in &m.labels {
+            *labels.entry(l).or_default() += 1;
+        }
+        if let Some(a) = m.assignee.as_deref().filter(|a| !a.is_empty()) {
+            *assignees.entry(a).or_default() += 1;
+        }
+        if let Some(p) = m.project.as_deref().filter(|p| !p.is_empty()) {
+            *projects.entry(p).or_default() += 1;
+        }
+    }
+    let ranked = |m: BTreeMap<&str, usize>| {
+        let mut v: Vec<(&str, usize)> = m.into_iter().collect();
+        v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        v.into_iter().map(|(k, n)| json!({"key": k, "count": n})).collect::<Vec<_>>()
+    };
+    json!({"labels": ranked(labels), "assignees": ranked(assignees), "projects": ranked(projects)})
+}
+
+/// A linked issue: enough to show a link with its state.
+fn brief(m: &IssueMeta) -> Value {
+    json!({"id": m.id, "title": m.title, "status": m.status})
+}
+
+/// `GET /api/issues/{id}`: every field, the body and completion notes as safe HTML, the issues it
+/// links to and from, and the workflow sessions about it.
+pub async fn issue(State(web): State<Arc<Web>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    let started = Instant::now();
+    let store = Arc::clone(&web.app.store);
+    let body = blocking(move || {
+        let snap = store.get(&id).map_err(store_error)?;
+        let (meta, body) = (snap.value.meta, snap.value.body);
+        let all = store.list(&IssueFilter::default(), SortField::Updated, SortOrder::Desc).map_err(store_error)?.value;
+        let by_id: std::collections::HashMap<String, &Arc<IssueMeta>> =
+            all.iter().map(|m| (m.id.to_uppercase(), m)).collect();
+        let known = |id: &str| by_id.contains_key(&id.to_uppercase());
+        let (description, notes) = render::split_notes(&body);
+        let parent_id = meta.context.get("parentTaskId").and_then(Value::as_str).map(str::to_string);
+        let parent = parent_id.as_deref().map(|p| match by_id.get(&p.to_uppercase()) {
+            Some(m) => brief(m),
+            None => json!({"id": p}),
+        });
+        let children: Vec<Value> = all
+            .iter()
+            .filter(|m| {
+                m.context.get("parentTaskId").and_then(Value::as_str).is_some_and(|p| p.eq_ignore_ascii_case(&meta.id))
+            })
+            .map(|m| brief(m))
+            .collect();
+        let mut seen: HashSet<String> = HashSet::from([meta.id.to_uppercase()]);
+        let mentions: Vec<Value> = render::mentions(&body)
+            .into_iter()
+            .filter(|m| seen.insert(m.to_uppercase()))
+            .filter_map(|m| by_id.get(&m.to_uppercase()).map(|m| brief(m)))
+            .collect();
+        let sessions: Vec<Value> =
+            store.sessions_about(&meta).iter().map(|s| serde_json::to_value(s).unwrap_or(Value::Null)).collect();
+        let relative = meta.path.strip_prefix(&store.workspace().root).unwrap_or(&meta.path).display().to_string();
+        Ok(json!({
+            "issue": {
+                "id": meta.id, "title": meta.title, "type": meta.issue_type, "status": meta.status,
+                "priority": meta.priority, "labels": meta.labels, "assignee": meta.assignee, "project": meta.project,
+                "createdAt": meta.created_at, "updatedAt": meta.updated_at, "closedAt": meta.closed_at,
+                "context": meta.context, "path": relative, "frontmatter": meta.frontmatter,
+            },
+            "bodyHtml": render::markdown(description, &known),
+            "notesHtml": notes.map(|n| render::markdown(n, &known)),
+            "parent": parent,
+            "children": children,
+            "mentions": mentions,
+            "sessions": sessions,
+            "warnings": snap.warnings.iter().map(|w| w.message.clone()).collect::<Vec<_>>(),
+            "workspace": workspace_name(&store),
+        }))
+    })
+    .await?;
+    Ok(reply(body, started))
+}
+
+/// `PATCH /api/issues/{id}` with the fields to change (status, priority, labels, assignee, ...):
+/// issues_update.
+pub async fn update(
+    State(web): State<Arc<Web>>,
+    Path(id): Path<String>,
+    Json(mut fields): Json<Map<String, Value>>,
+) -> Result<Response, ApiError> {
+    fields.insert("id".into(), Value::String(id));
+    call(&web, "issues_update", fields).await
+}
+
+/// `POST /api/issues` with issues_create's arguments (the description may be left out).
+pub async fn create(
+    State(web): State<Arc<Web>>,
+    Json(mut fields): Json<Map<String, Value>>,
+) -> Result<Response, ApiError> {
+    fields.entry("description").or_insert_with(|| Value::String(String::new()));
+    let mut r = call(&web, "issues_create", fields).await?;
+    *r.status_mut() = StatusCode::CREATED;
+    Ok(r)
+}
+
+async fn call(web: &Web, tool: &str, args: Map<String, Value>) -> Result<Response, ApiError> {
+    let started = Instant::now();
+    let request_id = format!("web-{}", web.next_call());
+    let called = crate::server::direct::call(&web.app, tool, args, request_id)
+        .await
+        .ok_or_else(|| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("{tool} is not a docket tool")))?;
+    let mut warnings: Vec<String> = called.warnings.into_iter().map(|w| w.message).collect();
+    match called.result {
+        Ok(r) => {
+            warnings.extend(r.warnings.into_iter().map(|w| w.message));
+            Ok(reply(json!({"result": r.data, "warnings": warnings}), started))
+        }
+        Err(e) => {
+            let status = match e.code {
+                ErrorCode::NotFound => StatusCode::NOT_FOUND,
+                ErrorCode::InvalidArgument | ErrorCode::ConfirmationRequired => StatusCode::UNPROCESSABLE_ENTITY,
+                ErrorCode::Conflict => StatusCode::CONFLICT,
+                ErrorCode::NotImplemented => StatusCode::NOT_IMPLEMENTED,
+                ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+            };
+            let message = match warnings.is_empty() {
+                true => e.message,
+                false => format!("{}\n{}", e.message, warnings.join("\n")),
+            };
+            Err(ApiError(status, message))
+        }
+    }
+}

@@ -1,0 +1,201 @@
+//! The commands of daily use (`search`, `close`, `reopen`, `edit`, `ready`, `completions`) and
+//! the fitted, colourless-when-piped tables: the real binary over a generated workspace.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use docket::store::{IssueFilter, SortField, SortOrder, Status, Store, StoreOptions, Workspace};
+use serde_json::Value;
+
+fn generated() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    docket::store::generate::generate_workspace(dir.path(), 40, 7);
+    dir
+}
+
+fn docket(ws: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_docket"));
+    cmd.args(args)
+        .arg("--workspace")
+        .arg(ws)
+        .current_dir(ws)
+        .env_remove("DOCKET_WORKSPACE")
+        .env_remove("WRANGLER_WORKSPACE_ROOT")
+        .env_remove("COLUMNS")
+        .env_remove("VISUAL")
+        .env_remove("EDITOR")
+        .stdin(Stdio::null());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("docket ran")
+}
+
+fn ok(ws: &Path, args: &[&str]) -> String {
+    ok_env(ws, args, &[])
+}
+
+fn ok_env(ws: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
+    let o = docket(ws, args, env);
+    assert!(o.status.success(), "docket {args:?} failed: {}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8(o.stdout).expect("UTF-8")
+}
+
+fn store(ws: &Path) -> Store {
+    Store::open(Workspace::at(ws).expect("workspace"), StoreOptions::default())
+}
+
+fn ids(ws: &Path, status: Status) -> Vec<String> {
+    let filter = IssueFilter { status: vec![status], ..IssueFilter::default() };
+    store(ws).list(&filter, SortField::Id, SortOrder::Asc).expect("list").value.iter().map(|m| m.id.clone()).collect()
+}
+
+fn file_of(ws: &Path, id: &str) -> PathBuf {
+    store(ws).get_meta(id).expect("issue").value.path
+}
+
+#[test]
+fn search_finds_by_title_and_says_when_nothing_matches() {
+    let dir = generated();
+    let ws = dir.path();
+    let target = store(ws).get_meta(&ids(ws, Status::Open)[0]).unwrap().value;
+    let word = target.title.split_whitespace().last().unwrap().to_string();
+    let out = ok(ws, &["search", &word]);
+    assert!(out.lines().next().unwrap().starts_with("ID"), "{out}");
+    assert!(out.contains(&target.id), "{word}: {out}");
+    assert!(out.trim_end().ends_with("matches."), "{out}");
+    let json: Value = serde_json::from_str(&ok(ws, &["search", &word, "--json"])).unwrap();
+    assert!(json["issues"].as_array().unwrap().iter().any(|i| i["id"] == target.id.as_str()));
+    let open_only = ok(ws, &["search", &word, "--status", "open"]);
+    assert!(open_only.lines().skip(1).filter(|l| l.contains('-')).all(|l| l.contains(" open ")), "{open_only}");
+    assert_eq!(ok(ws, &["search", "zzzz-no-such-text"]), "Nothing matches \"zzzz-no-such-text\".\n");
+}
+
+#[test]
+fn close_and_reopen_move_the_file_and_say_what_they_did() {
+    let dir = generated();
+    let ws = dir.path();
+    let id = ids(ws, Status::Open)[0].clone();
+    let out = ok(ws, &["close", &id]);
+    assert!(out.starts_with(&format!("Closed {id}: ")), "{out}");
+    let closed = file_of(ws, &id);
+    assert!(closed.parent().unwrap().ends_with("archived"), "{}", closed.display());
+    assert!(std::fs::read_to_string(&closed).unwrap().contains("status: closed"));
+    assert!(ok(ws, &["close", &id]).contains("already closed"));
+
+    let out = ok(ws, &["reopen", &id]);
+    assert!(out.starts_with(&format!("Reopened {id}: ")), "{out}");
+    assert!(std::fs::read_to_string(file_of(ws, &id)).unwrap().contains("status: open"));
+
+    let out = ok(ws, &["close", &id, "--note", "Fixed in the web board."]);
+    assert!(out.contains("with completion notes"), "{out}");
+    let text = std::fs::read_to_string(file_of(ws, &id)).unwrap();
+    assert!(text.contains("Completion Notes") && text.contains("Fixed in the web board."), "{text}");
+
+    let other = ids(ws, Status::Open)[0].clone();
+    assert!(ok(ws, &["close", &other, "--cancel"]).starts_with(&format!("Cancelled {other}")));
+    let missing = docket(ws, &["close", "ISS-999999"], &[]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("ISS-999999"));
+}
+
+#[test]
+fn ready_lists_open_unassigned_issues_highest_priority_first() {
+    let dir = generated();
+    let ws = dir.path();
+    let json: Value = serde_json::from_str(&ok(ws, &["ready", "--json", "--limit", "100"])).unwrap();
+    let issues = json["issues"].as_array().unwrap();
+    let filter = IssueFilter { status: vec![Status::Open], ..IssueFilter::default() };
+    let expected: Vec<String> = store(ws)
+        .list(&filter, SortField::Id, SortOrder::Asc)
+        .unwrap()
+        .value
+        .iter()
+        .filter(|m| m.assignee.as_deref().is_none_or(str::is_empty))
+        .map(|m| m.id.clone())
+        .collect();
+    assert!(!expected.is_empty(), "the generated workspace has open, unassigned issues");
+    let mut got: Vec<String> = issues.iter().map(|i| i["id"].as_str().unwrap().to_string()).collect();
+    let rank = |p: &str| ["low", "medium", "high", "critical"].iter().position(|x| *x == p).unwrap();
+    let ranks: Vec<usize> = issues.iter().map(|i| rank(i["priority"].as_str().unwrap())).collect();
+    assert!(ranks.windows(2).all(|w| w[0] >= w[1]), "highest priority first: {ranks:?}");
+    assert!(issues.iter().all(|i| i.get("assignee").is_none() && i["status"] == "open"), "{json}");
+    got.sort();
+    let mut expected = expected;
+    expected.sort();
+    assert_eq!(got, expected);
+    let table = ok(ws, &["ready", "--limit", "2"]);
+    assert_eq!(
+        table.lines().filter(|l| l.starts_with("ISS-") || l.starts_with("SPEC-") || l.starts_with("IDEA-")).count(),
+        2,
+        "{table}"
+    );
+    assert!(table.contains(&format!("2 of {} open, unassigned issues", expected.len())), "{table}");
+}
+
+#[test]
+fn edit_saves_a_good_edit_and_refuses_a_broken_one_keeping_the_file() {
+    let dir = generated();
+    let ws = dir.path();
+    let id = ids(ws, Status::Open)[0].clone();
+    let path = file_of(ws, &id);
+    let before = std::fs::read_to_string(&path).unwrap();
+
+    let out = ok_env(ws, &["edit", &id], &[("EDITOR", "sed -i -e 's/^priority: .*/priority: critical/'")]);
+    assert!(out.starts_with(&format!("Saved {id}")), "{out}");
+    let after = std::fs::read_to_string(&path).unwrap();
+    assert!(after.contains("priority: critical"), "{after}");
+    assert_eq!(after.lines().count(), before.lines().count(), "only the edited line changed");
+
+    let broken = docket(ws, &["edit", &id], &[("VISUAL", "sed -i -e 's/^title: /title: [unclosed /'")]);
+    assert_eq!(broken.status.code(), Some(1));
+    let why = String::from_utf8_lossy(&broken.stderr).to_string();
+    assert!(why.contains("was not saved") && why.contains("is unchanged") && why.contains("kept in"), "{why}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), after, "a broken edit never reaches the file");
+    let kept = why.split("kept in ").nth(1).unwrap().split(';').next().unwrap().trim();
+    assert!(std::fs::read_to_string(kept).unwrap().contains("title: [unclosed"), "the edit is kept at {kept}");
+
+    let renamed = docket(ws, &["edit", &id], &[("EDITOR", "sed -i -e 's/^id: .*/id: ISS-000999/'")]);
+    assert_eq!(renamed.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&renamed.stderr).contains("id changed"));
+
+    assert_eq!(
+        ok_env(ws, &["edit", &id], &[("EDITOR", "true")]),
+        format!("No change to {id} ({}).\n", path.strip_prefix(ws).unwrap().display())
+    );
+    let failing = docket(ws, &["edit", &id], &[("EDITOR", "false")]);
+    assert_eq!(failing.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&failing.stderr).contains("nothing was saved"));
+}
+
+#[test]
+fn completions_cover_every_command() {
+    let completions =
+        |shell: &str| Command::new(env!("CARGO_BIN_EXE_docket")).args(["completions", shell]).output().unwrap();
+    for shell in ["bash", "zsh", "fish"] {
+        let out = completions(shell);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let script = String::from_utf8(out.stdout).unwrap();
+        for command in ["serve", "init", "list", "board", "search", "close", "reopen", "edit", "ready", "web"] {
+            assert!(script.contains(command), "{shell} completion lacks {command}");
+        }
+    }
+    assert_eq!(completions("tcsh").status.code(), Some(2), "an unknown shell is a usage error");
+}
+
+#[test]
+fn piped_tables_have_no_colour_and_fit_columns() {
+    let dir = generated();
+    let ws = dir.path();
+    for command in [&["list", "--all"][..], &["board"][..], &["ready"][..]] {
+        let plain = ok_env(ws, command, &[("COLUMNS", "60")]);
+        assert!(!plain.contains('\u{1b}'), "no escape codes in a pipe: {plain}");
+        assert!(plain.lines().all(|l| l.chars().count() <= 60), "{command:?} at 60:\n{plain}");
+        let wide = ok_env(ws, command, &[("COLUMNS", "160")]);
+        assert!(wide.lines().all(|l| l.chars().count() <= 160), "{command:?} at 160:\n{wide}");
+    }
+    let narrow = ok_env(ws, &["list"], &[("COLUMNS", "60")]);
+    assert!(!narrow.lines().next().unwrap().contains("TYPE"), "TYPE goes first when narrow: {narrow}");
+    let wide = ok_env(ws, &["list"], &[("COLUMNS", "160")]);
+    assert!(wide.lines().next().unwrap().contains("TYPE"), "{wide}");
+}
