@@ -223,18 +223,28 @@ impl Index {
         for path in &gone {
             self.forget(path);
         }
+        // Chunks of files are read and parsed in parallel while the previous chunk is entered
+        // into the index (which only one thread can do).
         let dirs = self.dirs.clone();
-        for chunk in to_read.chunks(CHUNK) {
-            let loaded: Vec<Loaded> = chunk
-                .par_iter()
-                .map(|p| match dirs.iter().find(|(_, d)| Some(d.as_path()) == p.parent()) {
-                    Some((t, _)) => load(p, *t),
-                    None => Loaded::Gone,
-                })
-                .collect();
-            for (path, result) in chunk.iter().zip(loaded) {
-                self.store_loaded(path, result);
-            }
+        let mut previous: Option<(&[PathBuf], Vec<Loaded>)> = None;
+        for chunk in to_read.chunks(CHUNK).chain([&[][..]]) {
+            let (loaded, ()) = rayon::join(
+                || {
+                    chunk
+                        .par_iter()
+                        .map(|p| match dirs.iter().find(|(_, d)| Some(d.as_path()) == p.parent()) {
+                            Some((t, _)) => load(p, *t),
+                            None => Loaded::Gone,
+                        })
+                        .collect::<Vec<_>>()
+                },
+                || {
+                    for (path, result) in previous.take().into_iter().flat_map(|(p, r)| p.iter().zip(r)) {
+                        self.store_loaded(path, result);
+                    }
+                },
+            );
+            previous = Some((chunk, loaded));
         }
         if to_read.len() > BULK {
             self.slots.shrink();
