@@ -138,14 +138,17 @@ fn list_json_is_the_tool_result() {
         &["issues", "totalCount"]
     };
     assert_eq!(keys, expected, "{v}");
-    // The tool's default (summary) format: these fields per issue (closedAt once closed), no more.
+    // Records with the table's fields (no description); empty labels, assignee and project and
+    // an open issue's closedAt are left out.
     for issue in issues {
         let mut fields: Vec<&str> = issue.as_object().expect("issue").keys().map(String::as_str).collect();
-        // Summary rows leave out empty labels; they carry the date of the last update only.
-        fields.retain(|f| *f != "labels");
+        fields.retain(|f| !["labels", "assignee", "project", "closedAt"].contains(f));
         fields.sort();
-        assert_eq!(fields, ["id", "priority", "status", "title", "updatedAt"], "{issue}");
+        assert_eq!(fields, ["createdAt", "id", "priority", "status", "title", "type", "updatedAt"], "{issue}");
     }
+    // With a format, the tool's own page: one line per issue.
+    let rows = ok_json(ws.path(), &["list", "--json", "--format", "minimal", "--limit", "3"]);
+    assert_eq!(rows["rows"].as_array().map(Vec::len), Some(3), "{rows}");
     assert!(issues.iter().all(|i| i["priority"] == "high"), "{v}");
 }
 

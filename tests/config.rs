@@ -30,9 +30,9 @@ async fn settings_from_the_file_and_the_environment_apply_and_are_shown() {
     let client = start_with_env(dir.path(), &[("DOCKET_SEARCH_PAGE_SIZE", "4")]).await;
 
     let page = structured(&call(&client, "issues_list", json!({"format": "minimal"})).await);
-    assert_eq!(page["issues"].as_array().unwrap().len(), 7, "page_size from the file");
+    assert_eq!(page["rows"].as_array().unwrap().len(), 7, "page_size from the file");
     let hits = structured(&call(&client, "issues_search", json!({"query": "the"})).await);
-    assert_eq!(hits["issues"].as_array().unwrap().len(), 4, "search_page_size from the environment");
+    assert_eq!(hits["rows"].as_array().unwrap().len(), 4, "search_page_size from the environment");
 
     let config = config_resource(&client).await;
     let settings = &config["settings"];
@@ -89,7 +89,7 @@ async fn tool_style_in_the_file_publishes_the_consolidated_profile() {
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
     assert_eq!(names, ["issues", "session", "errors", "workspace"]);
     let listed = structured(&call(&client, "issues", json!({"action": "list", "format": "minimal"})).await);
-    assert_eq!(listed["issues"].as_array().unwrap().len(), 3);
+    assert_eq!(listed["rows"].as_array().unwrap().len(), 3);
     assert_eq!(config_resource(&client).await["settings"]["tool_style"]["value"], "consolidated");
 }
 

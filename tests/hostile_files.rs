@@ -27,10 +27,7 @@ fn outside_dir() -> tempfile::TempDir {
 }
 
 fn listed_ids(result: &rmcp::model::CallToolResult) -> Vec<String> {
-    structured(result)["issues"]
-        .as_array()
-        .map(|a| a.iter().filter_map(|i| i["id"].as_str().map(String::from)).collect())
-        .unwrap_or_default()
+    common::page_records(&structured(result)).iter().filter_map(|i| i["id"].as_str().map(String::from)).collect()
 }
 
 #[tokio::test]

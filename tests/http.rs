@@ -47,7 +47,7 @@ async fn sessions_are_separate_and_end_on_delete() {
     call(&a, "issues_create", json!({"title": "From A", "description": ""})).await;
     // Both sessions share the workspace: B sees A's write at once.
     let listed = call(&b, "issues_list", json!({"format": "minimal"})).await;
-    assert_eq!(listed.structured_content.expect("structured")["issues"][0]["title"], "From A");
+    assert_eq!(common::page_records(&listed.structured_content.expect("structured"))[0]["title"], "From A");
 
     let init = post(&server.url).json(&initialize_body()).send().await.expect("initialize");
     assert_eq!(init.status(), 200);

@@ -19,7 +19,7 @@ async fn search(client: &common::Client, args: Value) -> Value {
 }
 
 fn ids(found: &Value) -> Vec<String> {
-    found["issues"].as_array().expect("issues").iter().map(|i| i["id"].as_str().expect("id").to_string()).collect()
+    crate::common::page_records(found).iter().map(|i| i["id"].as_str().expect("id").to_string()).collect()
 }
 
 #[tokio::test]

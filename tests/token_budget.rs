@@ -28,6 +28,21 @@ impl std::ops::AddAssign for Cost {
     }
 }
 
+/// The IDs of a page: its records (format full, fields), or the first word of each row.
+fn page_ids(page: &Value) -> Vec<String> {
+    match page.get("issues") {
+        Some(issues) => {
+            issues.as_array().into_iter().flatten().map(|i| i["id"].as_str().unwrap_or("").to_string()).collect()
+        }
+        None => page["rows"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|r| r.as_str().unwrap_or("").split(' ').next().unwrap_or("").to_string())
+            .collect(),
+    }
+}
+
 async fn cost(client: &Client, tool: &str, args: Value) -> (Cost, Value) {
     let r = call(client, tool, args).await;
     assert_ne!(r.is_error, Some(true), "{tool} failed: {}", text(&r));
@@ -46,7 +61,7 @@ async fn listing_20_issues_stays_within_the_spec_budgets() {
     let ws = demo_workspace(20);
     let client = start(ws.path()).await;
     let (minimal, data) = cost(&client, "issues_list", json!({"format": "minimal"})).await;
-    assert_eq!(data["issues"].as_array().map(Vec::len), Some(20));
+    assert_eq!(page_ids(&data).len(), 20, "{data}");
     let (summary, _) = cost(&client, "issues_list", json!({"format": "summary"})).await;
     println!(
         "issues_list x20 minimal: text {} | structured {} | both {}",
@@ -60,12 +75,11 @@ async fn listing_20_issues_stays_within_the_spec_budgets() {
         summary.structured,
         summary.text + summary.structured
     );
-    // Issue 13's targets for the text view. The structured view is guarded at what it costs now
-    // (418 and 786 tokens): its targets (< 300, < 700) need a tabular row form, not done yet.
+    // Issue 13's targets, each view on its own.
     assert!(minimal.text < 300, "minimal text {} tokens", minimal.text);
     assert!(summary.text < 700, "summary text {} tokens", summary.text);
-    assert!(minimal.structured < 450, "minimal structuredContent {} tokens", minimal.structured);
-    assert!(summary.structured < 850, "summary structuredContent {} tokens", summary.structured);
+    assert!(minimal.structured < 300, "minimal structuredContent {} tokens", minimal.structured);
+    assert!(summary.structured < 700, "summary structuredContent {} tokens", summary.structured);
     client.cancel().await.expect("close");
 }
 
@@ -81,7 +95,7 @@ async fn a_page_in_the_structured_view_says_how_many_more_match_and_the_cursor()
     ] {
         let (_, page) = cost(&client, tool, args.clone()).await;
         let total = page["totalCount"].as_u64().expect("totalCount") as usize;
-        let shown = page["issues"].as_array().map_or(0, Vec::len);
+        let shown = page_ids(&page).len();
         assert!(total > shown, "{tool} {args}: the workspace has more than one page: {page}");
         let cursor = page["nextCursor"].as_str().expect("nextCursor");
         let next = page["next"].as_str().unwrap_or_else(|| panic!("{tool} {args}: no next in {page}"));
@@ -98,17 +112,24 @@ async fn a_page_in_the_structured_view_says_how_many_more_match_and_the_cursor()
     client.cancel().await.expect("close");
 }
 
-/// The structured view leaves out what says nothing: empty label lists, creation times on rows.
+/// The structured view leaves out what says nothing (empty label lists, creation times), and its
+/// rows are the very lines of the text view, so both views carry the same page at the same cost.
 #[tokio::test]
 async fn summary_rows_omit_empty_and_unasked_fields() {
     let ws = demo_workspace(40);
     let client = start(ws.path()).await;
-    let (_, page) = cost(&client, "issues_list", json!({"format": "summary", "limit": 40})).await;
+    let r = call(&client, "issues_list", json!({"format": "summary", "limit": 40})).await;
+    let (page, lines) = (structured(&r), text(&r));
     let json = page.to_string();
-    assert!(!json.contains("[]") && !json.contains("null"), "{json}");
-    for row in page["issues"].as_array().expect("issues") {
-        assert!(row.get("createdAt").is_none(), "{row}");
-        assert_eq!(row["updatedAt"].as_str().map(str::len), Some(10), "summary rows carry the date: {row}");
+    assert!(!json.contains("[]") && !json.contains("null") && !json.contains("labels: ;"), "{json}");
+    let rows = page["rows"].as_array().expect("rows");
+    assert_eq!(rows.len(), 40);
+    for row in rows {
+        let row = row.as_str().expect("a row is a line");
+        assert!(lines.lines().any(|l| l == row), "{row} is not a line of the text view:\n{lines}");
+        let date = row.rsplit("updated ").next().expect("updated").trim_end_matches(')');
+        assert_eq!(date.len(), 10, "summary rows carry the date of the last update only: {row}");
+        assert!(!row.contains("created"), "{row}");
     }
     client.cancel().await.expect("close");
 }
@@ -119,11 +140,15 @@ async fn a_default_search_page_costs_no_more_per_hit_than_minimal_rows() {
     let ws = demo_workspace(200);
     let client = start(ws.path()).await;
     let (search, hits) = cost(&client, "issues_search", json!({"query": "the"})).await;
-    let ids: Vec<Value> = hits["issues"].as_array().expect("issues").iter().map(|h| h["id"].clone()).collect();
+    let ids = page_ids(&hits);
     assert!(ids.len() >= 10, "{hits}");
-    let rows: Vec<Value> = hits["issues"].as_array().expect("issues").clone();
-    for row in &rows {
-        assert!(row.get("priority").is_none() && row.get("labels").is_none(), "minimal rows: {row}");
+    for row in hits["rows"].as_array().expect("rows") {
+        let words: Vec<&str> = row.as_str().expect("a row is a line").split(' ').collect();
+        assert!(["open", "in_progress", "closed", "cancelled"].contains(&words[1]), "minimal rows: {row}");
+        assert!(
+            !["low", "medium", "high", "critical"].contains(&words[2]) && !row.to_string().contains("labels:"),
+            "minimal rows: {row}"
+        );
     }
     let (list, _) = cost(&client, "issues_list", json!({"format": "minimal", "limit": ids.len()})).await;
     println!("search page {} hits: text {} | structured {}", ids.len(), search.text, search.structured);
@@ -141,8 +166,7 @@ async fn an_agent_workflow_costs_far_less_with_formats_fields_and_batches() {
     let ws = demo_workspace(60);
     let client = start(ws.path()).await;
     let (_, open) = cost(&client, "issues_list", json!({"status": ["open"], "format": "minimal", "limit": 10})).await;
-    let ids: Vec<String> =
-        open["issues"].as_array().into_iter().flatten().filter_map(|i| i["id"].as_str().map(String::from)).collect();
+    let ids = page_ids(&open);
     assert_eq!(ids.len(), 10);
 
     let mut lean = Cost::default();
@@ -222,15 +246,21 @@ async fn meta_tokens_estimate_is_within_ten_percent_of_o200k() {
     meta_tokens_match_o200k("estimate", 0.1).await;
 }
 
+/// What wrangler's own server returns for issue 13's workflow on a generated 10,000-issue
+/// workspace, text tokens (its 13 calls: list minimal 20, search, get, 10 updates; wrangler has no
+/// stats). Measured with `WRANGLER_BUNDLE=.../mcp/dist/bundle.cjs cargo bench --bench tokens`
+/// (docs/benchmarks.md, "Tokens the model sees"); wrangler's results carry no structuredContent,
+/// so this is what either kind of client shows the model.
+const WRANGLER_WORKFLOW_TOKENS: usize = 1_260;
+
 /// Issue 13's workflow: list minimal 20 -> search, first page -> get one with fields
 /// [title, status, description] -> update 10 in a batch -> stats; per call and in total, each
-/// view on its own, for both tool profiles. wrangler's server needs 13 calls and ~1,530 tokens of
-/// text for the same information (issue 13). The goal is half of that in each view; guarded here
-/// at what docket costs now (946-1,013 text, 1,300-1,346 structured on 1,000 generated issues), not
-/// yet half: the one issues_get with a 1-3 KB description alone is ~360 tokens.
+/// view on its own, for both tool profiles, on 10,000 issues with 1-3 KB bodies. The goal is half
+/// of wrangler's tokens; the one issues_get returns a ~1.4 KB description (~360 tokens, 29% of
+/// wrangler's total by itself), so docket stays above half: guarded at what it costs now.
 #[tokio::test]
 async fn the_standard_workflow_costs_less_than_wranglers_in_each_view() {
-    let ws = demo_workspace(1_000);
+    let ws = demo_workspace(10_000);
     for style in ["granular", "consolidated"] {
         let client = start_with_env(ws.path(), &[("DOCKET_TOOL_STYLE", style)]).await;
         let named = |tool: &str, mut args: Value| -> (String, Value) {
@@ -251,22 +281,24 @@ async fn the_standard_workflow_costs_less_than_wranglers_in_each_view() {
             data
         };
         let list = step("issues_list minimal 20", "issues_list", json!({"format": "minimal", "limit": 20})).await;
-        step("issues_search first page", "issues_search", json!({"query": "webhook"})).await;
-        let id = list["issues"][0]["id"].clone();
-        step("issues_get 3 fields", "issues_get", json!({"id": id, "fields": ["title", "status", "description"]}))
+        let hits = step("issues_search first page", "issues_search", json!({"query": "webhook"})).await;
+        assert!(hits["totalCount"].as_u64().is_some_and(|n| n > 100), "a few hundred matches: {hits}");
+        let ids = page_ids(&list);
+        step("issues_get 3 fields", "issues_get", json!({"id": ids[0], "fields": ["title", "status", "description"]}))
             .await;
-        let updates: Vec<Value> = list["issues"].as_array().expect("issues")[..10]
-            .iter()
-            .map(|i| json!({"id": i["id"], "status": "in_progress"}))
-            .collect();
+        let updates: Vec<Value> = ids[..10].iter().map(|id| json!({"id": id, "status": "in_progress"})).collect();
         step("issues_update_batch 10", "issues_update_batch", json!({"updates": updates})).await;
         step("issues_stats by status", "issues_stats", json!({"groupBy": "status"})).await;
+        let share = |n: usize| 100 * n / WRANGLER_WORKFLOW_TOKENS;
         println!(
-            "{style:>12} workflow total                text {:>4} | structured {:>4}",
-            total.text, total.structured
+            "{style:>12} workflow total                text {:>4} ({}% of wrangler) | structured {:>4} ({}%)",
+            total.text,
+            share(total.text),
+            total.structured,
+            share(total.structured)
         );
-        assert!(total.text <= 1_100, "{style}: text view {} tokens (wrangler ~1,530)", total.text);
-        assert!(total.structured <= 1_400, "{style}: structured view {} tokens", total.structured);
+        assert!(share(total.text) <= 72, "{style}: text view {} tokens", total.text);
+        assert!(share(total.structured) <= 80, "{style}: structured view {} tokens", total.structured);
         client.cancel().await.expect("close");
     }
 }

@@ -17,7 +17,7 @@ async fn list_by_single_type() {
     let client = start(ws.path()).await;
     let (sc, _) = ok(&client, "issues_list", json!({"type": "specification", "limit": 100, "format": "full"})).await;
     assert_eq!(sc["totalCount"], 21, "wrangler's server also lists 21 specifications");
-    assert!(sc["issues"].as_array().expect("issues").iter().all(|i| i["type"] == "specification"));
+    assert!(crate::common::page_records(&sc).iter().all(|i| i["type"] == "specification"));
     client.cancel().await.expect("close");
 }
 
@@ -27,9 +27,7 @@ async fn list_by_several_statuses() {
     let ws = fixture();
     let client = start(ws.path()).await;
     let (sc, _) = ok(&client, "issues_list", json!({"status": ["open", "in_progress"], "limit": 100})).await;
-    assert!(
-        sc["issues"].as_array().expect("issues").iter().all(|i| i["status"] == "open" || i["status"] == "in_progress")
-    );
+    assert!(crate::common::page_records(&sc).iter().all(|i| i["status"] == "open" || i["status"] == "in_progress"));
     assert_eq!(sc["totalCount"], 117);
     client.cancel().await.expect("close");
 }
@@ -42,7 +40,7 @@ async fn list_high_priority_open_items() {
     let (sc, _) =
         ok(&client, "issues_list", json!({"priority": ["critical", "high"], "status": ["open"], "limit": 100})).await;
     assert_eq!(sc["totalCount"], 43, "wrangler's server also answers 43");
-    for i in sc["issues"].as_array().expect("issues") {
+    for i in &crate::common::page_records(&sc) {
         assert!(i["status"] == "open" && (i["priority"] == "critical" || i["priority"] == "high"), "{i}");
     }
     client.cancel().await.expect("close");
@@ -103,7 +101,7 @@ async fn search_in_title_and_description() {
         json!({"query": "authentication", "fields": ["title", "description"], "includeDescription": true, "limit": 100}),
     )
     .await;
-    let hits = sc["issues"].as_array().expect("issues");
+    let hits = &crate::common::page_records(&sc);
     assert!(hits.len() >= 4, "wrangler finds 4 among the 100 newest issues; docket searches all: {}", hits.len());
     for hit in hits {
         let title = hit["title"].as_str().unwrap_or_default().to_lowercase();
@@ -127,7 +125,7 @@ async fn search_with_filters_sorted_by_priority() {
     .await;
     assert_eq!(sc["totalCount"], 33, "wrangler's server also finds 33");
     let rank = |p: &Value| ["low", "medium", "high", "critical"].iter().position(|x| p == x).expect("priority");
-    let hits = sc["issues"].as_array().expect("issues");
+    let hits = &crate::common::page_records(&sc);
     assert!(
         hits.windows(2).all(|w| rank(&w[0]["priority"]) >= rank(&w[1]["priority"])),
         "sorted by priority, highest first"

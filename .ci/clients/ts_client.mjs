@@ -52,7 +52,8 @@ const fail = (name, message) => {
 // runs, with the ids created by earlier steps in `s`. `expectError` marks a deliberate failure (it
 // feeds the error memory for errors_resolve); `post` checks the structured result.
 function samples(s) {
-  const ids = (sc) => sc.issues.map((i) => i.id);
+  // A page is records (format full, fields) or one line per issue, each starting with its ID.
+  const ids = (sc) => (sc.issues ? sc.issues.map((i) => i.id) : sc.rows.map((r) => r.split(' ')[0]));
   return [
     ['issues_create', {
       title: `TypeScript client check ${process.pid}`,
@@ -206,7 +207,7 @@ async function main(command, args) {
       let pages = 0;
       let total;
       do {
-        const sc = await call('issues_list', { limit: 7, format: 'minimal', ...(cursor ? { cursor } : {}) });
+        const sc = await call('issues_list', { limit: 7, fields: ['title'], ...(cursor ? { cursor } : {}) });
         pages++;
         seen.push(...sc.issues.map((i) => i.id));
         titles.push(...sc.issues.map((i) => i.title ?? ''));

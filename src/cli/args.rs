@@ -125,8 +125,8 @@ pub struct ListArgs {
     /// Follow the cursors and print every matching issue.
     #[arg(long)]
     pub all: bool,
-    /// Verbosity of the issues_list call (minimal, summary, full). Default: full for the table
-    /// (it carries TYPE), the tool's default with --json.
+    /// Columns of the table (minimal, summary, full; default full). With --json, prints the
+    /// tool's own result for that format (one line per issue for minimal and summary).
     #[arg(long)]
     pub format: Option<String>,
     /// Print the structured issues_list result as JSON.
@@ -135,6 +135,9 @@ pub struct ListArgs {
     #[command(flatten)]
     pub ws: WorkspaceArg,
 }
+
+/// The issue fields the list table can show (format full without the description).
+pub const TABLE_FIELDS: [&str; 8] = ["title", "type", "status", "priority", "labels", "assignee", "project", "dates"];
 
 /// Page size of `list` when none is given (the tool's summary default, also used for `full`).
 pub const LIST_PAGE: i64 = 25;
@@ -145,8 +148,18 @@ impl ListArgs {
         let mut args = Map::new();
         put_list(&mut args, "status", &self.status);
         self.filters.apply(&mut args);
-        let format = self.format.clone().or_else(|| (!self.json).then(|| "full".to_string()));
-        put(&mut args, "format", &format);
+        // The table (and --json, for scripts) takes records: the fields the table shows for the
+        // format asked, without bodies. --json with a --format prints the tool's own result for it.
+        let fields: Option<&[&str]> = match (self.json, self.format.as_deref()) {
+            (_, None) | (false, Some("full")) => Some(&TABLE_FIELDS),
+            (false, Some("minimal")) => Some(&["title", "status"]),
+            (false, Some("summary")) => Some(&["title", "status", "priority", "labels", "dates"]),
+            (_, Some(_)) => None,
+        };
+        match fields {
+            Some(fields) => drop(args.insert("fields".into(), json!(fields))),
+            None => put(&mut args, "format", &self.format),
+        }
         let limit = match (self.limit, self.all) {
             (Some(l), _) => Some(l),
             (None, true) => Some(crate::generated::limits::issues_list::MAX_PAGE_SIZE as i64),
@@ -347,7 +360,7 @@ impl BoardArgs {
         let mut args = Map::new();
         args.insert("status".into(), json!([status]));
         self.filters.apply(&mut args);
-        args.insert("format".into(), json!("minimal"));
+        args.insert("fields".into(), json!(["title"]));
         args.insert("limit".into(), json!(limit));
         put(&mut args, "cursor", &cursor.map(str::to_string));
         args
@@ -416,14 +429,16 @@ mod tests {
         let args = Value::Object(list.to_arguments(None));
         assert_eq!(
             args,
-            json!({"status": ["open", "in_progress", "closed"], "labels": ["bug"], "format": "full", "limit": 5})
+            json!({"status": ["open", "in_progress", "closed"], "labels": ["bug"], "fields": TABLE_FIELDS, "limit": 5})
         );
     }
 
     #[test]
-    fn list_json_leaves_format_and_page_size_to_the_tool() {
+    fn list_json_asks_for_the_table_records_and_leaves_page_size_to_the_tool() {
         let Command::List(list) = parse(&["list", "--json", "--cursor", "abc"]) else { panic!("not list") };
-        assert_eq!(Value::Object(list.to_arguments(None)), json!({"cursor": "abc"}));
+        assert_eq!(Value::Object(list.to_arguments(None)), json!({"fields": TABLE_FIELDS, "cursor": "abc"}));
+        let Command::List(list) = parse(&["list", "--json", "--format", "minimal"]) else { panic!("not list") };
+        assert_eq!(Value::Object(list.to_arguments(None)), json!({"format": "minimal"}));
     }
 
     #[test]

@@ -23,12 +23,12 @@ pub(super) fn list(core: &Core, a: &ListArgs) -> Result<String, String> {
     // Where this page starts, for "N more" (the tool reports it in its context).
     let offset = reply.context.as_ref().and_then(|c| c.get("offset")).and_then(Value::as_u64).unwrap_or(0);
     let mut page = first;
-    let mut issues = std::mem::take(&mut page.issues);
+    let mut issues = page.issues.take().unwrap_or_default();
     while a.all
         && let Some(cursor) = page.next_cursor.take()
     {
         page = core.call_as::<IssuesListOutput>("issues_list", a.to_arguments(Some(&cursor)))?.0;
-        issues.append(&mut page.issues);
+        issues.extend(page.issues.take().unwrap_or_default());
     }
     if a.json {
         return Ok(json_text(&json!({"issues": issues, "totalCount": page.total_count})));
@@ -232,12 +232,12 @@ pub(super) fn board(core: &Core, a: &BoardArgs) -> Result<String, String> {
         let (mut page, _) =
             core.call_as::<IssuesListOutput>("issues_list", a.to_arguments(status.as_str(), limit, None))?;
         let count = page.total_count.max(0) as usize;
-        let mut issues = std::mem::take(&mut page.issues);
+        let mut issues = page.issues.take().unwrap_or_default();
         while !capped && let Some(cursor) = page.next_cursor.take() {
             page = core
                 .call_as::<IssuesListOutput>("issues_list", a.to_arguments(status.as_str(), limit, Some(&cursor)))?
                 .0;
-            issues.append(&mut page.issues);
+            issues.extend(page.issues.take().unwrap_or_default());
         }
         if capped {
             issues.truncate(usize::from(a.closed));

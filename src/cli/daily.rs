@@ -139,6 +139,8 @@ fn search(core: &Core, a: &SearchArgs) -> Result<String, String> {
     // issues_search takes one type as `type` inside its filters, like issues_list.
     let mut args = Map::new();
     args.insert("query".into(), json!(a.query));
+    // Records (with excerpts) for the table; the tool's default is one line per hit.
+    args.insert("format".into(), json!("full"));
     if !filters.is_empty() {
         args.insert("filters".into(), Value::Object(filters));
     }
@@ -149,11 +151,12 @@ fn search(core: &Core, a: &SearchArgs) -> Result<String, String> {
     if a.json {
         return Ok(json_text(&reply.data));
     }
-    if out.issues.is_empty() {
+    let issues = out.issues.unwrap_or_default();
+    if issues.is_empty() {
         return Ok(format!("Nothing matches \"{}\".\n", a.query));
     }
-    let mut text = list_table(&out.issues, terminal_width(), style::enabled());
-    let _ = writeln!(text, "{} of {} matches.", out.issues.len(), out.total_count);
+    let mut text = list_table(&issues, terminal_width(), style::enabled());
+    let _ = writeln!(text, "{} of {} matches.", issues.len(), out.total_count);
     Ok(text)
 }
 
@@ -186,14 +189,19 @@ fn ready(core: &Core, a: &ReadyArgs) -> Result<String, String> {
         let mut args = Map::new();
         args.insert("status".into(), json!(["open"]));
         a.filters.apply(&mut args);
-        // `full` is the format that carries the assignee.
-        args.insert("format".into(), json!("full"));
+        args.insert("fields".into(), json!(["title", "type", "status", "priority", "labels", "assignee", "dates"]));
         args.insert("limit".into(), json!(limits::issues_list::MAX_PAGE_SIZE));
         if let Some(c) = cursor.take() {
             args.insert("cursor".into(), json!(c));
         }
         let (mut page, _) = core.call_as::<IssuesListOutput>("issues_list", args)?;
-        issues.extend(page.issues.drain(..).filter(|r| r.assignee.as_deref().is_none_or(str::is_empty)));
+        issues.extend(
+            page.issues
+                .take()
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|r| r.assignee.as_deref().is_none_or(str::is_empty)),
+        );
         match page.next_cursor {
             Some(c) => cursor = Some(c),
             None => break,

@@ -115,7 +115,12 @@ pub fn list(store: &Store, input: IssuesListInput, limits: &ResponseLimits) -> T
     let snap = store.list(&filter, SortField::Updated, SortOrder::Desc).map_err(store_error)?;
     let all = snap.value;
     let page = Page::new(offset, size, all.len());
-    let projection = Projection::format(input.format).limit(limits::issues_list::DESCRIPTION_CHARS);
+    // Rows (one line each) are what a model reads; records are for format full and for `fields`.
+    let projection = match &input.fields {
+        Some(fields) => Projection::fields(Some(fields)),
+        None => Projection::format(input.format),
+    }
+    .limit(limits::issues_list::DESCRIPTION_CHARS);
     let mut issues = Vec::with_capacity(page.len);
     for meta in &all[page.range()] {
         let body = if projection.needs_body() { Some(store.read_body(meta).map_err(store_error)?) } else { None };
@@ -123,20 +128,26 @@ pub fn list(store: &Store, input: IssuesListInput, limits: &ResponseLimits) -> T
     }
     let next = (page.remaining() > 0).then(|| query.cursor(page.offset + page.len));
     let returned = issues.len();
+    let as_rows = input.fields.is_none() && input.format != ListFormat::Full;
+    let rows: Vec<String> = if as_rows { issues.iter().map(text::issue_line).collect() } else { Vec::new() };
     let text = match input.response_format {
         ResponseFormat::Markdown => {
-            let mut lines: Vec<String> = issues.iter().map(text::issue_line).collect();
-            if input.format == ListFormat::Full {
-                lines = issues.iter().map(text::issue_document).collect();
-            }
+            // Records with a description read as documents; every other page as one line each.
+            let documents = projection.needs_body();
+            let mut lines = match (as_rows, documents) {
+                (true, _) => rows.clone(),
+                (false, true) => issues.iter().map(text::issue_document).collect(),
+                (false, false) => issues.iter().map(text::issue_line).collect(),
+            };
             lines.push(text::page_line("issues", returned, page.total, page.remaining(), next.as_deref()));
-            Some(lines.join(if input.format == ListFormat::Full { "\n\n---\n\n" } else { "\n" }))
+            Some(lines.join(if documents { "\n\n---\n\n" } else { "\n" }))
         }
         ResponseFormat::Json => None,
     };
     let links: Vec<_> = issues.iter().filter(|r| r.truncated.is_some()).map(|r| link_to(&r.id)).collect();
     let output = IssuesListOutput {
-        issues,
+        rows: as_rows.then_some(rows),
+        issues: (!as_rows).then_some(issues),
         total_count: page.total as i64,
         next: text::next_page(page.remaining(), next.as_deref()),
         next_cursor: next,

@@ -97,7 +97,8 @@ impl Projection {
         let body = if has(Part::Description) { body } else { None };
         let cut = body.zip(self.limit).and_then(|(b, limit)| bodies::cut(b, limit));
         let truncated = cut.is_some().then_some(true);
-        let description_length = body.map(|b| cut.as_ref().map_or_else(|| b.chars().count(), |c| c.total) as i64);
+        // The length matters only when the description was cut; a whole one shows its own length.
+        let description_length = cut.as_ref().map(|c| c.total as i64);
         let next = cut.as_ref().map(|c| text::next_chunk(&meta.id, c.text.chars().count(), c.total));
         let description = cut.map(|c| c.text).or_else(|| body.map(str::to_string));
         let dates = has(Part::Dates);

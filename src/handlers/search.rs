@@ -85,6 +85,8 @@ pub fn search(
         })
         .collect();
     let next = (page.remaining() > 0).then(|| query.cursor(page.offset + page.len));
+    // Rows (one line each) unless excerpts make records of the hits.
+    let rows: Option<Vec<String>> = (!excerpts).then(|| issues.iter().map(text::issue_line).collect());
     let text = match input.response_format {
         ResponseFormat::Json => None,
         ResponseFormat::Markdown => {
@@ -101,7 +103,8 @@ pub fn search(
     };
     let counts = ResultCounts { total: page.total, returned: issues.len(), truncated: page.remaining() > 0 };
     let output = IssuesSearchOutput {
-        issues,
+        issues: rows.is_none().then_some(issues),
+        rows,
         total_count: page.total as i64,
         next: text::next_page(page.remaining(), next.as_deref()),
         next_cursor: next,

@@ -4,14 +4,13 @@ use std::fmt::Write;
 
 use crate::generated::IssueRecord;
 
-/// `ISS-000042 [open, high] Title (labels: a, b; updated 2026-02-17)`; fields absent from the
-/// record are left out, so the same function serves every format.
+/// `ISS-000042 open high Title (labels: a, b; updated 2026-02-17)`; fields absent from the
+/// record are left out, so the same function serves every format. Status and priority are bare
+/// enum words: brackets around them cost two tokens a row and say nothing the words do not.
 pub fn issue_line(r: &IssueRecord) -> String {
     let mut line = r.id.clone();
-    let state: Vec<&str> =
-        [r.status.map(|s| s.as_str()), r.priority.map(|p| p.as_str())].into_iter().flatten().collect();
-    if !state.is_empty() {
-        let _ = write!(line, " [{}]", state.join(", "));
+    for word in [r.status.map(|s| s.as_str()), r.priority.map(|p| p.as_str())].into_iter().flatten() {
+        let _ = write!(line, " {word}");
     }
     if let Some(t) = &r.title {
         let _ = write!(line, " {t}");
@@ -103,16 +102,15 @@ pub fn issue_uri(id: &str) -> String {
 /// The structured view's paging instruction: how many more match and the cursor that returns them
 /// (tool-neutral: the consolidated profile reaches the same handler under another name).
 pub fn next_page(remaining: usize, next: Option<&str>) -> Option<String> {
-    next.filter(|_| remaining > 0)
-        .map(|cursor| format!("{remaining} more match; pass cursor \"{cursor}\" for the next page."))
+    next.filter(|_| remaining > 0).map(|cursor| format!("{remaining} more match: pass cursor \"{cursor}\"."))
 }
 
-/// The explicit paging line models need ("N more match. Pass cursor ...").
+/// The explicit paging line models need ("N more match: pass cursor ...").
 pub fn page_line(noun: &str, returned: usize, total: usize, remaining: usize, next: Option<&str>) -> String {
     match next {
-        Some(cursor) if remaining > 0 => format!(
-            "Showing {returned} of {total} {noun}. {remaining} more match. Pass cursor '{cursor}' to see the next page."
-        ),
+        Some(cursor) if remaining > 0 => {
+            format!("Showing {returned} of {total} {noun}; {remaining} more match: pass cursor '{cursor}'.",)
+        }
         _ if total == 0 => format!("No {noun} match."),
         _ => format!("Showing {returned} of {total} {noun}."),
     }

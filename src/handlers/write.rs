@@ -4,7 +4,7 @@ use super::convert::{issue_type, priority, status, store_error};
 use super::records::Projection;
 use super::text;
 use crate::generated::{
-    BatchResult, IssuesDeleteInput, IssuesDeleteOutput, IssuesMarkCompleteInput, IssuesMarkCompleteOutput,
+    BatchFailure, IssuesDeleteInput, IssuesDeleteOutput, IssuesMarkCompleteInput, IssuesMarkCompleteOutput,
     IssuesUpdateBatchInput, IssuesUpdateBatchOutput, IssuesUpdateInput, IssuesUpdateOutput, ListFormat, errors,
 };
 use crate::runtime::{Reply, ResultCounts, ToolError, ToolResult};
@@ -86,10 +86,9 @@ pub fn mark_complete(store: &Store, input: IssuesMarkCompleteInput) -> ToolResul
 }
 
 pub fn update_batch(store: &Store, input: IssuesUpdateBatchInput) -> ToolResult<IssuesUpdateBatchOutput> {
-    let mut results = Vec::with_capacity(input.updates.len());
-    let mut lines = Vec::with_capacity(input.updates.len() + 1);
+    let total = input.updates.len();
+    let (mut updated, mut unchanged, mut errors) = (Vec::new(), Vec::new(), Vec::new());
     for item in input.updates {
-        let id = item.id.clone();
         let patch = IssuePatch {
             status: item.status.map(status),
             priority: item.priority.map(priority),
@@ -98,26 +97,28 @@ pub fn update_batch(store: &Store, input: IssuesUpdateBatchInput) -> ToolResult<
             project: clearable(item.project),
             ..IssuePatch::default()
         };
-        match apply(store, &id, patch) {
-            Ok((meta, changed)) => {
-                lines.push(format!(
-                    "ok {}: {}",
-                    meta.id,
-                    if changed.is_empty() { "no change".into() } else { changed.join(", ") }
-                ));
-                results.push(BatchResult { id, ok: true, error: None, changed: Some(changed) });
-            }
-            Err(e) => {
-                lines.push(format!("failed {id}: {}", e.message));
-                results.push(BatchResult { id, ok: false, error: Some(e.message), changed: None });
-            }
+        match apply(store, &item.id, patch) {
+            Ok((meta, changed)) if changed.is_empty() => unchanged.push(meta.id),
+            Ok((meta, _)) => updated.push(meta.id),
+            Err(e) => errors.push(BatchFailure { id: item.id, error: e.message }),
         }
     }
-    let succeeded = results.iter().filter(|r| r.ok).count();
-    let failed = results.len() - succeeded;
-    lines.insert(0, format!("{succeeded} updated, {failed} failed."));
-    let total = results.len();
-    let output = IssuesUpdateBatchOutput { results, succeeded: succeeded as i64, failed: failed as i64 };
+    // The model asked for the changes; what it needs back is which IDs took them and why others did not.
+    let mut lines = Vec::new();
+    for (label, ids) in [("Updated", &updated), ("Unchanged (already so)", &unchanged)] {
+        if !ids.is_empty() {
+            lines.push(format!("{label} {}: {}", ids.len(), ids.join(", ")));
+        }
+    }
+    lines.extend(errors.iter().map(|f| format!("Failed {}: {}", f.id, f.error)));
+    let non_empty = |v: Vec<String>| (!v.is_empty()).then_some(v);
+    let output = IssuesUpdateBatchOutput {
+        succeeded: (updated.len() + unchanged.len()) as i64,
+        failed: errors.len() as i64,
+        updated: non_empty(updated),
+        unchanged: non_empty(unchanged),
+        errors: (!errors.is_empty()).then_some(errors),
+    };
     Ok(Reply::new(output).with_text(lines.join("\n")).with_results(ResultCounts {
         total,
         returned: total,

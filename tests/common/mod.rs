@@ -242,3 +242,40 @@ pub fn manifest_tool_count() -> usize {
         serde_yaml::from_str(&std::fs::read_to_string(path).expect("read tools.yaml")).expect("parse");
     manifest["tools"].as_array().map_or(0, Vec::len)
 }
+
+/// The issues of an issues_list or issues_search page as records: `issues` when the page carries
+/// records (format full, `fields`), else its `rows` read back (`ISS-000042 open high Title
+/// (labels: a, b; updated 2026-02-17)`: ID, status, priority in summary rows, title, then the
+/// labels and date in a closing parenthesis).
+pub fn page_records(page: &Value) -> Vec<Value> {
+    if let Some(issues) = page.get("issues").and_then(Value::as_array) {
+        return issues.clone();
+    }
+    const PRIORITIES: [&str; 4] = ["low", "medium", "high", "critical"];
+    let rows = page["rows"].as_array().unwrap_or_else(|| panic!("a page has issues or rows: {page}"));
+    rows.iter()
+        .map(|row| {
+            let row = row.as_str().expect("a row is a line");
+            let (id, rest) = row.split_once(' ').expect("ID and status");
+            let (status, mut rest) = rest.split_once(' ').unwrap_or((rest, ""));
+            let mut record = serde_json::json!({"id": id, "status": status});
+            if let Some((p, r)) = rest.split_once(' ').filter(|(p, _)| PRIORITIES.contains(p)) {
+                record["priority"] = Value::from(p);
+                rest = r;
+            }
+            let (title, extras) = match rest.rfind(" (").filter(|_| rest.ends_with(')')) {
+                Some(at) if rest[at..].contains("updated ") || rest[at..].contains("labels: ") => {
+                    (&rest[..at], &rest[at + 2..rest.len() - 1])
+                }
+                _ => (rest, ""),
+            };
+            record["title"] = Value::from(title);
+            for part in extras.split("; ") {
+                if let Some(labels) = part.strip_prefix("labels: ") {
+                    record["labels"] = labels.split(", ").collect::<Vec<_>>().into();
+                }
+            }
+            record
+        })
+        .collect()
+}

@@ -60,7 +60,7 @@ pub async fn ok(client: &Client, tool: &str, args: Value) -> (Value, String) {
 }
 
 pub fn ids(sc: &Value) -> Vec<String> {
-    sc["issues"].as_array().expect("issues").iter().map(|i| i["id"].as_str().expect("id").to_string()).collect()
+    crate::common::page_records(sc).iter().map(|i| i["id"].as_str().expect("id").to_string()).collect()
 }
 
 /// Files under `dir` (relative paths) whose name starts with `prefix`.
