@@ -90,13 +90,16 @@ pub fn search(
     let text = match input.response_format {
         ResponseFormat::Json => None,
         ResponseFormat::Markdown => {
-            let mut lines: Vec<String> = issues
-                .iter()
-                .map(|r| match &r.excerpt {
-                    Some(e) => format!("{}\n  > {}", text::issue_line(r), e.replace('\n', " ")),
-                    None => text::issue_line(r),
-                })
-                .collect();
+            let mut lines: Vec<String> = match &rows {
+                Some(rows) => rows.clone(),
+                None => issues
+                    .iter()
+                    .map(|r| match &r.excerpt {
+                        Some(e) => format!("{}\n  > {}", text::issue_line(r), e.replace('\n', " ")),
+                        None => text::issue_line(r),
+                    })
+                    .collect(),
+            };
             lines.push(text::page_line("matches", issues.len(), page.total, page.remaining(), next.as_deref()));
             Some(lines.join("\n"))
         }
