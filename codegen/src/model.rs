@@ -40,7 +40,8 @@ pub struct Object {
     pub rust_name: String,
     pub description: String,
     pub fields: Vec<Field>,
-    /// `additionalProperties`: inputs default to `Some(false)`, outputs to `None` (not emitted).
+    /// `additionalProperties`: inputs default to `Some(false)` (the generated parser denies unknown
+    /// fields; the server strips them first), outputs to `None`. Published in outputSchemas only.
     pub additional: Option<bool>,
 }
 

@@ -17,7 +17,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use serde_json::{Map, Value, json};
 
-use super::schema::{says_nothing, shape_schema};
+use super::schema::{Side, says_nothing, shape_schema};
 use super::types::docs;
 use crate::model::{Annotations, Field, Model, Tool};
 
@@ -187,7 +187,7 @@ fn squash(s: &str) -> String {
 
 /// The merged property of one parameter name, and the actions whose value resolve must adapt.
 fn merge_param(wire: &str, used: &[(String, &Field)], aliases: &[(String, String)]) -> (Param, Vec<(String, Coerce)>) {
-    let shapes: Vec<Value> = used.iter().map(|(_, f)| shape_schema(&f.shape)).collect();
+    let shapes: Vec<Value> = used.iter().map(|(_, f)| shape_schema(&f.shape, Side::Input)).collect();
     let mut merged = shapes[1..].iter().fold(shapes[0].clone(), |acc, s| merge(&acc, s));
     let type_of = |v: &Value| v.get("type").and_then(Value::as_str).map(str::to_string);
     let published = type_of(&merged);

@@ -5,11 +5,27 @@ use serde_json::{Map, Value, json};
 
 use crate::model::{Field, Object, Shape};
 
+/// Which side of a tool a schema describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// Arguments (inputSchema). `additionalProperties` is never published here: the server accepts
+    /// parameters a tool does not declare (it ignores them with a visible IGNORED_PARAMETER
+    /// warning), so `false` would be untrue, and every model pays for it on every request.
+    Input,
+    /// Results (outputSchema): objects publish `additionalProperties` as declared.
+    Output,
+}
+
+/// The inputSchema of a tool.
+pub fn input_schema(obj: &Object) -> Value {
+    object_schema(obj, Side::Input)
+}
+
 /// The schema of an input or output object (the root of inputSchema / outputSchema).
-pub fn object_schema(obj: &Object) -> Value {
+pub fn object_schema(obj: &Object, side: Side) -> Value {
     let mut props = Map::new();
     for f in obj.fields.iter().filter(|f| published(f)) {
-        props.insert(f.wire.clone(), field_schema(f));
+        props.insert(f.wire.clone(), field_schema(f, side));
     }
     let mut out = Map::new();
     out.insert("type".into(), json!("object"));
@@ -18,7 +34,7 @@ pub fn object_schema(obj: &Object) -> Value {
     if !required.is_empty() {
         out.insert("required".into(), json!(required));
     }
-    if let Some(additional) = obj.additional {
+    if let (Some(additional), Side::Output) = (obj.additional, side) {
         out.insert("additionalProperties".into(), json!(additional));
     }
     Value::Object(out)
@@ -27,7 +43,7 @@ pub fn object_schema(obj: &Object) -> Value {
 /// The outputSchema of a tool: its declared output plus `warnings`, which the server adds to
 /// structuredContent when a call has warnings the model must see (e.g. an ignored parameter).
 pub fn output_schema(obj: &Object) -> Value {
-    let mut schema = object_schema(obj);
+    let mut schema = object_schema(obj, Side::Output);
     schema["properties"][WARNINGS] = json!({
         "type": "array",
         "items": {"type": "string"},
@@ -75,8 +91,8 @@ fn singular(words: &str) -> String {
 
 /// A property's schema: its shape plus description and default. String lengths and array sizes
 /// are enforced by the argument rules but not published (see [`shape_schema`]).
-pub fn field_schema(f: &Field) -> Value {
-    let mut s = shape_schema(&f.shape);
+pub fn field_schema(f: &Field, side: Side) -> Value {
+    let mut s = shape_schema(&f.shape, side);
     let map = s.as_object_mut().expect("shape schemas are objects");
     if !says_nothing(&f.wire, &f.description) {
         map.insert("description".into(), json!(f.description));
@@ -87,7 +103,7 @@ pub fn field_schema(f: &Field) -> Value {
     s
 }
 
-pub(super) fn shape_schema(shape: &Shape) -> Value {
+pub(super) fn shape_schema(shape: &Shape, side: Side) -> Value {
     let mut m = Map::new();
     if let Some(t) = shape.json_type() {
         m.insert("type".into(), json!(t));
@@ -108,9 +124,9 @@ pub(super) fn shape_schema(shape: &Shape) -> Value {
             insert_opt(&mut m, "maximum", *max);
         }
         Shape::Array { items, .. } => {
-            m.insert("items".into(), shape_schema(items));
+            m.insert("items".into(), shape_schema(items, side));
         }
-        Shape::Object(obj) => return object_schema(obj),
+        Shape::Object(obj) => return object_schema(obj, side),
         Shape::Boolean | Shape::Any | Shape::Map => {}
     }
     Value::Object(m)
