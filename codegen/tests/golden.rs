@@ -114,6 +114,7 @@ rejects! {
     unknown_error_context_param_is_rejected: "err_unknown_context_param" => "unknown-context-param",
     action_parameter_in_a_group_is_rejected: "err_reserved_action_parameter" => "reserved-parameter",
     two_tools_with_the_same_action_are_rejected: "err_duplicate_action" => "duplicate-action",
+    unpublishable_or_undescribed_fields_are_rejected: "err_bad_publish" => "bad-publish",
 }
 
 #[test]

@@ -17,7 +17,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use serde_json::{Map, Value, json};
 
-use super::schema::{Side, says_nothing, shape_schema};
+use super::schema::{Side, published, published_shape, says_nothing, shape_schema};
 use super::types::docs;
 use crate::model::{Annotations, Field, Model, Tool};
 
@@ -40,8 +40,12 @@ pub struct Action<'m> {
 
 pub struct Param {
     pub wire: String,
+    /// Every action that takes it (resolve accepts it for these, published or not).
     pub actions: Vec<String>,
     pub schema: Value,
+    /// Whether any action publishes it (deprecated and `publish: none` parameters are accepted
+    /// but not published, as in granular).
+    pub published: bool,
 }
 
 /// One consolidated tool.
@@ -63,8 +67,7 @@ impl Consolidated<'_> {
             "action".into(),
             json!({"type": "string", "enum": names, "description": "What to do; the tool description explains each action."}),
         );
-        // Deprecated parameters are accepted (resolve knows them) but not published, as in granular.
-        for p in self.params.iter().filter(|p| p.schema.get("deprecated").is_none()) {
+        for p in self.params.iter().filter(|p| p.published) {
             props.insert(p.wire.clone(), p.schema.clone());
         }
         json!({"type": "object", "properties": props, "required": ["action"], "additionalProperties": false})
@@ -186,32 +189,39 @@ fn squash(s: &str) -> String {
 }
 
 /// The merged property of one parameter name, and the actions whose value resolve must adapt.
+/// Value adaptation considers every action that takes the parameter; the published property
+/// only the actions that publish it (not deprecated, not `publish: none`).
 fn merge_param(wire: &str, used: &[(String, &Field)], aliases: &[(String, String)]) -> (Param, Vec<(String, Coerce)>) {
-    let shapes: Vec<Value> = used.iter().map(|(_, f)| shape_schema(&f.shape, Side::Input)).collect();
-    let mut merged = shapes[1..].iter().fold(shapes[0].clone(), |acc, s| merge(&acc, s));
     let type_of = |v: &Value| v.get("type").and_then(Value::as_str).map(str::to_string);
-    let published = type_of(&merged);
-    let conflict = shapes.iter().any(|s| type_of(s) != type_of(&shapes[0]));
+    let full: Vec<Value> = used.iter().map(|(_, f)| shape_schema(&f.shape, Side::Input)).collect();
+    let widest = type_of(&full[1..].iter().fold(full[0].clone(), |acc, s| merge(&acc, s)));
+    let mixed = full.iter().any(|s| type_of(s) != type_of(&full[0]));
     let coerce: Vec<(String, Coerce)> = used
         .iter()
-        .zip(&shapes)
-        .filter(|_| conflict && published.as_deref() == Some("array"))
+        .zip(&full)
+        .filter(|_| mixed && widest.as_deref() == Some("array"))
         .map(|((a, _), s)| {
             let c = if type_of(s).as_deref() == Some("array") { Coerce::ToArray } else { Coerce::ToScalar };
             (a.clone(), c)
         })
         .collect();
-    let first_default = used[0].1.default.clone();
-    let shared_default = first_default.is_some() && used.iter().all(|(_, f)| f.default == first_default);
+    let actions = used.iter().map(|(a, _)| a.clone()).collect();
+    let shown: Vec<&(String, &Field)> = used.iter().filter(|(_, f)| published(f)).collect();
+    if shown.is_empty() {
+        let param = Param { wire: wire.to_string(), actions, schema: json!({}), published: false };
+        return (param, coerce);
+    }
+    let shapes: Vec<Value> = shown.iter().map(|(_, f)| published_shape(f, Side::Input)).collect();
+    let mut merged = shapes[1..].iter().fold(shapes[0].clone(), |acc, s| merge(&acc, s));
+    let published_type = type_of(&merged);
+    let conflict = shapes.iter().any(|s| type_of(s) != type_of(&shapes[0]));
+    let first_default = shown[0].1.default.clone();
+    let shared_default = first_default.is_some() && shown.iter().all(|(_, f)| f.default == first_default);
     // Actions with the same description, requiredness and notes share one "(a, b) text" part.
     let mut parts: Vec<(Vec<&str>, bool, String)> = Vec::new();
-    for ((action, f), shape) in used.iter().zip(&shapes) {
-        let mut text = match &f.deprecated {
-            Some(note) => format!("[DEPRECATED: {note}] {}", squash(&f.description)),
-            None if says_nothing(wire, &f.description) => String::new(),
-            None => squash(&f.description),
-        };
-        text = rewrite(&text, aliases);
+    for ((action, f), shape) in shown.iter().map(|u| (&u.0, u.1)).zip(&shapes) {
+        let mut text =
+            if says_nothing(wire, &f.description) { String::new() } else { rewrite(&squash(&f.description), aliases) };
         if let (false, Some(d)) = (shared_default, &f.default) {
             let d = d.as_str().map_or_else(|| d.to_string(), str::to_string);
             text.push_str(&format!(" Default {d}."));
@@ -219,7 +229,7 @@ fn merge_param(wire: &str, used: &[(String, &Field)], aliases: &[(String, String
         if coerce.iter().any(|(a, c)| a == action && *c == Coerce::ToScalar) {
             text.push_str(" One value.");
         }
-        if conflict && published.is_none() {
+        if conflict && published_type.is_none() {
             text.push_str(&format!(" Type: {}.", type_of(shape).as_deref().unwrap_or("any")));
         }
         match parts.iter_mut().find(|(_, r, t)| *r == f.required && *t == text) {
@@ -239,11 +249,7 @@ fn merge_param(wire: &str, used: &[(String, &Field)], aliases: &[(String, String
     if shared_default {
         map.insert("default".into(), first_default.clone().expect("checked above"));
     }
-    if used.iter().all(|(_, f)| f.deprecated.is_some()) {
-        map.insert("deprecated".into(), json!(true));
-    }
-    let actions = used.iter().map(|(a, _)| a.clone()).collect();
-    (Param { wire: wire.to_string(), actions, schema: merged }, coerce)
+    (Param { wire: wire.to_string(), actions, schema: merged, published: true }, coerce)
 }
 
 /// A schema every value of `a` and of `b` satisfies, still with at most one `type`: equal schemas

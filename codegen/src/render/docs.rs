@@ -5,7 +5,7 @@ use minijinja::{Environment, UndefinedBehavior, Value as Jinja, context};
 use serde_json::{Value, json};
 
 use super::schema::{Side, field_schema};
-use crate::model::{Field, Model};
+use crate::model::{Field, Model, Publish};
 
 const TEMPLATE: &str = include_str!("../../templates/tools.md.j2");
 
@@ -71,6 +71,15 @@ fn param_row(f: &Field, side: Side) -> Value {
     ] {
         if let Some(v) = schema.get(key) {
             notes.push(format!("{label} `{v}`"));
+        }
+    }
+    if let Some(note) = &f.deprecated {
+        notes.push(format!("deprecated ({note}), not published"));
+    } else {
+        match f.publish {
+            Publish::Hidden => notes.push("not published".into()),
+            Publish::Shallow => notes.push("published without its properties".into()),
+            Publish::Full => {}
         }
     }
     json!({

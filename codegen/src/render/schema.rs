@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::model::{Field, Object, Shape};
+use crate::model::{Field, Object, Publish, Shape};
 
 /// Which side of a tool a schema describes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,11 +55,28 @@ pub fn output_schema(obj: &Object) -> Value {
 /// The output property every tool gets (see [`output_schema`]); a tool may not declare it.
 pub const WARNINGS: &str = "warnings";
 
-/// Whether a property appears in the published schema. Deprecated parameters are still accepted
-/// and checked (the generated argument rules keep them) but not published: every model pays for
-/// each published property on every request, and only prompts written for the old name send them.
+/// Whether a property appears in the published schema. Deprecated parameters and those marked
+/// `publish: none` are still accepted and checked (the generated argument rules keep them) but not
+/// published: every model pays for each published property on every request, and only prompts
+/// written for the old or second name send them.
 pub fn published(f: &Field) -> bool {
-    f.deprecated.is_none()
+    f.deprecated.is_none() && f.publish != Publish::Hidden
+}
+
+/// The published shape of a field: `publish: shallow` objects (and arrays of them) lose their
+/// properties, which the description names instead; the argument rules still check them.
+pub(super) fn published_shape(f: &Field, side: Side) -> Value {
+    fn outline(shape: &Shape, side: Side) -> Value {
+        match shape {
+            Shape::Object(_) => json!({"type": "object"}),
+            Shape::Array { items, .. } => json!({"type": "array", "items": outline(items, side)}),
+            other => shape_schema(other, side),
+        }
+    }
+    match f.publish {
+        Publish::Shallow => outline(&f.shape, side),
+        Publish::Full | Publish::Hidden => shape_schema(&f.shape, side),
+    }
 }
 
 /// Whether a description says no more than the property's name ("Assignee." for `assignee`,
@@ -92,7 +109,7 @@ fn singular(words: &str) -> String {
 /// A property's schema: its shape plus description and default. String lengths and array sizes
 /// are enforced by the argument rules but not published (see [`shape_schema`]).
 pub fn field_schema(f: &Field, side: Side) -> Value {
-    let mut s = shape_schema(&f.shape, side);
+    let mut s = published_shape(f, side);
     let map = s.as_object_mut().expect("shape schemas are objects");
     if !says_nothing(&f.wire, &f.description) {
         map.insert("description".into(), json!(f.description));

@@ -24,7 +24,7 @@ pub mod consolidated {
             idempotent: false,
             open_world: true,
             deprecated_by: None,
-            input_schema: "{\"type\":\"object\",\"properties\":{\"action\":{\"type\":\"string\",\"enum\":[\"list\",\"get\",\"remove\",\"get_all\"],\"description\":\"What to do; the tool description explains each action.\"},\"color\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"enum\":[\"red\",\"dark_blue\"]},\"description\":\"(list) (remove) Only if it has this color. One value.\"},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":500,\"description\":\"(list) Page size. Default 25. (get) Page size. Default 50.\"},\"size\":{\"description\":\"(list, get) Type: string. (remove) Size in cm. Type: integer.\"},\"id\":{\"type\":\"string\",\"description\":\"(get, remove; required) Item ID.\"},\"ids\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"(get_all; required) Item IDs.\"}},\"required\":[\"action\"],\"additionalProperties\":false}",
+            input_schema: "{\"type\":\"object\",\"properties\":{\"action\":{\"type\":\"string\",\"enum\":[\"list\",\"get\",\"remove\",\"get_all\"],\"description\":\"What to do; the tool description explains each action.\"},\"color\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"enum\":[\"red\",\"dark_blue\"]},\"description\":\"(list) (remove) Only if it has this color. One value.\"},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":500,\"description\":\"(list) Page size. Default 25. (get) Page size. Default 50.\"},\"size\":{\"description\":\"(list, get) Type: string. (remove) Size in cm. Type: integer.\"},\"tag\":{\"type\":\"string\",\"description\":\"(list) Only items with this tag.\"},\"id\":{\"type\":\"string\",\"description\":\"(get, remove; required) Item ID.\"},\"ids\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"(get_all; required) Item IDs.\"}},\"required\":[\"action\"],\"additionalProperties\":false}",
             output_schema: "",
             error_context: &[],
         },
@@ -110,6 +110,11 @@ pub mod consolidated {
                             required: false,
                             coerce: Coerce::Keep,
                         },
+                        Param {
+                            name: "tag",
+                            required: false,
+                            coerce: Coerce::Keep,
+                        },
                     ],
                 },
                 Action {
@@ -128,6 +133,11 @@ pub mod consolidated {
                         },
                         Param {
                             name: "size",
+                            required: false,
+                            coerce: Coerce::Keep,
+                        },
+                        Param {
+                            name: "tag",
                             required: false,
                             coerce: Coerce::Keep,
                         },
@@ -171,6 +181,7 @@ pub mod consolidated {
                 ("limit", "list, get"),
                 ("size", "list, get, remove"),
                 ("offset", "list"),
+                ("tag", "list, get"),
                 ("id", "get, remove"),
                 ("ids", "get_all"),
             ],

@@ -116,7 +116,7 @@ fn add_item_is_published_as_declared() {
     assert_eq!(input["type"], json!("object"));
     assert_eq!(
         property_names(input), vec!["name".to_string(), "note".to_string(), "type"
-        .to_string()] as Vec < String >
+        .to_string(), "notes".to_string()] as Vec < String >
     );
     let required: Vec<&str> = vec!["name"];
     assert_eq!(
@@ -149,6 +149,14 @@ fn add_item_is_published_as_declared() {
             p["enum"], ::serde_json::from_str:: < Value > ("[\"small\",\"large\"]")
             .unwrap(), "{} of {}", "enum", "type"
         );
+    }
+    {
+        let p = &input["properties"]["notes"];
+        assert!(
+            p["description"].as_str().is_some_and(| d | ! d.is_empty()),
+            "{} has a description", "notes"
+        );
+        assert_eq!(p["type"], json!("array"), "type of {}", "notes");
     }
     let output = &tool["outputSchema"];
     assert_eq!(output["type"], json!("object"));
