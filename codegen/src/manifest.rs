@@ -138,4 +138,6 @@ pub enum Publish {
     Shallow,
     /// Not published at all (a second name for something published under another name).
     None,
+    /// Published by the granular profile only; the consolidated profile accepts it unpublished.
+    Granular,
 }

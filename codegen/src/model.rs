@@ -70,6 +70,8 @@ pub enum Publish {
     Shallow,
     /// Left out of the schema, still accepted (without a warning, unlike a deprecated field).
     Hidden,
+    /// Published in full by the granular profile, left out (still accepted) by the consolidated one.
+    Granular,
 }
 
 #[derive(Debug, Clone)]

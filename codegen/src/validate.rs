@@ -486,7 +486,7 @@ impl Validator<'_> {
         let at = format!("{path}.publish");
         match s.publish {
             None | Some(manifest::Publish::Full) => Publish::Full,
-            Some(manifest::Publish::None) => {
+            Some(p @ (manifest::Publish::None | manifest::Publish::Granular)) => {
                 if s.required {
                     self.error(
                         &at,
@@ -500,10 +500,10 @@ impl Validator<'_> {
                         &at,
                         "bad-publish",
                         format!("`{wire}` is deprecated, which already leaves it out of the published schema"),
-                        Some("drop `publish: none`"),
+                        Some("drop `publish:`"),
                     );
                 }
-                Publish::Hidden
+                if p == manifest::Publish::None { Publish::Hidden } else { Publish::Granular }
             }
             Some(manifest::Publish::Shallow) => {
                 let object = match shape {

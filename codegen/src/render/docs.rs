@@ -78,6 +78,7 @@ fn param_row(f: &Field, side: Side) -> Value {
     } else {
         match f.publish {
             Publish::Hidden => notes.push("not published".into()),
+            Publish::Granular => notes.push("not published by the consolidated profile".into()),
             Publish::Shallow => notes.push("published without its properties".into()),
             Publish::Full => {}
         }

@@ -75,7 +75,7 @@ pub(super) fn published_shape(f: &Field, side: Side) -> Value {
     }
     match f.publish {
         Publish::Shallow => outline(&f.shape, side),
-        Publish::Full | Publish::Hidden => shape_schema(&f.shape, side),
+        Publish::Full | Publish::Hidden | Publish::Granular => shape_schema(&f.shape, side),
     }
 }
 
