@@ -68,52 +68,67 @@ async fn tools_list_has_one_flat_tool_per_group_with_the_most_cautious_annotatio
         assert!(json.get("outputSchema").is_none(), "{group}: structuredContent differs per action");
         let schema = &json["inputSchema"];
         assert_eq!(schema["type"], "object");
-        assert_eq!(schema["required"], json!(["action"]), "{group}: only action is required at the root");
+        let input = |t: &docket::runtime::ToolSpec| -> Value { serde_json::from_str(t.input_schema).expect("schema") };
+        let required_by = |t: &docket::runtime::ToolSpec, p: &str| {
+            input(t)["required"].as_array().is_some_and(|r| r.contains(&json!(p)))
+        };
         assert_portable(schema, group);
         jsonschema::meta::validate(schema).unwrap_or_else(|e| panic!("{group}: not valid 2020-12: {e}"));
         jsonschema::draft7::new(schema).unwrap_or_else(|e| panic!("{group}: not draft-07 compilable: {e}"));
 
         let actions: Vec<String> = granular.iter().map(|t| action_of(t)).collect();
         assert_eq!(schema["properties"]["action"]["enum"], json!(actions), "{group} actions");
-        let mut expected: BTreeSet<String> = granular
+        let union: BTreeSet<String> = granular
             .iter()
             .flat_map(|t| {
-                let s: Value = serde_json::from_str(t.input_schema).expect("schema");
-                s["properties"].as_object().map(|p| p.keys().cloned().collect::<Vec<_>>()).unwrap_or_default()
+                input(t)["properties"].as_object().map(|p| p.keys().cloned().collect::<Vec<_>>()).unwrap_or_default()
             })
+            .chain(["action".to_string()])
             .collect();
-        expected.insert("action".into());
         let published: BTreeSet<String> =
             schema["properties"].as_object().expect("properties").keys().cloned().collect();
-        assert_eq!(published, expected, "{group}: action plus the union of the parameters");
-        for (name, p) in schema["properties"].as_object().into_iter().flatten().filter(|(n, _)| *n != "action") {
-            let description = p["description"].as_str().unwrap_or_default();
-            let takers: Vec<&str> = granular
-                .iter()
-                .filter(|t| {
-                    serde_json::from_str::<Value>(t.input_schema).expect("schema")["properties"][name].is_object()
-                })
-                .map(|t| t.name)
-                .collect();
-            for t in TOOLS.iter().filter(|t| takers.contains(&t.name)) {
-                assert!(
-                    description.contains(&action_of(t)),
-                    "{group}.{name} names action {}: {description}",
-                    action_of(t)
-                );
-            }
-            assert!(description.starts_with('('), "{group}.{name} starts with its actions: {description}");
+        // Parameters marked `publish: granular` (response_format, ...) are accepted but left out.
+        assert!(published.is_subset(&union), "{group}: action plus parameters of its tools: {published:?}");
+        let takers = docket::generated::consolidated::GROUPS.iter().find(|g| g.tool == group).expect("group").takers;
+        for p in union.iter().filter(|p| *p != "action") {
+            assert!(takers.iter().any(|(t, _)| t == p), "{group}: {p} is accepted, published or not");
         }
+        // Required at the root: action, and what every action requires.
+        let mut required = vec![json!("action")];
+        for p in published.iter().filter(|p| granular.iter().all(|t| required_by(t, p))) {
+            required.push(json!(p));
+        }
+        assert_eq!(schema["required"], json!(required), "{group}: action and what every action requires");
+        // The description lists each action with exactly its published parameters, `*` where the
+        // action requires them (resolve checks that per action).
+        let description = json["description"].as_str().unwrap_or_default();
+        for t in &granular {
+            let action = action_of(t);
+            let line = description
+                .lines()
+                .find(|l| {
+                    *l == format!("- {action}")
+                        || l.starts_with(&format!("- {action}: "))
+                        || l.starts_with(&format!("- {action} "))
+                })
+                .unwrap_or_else(|| panic!("{group} describes action {action}: {description}"));
+            let listed: Vec<&str> = line.split_once(": ").map(|(_, ps)| ps.split(", ").collect()).unwrap_or_default();
+            let expected: Vec<String> = input(t)["properties"]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .map(|(p, _)| p)
+                .filter(|p| published.contains(*p))
+                .map(|p| if required_by(t, p) { format!("{p}*") } else { p.clone() })
+                .collect();
+            assert_eq!(listed, expected, "{group}: the parameters of action {action}");
+        }
+        assert!(!TOOLS.iter().any(|t| description.contains(t.name)), "{group} names no granular tool: {description}");
         let a = &json["annotations"];
         assert_eq!(a["readOnlyHint"], json!(granular.iter().all(|t| t.read_only)), "{group} readOnlyHint");
         assert_eq!(a["destructiveHint"], json!(granular.iter().any(|t| t.destructive)), "{group} destructiveHint");
         assert_eq!(a["idempotentHint"], json!(granular.iter().all(|t| t.idempotent)), "{group} idempotentHint");
         assert_eq!(a["openWorldHint"], json!(granular.iter().any(|t| t.open_world)), "{group} openWorldHint");
-        let description = json["description"].as_str().unwrap_or_default();
-        for action in &actions {
-            assert!(description.contains(&format!("- {action}: ")), "{group} describes action {action}");
-        }
-        assert!(!TOOLS.iter().any(|t| description.contains(t.name)), "{group} names no granular tool: {description}");
     }
     // Destructive because of delete; not read-only, not idempotent: the most cautious of the group.
     let issues = serde_json::to_value(&tools[0]).expect("tool");

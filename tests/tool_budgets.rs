@@ -1,8 +1,10 @@
 //! What tools/list costs the model, counted as a model sees it: for each tool its name,
 //! description and inputSchema as compact JSON, o200k_base. Each tool's budget is the manifest's
 //! `definition_tokens` limit (tools.yaml), so a new or grown tool fails here until its budget
-//! is declared and met. The totals are guarded near today's cost (3,756 granular, 3,098
-//! consolidated); issue 13's targets (2,500 and 1,500) are not reached yet.
+//! is declared and met. The totals hold issue 13's targets: at most 2,500 tokens for the 23
+//! granular tools (2,481 when set, from 3,756) and 1,500 for the 4 consolidated ones (1,474,
+//! from 3,098). A tool that needs more must make room elsewhere (docs/manifest.md lists what is
+//! left unpublished and how).
 
 mod common;
 
@@ -46,7 +48,7 @@ async fn every_granular_tool_stays_within_its_manifest_budget() {
     let total: usize = tools.iter().map(|t| t.1).sum();
     println!("granular total: {total} tokens for {} tools", tools.len());
     assert!(over.is_empty(), "over budget: {over:?}");
-    assert!(total <= 3_850, "granular tools/list costs the model {total} tokens");
+    assert!(total <= 2_500, "granular tools/list costs the model {total} tokens (issue 13: at most 2,500)");
 }
 
 #[tokio::test]
@@ -54,6 +56,9 @@ async fn the_consolidated_profile_is_smaller() {
     let consolidated: usize = surface("consolidated").await.iter().map(|t| t.1).sum();
     let granular: usize = surface("granular").await.iter().map(|t| t.1).sum();
     println!("consolidated total: {consolidated} tokens (granular {granular})");
-    assert!(consolidated <= 3_200, "consolidated tools/list costs the model {consolidated} tokens");
+    assert!(
+        consolidated <= 1_500,
+        "consolidated tools/list costs the model {consolidated} tokens (issue 13: at most 1,500)"
+    );
     assert!(consolidated < granular, "{consolidated} is not smaller than {granular}");
 }

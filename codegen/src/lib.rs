@@ -52,7 +52,7 @@ pub fn tool_list_json(file: &str, text: &str) -> Result<serde_json::Value, Vec<D
         .map(|t| {
             serde_json::json!({
                 "name": t.name, "title": t.title, "description": t.published_description(),
-                "inputSchema": render::object_schema(&t.input), "outputSchema": render::output_schema(&t.output),
+                "inputSchema": render::input_schema(&t.input), "outputSchema": render::output_schema(&t.output),
                 "annotations": {"title": t.title, "readOnlyHint": t.annotations.read_only, "destructiveHint": t.annotations.destructive,
                     "idempotentHint": t.annotations.idempotent, "openWorldHint": t.annotations.open_world},
             })

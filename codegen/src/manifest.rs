@@ -123,4 +123,21 @@ pub struct Schema {
     /// `null` means "clear it" rather than "not given" (an optional field without a default).
     #[serde(default)]
     pub nullable: bool,
+    /// How much of the field the published schema shows (default `full`).
+    pub publish: Option<Publish>,
+}
+
+/// `publish:` of a field. Whatever it says, the field is accepted and checked in full.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Publish {
+    /// The whole schema (the default).
+    Full,
+    /// An object (or array of objects) published as `object` without its properties, which the
+    /// description names instead.
+    Shallow,
+    /// Not published at all (a second name for something published under another name).
+    None,
+    /// Published by the granular profile only; the consolidated profile accepts it unpublished.
+    Granular,
 }

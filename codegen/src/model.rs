@@ -40,7 +40,8 @@ pub struct Object {
     pub rust_name: String,
     pub description: String,
     pub fields: Vec<Field>,
-    /// `additionalProperties`: inputs default to `Some(false)`, outputs to `None` (not emitted).
+    /// `additionalProperties`: inputs default to `Some(false)` (the generated parser denies unknown
+    /// fields; the server strips them first), outputs to `None`. Published in outputSchemas only.
     pub additional: Option<bool>,
 }
 
@@ -56,6 +57,21 @@ pub struct Field {
     /// `null` is a value of its own (it clears the field): an optional field generated as
     /// `Option<Option<T>>`, `Some(None)` for null.
     pub nullable: bool,
+    /// How much of the field the published schema shows; the argument rules check it in full.
+    pub publish: Publish,
+}
+
+/// How much of a field the published schema shows (`publish:` in tools.yaml).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Publish {
+    #[default]
+    Full,
+    /// Its type only (`object`, or an array of `object`): the description names the properties.
+    Shallow,
+    /// Left out of the schema, still accepted (without a warning, unlike a deprecated field).
+    Hidden,
+    /// Published in full by the granular profile, left out (still accepted) by the consolidated one.
+    Granular,
 }
 
 #[derive(Debug, Clone)]

@@ -121,8 +121,13 @@ impl Validator<'_> {
                     self.named.insert(name.clone(), Shape::Enum { rust_name: name.clone(), values: values.clone() });
                 }
                 (None, Some(props)) => {
-                    let object =
-                        self.object(props, &path, name, &description, def.additional_properties.or(Some(false)));
+                    let object = self.object(
+                        props,
+                        &format!("{path}.properties"),
+                        name,
+                        &description,
+                        def.additional_properties.or(Some(false)),
+                    );
                     self.rust_types.push(RustType::Struct(object.clone()));
                     self.named.insert(name.clone(), Shape::Object(Box::new(object)));
                 }
@@ -458,6 +463,7 @@ impl Validator<'_> {
                     Some("nullable means null clears an optional field; drop `required`/`default` or `nullable`"),
                 );
             }
+            let publish = self.publish(schema, &fpath, wire, &shape, &description);
             fields.push(Field {
                 wire: wire.clone(),
                 rust,
@@ -467,9 +473,78 @@ impl Validator<'_> {
                 shape,
                 deprecated: schema.deprecated.clone(),
                 nullable: schema.nullable,
+                publish,
             });
         }
         Object { rust_name: rust_name.to_string(), description: description.to_string(), fields, additional }
+    }
+
+    /// `publish:` of a field: hidden fields must be optional and not deprecated (deprecated ones
+    /// are unpublished already); shallow ones must be objects with properties (or arrays of
+    /// them) whose description names every published property.
+    fn publish(&mut self, s: &manifest::Schema, path: &str, wire: &str, shape: &Shape, description: &str) -> Publish {
+        let at = format!("{path}.publish");
+        match s.publish {
+            None | Some(manifest::Publish::Full) => Publish::Full,
+            Some(p @ (manifest::Publish::None | manifest::Publish::Granular)) => {
+                if s.required {
+                    self.error(
+                        &at,
+                        "bad-publish",
+                        format!("`{wire}` is required but not published"),
+                        Some("the model must see what it has to send; publish it or make it optional"),
+                    );
+                }
+                if s.deprecated.is_some() {
+                    self.error(
+                        &at,
+                        "bad-publish",
+                        format!("`{wire}` is deprecated, which already leaves it out of the published schema"),
+                        Some("drop `publish:`"),
+                    );
+                }
+                if p == manifest::Publish::None { Publish::Hidden } else { Publish::Granular }
+            }
+            Some(manifest::Publish::Shallow) => {
+                let object = match shape {
+                    Shape::Object(o) => Some(o),
+                    Shape::Array { items, .. } => match items.as_ref() {
+                        Shape::Object(o) => Some(o),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                match object {
+                    None => self.error(
+                        &at,
+                        "bad-publish",
+                        format!("`publish: shallow` does not apply to `{wire}`"),
+                        Some("it publishes an object (or array of objects) without its properties; use it on those"),
+                    ),
+                    Some(o) => {
+                        let unnamed: Vec<&str> = o
+                            .fields
+                            .iter()
+                            .filter(|f| f.deprecated.is_none() && f.publish != Publish::Hidden)
+                            .map(|f| f.wire.as_str())
+                            .filter(|k| !names_word(description, k))
+                            .collect();
+                        if !unnamed.is_empty() {
+                            self.error(
+                                &at,
+                                "bad-publish",
+                                format!(
+                                    "`{wire}` is published without its properties, but its description does not name {}",
+                                    unnamed.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+                                ),
+                                Some("the description is all the model learns of them: name every property in it"),
+                            );
+                        }
+                    }
+                }
+                Publish::Shallow
+            }
+        }
     }
 
     fn shape(&mut self, s: &manifest::Schema, path: &str, inline_name: &str) -> Option<Shape> {
@@ -595,6 +670,14 @@ impl Validator<'_> {
             }
         }
     }
+}
+
+/// Whether `text` contains `word` as a whole word (not inside a longer name).
+fn names_word(text: &str, word: &str) -> bool {
+    let part = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    text.match_indices(word).any(|(at, _)| {
+        !text[..at].chars().next_back().is_some_and(part) && !text[at + word.len()..].chars().next().is_some_and(part)
+    })
 }
 
 /// Rust field name for a wire name: snake_case, keywords as raw identifiers.

@@ -88,8 +88,18 @@ fn consolidated_tools_are_flat_and_name_their_actions() {
     assert_eq!((p["limit"]["minimum"].as_i64(), p["limit"]["maximum"].as_i64()), (Some(1), Some(500)));
     assert!(p["limit"].get("default").is_none(), "defaults that differ per action are described instead");
     assert!(p["size"].get("type").is_none(), "types that cannot merge leave the property untyped");
-    assert_eq!(p["id"]["description"], "(get, remove; required) Item ID.");
-    assert!(items["description"].as_str().is_some_and(|d| d.contains("See items(action=get) for one.")));
+    assert_eq!(p["id"]["description"], "Item ID.", "one text for every action that takes it");
+    assert!(p.get("verbose").is_none(), "publish: granular leaves it out of this profile");
+    assert_eq!(p["limit"]["description"], "list: Page size. Default 25. get: Page size. Default 50.");
+    assert!(p["color"]["description"].as_str().is_some_and(|d| d.contains("as items(action=get) shows it")));
+    let description = items["description"].as_str().expect("description");
+    assert!(description.contains("\n- get: id*, limit, size\n"), "each action with its parameters: {description}");
+    assert!(description.contains("- get_all: ids* [DEPRECATED: use items(action=list)]"), "{description}");
+    assert_eq!(
+        tools[1]["inputSchema"]["required"],
+        serde_json::json!(["action", "text"]),
+        "what every action requires"
+    );
 }
 
 macro_rules! rejects {
@@ -114,6 +124,7 @@ rejects! {
     unknown_error_context_param_is_rejected: "err_unknown_context_param" => "unknown-context-param",
     action_parameter_in_a_group_is_rejected: "err_reserved_action_parameter" => "reserved-parameter",
     two_tools_with_the_same_action_are_rejected: "err_duplicate_action" => "duplicate-action",
+    unpublishable_or_undescribed_fields_are_rejected: "err_bad_publish" => "bad-publish",
 }
 
 #[test]

@@ -17,9 +17,9 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use serde_json::{Map, Value, json};
 
-use super::schema::{says_nothing, shape_schema};
+use super::schema::{Side, published, published_shape, says_nothing, shape_schema};
 use super::types::docs;
-use crate::model::{Annotations, Field, Model, Tool};
+use crate::model::{Annotations, Field, Model, Publish, Shape, Tool};
 
 /// How resolve adapts a parameter's value for one action.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,8 +40,14 @@ pub struct Action<'m> {
 
 pub struct Param {
     pub wire: String,
+    /// Every action that takes it (resolve accepts it for these, published or not).
     pub actions: Vec<String>,
     pub schema: Value,
+    /// The actions that publish it: not deprecated, not `publish: none` or `granular` (the others
+    /// accept it unpublished, as in granular). Empty: the property is not published.
+    pub published_by: Vec<String>,
+    /// Every action requires it: the schema's root `required` lists it.
+    pub required: bool,
 }
 
 /// One consolidated tool.
@@ -59,15 +65,16 @@ impl Consolidated<'_> {
     pub fn input_schema(&self) -> Value {
         let mut props = Map::new();
         let names: Vec<&str> = self.actions.iter().map(|a| a.name.as_str()).collect();
-        props.insert(
-            "action".into(),
-            json!({"type": "string", "enum": names, "description": "What to do; the tool description explains each action."}),
-        );
-        // Deprecated parameters are accepted (resolve knows them) but not published, as in granular.
-        for p in self.params.iter().filter(|p| p.schema.get("deprecated").is_none()) {
+        // The tool description lists the actions.
+        props.insert("action".into(), json!({"type": "string", "enum": names}));
+        let mut required = vec!["action"];
+        for p in self.params.iter().filter(|p| !p.published_by.is_empty()) {
             props.insert(p.wire.clone(), p.schema.clone());
+            if p.required {
+                required.push(&p.wire);
+            }
         }
-        json!({"type": "object", "properties": props, "required": ["action"], "additionalProperties": false})
+        json!({"type": "object", "properties": props, "required": required})
     }
 }
 
@@ -126,10 +133,10 @@ pub fn plan(model: &Model) -> Vec<Consolidated<'_>> {
                 }
             }
             let mut coercions: Vec<(String, String, Coerce)> = Vec::new();
-            let params = uses
+            let params: Vec<Param> = uses
                 .iter()
                 .map(|(wire, used)| {
-                    let (param, coerce) = merge_param(wire, used, &aliases);
+                    let (param, coerce) = merge_param(wire, used, tools.len(), &aliases);
                     coercions.extend(coerce.into_iter().map(|(a, c)| (a, wire.clone(), c)));
                     param
                 })
@@ -159,12 +166,9 @@ pub fn plan(model: &Model) -> Vec<Consolidated<'_>> {
                 idempotent: tools.iter().all(|t| t.annotations.idempotent),
                 open_world: tools.iter().any(|t| t.annotations.open_world),
             };
-            let lines: Vec<String> = tools
-                .iter()
-                .map(|t| format!("- {}: {}", t.action(), rewrite(&squash(&t.published_description()), &aliases)))
-                .collect();
+            let lines: Vec<String> = tools.iter().map(|t| action_line(t, &params, &aliases)).collect();
             let description = format!(
-                "{} Pick the operation with action; each parameter says which actions take it.\n{}",
+                "{} Actions and their parameters (* = required):\n{}",
                 squash(&g.description),
                 lines.join("\n")
             );
@@ -180,70 +184,148 @@ pub fn plan(model: &Model) -> Vec<Consolidated<'_>> {
         .collect()
 }
 
+/// `- action: p1*, p2`: the parameters the action publishes, `*` where it requires them, and
+/// whether the action is deprecated.
+fn action_line(t: &Tool, params: &[Param], aliases: &[(String, String)]) -> String {
+    let action = t.action();
+    let names: Vec<String> = t
+        .input
+        .fields
+        .iter()
+        .filter(|f| params.iter().any(|p| p.wire == f.wire && p.published_by.iter().any(|a| a == action)))
+        .map(|f| if f.required { format!("{}*", f.wire) } else { f.wire.clone() })
+        .collect();
+    let mut line = format!("- {action}");
+    if !names.is_empty() {
+        line.push_str(&format!(": {}", names.join(", ")));
+    }
+    if let Some(d) = &t.deprecated {
+        line.push_str(&format!(" [DEPRECATED: use {}]", rewrite(&d.replacement, aliases)));
+    }
+    line
+}
+
 /// Collapses runs of whitespace (folded YAML keeps some newlines) into single spaces.
 fn squash(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// The merged property of one parameter name, and the actions whose value resolve must adapt.
-fn merge_param(wire: &str, used: &[(String, &Field)], aliases: &[(String, String)]) -> (Param, Vec<(String, Coerce)>) {
-    let shapes: Vec<Value> = used.iter().map(|(_, f)| shape_schema(&f.shape)).collect();
-    let mut merged = shapes[1..].iter().fold(shapes[0].clone(), |acc, s| merge(&acc, s));
+/// Value adaptation considers every action that takes the parameter; the published property
+/// only the actions that publish it (not deprecated, not `publish: none`).
+fn merge_param(
+    wire: &str,
+    used: &[(String, &Field)],
+    group_actions: usize,
+    aliases: &[(String, String)],
+) -> (Param, Vec<(String, Coerce)>) {
     let type_of = |v: &Value| v.get("type").and_then(Value::as_str).map(str::to_string);
-    let published = type_of(&merged);
-    let conflict = shapes.iter().any(|s| type_of(s) != type_of(&shapes[0]));
+    let full: Vec<Value> = used.iter().map(|(_, f)| shape_schema(&f.shape, Side::Input)).collect();
+    let widest = type_of(&full[1..].iter().fold(full[0].clone(), |acc, s| merge(&acc, s)));
+    let mixed = full.iter().any(|s| type_of(s) != type_of(&full[0]));
     let coerce: Vec<(String, Coerce)> = used
         .iter()
-        .zip(&shapes)
-        .filter(|_| conflict && published.as_deref() == Some("array"))
+        .zip(&full)
+        .filter(|_| mixed && widest.as_deref() == Some("array"))
         .map(|((a, _), s)| {
             let c = if type_of(s).as_deref() == Some("array") { Coerce::ToArray } else { Coerce::ToScalar };
             (a.clone(), c)
         })
         .collect();
-    let first_default = used[0].1.default.clone();
-    let shared_default = first_default.is_some() && used.iter().all(|(_, f)| f.default == first_default);
-    // Actions with the same description, requiredness and notes share one "(a, b) text" part.
-    let mut parts: Vec<(Vec<&str>, bool, String)> = Vec::new();
-    for ((action, f), shape) in used.iter().zip(&shapes) {
-        let mut text = match &f.deprecated {
-            Some(note) => format!("[DEPRECATED: {note}] {}", squash(&f.description)),
-            None if says_nothing(wire, &f.description) => String::new(),
-            None => squash(&f.description),
-        };
-        text = rewrite(&text, aliases);
-        if let (false, Some(d)) = (shared_default, &f.default) {
+    let actions = used.iter().map(|(a, _)| a.clone()).collect();
+    let shown: Vec<&(String, &Field)> =
+        used.iter().filter(|(_, f)| published(f) && f.publish != Publish::Granular).collect();
+    if shown.is_empty() {
+        let param =
+            Param { wire: wire.to_string(), actions, schema: json!({}), published_by: Vec::new(), required: false };
+        return (param, coerce);
+    }
+    let shapes: Vec<Value> = shown.iter().map(|(_, f)| outline(f)).collect();
+    let mut merged = shapes[1..].iter().fold(shapes[0].clone(), |acc, s| merge(&acc, s));
+    let published_type = type_of(&merged);
+    let conflict = shapes.iter().any(|s| type_of(s) != type_of(&shapes[0]));
+    let first_default = shown[0].1.default.clone();
+    let shared_default = first_default.is_some() && shown.iter().all(|(_, f)| f.default == first_default);
+    // Defaults are described per action only where actions disagree on one (format: summary for
+    // list, minimal for search); a default only one action has is its natural value (create's
+    // status open) and the others have none.
+    let defaults = shown.iter().filter(|(_, f)| f.default.is_some()).count();
+    // What there is to say beyond the name, per action; actions with the same text share it.
+    let mut parts: Vec<(Vec<&str>, String)> = Vec::new();
+    for ((action, f), shape) in shown.iter().map(|u| (&u.0, u.1)).zip(&shapes) {
+        let mut text =
+            if says_nothing(wire, &f.description) { String::new() } else { rewrite(&squash(&f.description), aliases) };
+        if let Some(keys) = nested_keys(f) {
+            text.push_str(&keys);
+        }
+        if let (false, true, Some(d)) = (shared_default, defaults > 1, &f.default) {
             let d = d.as_str().map_or_else(|| d.to_string(), str::to_string);
             text.push_str(&format!(" Default {d}."));
         }
-        if coerce.iter().any(|(a, c)| a == action && *c == Coerce::ToScalar) {
-            text.push_str(" One value.");
-        }
-        if conflict && published.is_none() {
+        if conflict && published_type.is_none() {
             text.push_str(&format!(" Type: {}.", type_of(shape).as_deref().unwrap_or("any")));
         }
-        match parts.iter_mut().find(|(_, r, t)| *r == f.required && *t == text) {
-            Some((actions, _, _)) => actions.push(action),
-            None => parts.push((vec![action], f.required, text)),
+        let text = text.trim().to_string();
+        match parts.iter_mut().find(|(_, t)| *t == text) {
+            Some((actions, _)) => actions.push(action),
+            None => parts.push((vec![action], text)),
         }
     }
-    let description: Vec<String> = parts
-        .iter()
-        .map(|(actions, required, text)| {
-            let text = if text.trim().is_empty() { String::new() } else { format!(" {}", text.trim()) };
-            format!("({}{}){text}", actions.join(", "), if *required { "; required" } else { "" })
-        })
-        .collect();
+    // The tool description lists each action's parameters; the property says only what applies to
+    // all its actions, or "a, b: text" for the actions a text is about.
+    let description = match parts.as_slice() {
+        [(_, text)] => text.clone(),
+        _ => parts
+            .iter()
+            .filter(|(_, text)| !text.is_empty())
+            .map(|(actions, text)| format!("{}: {text}", actions.join(", ")))
+            .collect::<Vec<_>>()
+            .join(" "),
+    };
     let map = merged.as_object_mut().expect("shape schemas are objects");
-    map.insert("description".into(), json!(description.join(" ")));
+    if !description.is_empty() {
+        map.insert("description".into(), json!(description));
+    }
     if shared_default {
         map.insert("default".into(), first_default.clone().expect("checked above"));
     }
-    if used.iter().all(|(_, f)| f.deprecated.is_some()) {
-        map.insert("deprecated".into(), json!(true));
+    let required = shown.len() == group_actions && shown.iter().all(|(_, f)| f.required);
+    let published_by = shown.iter().map(|(a, _)| a.clone()).collect();
+    let param = Param { wire: wire.to_string(), actions, schema: merged, published_by, required };
+    (param, coerce)
+}
+
+/// The published shape of a parameter here: nested objects (and arrays of them) are always
+/// published without their properties, as `publish: shallow` does in granular: the flat tool
+/// already publishes most of them as parameters of their own (`updates` items are `update`'s
+/// fields), and every model pays for each repetition.
+fn outline(f: &Field) -> Value {
+    let mut shallow = f.clone();
+    shallow.publish = Publish::Shallow;
+    published_shape(&shallow, Side::Input)
+}
+
+/// For a nested object published whole in granular, the note naming its properties (`*` for
+/// required ones); shallow ones name them in their description already.
+fn nested_keys(f: &Field) -> Option<String> {
+    let (object, each) = match &f.shape {
+        Shape::Object(o) => (o, false),
+        Shape::Array { items, .. } => match items.as_ref() {
+            Shape::Object(o) => (o, true),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    if f.publish == Publish::Shallow {
+        return None;
     }
-    let actions = used.iter().map(|(a, _)| a.clone()).collect();
-    (Param { wire: wire.to_string(), actions, schema: merged }, coerce)
+    let keys: Vec<String> = object
+        .fields
+        .iter()
+        .filter(|x| published(x))
+        .map(|x| if x.required { format!("{}*", x.wire) } else { x.wire.clone() })
+        .collect();
+    Some(format!(" {}: {}.", if each { "Each" } else { "Keys" }, keys.join(", ")))
 }
 
 /// A schema every value of `a` and of `b` satisfies, still with at most one `type`: equal schemas

@@ -4,8 +4,8 @@ use minijinja::syntax::SyntaxConfig;
 use minijinja::{Environment, UndefinedBehavior, Value as Jinja, context};
 use serde_json::{Value, json};
 
-use super::schema::field_schema;
-use crate::model::{Field, Model};
+use super::schema::{Side, field_schema};
+use crate::model::{Field, Model, Publish};
 
 const TEMPLATE: &str = include_str!("../../templates/tools.md.j2");
 
@@ -34,8 +34,8 @@ pub fn tools_markdown(model: &Model) -> Result<String, String> {
                 "name": t.name, "title": t.title, "description": t.published_description(), "group": t.group,
                 "read_only": t.annotations.read_only, "destructive": t.annotations.destructive,
                 "idempotent": t.annotations.idempotent, "open_world": t.annotations.open_world,
-                "params": t.input.fields.iter().map(param_row).collect::<Vec<_>>(),
-                "outputs": t.output.fields.iter().map(param_row).collect::<Vec<_>>(),
+                "params": t.input.fields.iter().map(|f| param_row(f, Side::Input)).collect::<Vec<_>>(),
+                "outputs": t.output.fields.iter().map(|f| param_row(f, Side::Output)).collect::<Vec<_>>(),
                 "limits": t.limits.iter().map(|(k, v)| json!({"name": k, "value": v})).collect::<Vec<_>>(),
                 "errors": errors,
             })
@@ -49,8 +49,8 @@ pub fn tools_markdown(model: &Model) -> Result<String, String> {
     .map_err(|e| e.to_string())
 }
 
-fn param_row(f: &Field) -> Value {
-    let schema = field_schema(f);
+fn param_row(f: &Field, side: Side) -> Value {
+    let schema = field_schema(f, side);
     let mut ty = schema.get("type").and_then(Value::as_str).unwrap_or("any").to_string();
     if let Some(items) = schema.get("items").and_then(|i| i.get("type")).and_then(Value::as_str) {
         ty = format!("{items}[]");
@@ -71,6 +71,16 @@ fn param_row(f: &Field) -> Value {
     ] {
         if let Some(v) = schema.get(key) {
             notes.push(format!("{label} `{v}`"));
+        }
+    }
+    if let Some(note) = &f.deprecated {
+        notes.push(format!("deprecated ({note}), not published"));
+    } else {
+        match f.publish {
+            Publish::Hidden => notes.push("not published".into()),
+            Publish::Granular => notes.push("not published by the consolidated profile".into()),
+            Publish::Shallow => notes.push("published without its properties".into()),
+            Publish::Full => {}
         }
     }
     json!({

@@ -12,7 +12,7 @@ use quote::quote;
 
 pub use consolidated::{plan as consolidated_plan, tool_json as consolidated_tool_json};
 pub use docs::tools_markdown;
-pub use schema::{WARNINGS, object_schema, output_schema};
+pub use schema::{WARNINGS, input_schema, output_schema};
 
 use crate::model::Model;
 

@@ -3,13 +3,29 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::model::{Field, Object, Shape};
+use crate::model::{Field, Object, Publish, Shape};
+
+/// Which side of a tool a schema describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// Arguments (inputSchema). `additionalProperties` is never published here: the server accepts
+    /// parameters a tool does not declare (it ignores them with a visible IGNORED_PARAMETER
+    /// warning), so `false` would be untrue, and every model pays for it on every request.
+    Input,
+    /// Results (outputSchema): objects publish `additionalProperties` as declared.
+    Output,
+}
+
+/// The inputSchema of a tool.
+pub fn input_schema(obj: &Object) -> Value {
+    object_schema(obj, Side::Input)
+}
 
 /// The schema of an input or output object (the root of inputSchema / outputSchema).
-pub fn object_schema(obj: &Object) -> Value {
+pub fn object_schema(obj: &Object, side: Side) -> Value {
     let mut props = Map::new();
     for f in obj.fields.iter().filter(|f| published(f)) {
-        props.insert(f.wire.clone(), field_schema(f));
+        props.insert(f.wire.clone(), field_schema(f, side));
     }
     let mut out = Map::new();
     out.insert("type".into(), json!("object"));
@@ -18,7 +34,7 @@ pub fn object_schema(obj: &Object) -> Value {
     if !required.is_empty() {
         out.insert("required".into(), json!(required));
     }
-    if let Some(additional) = obj.additional {
+    if let (Some(additional), Side::Output) = (obj.additional, side) {
         out.insert("additionalProperties".into(), json!(additional));
     }
     Value::Object(out)
@@ -27,7 +43,7 @@ pub fn object_schema(obj: &Object) -> Value {
 /// The outputSchema of a tool: its declared output plus `warnings`, which the server adds to
 /// structuredContent when a call has warnings the model must see (e.g. an ignored parameter).
 pub fn output_schema(obj: &Object) -> Value {
-    let mut schema = object_schema(obj);
+    let mut schema = object_schema(obj, Side::Output);
     schema["properties"][WARNINGS] = json!({
         "type": "array",
         "items": {"type": "string"},
@@ -39,11 +55,28 @@ pub fn output_schema(obj: &Object) -> Value {
 /// The output property every tool gets (see [`output_schema`]); a tool may not declare it.
 pub const WARNINGS: &str = "warnings";
 
-/// Whether a property appears in the published schema. Deprecated parameters are still accepted
-/// and checked (the generated argument rules keep them) but not published: every model pays for
-/// each published property on every request, and only prompts written for the old name send them.
+/// Whether a property appears in the published schema. Deprecated parameters and those marked
+/// `publish: none` are still accepted and checked (the generated argument rules keep them) but not
+/// published: every model pays for each published property on every request, and only prompts
+/// written for the old or second name send them.
 pub fn published(f: &Field) -> bool {
-    f.deprecated.is_none()
+    f.deprecated.is_none() && f.publish != Publish::Hidden
+}
+
+/// The published shape of a field: `publish: shallow` objects (and arrays of them) lose their
+/// properties, which the description names instead; the argument rules still check them.
+pub(super) fn published_shape(f: &Field, side: Side) -> Value {
+    fn outline(shape: &Shape, side: Side) -> Value {
+        match shape {
+            Shape::Object(_) => json!({"type": "object"}),
+            Shape::Array { items, .. } => json!({"type": "array", "items": outline(items, side)}),
+            other => shape_schema(other, side),
+        }
+    }
+    match f.publish {
+        Publish::Shallow => outline(&f.shape, side),
+        Publish::Full | Publish::Hidden | Publish::Granular => shape_schema(&f.shape, side),
+    }
 }
 
 /// Whether a description says no more than the property's name ("Assignee." for `assignee`,
@@ -75,8 +108,8 @@ fn singular(words: &str) -> String {
 
 /// A property's schema: its shape plus description and default. String lengths and array sizes
 /// are enforced by the argument rules but not published (see [`shape_schema`]).
-pub fn field_schema(f: &Field) -> Value {
-    let mut s = shape_schema(&f.shape);
+pub fn field_schema(f: &Field, side: Side) -> Value {
+    let mut s = published_shape(f, side);
     let map = s.as_object_mut().expect("shape schemas are objects");
     if !says_nothing(&f.wire, &f.description) {
         map.insert("description".into(), json!(f.description));
@@ -87,7 +120,7 @@ pub fn field_schema(f: &Field) -> Value {
     s
 }
 
-pub(super) fn shape_schema(shape: &Shape) -> Value {
+pub(super) fn shape_schema(shape: &Shape, side: Side) -> Value {
     let mut m = Map::new();
     if let Some(t) = shape.json_type() {
         m.insert("type".into(), json!(t));
@@ -108,9 +141,9 @@ pub(super) fn shape_schema(shape: &Shape) -> Value {
             insert_opt(&mut m, "maximum", *max);
         }
         Shape::Array { items, .. } => {
-            m.insert("items".into(), shape_schema(items));
+            m.insert("items".into(), shape_schema(items, side));
         }
-        Shape::Object(obj) => return object_schema(obj),
+        Shape::Object(obj) => return object_schema(obj, side),
         Shape::Boolean | Shape::Any | Shape::Map => {}
     }
     Value::Object(m)

@@ -8,7 +8,7 @@ use quote::{format_ident, quote};
 use serde_json::{Value, json};
 
 use super::types::ident;
-use crate::model::{Field, Model, Object, Shape, Tool};
+use crate::model::{Field, Model, Object, Publish, Shape, Tool};
 
 pub fn tests(model: &Model) -> TokenStream {
     let count = model.tools.len();
@@ -69,7 +69,10 @@ fn tool_tests(t: &Tool) -> TokenStream {
             }
         }
     });
+    let unpublished = t.input.fields.iter().filter_map(|f| unpublished_checks(t, f));
     quote! {
+        #( #unpublished )*
+
         #[test]
         fn #published() {
             let tool = published(#name);
@@ -99,6 +102,71 @@ fn tool_tests(t: &Tool) -> TokenStream {
         }
 
         #( #missing )*
+    }
+}
+
+/// For a field the schema shows less of (deprecated, `publish: none` or `shallow`), a test that
+/// the argument rules still accept it and, for shallow objects, still check their properties.
+fn unpublished_checks(t: &Tool, f: &Field) -> Option<TokenStream> {
+    let shallow = f.publish == Publish::Shallow;
+    if super::schema::published(f) && !shallow {
+        return None;
+    }
+    let snake = t.name.to_snake_case();
+    let input_ty = ident(&t.input.rust_name);
+    let wire = &f.wire;
+    let mut with = sample_object(&t.input);
+    with[wire] = sample(&f.shape);
+    let accepted = with.to_string();
+    let accepts = format_ident!("{}_still_accepts_{}", snake, f.wire.to_snake_case());
+    let mut out = quote! {
+        #[test]
+        fn #accepts() {
+            let args: ::serde_json::Map<String, Value> = ::serde_json::from_str(#accepted).expect("sample is JSON");
+            if let Err(e) = ::docket::generated::#input_ty::from_arguments(args) {
+                panic!("{} is no longer accepted: {}", #wire, e.message);
+            }
+        }
+    };
+    // A shallow object's properties: one wrong-typed value must still be refused, naming its path.
+    let (object, prefix) = match &f.shape {
+        Shape::Object(o) => (o.as_ref(), f.wire.clone()),
+        Shape::Array { items, .. } => match items.as_ref() {
+            Shape::Object(o) => (o.as_ref(), format!("{}[0]", f.wire)),
+            _ => return Some(out),
+        },
+        _ => return Some(out),
+    };
+    if let Some((inner, bad)) = object.fields.iter().find_map(|x| wrong_value(&x.shape).map(|v| (x, v))) {
+        let mut value = sample(&f.shape);
+        let slot = if value.is_array() { &mut value[0] } else { &mut value };
+        slot[&inner.wire] = bad;
+        let mut args = sample_object(&t.input);
+        args[wire] = value;
+        let args = args.to_string();
+        let path = format!("{prefix}.{}", inner.wire);
+        let checks = format_ident!("{}_still_checks_{}", snake, f.wire.to_snake_case());
+        out.extend(quote! {
+            #[test]
+            fn #checks() {
+                let args: ::serde_json::Map<String, Value> = ::serde_json::from_str(#args).expect("sample is JSON");
+                let err = ::docket::generated::#input_ty::from_arguments(args).expect_err("a wrong-typed property");
+                assert!(err.message.contains(#path), "message should name `{}`: {}", #path, err.message);
+            }
+        });
+    }
+    Some(out)
+}
+
+/// A value of the wrong JSON type for `shape`, if any type is wrong for it.
+fn wrong_value(shape: &Shape) -> Option<Value> {
+    match shape {
+        Shape::String { .. } | Shape::Enum { .. } => Some(json!(1)),
+        Shape::Integer { .. } | Shape::Number { .. } | Shape::Boolean | Shape::Map | Shape::Object(_) => {
+            Some(json!("x"))
+        }
+        Shape::Array { .. } => Some(json!({})),
+        Shape::Any => None,
     }
 }
 

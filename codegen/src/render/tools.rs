@@ -5,7 +5,7 @@ use heck::ToUpperCamelCase;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::schema::{object_schema, output_schema};
+use super::schema::{input_schema, output_schema};
 use super::types::{docs, ident, rules};
 use crate::model::{ErrorTemplate, Model, Tool};
 use crate::template;
@@ -143,7 +143,7 @@ pub fn tool_table(model: &Model) -> TokenStream {
         let group = &t.group;
         let a = t.annotations;
         let (ro, de, id, ow) = (a.read_only, a.destructive, a.idempotent, a.open_world);
-        let input = object_schema(&t.input).to_string();
+        let input = input_schema(&t.input).to_string();
         let output = output_schema(&t.output).to_string();
         let error_context = &t.error_context;
         let deprecated_by = match &t.deprecated {

@@ -127,6 +127,40 @@ impl ::std::fmt::Display for AddItemType {
         f.write_str(self.as_str())
     }
 }
+/// Second name of type.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::schemars::JsonSchema
+)]
+pub enum AddItemSize {
+    #[serde(rename = "small")]
+    Small,
+    #[serde(rename = "large")]
+    Large,
+}
+impl AddItemSize {
+    /// Every value, in manifest order.
+    pub const ALL: &'static [Self] = &[Self::Small, Self::Large];
+    /// The wire name of this value.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Small => "small",
+            Self::Large => "large",
+        }
+    }
+}
+impl ::std::fmt::Display for AddItemSize {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 /// Arguments of tool `add_item`.
 #[derive(
     Debug,
@@ -146,6 +180,12 @@ pub struct AddItemInput {
     /// Size.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub r#type: ::std::option::Option<AddItemType>,
+    /// Second name of type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: ::std::option::Option<AddItemSize>,
+    /// More notes: {text}.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notes: ::std::option::Option<::std::vec::Vec<Note>>,
 }
 /// Structured result of tool `add_item`.
 #[derive(
@@ -487,6 +527,32 @@ impl AddItemInput {
             required: false,
             kind: Kind::Enum(&["small", "large"]),
         },
+        ParamRule {
+            name: "size",
+            required: false,
+            kind: Kind::Enum(&["small", "large"]),
+        },
+        ParamRule {
+            name: "notes",
+            required: false,
+            kind: Kind::Array {
+                items: &Kind::Object {
+                    fields: &[
+                        ParamRule {
+                            name: "text",
+                            required: true,
+                            kind: Kind::String {
+                                min_len: None,
+                                max_len: Some(10u64),
+                            },
+                        },
+                    ],
+                    additional: false,
+                },
+                min_items: None,
+                max_items: Some(3u64),
+            },
+        },
     ];
     /// Parses and checks the raw arguments of a call.
     pub fn from_arguments(
@@ -533,7 +599,7 @@ pub const TOOLS: &[ToolSpec] = &[
         idempotent: true,
         open_world: false,
         deprecated_by: None,
-        input_schema: "{\"type\":\"object\",\"properties\":{\"color\":{\"type\":\"string\",\"enum\":[\"red\",\"dark_blue\"],\"description\":\"Color filter.\",\"default\":\"red\"},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"description\":\"Page size.\",\"default\":25},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"additionalProperties\":false}",
+        input_schema: "{\"type\":\"object\",\"properties\":{\"color\":{\"type\":\"string\",\"enum\":[\"red\",\"dark_blue\"],\"description\":\"Color filter.\",\"default\":\"red\"},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"description\":\"Page size.\",\"default\":25},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}}}",
         output_schema: "{\"type\":\"object\",\"properties\":{\"names\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Item names.\"},\"warnings\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Warnings to read (also at the end of the text).\"}},\"required\":[\"names\"]}",
         error_context: &[],
     },
@@ -547,7 +613,7 @@ pub const TOOLS: &[ToolSpec] = &[
         idempotent: false,
         open_world: false,
         deprecated_by: None,
-        input_schema: "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},\"note\":{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"],\"additionalProperties\":false,\"description\":\"Optional note.\"},\"type\":{\"type\":\"string\",\"enum\":[\"small\",\"large\"],\"description\":\"Size.\"}},\"required\":[\"name\"],\"additionalProperties\":false}",
+        input_schema: "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},\"note\":{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"],\"description\":\"Optional note.\"},\"type\":{\"type\":\"string\",\"enum\":[\"small\",\"large\"],\"description\":\"Size.\"},\"notes\":{\"type\":\"array\",\"items\":{\"type\":\"object\"},\"description\":\"More notes: {text}.\"}},\"required\":[\"name\"]}",
         output_schema: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"},\"warnings\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Warnings to read (also at the end of the text).\"}},\"required\":[\"id\"]}",
         error_context: &[],
     },
@@ -601,14 +667,14 @@ pub mod consolidated {
         ToolSpec {
             name: "items",
             title: "Items",
-            description: "Items. Pick the operation with action; each parameter says which actions take it.\n- list: List items by color.\n- add_item: Add an item.",
+            description: "Items. Actions and their parameters (* = required):\n- list: color, limit, tags\n- add_item: name*, note, type, notes",
             group: "items",
             read_only: false,
             destructive: false,
             idempotent: false,
             open_world: false,
             deprecated_by: None,
-            input_schema: "{\"type\":\"object\",\"properties\":{\"action\":{\"type\":\"string\",\"enum\":[\"list\",\"add_item\"],\"description\":\"What to do; the tool description explains each action.\"},\"color\":{\"type\":\"string\",\"enum\":[\"red\",\"dark_blue\"],\"description\":\"(list) Color filter.\",\"default\":\"red\"},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"description\":\"(list) Page size.\",\"default\":25},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"(list)\"},\"name\":{\"type\":\"string\",\"description\":\"(add_item; required)\"},\"note\":{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"],\"additionalProperties\":false,\"description\":\"(add_item) Optional note.\"},\"type\":{\"type\":\"string\",\"enum\":[\"small\",\"large\"],\"description\":\"(add_item) Size.\"}},\"required\":[\"action\"],\"additionalProperties\":false}",
+            input_schema: "{\"type\":\"object\",\"properties\":{\"action\":{\"type\":\"string\",\"enum\":[\"list\",\"add_item\"]},\"color\":{\"type\":\"string\",\"enum\":[\"red\",\"dark_blue\"],\"description\":\"Color filter.\",\"default\":\"red\"},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"description\":\"Page size.\",\"default\":25},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"name\":{\"type\":\"string\"},\"note\":{\"type\":\"object\",\"description\":\"Optional note. Keys: text*.\"},\"type\":{\"type\":\"string\",\"enum\":[\"small\",\"large\"],\"description\":\"Size.\"},\"notes\":{\"type\":\"array\",\"items\":{\"type\":\"object\"},\"description\":\"More notes: {text}.\"}},\"required\":[\"action\"]}",
             output_schema: "",
             error_context: &[],
         },
@@ -693,6 +759,16 @@ pub mod consolidated {
                             required: false,
                             coerce: Coerce::Keep,
                         },
+                        Param {
+                            name: "size",
+                            required: false,
+                            coerce: Coerce::Keep,
+                        },
+                        Param {
+                            name: "notes",
+                            required: false,
+                            coerce: Coerce::Keep,
+                        },
                     ],
                 },
             ],
@@ -703,6 +779,8 @@ pub mod consolidated {
                 ("name", "add_item"),
                 ("note", "add_item"),
                 ("type", "add_item"),
+                ("size", "add_item"),
+                ("notes", "add_item"),
             ],
         },
     ];

@@ -104,6 +104,39 @@ fn list_items_accepts_only_its_required_arguments() {
     }
 }
 #[test]
+fn add_item_still_accepts_size() {
+    let args: ::serde_json::Map<String, Value> = ::serde_json::from_str(
+            "{\"name\":\"x\",\"size\":\"small\"}",
+        )
+        .expect("sample is JSON");
+    if let Err(e) = ::docket::generated::AddItemInput::from_arguments(args) {
+        panic!("{} is no longer accepted: {}", "size", e.message);
+    }
+}
+#[test]
+fn add_item_still_accepts_notes() {
+    let args: ::serde_json::Map<String, Value> = ::serde_json::from_str(
+            "{\"name\":\"x\",\"notes\":[{\"text\":\"x\"}]}",
+        )
+        .expect("sample is JSON");
+    if let Err(e) = ::docket::generated::AddItemInput::from_arguments(args) {
+        panic!("{} is no longer accepted: {}", "notes", e.message);
+    }
+}
+#[test]
+fn add_item_still_checks_notes() {
+    let args: ::serde_json::Map<String, Value> = ::serde_json::from_str(
+            "{\"name\":\"x\",\"notes\":[{\"text\":1}]}",
+        )
+        .expect("sample is JSON");
+    let err = ::docket::generated::AddItemInput::from_arguments(args)
+        .expect_err("a wrong-typed property");
+    assert!(
+        err.message.contains("notes[0].text"), "message should name `{}`: {}",
+        "notes[0].text", err.message
+    );
+}
+#[test]
 fn add_item_is_published_as_declared() {
     let tool = published("add_item");
     assert_eq!(tool["title"], json!("Add item"));
@@ -116,7 +149,7 @@ fn add_item_is_published_as_declared() {
     assert_eq!(input["type"], json!("object"));
     assert_eq!(
         property_names(input), vec!["name".to_string(), "note".to_string(), "type"
-        .to_string()] as Vec < String >
+        .to_string(), "notes".to_string()] as Vec < String >
     );
     let required: Vec<&str> = vec!["name"];
     assert_eq!(
@@ -149,6 +182,14 @@ fn add_item_is_published_as_declared() {
             p["enum"], ::serde_json::from_str:: < Value > ("[\"small\",\"large\"]")
             .unwrap(), "{} of {}", "enum", "type"
         );
+    }
+    {
+        let p = &input["properties"]["notes"];
+        assert!(
+            p["description"].as_str().is_some_and(| d | ! d.is_empty()),
+            "{} has a description", "notes"
+        );
+        assert_eq!(p["type"], json!("array"), "type of {}", "notes");
     }
     let output = &tool["outputSchema"];
     assert_eq!(output["type"], json!("object"));
