@@ -1,8 +1,8 @@
 //! docket: an issue and spec tracker for coding agents, served over MCP.
 //!
 //! The flow: `tools.yaml` -> `codegen/` (run by build.rs) -> [`generated`] (typed inputs and
-//! outputs, the [`generated::ToolHandlers`] trait, tools/list, dispatch) -> [`handlers`] (one
-//! method per tool) -> [`store`] (markdown files and the in-memory index). [`server`] serves it
+//! outputs, the [`generated::ToolHandlers`] trait and its impl, tools/list, dispatch) ->
+//! [`handlers`] (one function per tool, named by its `handler:`) -> [`store`] (markdown files and the in-memory index). [`server`] serves it
 //! over MCP; [`runtime`] holds what the generated code builds on.
 
 // Generated code names this crate `::docket`, so it reads the same inside and outside the crate.

@@ -1,12 +1,15 @@
-//! Every tool, called with valid input over stdio, returns structuredContent that validates
-//! against the outputSchema it publishes (JSON Schema 2020-12), and every published schema is
-//! itself a valid schema.
+//! Every tool, called with its samples from tools.yaml over stdio, returns structuredContent that
+//! validates against the outputSchema it publishes (JSON Schema 2020-12), answers within the
+//! manifest's `answer_tokens` budget in each view (text blocks alone; structuredContent alone, as
+//! compact JSON, the way JSON.stringify forwards it), and every published schema is itself valid.
 
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use common::samples::{Runner, manifest_samples};
 use common::{Client, call, is_error, start, structured, text, workspace};
+use docket::generated::limits;
 use serde_json::{Value, json};
 
 struct Checker {
@@ -32,7 +35,12 @@ impl Checker {
     /// Calls `tool`, requires success, validates structuredContent; returns it.
     async fn check(&mut self, client: &Client, tool: &str, args: Value) -> Value {
         let r = call(client, tool, args.clone()).await;
-        assert!(!is_error(&r), "{tool} {args} failed: {}", text(&r));
+        self.validate(tool, &args, &r)
+    }
+
+    /// Requires success, validates `r`'s _meta and structuredContent; returns the latter.
+    fn validate(&mut self, tool: &str, args: &Value, r: &rmcp::model::CallToolResult) -> Value {
+        assert!(!is_error(r), "{tool} {args} failed: {}", text(r));
         let meta = serde_json::to_value(&r.meta).expect("meta");
         for key in [
             "tokens",
@@ -47,7 +55,7 @@ impl Checker {
         ] {
             assert!(meta.get(key).is_some(), "{tool}: _meta.{key} missing in {meta}");
         }
-        let data = structured(&r);
+        let data = structured(r);
         let validator = jsonschema::validator_for(&self.schemas[tool]).expect("schema compiles");
         let problems: Vec<String> =
             validator.iter_errors(&data).map(|e| format!("{e} at {}", e.instance_path())).collect();
@@ -61,104 +69,47 @@ impl Checker {
     }
 }
 
+fn tokens(s: &str) -> usize {
+    tiktoken_rs::o200k_base_singleton().encode_ordinary(s).len()
+}
+
+/// What the model reads of an answer in each view: every text block; structuredContent as compact
+/// JSON without ASCII escaping (serde_json, like JSON.stringify).
+fn views(r: &rmcp::model::CallToolResult) -> (usize, usize) {
+    let text: Vec<String> = r.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect();
+    (tokens(&text.join("\n")), tokens(&structured(r).to_string()))
+}
+
 #[tokio::test]
-async fn every_tools_structured_content_matches_its_output_schema() {
+async fn every_sample_answer_matches_its_output_schema_within_its_token_budget() {
     let ws = workspace();
-    std::fs::write(ws.path().join("SPEC.md"), "# Spec").expect("spec");
     let client = start(ws.path()).await;
     let mut c = Checker::new(&client).await;
-
-    let a = c
-        .check(&client, "issues_create", json!({"title": "Alpha", "description": "Alpha body with webhook", "labels": ["x"], "wranglerContext": {"agentId": "me", "parentTaskId": "SPEC-000001"}}))
-        .await["issue"]["id"]
-        .as_str()
-        .expect("id")
-        .to_string();
-    let b = c
-        .check(&client, "issues_create", json!({"title": "Beta", "description": "Beta", "type": "specification"}))
-        .await["issue"]["id"]
-        .as_str()
-        .expect("id")
-        .to_string();
-    for format in ["minimal", "summary", "full"] {
-        c.check(&client, "issues_list", json!({"format": format, "response_format": "json"})).await;
+    let mut runner = Runner::default();
+    let mut over = Vec::new();
+    for sample in manifest_samples() {
+        let ran = runner.run(&client, &sample).await;
+        if ran.error.is_some() {
+            continue;
+        }
+        c.validate(&ran.tool, &ran.args, &ran.result);
+        let budget = limits::get(&ran.tool, "answer_tokens")
+            .unwrap_or_else(|| panic!("{} declares no limits.answer_tokens in tools.yaml", ran.tool));
+        let (text_view, structured_view) = views(&ran.result);
+        println!(
+            "{:>22}: text {text_view:>4}, structured {structured_view:>4} (budget {budget}) {}",
+            ran.tool, ran.args
+        );
+        if text_view.max(structured_view) > budget {
+            over.push(format!("{} {}: text {text_view}, structured {structured_view} > {budget}", ran.tool, ran.args));
+        }
     }
-    c.check(&client, "issues_list", json!({"limit": 1})).await;
-    c.check(
-        &client,
-        "issues_search",
-        json!({"query": "webhook", "includeDescription": true, "filters": {"status": ["open"]}}),
-    )
-    .await;
-    c.check(&client, "issues_get", json!({"id": a})).await;
     // An ignored parameter adds `warnings` to structuredContent; the schema must allow it.
-    let warned = c.check(&client, "issues_search", json!({"query": "webhook", "type": "specification"})).await;
+    let warned = c.check(&client, "issues_search", json!({"query": "sample", "type": "specification"})).await;
     assert!(warned["warnings"][0].as_str().is_some_and(|w| w.contains("'type'")), "{warned}");
-    c.check(&client, "init_workspace", json!({})).await;
-    c.check(&client, "init_workspace", json!({"fix": true})).await;
-    c.check(&client, "issues_get", json!({"id": a, "fields": ["dates", "wranglerContext"]})).await;
-    c.check(&client, "issues_update", json!({"id": a, "priority": "high", "assignee": "ann", "project": "core"})).await;
-    c.check(&client, "issues_labels", json!({"operation": "list"})).await;
-    c.check(&client, "issues_labels", json!({"operation": "add", "issueId": a, "labels": ["y"]})).await;
-    c.check(&client, "issues_metadata", json!({"operation": "set", "issueId": a, "key": "k", "value": [1, 2]})).await;
-    c.check(&client, "issues_metadata", json!({"operation": "get", "issueId": a})).await;
-    c.check(&client, "issues_projects", json!({"operation": "list"})).await;
-    c.check(&client, "issues_projects", json!({"operation": "remove", "issueId": a})).await;
-    c.check(&client, "issues_all_complete", json!({"parentTaskId": "SPEC-000001"})).await;
-    c.check(&client, "issues_get_batch", json!({"ids": [a, b, "ISS-000999"], "fields": ["title"]})).await;
-    c.check(
-        &client,
-        "issues_update_batch",
-        json!({"updates": [{"id": a, "status": "in_progress"}, {"id": "ISS-000999", "status": "open"}]}),
-    )
-    .await;
-    for group_by in ["status", "priority", "project", "assignee", "type"] {
-        c.check(&client, "issues_stats", json!({"groupBy": group_by})).await;
-    }
-    c.check(&client, "issues_mark_complete", json!({"id": b, "note": "done"})).await;
-
-    let session = c.check(&client, "session_start", json!({"specFile": "SPEC.md", "skipStepNames": ["lint"]})).await["session"]["sessionId"]
-        .as_str()
-        .expect("session id")
-        .to_string();
-    c.check(
-        &client,
-        "session_phase",
-        json!({"sessionId": session, "phase": "plan", "status": "started", "metadata": {"n": 1}}),
-    )
-    .await;
-    c.check(
-        &client,
-        "session_checkpoint",
-        json!({"sessionId": session, "tasksCompleted": [a], "tasksPending": [], "lastAction": "x", "resumeInstructions": "y",
-               "variables": {"v": true}, "stepResults": [{"stepName": "test", "status": "passed"}]}),
-    )
-    .await;
-    c.check(&client, "session_get", json!({"sessionId": session})).await;
-    c.check(&client, "session_status", json!({"sessionId": session})).await;
-    c.check(
-        &client,
-        "session_complete",
-        json!({"sessionId": session, "status": "failed", "prUrl": "https://example.invalid/pr/1", "prNumber": 1,
-               "stepExecutionSummary": {"totalSteps": 3, "executed": 2, "skipped": 1, "skippedSteps": ["lint"]}}),
-    )
-    .await;
-    let refused = call(&client, "issues_delete", json!({"id": a})).await;
-    assert!(is_error(&refused));
-    let recent = client
-        .read_resource(rmcp::model::ReadResourceRequestParams::new("docket://errors/recent"))
-        .await
-        .expect("errors/recent");
-    let recent: Value = serde_json::from_str(
-        serde_json::to_value(&recent).expect("json")["contents"][0]["text"].as_str().expect("text"),
-    )
-    .expect("json");
-    let pattern = recent["patterns"][0]["id"].as_i64().expect("a recorded pattern");
-    c.check(&client, "errors_resolve", json!({"patternId": pattern, "resolution": "Pass confirm: true."})).await;
-    c.check(&client, "workspace_doctor", json!({})).await;
-    c.check(&client, "issues_delete", json!({"id": a, "confirm": true})).await;
 
     let published: BTreeSet<String> = c.schemas.keys().cloned().collect();
-    assert_eq!(c.checked, published, "every published tool was called and validated");
+    assert_eq!(c.checked, published, "every published tool has a sample that succeeds (tools.yaml samples:)");
+    assert!(over.is_empty(), "answers over their tools.yaml answer_tokens budget:\n{}", over.join("\n"));
     client.cancel().await.expect("close");
 }

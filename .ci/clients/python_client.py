@@ -7,11 +7,14 @@ usage: python_client.py [DOCKET_BINARY [serve args...]]
 
 Checks: initialize; tools/list followed through nextCursor; every inputSchema and outputSchema is a
 valid JSON Schema 2020-12 document; issues_list paged with a small limit until the cursor runs out
-(the count matches issues_stats); EVERY served tool called with valid input from SAMPLES below,
-each structuredContent validated against the tool's outputSchema (the mcp client validates too and
-raises on a mismatch); resources/list, resources/templates/list and resources/read.
+(the count matches issues_stats); resources/list, resources/templates/list and resources/read; then
+the manifest's sample calls (tools.yaml `samples:`), in order, from the JSON that
+`cargo run -p codegen -- samples` prints (path in $DOCKET_SAMPLES, default target/samples.json):
+each structuredContent is validated against the tool's outputSchema (the mcp client validates too
+and raises on a mismatch) and must hold the sample's `expect` values, and a sample with `error`
+must fail with that code. tests/common/samples.rs runs the same list the same way.
 
-A served tool without an entry in SAMPLES is a failure, so a new tool cannot go untested.
+A served tool that no sample calls successfully is a failure, so a new tool cannot go untested.
 Prints one line per check, then `python mcp client: N passed, N failed`; exits 1 on any failure.
 """
 
@@ -20,14 +23,13 @@ import json
 import os
 import sys
 import traceback
-from pathlib import Path
 
 from jsonschema import Draft202012Validator
 from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 
 LABEL = "python mcp client"
-MISSING_ID = "ISS-999999"
+SAMPLES = os.environ.get("DOCKET_SAMPLES", "target/samples.json")
 
 
 def g(obj, snake, camel=None):
@@ -63,101 +65,73 @@ class Run:
         print(f"ok   {name}" + (f" ({detail})" if isinstance(detail, str) and detail else ""))
         return detail
 
-
-# Sample arguments for every tool, in the order they run. Values may be callables taking the shared
-# state `s` (ids created earlier). `expect_error` marks a deliberate failure (it feeds the error
-# memory for errors_resolve); `post` checks the structured result and may store values in `s`.
-def listed_ids(sc):
-    """A page is records (format full, fields) or one line per issue, each starting with its ID."""
-    return [i["id"] for i in sc["issues"]] if "issues" in sc else [r.split(" ")[0] for r in sc["rows"]]
+    def fail(self, name, message):
+        self.failed += 1
+        print(f"FAIL {name}: {message}")
 
 
-def samples(s):
-    return [
-        ("issues_create", {
-            "title": f"Python client check {os.getpid()}",
-            "description": "Created by .ci/clients/python_client.py.\n\n## Steps\n\nCall every tool once.",
-            "type": "issue", "priority": "high", "labels": ["ci", "client"], "project": "ci",
-            "assignee": "python", "wranglerContext": {"agentId": "python-ci", "estimatedEffort": "1 hour"},
-        }, {"post": lambda sc: s.update(id=sc["issue"]["id"])}),
-        ("issues_list", {"format": "minimal", "limit": 5}, {}),
-        ("issues_list", {"format": "full", "limit": 2, "status": ["open", "in_progress"]}, {}),
-        ("issues_list", lambda: {"project": "ci", "response_format": "json"},
-         {"post": lambda sc: expect(s["id"] in listed_ids(sc), "created issue not listed")}),
-        ("issues_search", {"query": "Python client check"},
-         {"post": lambda sc: expect(s["id"] in listed_ids(sc), "created issue not found")}),
-        ("issues_search", lambda: {"query": s["word"], "fields": ["title", "description"],
-                                   "includeDescription": True, "limit": 3},
-         {"post": lambda sc: expect(sc["totalCount"] > 0, f"no match for {s['word']!r}, a word of a listed title")}),
-        ("issues_get", lambda: {"id": s["id"]},
-         {"post": lambda sc: expect(sc["issue"]["id"] == s["id"], "wrong issue")}),
-        ("issues_get", lambda: {"id": s["id"], "fields": ["status", "labels"]}, {}),
-        ("issues_get_batch", lambda: {"ids": [s["id"], s["first_id"], MISSING_ID]},
-         {"post": lambda sc: expect(sc["notFound"] == [MISSING_ID] and len(sc["issues"]) == 2,
-                                    f"notFound {sc['notFound']}, {len(sc['issues'])} found")}),
-        ("issues_update", lambda: {"id": s["id"], "priority": "critical", "labels": ["ci", "client", "updated"]},
-         {"post": lambda sc: expect("priority" in sc["changed"], f"changed = {sc['changed']}")}),
-        ("issues_update_batch", lambda: {"updates": [{"id": s["id"], "status": "in_progress"},
-                                                     {"id": MISSING_ID, "status": "open"}]},
-         {"post": lambda sc: expect((sc["succeeded"], sc["failed"]) == (1, 1),
-                                    f"succeeded {sc['succeeded']}, failed {sc['failed']}")}),
-        ("issues_labels", {"operation": "list"}, {}),
-        ("issues_labels", lambda: {"operation": "add", "issueId": s["id"], "labels": ["extra"]},
-         {"post": lambda sc: expect("extra" in sc["issueLabels"], "label not added")}),
-        ("issues_labels", lambda: {"operation": "remove", "issueId": s["id"], "labels": ["extra"]}, {}),
-        ("issues_metadata", lambda: {"operation": "set", "issueId": s["id"], "key": "reviewer",
-                                     "value": {"name": "ci", "round": 1}}, {}),
-        ("issues_metadata", lambda: {"operation": "get", "issueId": s["id"]},
-         {"post": lambda sc: expect(sc["wranglerContext"].get("reviewer") == {"name": "ci", "round": 1},
-                                    f"wranglerContext = {sc['wranglerContext']}")}),
-        ("issues_metadata", lambda: {"operation": "remove", "issueId": s["id"], "key": "reviewer"}, {}),
-        ("issues_projects", {"operation": "list"}, {}),
-        ("issues_projects", lambda: {"operation": "add", "issueId": s["id"], "project": "ci-2"}, {}),
-        ("issues_projects", lambda: {"operation": "remove", "issueId": s["id"]}, {}),
-        ("issues_stats", {"groupBy": "priority"}, {}),
-        ("issues_stats", {"groupBy": "project", "status": ["open", "in_progress"], "response_format": "json"}, {}),
-        ("issues_all_complete", lambda: {"issueIds": [s["id"]]},
-         {"post": lambda sc: expect(sc["allComplete"] is False, "an in-progress issue counted as complete")}),
-        ("issues_mark_complete", lambda: {"id": s["id"], "note": "Checked by the Python client."},
-         {"post": lambda sc: expect(sc["issue"].get("status") == "closed", f"status {sc['issue'].get('status')}")}),
-        ("issues_all_complete", lambda: {"issueIds": [s["id"]]},
-         {"post": lambda sc: expect(sc["allComplete"] is True, "a closed issue counted as incomplete")}),
-        # worktree false: the fixture copy lives in target/, inside docket's own repository, where a
-        # worktree and branch would land in docket's repository.
-        ("session_start", lambda: {"specFile": s["spec_file"], "workflow": "ci", "skipStepNames": ["lint"],
-                                   "worktree": False},
-         {"post": lambda sc: s.update(session=sc["session"]["sessionId"])}),
-        ("session_phase", lambda: {"sessionId": s["session"], "phase": "plan", "status": "started",
-                                   "metadata": {"by": "ci"}}, {}),
-        ("session_checkpoint", lambda: {
-            "sessionId": s["session"], "tasksCompleted": [s["id"]], "tasksPending": [],
-            "lastAction": "called every tool", "resumeInstructions": "run the client again",
-            "variables": {"client": "python"}, "stepResults": [{"stepName": "build", "status": "passed"}],
-        }, {}),
-        ("session_get", {}, {"post": lambda sc: expect(sc["session"]["sessionId"] == s["session"], "wrong session")}),
-        ("session_get", lambda: {"sessionId": s["session"]}, {}),
-        ("session_status", lambda: {"sessionId": s["session"]}, {}),
-        ("session_complete", lambda: {
-            "sessionId": s["session"], "status": "completed", "prUrl": "https://example.invalid/pr/1",
-            "prNumber": 1, "summary": "All tools answered.",
-            "stepExecutionSummary": {"totalSteps": 2, "executed": 1, "skipped": 1, "skippedSteps": ["lint"]},
-        }, {"post": lambda sc: expect(sc["session"].get("status") == "completed", "session not completed")}),
-        # Without sessionId only workflow-engine runs (wf-*) count, and this workspace has none.
-        ("session_status", {}, {"expect_error": "NOT_FOUND"}),
-        ("init_workspace", {}, {"post": lambda sc: expect(sc["status"] in ("compliant", "changes_needed"),
-                                                          f"status {sc['status']}")}),
-        ("init_workspace", {"fix": True}, {"post": lambda sc: expect(sc["status"] in ("compliant", "initialized"),
-                                                                     f"status {sc['status']}")}),
-        ("workspace_doctor", {}, {"post": lambda sc: expect(sc["total"] == len(sc["problems"]), f"doctor {sc}")}),
-        # A deliberate failure: it is recorded in the error memory, and errors_resolve needs a pattern.
-        ("issues_delete", lambda: {"id": s["id"]}, {"expect_error": "CONFIRMATION_REQUIRED"}),
-        ("errors_resolve", lambda: {"patternId": s["pattern"], "resolution": "Pass confirm: true to delete."},
-         {"before": "pattern",
-          "post": lambda sc: expect(sc["patternId"] == s["pattern"] and sc["operation"] == "issues_delete",
-                                    f"resolved {sc}")}),
-        ("issues_delete", lambda: {"id": s["id"], "confirm": True}, {}),
-        ("issues_get", lambda: {"id": s["id"]}, {"expect_error": "NOT_FOUND"}),
-    ]
+MISSING = object()
+
+
+def at(doc, pointer):
+    """The value at a JSON pointer (RFC 6901) in `doc`, or MISSING."""
+    if pointer == "":
+        return doc
+    if not pointer.startswith("/"):
+        return MISSING
+    for token in pointer[1:].split("/"):
+        token = token.replace("~1", "/").replace("~0", "~")
+        if isinstance(doc, dict) and token in doc:
+            doc = doc[token]
+        elif isinstance(doc, list) and token.isdigit() and int(token) < len(doc):
+            doc = doc[int(token)]
+        else:
+            return MISSING
+    return doc
+
+
+def same(a, b):
+    """JSON equality, where unlike == true is not 1."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(map(same, a, b))
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    return type(a) is type(b) and a == b
+
+
+def compact(value):
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+class Runner:
+    """Keeps the values samples save for the later ones (the rules of tests/common/samples.rs)."""
+
+    def __init__(self):
+        self.vars = {}
+
+    def save(self, doc, names, what):
+        for name, pointer in (names or {}).items():
+            value = at(doc, pointer)
+            expect(value is not MISSING, f"{what}: nothing at {pointer} in {compact(doc)[:300]}")
+            self.vars[name] = value
+
+    def substitute(self, v):
+        """`$name` strings become the saved value; `${name}` inside a string its text."""
+        if isinstance(v, str):
+            if v.startswith("$") and v[1:] in self.vars:
+                return self.vars[v[1:]]
+            for name, value in self.vars.items():
+                v = v.replace("${" + name + "}", value if isinstance(value, str) else compact(value))
+            return v
+        if isinstance(v, list):
+            return [self.substitute(x) for x in v]
+        if isinstance(v, dict):
+            return {k: self.substitute(x) for k, x in v.items()}
+        return v
 
 
 async def list_all(fetch, items_of, limit=100):
@@ -245,13 +219,12 @@ async def main(command, args):
 
             # issues_list paged with a small limit until the cursor runs out.
             async def paging():
-                seen, cursor, pages, total, titles, duplicates = [], None, 0, None, [], set()
+                seen, cursor, pages, total, duplicates = [], None, 0, None, set()
                 while True:
                     args_ = {"limit": 7, "fields": ["title"]} | ({"cursor": cursor} if cursor else {})
                     sc = await call("issues_list", args_)
                     pages += 1
                     seen += [i["id"] for i in sc["issues"]]
-                    titles += [i.get("title", "") for i in sc["issues"]]
                     # Files sharing an id are all listed, with a DUPLICATE_ID warning naming the id.
                     duplicates |= {w["message"].split()[0] for w in state["meta"].get("warnings", [])
                                    if w.get("code") == "DUPLICATE_ID"}
@@ -265,9 +238,6 @@ async def main(command, args):
                 expect(not repeated, f"issues came back twice: {sorted(repeated)[:5]}")
                 expect(len(seen) == total == stats["total"],
                        f"paged {len(seen)}, totalCount {total}, issues_stats total {stats['total']}")
-                state["first_id"] = seen[0]
-                words = [w.strip(".,:;()[]'\"") for t in titles[:5] for w in t.split()]
-                state["word"] = max(words, key=len) if words else "the"
                 return f"{len(seen)} issues in {pages} pages of 7 = issues_stats total"
 
             await run.check("issues_list paging (limit 7, follow nextCursor)", paging)
@@ -286,46 +256,56 @@ async def main(command, args):
                 board = (await session.read_resource("docket://board")).contents[0].text
                 expect(board.strip(), "docket://board is empty")
                 config = json.loads((await session.read_resource("docket://config")).contents[0].text)
-                state["workspace_dir"] = Path(config["workspace"])
+                expect(config.get("workspace"), "docket://config names no workspace")
                 return f"{len(items)} resources in {pages} page(s), {len(templates)} templates; read {issue_uri}"
 
             await run.check("resources (list, templates, read)", resources)
 
-            # session_start needs a spec file: one of the workspace's own specifications.
-            ws = state.get("workspace_dir")
-            specs = sorted((ws / "specifications").glob("*.md")) if ws else []
-            if specs:
-                state["spec_file"] = os.path.relpath(specs[0], ws.parent)
-            else:
-                state["spec_file"] = str(Path(__file__).resolve())
+            async def load():
+                try:
+                    with open(SAMPLES, encoding="utf-8") as f:
+                        state["samples"] = json.load(f)
+                except (OSError, ValueError) as e:
+                    raise Failure(f"{e}; write it with `cargo run -p codegen -- samples > {SAMPLES}`") from e
+                expect(isinstance(state["samples"], list), "not a JSON array")
+                return f"{len(state['samples'])} samples from tools.yaml"
 
-            called = set()
-            for name, arguments, opts in samples(state):
+            if await run.check(f"samples ({SAMPLES})", load) is None:
+                return run
+
+            # The manifest's samples, in order: read a resource first if asked, substitute the
+            # values earlier samples saved, call, check the error code or the `expect` values, save.
+            runner = Runner()
+            succeeded = set()
+            for sample in state["samples"]:
+                name = sample["tool"]
                 label = f"tools/call {name}"
-
-                async def step(name=name, arguments=arguments, opts=opts):
-                    if opts.get("before") == "pattern":
-                        raw = (await session.read_resource("docket://errors/recent")).contents[0].text
-                        patterns = json.loads(raw)["patterns"]
-                        match = [p for p in patterns if p["operation"] == "issues_delete"]
-                        expect(match, f"the failed issues_delete is not in docket://errors/recent: {raw[:300]}")
-                        state["pattern"] = match[0]["id"]
-                    args_ = arguments() if callable(arguments) else arguments
-                    sc = await call(name, args_, opts.get("expect_error"))
-                    if sc is not None and "post" in opts:
-                        opts["post"](sc)
-                    return json.dumps(args_, separators=(",", ":"))[:90]
-
-                called.add(name)
                 if name not in tools:
-                    run.failed += 1
-                    print(f"FAIL {label}: the sample table names a tool the server does not serve")
+                    run.fail(label, "tools.yaml has a sample for a tool the server does not serve")
                     continue
+
+                async def step(sample=sample, name=name):
+                    if "read" in sample:
+                        uri = sample["read"]["uri"]
+                        body = json.loads((await session.read_resource(uri)).contents[0].text)
+                        runner.save(body, sample["read"].get("save"), uri)
+                    args_ = runner.substitute(sample.get("args", {}))
+                    sc = await call(name, args_, sample.get("error"))
+                    if sc is not None:
+                        for pointer, want in sample.get("expect", {}).items():
+                            want, got = runner.substitute(want), at(sc, pointer)
+                            expect(got is not MISSING and same(got, want),
+                                   f"{pointer} is {'missing' if got is MISSING else compact(got)[:200]}, "
+                                   f"expected {compact(want)[:200]}")
+                        runner.save(sc, sample.get("save"), name)
+                        succeeded.add(name)
+                    return compact(args_)[:90]
+
                 await run.check(label, step)
 
-            for name in sorted(set(tools) - called):
-                run.failed += 1
-                print(f"FAIL tools/call {name}: no sample arguments in .ci/clients/python_client.py; add them")
+            for name in sorted(set(tools) - succeeded):
+                run.fail(f"tools/call {name}",
+                         "no sample calls it successfully; add `samples:` to its entry in tools.yaml")
     return run
 
 

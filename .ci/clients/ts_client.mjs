@@ -9,20 +9,22 @@
 // uncompilable schema makes listTools() throw); callTool() validates structuredContent against the
 // tool's outputSchema and rejects a missing structuredContent. The SDK forgets the validators of
 // earlier tools/list pages, so every result is also checked here with the SDK's own Ajv validator.
-// On top of that this script pages
-// tools/list, pages issues_list with a small limit until the cursor runs out (the count must match
-// issues_stats), calls EVERY served tool with valid input from SAMPLES, and reads resources.
-// A served tool without sample arguments is a failure, so a new tool cannot go untested.
+// On top of that this script pages tools/list, pages issues_list with a small limit until the
+// cursor runs out (the count must match issues_stats), reads resources, and then runs the manifest's
+// sample calls (tools.yaml `samples:`) in order, from the JSON that `cargo run -p codegen -- samples`
+// prints (path in $DOCKET_SAMPLES, default target/samples.json): each result must hold the sample's
+// `expect` values, and a sample with `error` must fail with that code. tests/common/samples.rs runs
+// the same list the same way.
+// A served tool that no sample calls successfully is a failure, so a new tool cannot go untested.
 // Prints one line per check, then `ts sdk client: N passed, N failed`; exits 1 on any failure.
 
-import { readdirSync } from 'node:fs';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 
 const LABEL = 'ts sdk client';
-const MISSING_ID = 'ISS-999999';
+const SAMPLES = process.env.DOCKET_SAMPLES || 'target/samples.json';
 
 class Failure extends Error {}
 const expect = (cond, message) => {
@@ -48,86 +50,59 @@ const fail = (name, message) => {
   console.log(`FAIL ${name}: ${message}`);
 };
 
-// Sample arguments for every tool, in the order they run. A function is evaluated when the step
-// runs, with the ids created by earlier steps in `s`. `expectError` marks a deliberate failure (it
-// feeds the error memory for errors_resolve); `post` checks the structured result.
-function samples(s) {
-  // A page is records (format full, fields) or one line per issue, each starting with its ID.
-  const ids = (sc) => (sc.issues ? sc.issues.map((i) => i.id) : sc.rows.map((r) => r.split(' ')[0]));
-  return [
-    ['issues_create', {
-      title: `TypeScript client check ${process.pid}`,
-      description: 'Created by .ci/clients/ts_client.mjs.\n\n## Steps\n\nCall every tool once.',
-      type: 'issue', priority: 'high', labels: ['ci', 'client'], project: 'ci', assignee: 'typescript',
-      wranglerContext: { agentId: 'ts-ci', estimatedEffort: '1 hour' },
-    }, { post: (sc) => { s.id = sc.issue.id; } }],
-    ['issues_list', { format: 'minimal', limit: 5 }, {}],
-    ['issues_list', { format: 'full', limit: 2, status: ['open', 'in_progress'] }, {}],
-    ['issues_list', () => ({ project: 'ci', response_format: 'json' }),
-      { post: (sc) => expect(ids(sc).includes(s.id), 'created issue not listed') }],
-    ['issues_search', { query: 'TypeScript client check' },
-      { post: (sc) => expect(ids(sc).includes(s.id), 'created issue not found') }],
-    ['issues_search', () => ({ query: s.word, fields: ['title', 'description'], includeDescription: true, limit: 3 }),
-      { post: (sc) => expect(sc.totalCount > 0, `no match for '${s.word}', a word of a listed title`) }],
-    ['issues_get', () => ({ id: s.id }), { post: (sc) => expect(sc.issue.id === s.id, 'wrong issue') }],
-    ['issues_get', () => ({ id: s.id, fields: ['status', 'labels'] }), {}],
-    ['issues_get_batch', () => ({ ids: [s.id, s.firstId, MISSING_ID] }),
-      { post: (sc) => expect(sc.notFound.length === 1 && sc.notFound[0] === MISSING_ID && sc.issues.length === 2,
-        `notFound ${JSON.stringify(sc.notFound)}, ${sc.issues.length} found`) }],
-    ['issues_update', () => ({ id: s.id, priority: 'critical', labels: ['ci', 'client', 'updated'] }),
-      { post: (sc) => expect(sc.changed.includes('priority'), `changed = ${sc.changed}`) }],
-    ['issues_update_batch', () => ({ updates: [{ id: s.id, status: 'in_progress' }, { id: MISSING_ID, status: 'open' }] }),
-      { post: (sc) => expect(sc.succeeded === 1 && sc.failed === 1, `succeeded ${sc.succeeded}, failed ${sc.failed}`) }],
-    ['issues_labels', { operation: 'list' }, {}],
-    ['issues_labels', () => ({ operation: 'add', issueId: s.id, labels: ['extra'] }),
-      { post: (sc) => expect(sc.issueLabels.includes('extra'), 'label not added') }],
-    ['issues_labels', () => ({ operation: 'remove', issueId: s.id, labels: ['extra'] }), {}],
-    ['issues_metadata', () => ({ operation: 'set', issueId: s.id, key: 'reviewer', value: { name: 'ci', round: 1 } }), {}],
-    ['issues_metadata', () => ({ operation: 'get', issueId: s.id }),
-      { post: (sc) => expect(sc.wranglerContext.reviewer?.round === 1, `wranglerContext = ${JSON.stringify(sc.wranglerContext)}`) }],
-    ['issues_metadata', () => ({ operation: 'remove', issueId: s.id, key: 'reviewer' }), {}],
-    ['issues_projects', { operation: 'list' }, {}],
-    ['issues_projects', () => ({ operation: 'add', issueId: s.id, project: 'ci-2' }), {}],
-    ['issues_projects', () => ({ operation: 'remove', issueId: s.id }), {}],
-    ['issues_stats', { groupBy: 'priority' }, {}],
-    ['issues_stats', { groupBy: 'project', status: ['open', 'in_progress'], response_format: 'json' }, {}],
-    ['issues_all_complete', () => ({ issueIds: [s.id] }),
-      { post: (sc) => expect(sc.allComplete === false, 'an in-progress issue counted as complete') }],
-    ['issues_mark_complete', () => ({ id: s.id, note: 'Checked by the TypeScript client.' }),
-      { post: (sc) => expect(sc.issue.status === 'closed', `status ${sc.issue.status}`) }],
-    ['issues_all_complete', () => ({ issueIds: [s.id] }),
-      { post: (sc) => expect(sc.allComplete === true, 'a closed issue counted as incomplete') }],
-    // worktree false: the fixture copy lives in target/, inside docket's own repository, where a
-    // worktree and branch would land in docket's repository.
-    ['session_start', () => ({ specFile: s.specFile, workflow: 'ci', skipStepNames: ['lint'], worktree: false }),
-      { post: (sc) => { s.session = sc.session.sessionId; } }],
-    ['session_phase', () => ({ sessionId: s.session, phase: 'plan', status: 'started', metadata: { by: 'ci' } }), {}],
-    ['session_checkpoint', () => ({
-      sessionId: s.session, tasksCompleted: [s.id], tasksPending: [], lastAction: 'called every tool',
-      resumeInstructions: 'run the client again', variables: { client: 'typescript' },
-      stepResults: [{ stepName: 'build', status: 'passed' }],
-    }), {}],
-    ['session_get', {}, { post: (sc) => expect(sc.session.sessionId === s.session, 'wrong session') }],
-    ['session_get', () => ({ sessionId: s.session }), {}],
-    ['session_status', () => ({ sessionId: s.session }), {}],
-    ['session_complete', () => ({
-      sessionId: s.session, status: 'completed', prUrl: 'https://example.invalid/pr/1', prNumber: 1,
-      summary: 'All tools answered.',
-      stepExecutionSummary: { totalSteps: 2, executed: 1, skipped: 1, skippedSteps: ['lint'] },
-    }), { post: (sc) => expect(sc.session.status === 'completed', 'session not completed') }],
-    // Without sessionId only workflow-engine runs (wf-*) count, and this workspace has none.
-    ['session_status', {}, { expectError: 'NOT_FOUND' }],
-    ['init_workspace', {}, { post: (sc) => expect(['compliant', 'changes_needed'].includes(sc.status), `status ${sc.status}`) }],
-    ['init_workspace', { fix: true }, { post: (sc) => expect(['compliant', 'initialized'].includes(sc.status), `status ${sc.status}`) }],
-    ['workspace_doctor', {}, { post: (sc) => expect(sc.total === sc.problems.length, `doctor ${JSON.stringify(sc).slice(0, 200)}`) }],
-    // A deliberate failure: it is recorded in the error memory, and errors_resolve needs a pattern.
-    ['issues_delete', () => ({ id: s.id }), { expectError: 'CONFIRMATION_REQUIRED' }],
-    ['errors_resolve', () => ({ patternId: s.pattern, resolution: 'Pass confirm: true to delete.' }),
-      { before: 'pattern',
-        post: (sc) => expect(sc.patternId === s.pattern && sc.operation === 'issues_delete', `resolved ${JSON.stringify(sc)}`) }],
-    ['issues_delete', () => ({ id: s.id, confirm: true }), {}],
-    ['issues_get', () => ({ id: s.id }), { expectError: 'NOT_FOUND' }],
-  ];
+// The value at a JSON pointer (RFC 6901) in `doc`, or undefined.
+function at(doc, pointer) {
+  if (pointer === '') return doc;
+  if (!pointer.startsWith('/')) return undefined;
+  for (const raw of pointer.slice(1).split('/')) {
+    const token = raw.replaceAll('~1', '/').replaceAll('~0', '~');
+    const found = Array.isArray(doc)
+      ? /^\d+$/.test(token) && Number(token) < doc.length
+      : doc !== null && typeof doc === 'object' && Object.hasOwn(doc, token);
+    if (!found) return undefined;
+    doc = doc[token];
+  }
+  return doc;
+}
+
+// JSON equality.
+function same(a, b) {
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => same(x, b[i]));
+  }
+  if (a && b && typeof a === 'object' && typeof b === 'object') {
+    const keys = Object.keys(a);
+    return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && same(a[k], b[k]));
+  }
+  return a === b;
+}
+
+// Keeps the values samples save for the later ones (the rules of tests/common/samples.rs).
+class Runner {
+  vars = new Map();
+
+  save(doc, names, what) {
+    for (const [name, pointer] of Object.entries(names ?? {})) {
+      const value = at(doc, pointer);
+      expect(value !== undefined, `${what}: nothing at ${pointer} in ${JSON.stringify(doc).slice(0, 300)}`);
+      this.vars.set(name, value);
+    }
+  }
+
+  // `$name` strings become the saved value; `${name}` inside a string its text.
+  substitute(v) {
+    if (typeof v === 'string') {
+      if (v.startsWith('$') && this.vars.has(v.slice(1))) return this.vars.get(v.slice(1));
+      for (const [name, value] of this.vars) {
+        const text = typeof value === 'string' ? value : JSON.stringify(value);
+        v = v.replaceAll('${' + name + '}', () => text);
+      }
+      return v;
+    }
+    if (Array.isArray(v)) return v.map((x) => this.substitute(x));
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, this.substitute(x)]));
+    return v;
+  }
 }
 
 async function listAll(fetch, itemsOf, limit = 100) {
@@ -201,7 +176,6 @@ async function main(command, args) {
 
     await check('issues_list paging (limit 7, follow nextCursor)', async () => {
       const seen = [];
-      const titles = [];
       const duplicates = new Set();
       let cursor;
       let pages = 0;
@@ -210,7 +184,6 @@ async function main(command, args) {
         const sc = await call('issues_list', { limit: 7, fields: ['title'], ...(cursor ? { cursor } : {}) });
         pages++;
         seen.push(...sc.issues.map((i) => i.id));
-        titles.push(...sc.issues.map((i) => i.title ?? ''));
         // Files sharing an id are all listed, with a DUPLICATE_ID warning naming the id.
         for (const w of state.meta.warnings ?? []) if (w.code === 'DUPLICATE_ID') duplicates.add(w.message.split(' ')[0]);
         total ??= sc.totalCount;
@@ -222,9 +195,6 @@ async function main(command, args) {
       expect(!repeated.length, `issues came back twice: ${repeated.slice(0, 5)}`);
       expect(seen.length === total && total === stats.total,
         `paged ${seen.length}, totalCount ${total}, issues_stats total ${stats.total}`);
-      state.firstId = seen[0];
-      const words = titles.slice(0, 5).flatMap((t) => t.split(/\s+/)).map((w) => w.replace(/^[.,:;()[\]'"]+|[.,:;()[\]'"]+$/g, ''));
-      state.word = words.reduce((a, b) => (b.length > a.length ? b : a), '') || 'the';
       return `${seen.length} issues in ${pages} pages of 7 = issues_stats total`;
     });
 
@@ -240,42 +210,54 @@ async function main(command, args) {
       const board = (await client.readResource({ uri: 'docket://board' })).contents[0].text;
       expect(board.trim(), 'docket://board is empty');
       const config = JSON.parse((await client.readResource({ uri: 'docket://config' })).contents[0].text);
-      state.workspaceDir = config.workspace;
+      expect(config.workspace, 'docket://config names no workspace');
       return `${items.length} resources in ${pages} page(s), ${templates.length} templates; read ${issueUri}`;
     });
 
-    // session_start needs a spec file: one of the workspace's own specifications.
-    try {
-      const dir = path.join(state.workspaceDir, 'specifications');
-      const spec = readdirSync(dir).filter((f) => f.endsWith('.md')).sort()[0];
-      state.specFile = path.relative(path.dirname(state.workspaceDir), path.join(dir, spec));
-    } catch {
-      state.specFile = new URL(import.meta.url).pathname;
-    }
+    const loaded = await check(`samples (${SAMPLES})`, async () => {
+      try {
+        state.samples = JSON.parse(readFileSync(SAMPLES, 'utf8'));
+      } catch (e) {
+        throw new Failure(`${e.message}; write it with \`cargo run -p codegen -- samples > ${SAMPLES}\``);
+      }
+      expect(Array.isArray(state.samples), 'not a JSON array');
+      return `${state.samples.length} samples from tools.yaml`;
+    });
+    if (!loaded) return;
 
-    const called = new Set();
-    for (const [name, args, opts] of samples(state)) {
+    // The manifest's samples, in order: read a resource first if asked, substitute the values
+    // earlier samples saved, call, check the error code or the `expect` values, save.
+    const runner = new Runner();
+    const succeeded = new Set();
+    for (const sample of state.samples) {
+      const name = sample.tool;
       const label = `tools/call ${name}`;
-      called.add(name);
       if (!tools.has(name)) {
-        fail(label, 'the sample table names a tool the server does not serve');
+        fail(label, 'tools.yaml has a sample for a tool the server does not serve');
         continue;
       }
       await check(label, async () => {
-        if (opts.before === 'pattern') {
-          const raw = (await client.readResource({ uri: 'docket://errors/recent' })).contents[0].text;
-          const match = JSON.parse(raw).patterns.filter((p) => p.operation === 'issues_delete');
-          expect(match.length, `the failed issues_delete is not in docket://errors/recent: ${raw.slice(0, 300)}`);
-          state.pattern = match[0].id;
+        if (sample.read) {
+          const body = JSON.parse((await client.readResource({ uri: sample.read.uri })).contents[0].text);
+          runner.save(body, sample.read.save, sample.read.uri);
         }
-        const a = typeof args === 'function' ? args() : args;
-        const sc = await call(name, a, opts.expectError);
-        if (sc !== undefined && opts.post) opts.post(sc);
+        const a = runner.substitute(sample.args ?? {});
+        const sc = await call(name, a, sample.error);
+        if (sc !== undefined) {
+          for (const [pointer, raw] of Object.entries(sample.expect ?? {})) {
+            const want = runner.substitute(raw);
+            const got = at(sc, pointer);
+            expect(got !== undefined && same(got, want),
+              `${pointer} is ${got === undefined ? 'missing' : JSON.stringify(got).slice(0, 200)}, expected ${JSON.stringify(want).slice(0, 200)}`);
+          }
+          runner.save(sc, sample.save, name);
+          succeeded.add(name);
+        }
         return JSON.stringify(a).slice(0, 90);
       });
     }
-    for (const name of [...tools.keys()].filter((n) => !called.has(n)).sort()) {
-      fail(`tools/call ${name}`, 'no sample arguments in .ci/clients/ts_client.mjs; add them');
+    for (const name of [...tools.keys()].filter((n) => !succeeded.has(n)).sort()) {
+      fail(`tools/call ${name}`, 'no sample calls it successfully; add `samples:` to its entry in tools.yaml');
     }
   } finally {
     await client.close();

@@ -61,6 +61,13 @@ pub fn tool_list_json(file: &str, text: &str) -> Result<serde_json::Value, Vec<D
     Ok(serde_json::json!({ "tools": tools }))
 }
 
+/// Every tool's sample calls, in the order they run (manifest order): a JSON array of
+/// `{tool, args, read?, save?, expect?, error?}`. The tests and both CI clients run these.
+pub fn samples_json(file: &str, text: &str) -> Result<serde_json::Value, Vec<Diagnostic>> {
+    let model = load(file, text)?;
+    Ok(model.tools.iter().flat_map(|t| t.samples.iter().cloned()).collect())
+}
+
 /// The tools/list JSON of the consolidated profile (`--tool-style consolidated`).
 pub fn consolidated_list_json(file: &str, text: &str) -> Result<serde_json::Value, Vec<Diagnostic>> {
     let model = load(file, text)?;

@@ -66,6 +66,8 @@ pub struct Tool {
     pub title: Option<String>,
     pub description: Option<String>,
     pub group: String,
+    /// The function that implements the tool, a path under `crate::handlers` (`issues::list`).
+    pub handler: Option<String>,
     pub annotations: Annotations,
     #[serde(default)]
     pub input: IndexMap<String, Schema>,
@@ -79,6 +81,35 @@ pub struct Tool {
     #[serde(default)]
     pub error_context: Vec<String>,
     pub deprecated: Option<Deprecation>,
+    /// Sample calls, run in manifest order by the tests and both CI clients (`codegen samples`).
+    #[serde(default)]
+    pub samples: Vec<Sample>,
+}
+
+/// One sample call. Strings `$name` in `args` stand for a value saved by an earlier sample.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sample {
+    #[serde(default)]
+    pub args: IndexMap<String, serde_yaml::Value>,
+    /// A resource to read before the call, and values to save from its JSON.
+    pub read: Option<SampleRead>,
+    /// Values to save from structuredContent: variable name -> JSON pointer.
+    #[serde(default)]
+    pub save: IndexMap<String, String>,
+    /// Values structuredContent must hold: JSON pointer -> value.
+    #[serde(default)]
+    pub expect: IndexMap<String, serde_yaml::Value>,
+    /// The error code the call must fail with (a deliberate failure).
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SampleRead {
+    pub uri: String,
+    #[serde(default)]
+    pub save: IndexMap<String, String>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -134,6 +134,8 @@ pub struct Tool {
     pub title: String,
     pub description: String,
     pub group: String,
+    /// Path of the handler function under `crate::handlers`, e.g. `issues::list`.
+    pub handler: String,
     pub annotations: Annotations,
     pub input: Object,
     pub output: Object,
@@ -141,6 +143,8 @@ pub struct Tool {
     pub errors: Vec<String>,
     pub error_context: Vec<String>,
     pub deprecated: Option<Deprecation>,
+    /// Validated sample calls as JSON objects: `args`, and `read`, `save`, `expect`, `error` when set.
+    pub samples: Vec<Value>,
 }
 
 #[derive(Debug, Clone, Copy)]

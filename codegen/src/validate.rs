@@ -238,6 +238,7 @@ impl Validator<'_> {
         let mut first_seen: HashMap<&str, usize> = HashMap::new();
         let mut rust_idents: HashMap<String, String> = HashMap::new();
         let mut actions: HashMap<(String, String), String> = HashMap::new();
+        let mut saved = BTreeSet::new();
         let mut out = Vec::new();
         for (i, t) in m.tools.iter().enumerate() {
             let path = format!("tools[{i}]");
@@ -318,6 +319,28 @@ impl Validator<'_> {
                     Some(&format!("the action is the tool name without `{}_`; rename one of the tools", t.group)),
                 );
             }
+            let handler = t.handler.clone().unwrap_or_default();
+            let handler_ok = !handler.is_empty()
+                && handler.split("::").all(|seg| {
+                    seg.chars().next().is_some_and(|c| c.is_ascii_lowercase() || c == '_')
+                        && seg.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+                        && !RUST_KEYWORDS.contains(&seg)
+                });
+            if t.handler.is_none() {
+                self.error_at_key(
+                    &format!("{path}.name"),
+                    "missing-handler",
+                    format!("tool `{}` names no handler", t.name),
+                    Some("add `handler: module::function`, the function under src/handlers/ that implements it"),
+                );
+            } else if !handler_ok {
+                self.error(
+                    &format!("{path}.handler"),
+                    "bad-handler",
+                    format!("handler `{handler}` is not a path of snake_case names"),
+                    Some("write the function's path under src/handlers/, e.g. issues::list"),
+                );
+            }
             let a = &t.annotations;
             if a.read_only && a.destructive {
                 self.error(
@@ -376,6 +399,7 @@ impl Validator<'_> {
                     );
                 }
             }
+            let samples = self.samples(&path, t, &input, &mut saved);
             self.rust_types.push(RustType::Struct(input.clone()));
             self.rust_types.push(RustType::Struct(output.clone()));
             out.push(Tool {
@@ -383,6 +407,7 @@ impl Validator<'_> {
                 title: t.title.clone().unwrap_or_else(|| t.name.clone()),
                 description,
                 group: t.group.clone(),
+                handler,
                 annotations: Annotations {
                     read_only: a.read_only,
                     destructive: a.destructive,
@@ -398,7 +423,107 @@ impl Validator<'_> {
                     .deprecated
                     .as_ref()
                     .map(|d| Deprecation { replacement: d.replacement.clone(), note: d.note.clone() }),
+                samples,
             });
+        }
+        out
+    }
+
+    /// Checks a tool's samples: at least one that succeeds, arguments the tool declares with values
+    /// that fit them, variables saved by an earlier sample, pointers that are JSON pointers.
+    fn samples(&mut self, path: &str, t: &manifest::Tool, input: &Object, saved: &mut BTreeSet<String>) -> Vec<Value> {
+        if !t.samples.iter().any(|s| s.error.is_none()) {
+            self.error_at_key(
+                &format!("{path}.name"),
+                "missing-sample",
+                format!("tool `{}` has no sample call that succeeds", t.name),
+                Some(
+                    "add `samples: [{ args: {...} }]`; the tests and both CI clients call every tool with its samples",
+                ),
+            );
+        }
+        let mut out = Vec::new();
+        for (j, sample) in t.samples.iter().enumerate() {
+            let at = format!("{path}.samples[{j}]");
+            let json = |v: &serde_yaml::Value| serde_json::to_value(v).unwrap_or(Value::Null);
+            let mut pointers: Vec<(String, &String)> = Vec::new();
+            if let Some(read) = &sample.read {
+                pointers.extend(read.save.values().map(|p| (format!("{at}.read.save"), p)));
+                saved.extend(read.save.keys().cloned());
+            }
+            let mut args = serde_json::Map::new();
+            for (name, value) in &sample.args {
+                let value = json(value);
+                let arg_path = format!("{at}.args.{name}");
+                let mut unknown_vars = Vec::new();
+                variables(&value, &mut |v| {
+                    if !saved.contains(v) {
+                        unknown_vars.push(v.to_string())
+                    }
+                });
+                for v in unknown_vars {
+                    self.error(
+                        &arg_path,
+                        "unknown-sample-variable",
+                        format!("`${v}` is not saved by an earlier sample"),
+                        Some("save it first with `save: { name: /json/pointer }` in an earlier sample"),
+                    );
+                }
+                match input.fields.iter().find(|f| &f.wire == name) {
+                    None => self.error_at_key(
+                        &arg_path,
+                        "unknown-sample-argument",
+                        format!("sample argument `{name}` is not a parameter of `{}`", t.name),
+                        None,
+                    ),
+                    Some(field) if !has_variable(&value) => {
+                        if let Err(why) = check_value(&field.shape, &value) {
+                            self.error(&arg_path, "bad-sample", format!("sample argument `{name}`: {why}"), None);
+                        }
+                    }
+                    Some(_) => {}
+                }
+                args.insert(name.clone(), value);
+            }
+            pointers.extend(sample.save.values().map(|p| (format!("{at}.save"), p)));
+            pointers.extend(sample.expect.keys().map(|p| (format!("{at}.expect"), p)));
+            for (where_, pointer) in pointers {
+                if !pointer.starts_with('/') {
+                    self.error(
+                        &where_,
+                        "bad-pointer",
+                        format!("`{pointer}` is not a JSON pointer"),
+                        Some("write it like /issue/id"),
+                    );
+                }
+            }
+            if let Some(code) = &sample.error
+                && !ERROR_CODES.contains(&code.as_str())
+            {
+                self.error(
+                    &format!("{at}.error"),
+                    "unknown-error-code",
+                    format!("unknown error code `{code}`"),
+                    Some(&format!("codes: {}", ERROR_CODES.join(", "))),
+                );
+            }
+            saved.extend(sample.save.keys().cloned());
+            let mut s = serde_json::json!({ "tool": t.name, "args": args });
+            if let Some(read) = &sample.read {
+                s["read"] = serde_json::json!({ "uri": read.uri, "save": read.save });
+            }
+            if !sample.save.is_empty() {
+                s["save"] = serde_json::json!(sample.save);
+            }
+            if !sample.expect.is_empty() {
+                let expect: serde_json::Map<String, Value> =
+                    sample.expect.iter().map(|(k, v)| (k.clone(), json(v))).collect();
+                s["expect"] = Value::Object(expect);
+            }
+            if let Some(code) = &sample.error {
+                s["error"] = serde_json::json!(code);
+            }
+            out.push(s);
         }
         out
     }
@@ -684,6 +809,32 @@ fn names_word(text: &str, word: &str) -> bool {
 pub fn rust_field_name(wire: &str) -> String {
     let snake = wire.to_snake_case();
     if RUST_KEYWORDS.contains(&snake.as_str()) { format!("r#{snake}") } else { snake }
+}
+
+/// Calls `f` with the name of every variable in `v`: a whole string `$name`, or `${name}` inside one.
+fn variables(v: &Value, f: &mut impl FnMut(&str)) {
+    match v {
+        Value::String(s) => match s.strip_prefix('$') {
+            Some(name) if !name.starts_with('{') => f(name),
+            _ => {
+                let mut rest = s.as_str();
+                while let Some(start) = rest.find("${") {
+                    let Some(len) = rest[start..].find('}') else { break };
+                    f(&rest[start + 2..start + len]);
+                    rest = &rest[start + len + 1..];
+                }
+            }
+        },
+        Value::Array(a) => a.iter().for_each(|x| variables(x, f)),
+        Value::Object(o) => o.values().for_each(|x| variables(x, f)),
+        _ => {}
+    }
+}
+
+fn has_variable(v: &Value) -> bool {
+    let mut any = false;
+    variables(v, &mut |_| any = true);
+    any
 }
 
 /// Checks a manifest value (a default) against a shape; the error says why it does not fit.

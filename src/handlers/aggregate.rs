@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use super::Handlers;
 use super::convert::{issue_type, priority, status, store_error};
 use super::records::Projection;
 use super::text;
@@ -23,11 +24,8 @@ fn all(store: &Store, filter: &IssueFilter) -> Result<(Vec<Arc<IssueMeta>>, bool
     Ok((snap.value, snap.cached))
 }
 
-pub fn get_batch(
-    store: &Store,
-    input: IssuesGetBatchInput,
-    limits: &ResponseLimits,
-) -> ToolResult<IssuesGetBatchOutput> {
+pub fn get_batch(cx: &Handlers, input: IssuesGetBatchInput) -> ToolResult<IssuesGetBatchOutput> {
+    let (store, limits): (&Store, &ResponseLimits) = (&cx.store, &cx.limits);
     let per_item =
         (limits.character_limit / input.ids.len().max(1)).max(limits::issues_get_batch::MIN_DESCRIPTION_CHARS);
     let projection = Projection::fields(input.fields.as_deref()).limit(per_item);
@@ -79,7 +77,8 @@ pub fn get_batch(
     Ok(reply_warnings.into_iter().fold(reply, |r, w| r.warn("ID_PROBLEM", w)))
 }
 
-pub fn stats(store: &Store, input: IssuesStatsInput) -> ToolResult<IssuesStatsOutput> {
+pub fn stats(cx: &Handlers, input: IssuesStatsInput) -> ToolResult<IssuesStatsOutput> {
+    let store: &Store = &cx.store;
     let mut types: Vec<_> = input.types.iter().flatten().map(|t| issue_type(*t)).collect();
     types.extend(input.r#type.map(issue_type));
     let filter = IssueFilter {
@@ -143,7 +142,8 @@ fn need<'a>(value: &'a Option<String>, tool: &str, operation: &str, param: &str)
         .ok_or_else(|| errors::missing_operation_param(tool, operation, param))
 }
 
-pub fn labels(store: &Store, input: IssuesLabelsInput) -> ToolResult<IssuesLabelsOutput> {
+pub fn labels(cx: &Handlers, input: IssuesLabelsInput) -> ToolResult<IssuesLabelsOutput> {
+    let store: &Store = &cx.store;
     const TOOL: &str = "issues_labels";
     if input.operation == IssuesLabelsOperation::List {
         let (issues, cached) = all(store, &IssueFilter::default())?;
@@ -181,7 +181,8 @@ pub fn labels(store: &Store, input: IssuesLabelsInput) -> ToolResult<IssuesLabel
     Ok(Reply::new(output).with_text(text))
 }
 
-pub fn projects(store: &Store, input: IssuesProjectsInput) -> ToolResult<IssuesProjectsOutput> {
+pub fn projects(cx: &Handlers, input: IssuesProjectsInput) -> ToolResult<IssuesProjectsOutput> {
+    let store: &Store = &cx.store;
     const TOOL: &str = "issues_projects";
     if input.operation == IssuesProjectsOperation::List {
         let (issues, cached) = all(store, &IssueFilter::default())?;
@@ -214,7 +215,8 @@ pub fn projects(store: &Store, input: IssuesProjectsInput) -> ToolResult<IssuesP
         .with_text(text))
 }
 
-pub fn metadata(store: &Store, input: IssuesMetadataInput) -> ToolResult<IssuesMetadataOutput> {
+pub fn metadata(cx: &Handlers, input: IssuesMetadataInput) -> ToolResult<IssuesMetadataOutput> {
+    let store: &Store = &cx.store;
     const TOOL: &str = "issues_metadata";
     let patch = match input.operation {
         IssuesMetadataOperation::Get => None,
@@ -243,7 +245,8 @@ pub fn metadata(store: &Store, input: IssuesMetadataInput) -> ToolResult<IssuesM
     Ok(Reply::new(IssuesMetadataOutput { issue_id: meta.id, wrangler_context: context }).with_text(shown))
 }
 
-pub fn all_complete(store: &Store, input: IssuesAllCompleteInput) -> ToolResult<IssuesAllCompleteOutput> {
+pub fn all_complete(cx: &Handlers, input: IssuesAllCompleteInput) -> ToolResult<IssuesAllCompleteOutput> {
+    let store: &Store = &cx.store;
     let filter = IssueFilter {
         ids: input.issue_ids.unwrap_or_default(),
         parent_task_id: input.parent_task_id,

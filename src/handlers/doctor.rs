@@ -1,12 +1,14 @@
 //! workspace_doctor: the read-only half of `docket doctor` (repairs stay with the CLI's `--fix`).
 
+use super::Handlers;
 use super::convert::store_error;
 use crate::doctor;
 use crate::generated::{DoctorProblem, DoctorProblemKind, ResponseFormat, WorkspaceDoctorInput, WorkspaceDoctorOutput};
 use crate::runtime::{Reply, ResultCounts, ToolResult};
 use crate::store::Store;
 
-pub fn check(store: &Store, input: WorkspaceDoctorInput) -> ToolResult<WorkspaceDoctorOutput> {
+pub fn check(cx: &Handlers, input: WorkspaceDoctorInput) -> ToolResult<WorkspaceDoctorOutput> {
+    let store: &Store = &cx.store;
     let report = doctor::check(store).map_err(store_error)?;
     let problems: Vec<DoctorProblem> = report
         .problems

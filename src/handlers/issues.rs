@@ -2,6 +2,7 @@
 
 use serde_json::json;
 
+use super::Handlers;
 use super::convert::{issue_type, priority, status, store_error};
 use super::paging::{Page, Query};
 use super::records::Projection;
@@ -14,7 +15,8 @@ use crate::generated::{
 use crate::runtime::{Reply, ResultCounts, ToolError, ToolResult};
 use crate::store::{IssueFilter, NewIssue, SortField, SortOrder, Store, StoreWarning};
 
-pub fn create(store: &Store, input: IssuesCreateInput) -> ToolResult<IssuesCreateOutput> {
+pub fn create(cx: &Handlers, input: IssuesCreateInput) -> ToolResult<IssuesCreateOutput> {
+    let store: &Store = &cx.store;
     let context = input
         .wrangler_context
         .map(|c| serde_json::to_value(c).ok().and_then(|v| v.as_object().cloned()).unwrap_or_default())
@@ -46,7 +48,8 @@ fn open_issue_titled(store: &Store, new: &NewIssue) -> Result<Option<String>, To
     Ok(found.map(|m| m.id.clone()))
 }
 
-pub fn get(store: &Store, input: IssuesGetInput, limits: &ResponseLimits) -> ToolResult<IssuesGetOutput> {
+pub fn get(cx: &Handlers, input: IssuesGetInput) -> ToolResult<IssuesGetOutput> {
+    let (store, limits): (&Store, &ResponseLimits) = (&cx.store, &cx.limits);
     let projection = Projection::fields(input.fields.as_deref()).limit(limits.character_limit);
     let (record, cached, warnings) = if projection.needs_body() {
         let snap = store.get(&input.id).map_err(store_error)?;
@@ -69,7 +72,8 @@ pub fn get(store: &Store, input: IssuesGetInput, limits: &ResponseLimits) -> Too
     Ok(link.into_iter().fold(reply, |r, (uri, name, about)| r.with_link(uri, name, about)))
 }
 
-pub fn list(store: &Store, input: IssuesListInput, limits: &ResponseLimits) -> ToolResult<IssuesListOutput> {
+pub fn list(cx: &Handlers, input: IssuesListInput) -> ToolResult<IssuesListOutput> {
+    let (store, limits): (&Store, &ResponseLimits) = (&cx.store, &cx.limits);
     let mut types: Vec<_> = input.types.iter().flatten().map(|t| issue_type(*t)).collect();
     types.extend(input.r#type.map(issue_type));
     let filter = IssueFilter {

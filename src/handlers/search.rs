@@ -2,6 +2,7 @@
 
 use serde_json::json;
 
+use super::Handlers;
 use super::convert::{issue_type, priority, status, store_error};
 use super::paging::{Page, Query};
 use super::records::Projection;
@@ -13,11 +14,8 @@ use crate::generated::{
 use crate::runtime::{Reply, ResultCounts, ToolResult};
 use crate::store::{self, IssueFilter, SearchHit, SearchQuery};
 
-pub fn search(
-    store: &store::Store,
-    input: IssuesSearchInput,
-    limits: &ResponseLimits,
-) -> ToolResult<IssuesSearchOutput> {
+pub fn search(cx: &Handlers, input: IssuesSearchInput) -> ToolResult<IssuesSearchOutput> {
+    let (store, limits): (&store::Store, &ResponseLimits) = (&cx.store, &cx.limits);
     let f = input.filters.clone();
     let mut filter = IssueFilter::default();
     let (mut created_after, mut created_before, mut legacy_offset, mut legacy_limit) = (None, None, None, None);

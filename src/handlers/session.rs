@@ -1,5 +1,6 @@
 //! session_start, session_phase, session_checkpoint, session_complete, session_get, session_status.
 
+use super::Handlers;
 use super::convert::store_error;
 use crate::generated::{
     SessionCheckpointInput, SessionCheckpointOutput, SessionCompleteInput, SessionCompleteOutput,
@@ -58,7 +59,8 @@ fn line(s: &Session) -> String {
     )
 }
 
-pub fn start(store: &Store, input: SessionStartInput) -> ToolResult<SessionStartOutput> {
+pub fn start(cx: &Handlers, input: SessionStartInput) -> ToolResult<SessionStartOutput> {
+    let store: &Store = &cx.store;
     let worktree_wanted = input.worktree;
     let req = StartSession {
         spec_file: input.spec_file,
@@ -101,7 +103,8 @@ pub fn start(store: &Store, input: SessionStartInput) -> ToolResult<SessionStart
     })
 }
 
-pub fn phase(store: &Store, input: SessionPhaseInput) -> ToolResult<SessionPhaseOutput> {
+pub fn phase(cx: &Handlers, input: SessionPhaseInput) -> ToolResult<SessionPhaseOutput> {
+    let store: &Store = &cx.store;
     let s = store
         .session_phase(&input.session_id, &input.phase, input.status.as_str(), input.metadata.unwrap_or_default())
         .map_err(session_error)?;
@@ -109,7 +112,8 @@ pub fn phase(store: &Store, input: SessionPhaseInput) -> ToolResult<SessionPhase
     Ok(Reply::new(SessionPhaseOutput { session: record(&s) }).with_text(text))
 }
 
-pub fn checkpoint(store: &Store, input: SessionCheckpointInput) -> ToolResult<SessionCheckpointOutput> {
+pub fn checkpoint(cx: &Handlers, input: SessionCheckpointInput) -> ToolResult<SessionCheckpointOutput> {
+    let store: &Store = &cx.store;
     let data = CheckpointData {
         tasks_completed: input.tasks_completed,
         tasks_pending: input.tasks_pending,
@@ -122,7 +126,8 @@ pub fn checkpoint(store: &Store, input: SessionCheckpointInput) -> ToolResult<Se
     Ok(Reply::new(SessionCheckpointOutput { session: record(&s) }).with_text(format!("Checkpoint saved: {}", line(&s))))
 }
 
-pub fn complete(store: &Store, input: SessionCompleteInput) -> ToolResult<SessionCompleteOutput> {
+pub fn complete(cx: &Handlers, input: SessionCompleteInput) -> ToolResult<SessionCompleteOutput> {
+    let store: &Store = &cx.store;
     let done = Completion {
         failed: input.status == SessionCompleteStatus::Failed,
         pr_url: input.pr_url,
@@ -134,7 +139,8 @@ pub fn complete(store: &Store, input: SessionCompleteInput) -> ToolResult<Sessio
     Ok(Reply::new(SessionCompleteOutput { session: record(&s) }).with_text(format!("Session ended: {}", line(&s))))
 }
 
-pub fn get(store: &Store, input: SessionGetInput) -> ToolResult<SessionGetOutput> {
+pub fn get(cx: &Handlers, input: SessionGetInput) -> ToolResult<SessionGetOutput> {
+    let store: &Store = &cx.store;
     let (s, checkpoint) = store.session_get(input.session_id.as_deref()).map_err(session_error)?;
     let mut text = line(&s);
     if let Some(cp) = &checkpoint {
@@ -145,7 +151,8 @@ pub fn get(store: &Store, input: SessionGetInput) -> ToolResult<SessionGetOutput
     Ok(Reply::new(SessionGetOutput { session: record(&s), checkpoint }).with_text(text))
 }
 
-pub fn status(store: &Store, input: SessionStatusInput) -> ToolResult<SessionStatusOutput> {
+pub fn status(cx: &Handlers, input: SessionStatusInput) -> ToolResult<SessionStatusOutput> {
+    let store: &Store = &cx.store;
     let progress = store.session_status(input.session_id.as_deref()).map_err(|e| match e {
         StoreError::SessionNotFound { id: None } => errors::no_workflow_session(),
         other => session_error(other),

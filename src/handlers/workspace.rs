@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::Handlers;
 use super::convert::store_error;
 use crate::generated::{
     AssetReport, AssetsReport, ConfigReport, GitignoreReport, InitWorkspaceInput, InitWorkspaceOutput,
@@ -10,7 +11,8 @@ use crate::generated::{
 use crate::runtime::{Reply, ToolResult};
 use crate::store::{Split, Store};
 
-pub fn init(store: &Store, input: InitWorkspaceInput) -> ToolResult<InitWorkspaceOutput> {
+pub fn init(cx: &Handlers, input: InitWorkspaceInput) -> ToolResult<InitWorkspaceOutput> {
+    let store: &Store = &cx.store;
     let ws = store.workspace();
     if let Some(given) = input.project_root.as_deref().filter(|p| !p.trim().is_empty()) {
         let path = ws.root.join(given);

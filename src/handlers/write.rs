@@ -1,5 +1,6 @@
 //! issues_update, issues_delete, issues_mark_complete, issues_update_batch.
 
+use super::Handlers;
 use super::convert::{issue_type, priority, status, store_error};
 use super::records::Projection;
 use super::text;
@@ -15,7 +16,8 @@ fn clearable(v: Option<Option<String>>) -> Option<Option<String>> {
     v.map(|s| s.filter(|s| !s.trim().is_empty()))
 }
 
-pub fn update(store: &Store, input: IssuesUpdateInput) -> ToolResult<IssuesUpdateOutput> {
+pub fn update(cx: &Handlers, input: IssuesUpdateInput) -> ToolResult<IssuesUpdateOutput> {
+    let store: &Store = &cx.store;
     let context = input
         .wrangler_context
         .map(|c| serde_json::to_value(c).ok().and_then(|v| v.as_object().cloned()).unwrap_or_default());
@@ -63,7 +65,8 @@ fn apply(store: &Store, id: &str, patch: IssuePatch) -> Result<(IssueMeta, Vec<S
     Ok((updated.issue.meta, updated.changed.into_iter().map(String::from).collect()))
 }
 
-pub fn delete(store: &Store, input: IssuesDeleteInput) -> ToolResult<IssuesDeleteOutput> {
+pub fn delete(cx: &Handlers, input: IssuesDeleteInput) -> ToolResult<IssuesDeleteOutput> {
+    let store: &Store = &cx.store;
     if !input.confirm {
         return Err(errors::confirmation_required(&input.id));
     }
@@ -72,7 +75,8 @@ pub fn delete(store: &Store, input: IssuesDeleteInput) -> ToolResult<IssuesDelet
     Ok(Reply::new(IssuesDeleteOutput { id: meta.id, title: meta.title }).with_text(text))
 }
 
-pub fn mark_complete(store: &Store, input: IssuesMarkCompleteInput) -> ToolResult<IssuesMarkCompleteOutput> {
+pub fn mark_complete(cx: &Handlers, input: IssuesMarkCompleteInput) -> ToolResult<IssuesMarkCompleteOutput> {
+    let store: &Store = &cx.store;
     let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
     let append_body = input
         .note
@@ -85,7 +89,8 @@ pub fn mark_complete(store: &Store, input: IssuesMarkCompleteInput) -> ToolResul
     Ok(Reply::new(IssuesMarkCompleteOutput { issue: record }).with_text(text))
 }
 
-pub fn update_batch(store: &Store, input: IssuesUpdateBatchInput) -> ToolResult<IssuesUpdateBatchOutput> {
+pub fn update_batch(cx: &Handlers, input: IssuesUpdateBatchInput) -> ToolResult<IssuesUpdateBatchOutput> {
+    let store: &Store = &cx.store;
     let total = input.updates.len();
     let (mut updated, mut unchanged, mut errors) = (Vec::new(), Vec::new(), Vec::new());
     for item in input.updates {

@@ -1,12 +1,13 @@
-//! `codegen check | dump | docs [--check] | schema [MANIFEST]`: the generator from the command line.
+//! `codegen check | dump | docs [--check] | schema | samples [MANIFEST]`: the generator from the command line.
 
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: codegen <check|dump|docs [--check]|schema [--consolidated]> [tools.yaml]\n\
+const USAGE: &str = "usage: codegen <check|dump|docs [--check]|schema [--consolidated]|samples> [tools.yaml]\n\
   check   validate the manifest; exit 1 with tools.yaml:LINE:COL diagnostics\n\
   dump    print the Rust that build.rs writes into OUT_DIR\n\
   docs    write docs/tools.md (--check: fail if it differs from the manifest)\n\
-  schema  print the tools/list JSON clients see (--consolidated: of the consolidated profile)";
+  schema  print the tools/list JSON clients see (--consolidated: of the consolidated profile)\n\
+  samples print every tool's sample calls as JSON, in the order the tests and CI clients run them";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -36,6 +37,8 @@ fn main() -> ExitCode {
             codegen::tool_list_json(&manifest, &text)
         }
         .map(|v| println!("{}", serde_json::to_string_pretty(&v).expect("JSON serializes"))),
+        "samples" => codegen::samples_json(&manifest, &text)
+            .map(|v| println!("{}", serde_json::to_string_pretty(&v).expect("JSON serializes"))),
         "docs" => match codegen::docs(&manifest, &text) {
             Ok(md) => return write_docs(&md, check_only),
             Err(d) => Err(d),

@@ -27,14 +27,11 @@ pub fn tools_rs(model: &Model) -> Result<String, String> {
     let parse = tools::parse_arguments();
     let inputs = tools::input_impls(&model.tools);
     let handler_trait = tools::handler_trait(&model.tools);
+    let handler_impl = tools::handler_impl(&model.tools);
     let table = tools::tool_table(model);
     let dispatch = tools::dispatch(&model.tools);
     let consolidated = consolidated::module(model);
     let (name, title, instructions) = (&model.server.name, &model.server.title, &model.server.instructions);
-    let groups = model.groups.iter().map(|g| {
-        let (n, d) = (&g.name, &g.description);
-        quote! { (#n, #d) }
-    });
     format(quote! {
         use ::docket::runtime::args::{check, Kind, ParamRule, Problem};
         use ::docket::runtime::{CallContext, Reply, ToolError, ToolResult, ToolSpec};
@@ -45,8 +42,6 @@ pub fn tools_rs(model: &Model) -> Result<String, String> {
         pub const SERVER_TITLE: &str = #title;
         /// Instructions sent to clients at initialization.
         pub const SERVER_INSTRUCTIONS: &str = #instructions;
-        /// Tool groups (name, description); the consolidated profile folds each into one tool.
-        pub const GROUPS: &[(&str, &str)] = &[ #( #groups ),* ];
 
         #( #types )*
         #defaults
@@ -55,6 +50,7 @@ pub fn tools_rs(model: &Model) -> Result<String, String> {
         #parse
         #inputs
         #handler_trait
+        #handler_impl
         #table
 
         /// The rmcp tool definitions of [`TOOLS`], as tools/list publishes them.

@@ -134,6 +134,31 @@ pub fn handler_trait(tools: &[Tool]) -> TokenStream {
     }
 }
 
+/// `impl ToolHandlers for super::handlers::Handlers`: each method runs the function the manifest
+/// names in `handler:` (`issues::list` is `super::handlers::issues::list(cx, input)`, the
+/// handlers module beside the generated one) on the
+/// blocking pool, so a maintainer writes that function and nothing else.
+pub fn handler_impl(tools: &[Tool]) -> TokenStream {
+    let methods = tools.iter().map(|t| {
+        let m = format_ident!("{}", t.name);
+        let input = ident(&t.input.rust_name);
+        let output = ident(&t.output.rust_name);
+        let segments = t.handler.split("::").map(|s| format_ident!("{}", s));
+        quote! {
+            async fn #m(&self, input: #input, _: CallContext) -> ToolResult<#output> {
+                self.run(move |cx| super::handlers:: #( #segments )::* (cx, input)).await
+            }
+        }
+    });
+    quote! {
+        /// Every tool runs its tools.yaml `handler:`.
+        #[allow(deprecated)]
+        impl ToolHandlers for super::handlers::Handlers {
+            #( #methods )*
+        }
+    }
+}
+
 /// `pub const TOOLS`: name, title, description, group, annotations and schemas of every tool.
 pub fn tool_table(model: &Model) -> TokenStream {
     let specs = model.tools.iter().map(|t| {

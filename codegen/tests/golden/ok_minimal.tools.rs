@@ -9,8 +9,6 @@ pub const SERVER_NAME: &str = "fixture";
 pub const SERVER_TITLE: &str = "Fixture";
 /// Instructions sent to clients at initialization.
 pub const SERVER_INSTRUCTIONS: &str = "A fixture for golden tests.";
-/// Tool groups (name, description); the consolidated profile folds each into one tool.
-pub const GROUPS: &[(&str, &str)] = &[("items", "Items.")];
 /// A color.
 #[derive(
     Debug,
@@ -586,6 +584,24 @@ pub trait ToolHandlers: Send + Sync + 'static {
         input: AddItemInput,
         ctx: CallContext,
     ) -> impl ::std::future::Future<Output = ToolResult<AddItemOutput>> + Send;
+}
+/// Every tool runs its tools.yaml `handler:`.
+#[allow(deprecated)]
+impl ToolHandlers for super::handlers::Handlers {
+    async fn list_items(
+        &self,
+        input: ListItemsInput,
+        _: CallContext,
+    ) -> ToolResult<ListItemsOutput> {
+        self.run(move |cx| super::handlers::items::list_items(cx, input)).await
+    }
+    async fn add_item(
+        &self,
+        input: AddItemInput,
+        _: CallContext,
+    ) -> ToolResult<AddItemOutput> {
+        self.run(move |cx| super::handlers::items::add_item(cx, input)).await
+    }
 }
 /// Every tool declared in tools.yaml, in manifest order.
 pub const TOOLS: &[ToolSpec] = &[
