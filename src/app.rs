@@ -3,10 +3,15 @@
 
 use std::sync::Arc;
 
+use serde_json::{Map, Value};
+
 use crate::config::Config;
 use crate::error_memory::ErrorMemory;
+use crate::generated::{self, TOOLS};
 use crate::handlers::Handlers;
-use crate::server::DocketServer;
+use crate::runtime::{CallContext, Reply, ToolError, Warning};
+use crate::server::notify::Write;
+use crate::server::{DocketServer, intelligence};
 use crate::store::{Store, Workspace};
 
 /// The core every front end drives.
@@ -18,14 +23,6 @@ pub struct App {
     pub config: Arc<Config>,
     /// Writes made by front ends other than MCP (the web board), so MCP subscribers hear of them.
     pub writes: tokio::sync::broadcast::Sender<Write>,
-}
-
-/// A successful write made outside an MCP session: the tool, its arguments and its output.
-#[derive(Debug, Clone)]
-pub struct Write {
-    pub tool: String,
-    pub args: serde_json::Map<String, serde_json::Value>,
-    pub output: serde_json::Value,
 }
 
 /// Writes a slow subscriber may fall behind by before it misses some (it then hears of the board).
@@ -57,4 +54,35 @@ impl App {
         )
         .hearing(self.writes.clone())
     }
+
+    /// A tool call from a front end other than MCP (the web board): the same error memory
+    /// (preflight warnings, failures recorded) and dispatch as `tools/call`, and a successful write
+    /// is announced on [`App::writes`] so MCP sessions subscribed to the board or the issue hear of
+    /// it. `None` when no such tool exists.
+    pub async fn call(&self, tool: &str, args: Map<String, Value>, request_id: String) -> Option<Called> {
+        let spec = TOOLS.iter().find(|t| t.name == tool)?;
+        let error_context = intelligence::context_of(tool, &args);
+        let mut warnings = intelligence::preflight(&self.memory, tool, &error_context).await;
+        warnings.extend(intelligence::deprecation(tool));
+        let announce = (!spec.read_only).then(|| args.clone());
+        let ctx = CallContext { tool: tool.to_string(), request_id };
+        let result = generated::dispatch(self.handlers.as_ref(), tool, args, ctx).await?;
+        match &result {
+            Err(e) => warnings.extend(intelligence::record(&self.memory, tool, e, &error_context).await),
+            Ok(reply) => {
+                if let Some(args) = announce {
+                    // No receiver (no MCP session listening) is not an error.
+                    let _ = self.writes.send(Write { tool: tool.to_string(), args, output: reply.data.clone() });
+                }
+            }
+        }
+        Some(Called { result, warnings })
+    }
+}
+
+/// What a call gave: the reply or the tool's error, and the warnings around it (KNOWN_FAILURE,
+/// DEPRECATED_TOOL, ERROR_MEMORY_UNAVAILABLE; the reply carries its own).
+pub struct Called {
+    pub result: Result<Reply<Value>, ToolError>,
+    pub warnings: Vec<Warning>,
 }

@@ -13,8 +13,32 @@ use serde_json::{Value, json};
 use crate::error_memory;
 use crate::generated::limits;
 use crate::runtime::tokens::Counter;
-use crate::server::ToolStyle;
 use crate::store::StoreOptions;
+
+/// Which tool surface the server publishes (`docket serve --tool-style`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ToolStyle {
+    /// One tool per operation, as declared in tools.yaml (`issues_list`, `session_start`, ...).
+    #[default]
+    Granular,
+    /// One tool per group (`issues`, `session`, `errors`) with an `action` parameter.
+    Consolidated,
+}
+
+impl ToolStyle {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            ToolStyle::Granular => "granular",
+            ToolStyle::Consolidated => "consolidated",
+        }
+    }
+}
+
+impl fmt::Display for ToolStyle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// Where the configuration file lives, relative to the workspace directory.
 pub const FILE: &str = "config/docket.yaml";

@@ -13,7 +13,6 @@ pub mod cli;
 pub mod config;
 pub mod doctor;
 pub mod error_memory;
-pub mod git;
 pub mod handlers;
 pub mod runtime;
 pub mod server;

@@ -174,7 +174,7 @@ fn serve(
     let runtime = tokio::runtime::Runtime::new().map_err(|e| format!("cannot start the async runtime: {e}"))?;
     let outcome = runtime.block_on(async move {
         match http {
-            Some(options) => http::serve_http(app, options, transport::shutdown_signal()).await,
+            Some(options) => http::serve_http(app, options, docket::web::router, transport::shutdown_signal()).await,
             None => transport::serve_stdio(app).await,
         }
     });

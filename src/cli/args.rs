@@ -36,7 +36,7 @@ pub enum Command {
     MergeFile(MergeFileArgs),
     // Daily use (src/cli/daily.rs): search, close, reopen, edit, ready, web, completions.
     #[command(flatten)]
-    Daily(super::daily::Daily),
+    Daily(Daily),
 }
 
 #[derive(Args, Debug)]
@@ -456,4 +456,98 @@ mod tests {
         };
         assert_eq!(Value::Object(c.to_arguments(None)), json!({"title": "T", "description": "", "priority": "urgent"}));
     }
+}
+
+/// The daily commands (run by cli/daily.rs).
+#[derive(Subcommand, Debug)]
+pub enum Daily {
+    /// Find issues by text in titles, bodies and labels, best match first (issues_search).
+    Search(SearchArgs),
+    /// Close an issue; with --note, append completion notes (issues_update / issues_mark_complete).
+    Close(CloseArgs),
+    /// Open a closed or cancelled issue again (issues_update).
+    Reopen(IdArgs),
+    /// Edit an issue's file in $VISUAL or $EDITOR; saved only if its frontmatter still parses.
+    Edit(IdArgs),
+    /// What to pick up next: open, unassigned issues, highest priority first (issues_list).
+    Ready(ReadyArgs),
+    /// Serve the web board alone on loopback and print its URL (`docket serve --http` serves it
+    /// beside /mcp).
+    Web(WebArgs),
+    /// Print a shell completion script: `docket completions bash > ~/.local/share/bash-completion/completions/docket`.
+    Completions {
+        /// bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
+}
+
+#[derive(Args, Debug)]
+pub struct SearchArgs {
+    /// Text to find (case-insensitive).
+    pub query: String,
+    /// Only these statuses (repeatable or comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "STATUS")]
+    pub status: Vec<String>,
+    #[command(flatten)]
+    pub filters: Filters,
+    /// Most matches to show (1-100; default 25).
+    #[arg(long)]
+    pub limit: Option<i64>,
+    /// Print the structured issues_search result as JSON.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub ws: WorkspaceArg,
+}
+
+#[derive(Args, Debug)]
+pub struct IdArgs {
+    /// Issue ID, e.g. ISS-000042.
+    pub id: String,
+    #[command(flatten)]
+    pub ws: WorkspaceArg,
+}
+
+#[derive(Args, Debug)]
+pub struct CloseArgs {
+    /// Issue ID, e.g. ISS-000042.
+    pub id: String,
+    /// Completion notes appended to the description.
+    #[arg(long)]
+    pub note: Option<String>,
+    /// Mark it cancelled (won't do) rather than closed (done).
+    #[arg(long, conflicts_with = "note")]
+    pub cancel: bool,
+    #[command(flatten)]
+    pub ws: WorkspaceArg,
+}
+
+#[derive(Args, Debug)]
+pub struct ReadyArgs {
+    #[command(flatten)]
+    pub filters: Filters,
+    /// Most issues to show (default 10).
+    #[arg(long, default_value_t = 10)]
+    pub limit: usize,
+    /// Print the issues as JSON.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub ws: WorkspaceArg,
+}
+
+#[derive(Args, Debug)]
+pub struct WebArgs {
+    /// Port on 127.0.0.1 (default: a free one).
+    #[arg(long, default_value_t = 0)]
+    pub port: u16,
+    /// Open the board in the default browser.
+    #[arg(long)]
+    pub open: bool,
+    /// Require this token: the browser presents it once through the printed URL.
+    #[arg(long, env = "DOCKET_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+    /// Workspace directory (holding .wrangler/ or .docket/), found like `serve` otherwise.
+    #[arg(long, value_name = "PATH")]
+    pub workspace: Option<PathBuf>,
 }

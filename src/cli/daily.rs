@@ -3,109 +3,14 @@
 //! result; `edit` and `web` are the exceptions that work on files and serve a page.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
 
-use clap::{Args, Subcommand};
 use serde_json::{Map, Value, json};
 
-use super::args::{Filters, WorkspaceArg};
+use super::args::{CloseArgs, Daily, ReadyArgs, SearchArgs};
 use super::commands::list_table;
 use super::table::terminal_width;
 use super::{Core, json_text, style};
 use crate::generated::{IssueRecord, IssuesListOutput, IssuesSearchOutput, IssuesUpdateOutput, limits};
-
-#[derive(Subcommand, Debug)]
-pub enum Daily {
-    /// Find issues by text in titles, bodies and labels, best match first (issues_search).
-    Search(SearchArgs),
-    /// Close an issue; with --note, append completion notes (issues_update / issues_mark_complete).
-    Close(CloseArgs),
-    /// Open a closed or cancelled issue again (issues_update).
-    Reopen(IdArgs),
-    /// Edit an issue's file in $VISUAL or $EDITOR; saved only if its frontmatter still parses.
-    Edit(IdArgs),
-    /// What to pick up next: open, unassigned issues, highest priority first (issues_list).
-    Ready(ReadyArgs),
-    /// Serve the web board alone on loopback and print its URL (`docket serve --http` serves it
-    /// beside /mcp).
-    Web(WebArgs),
-    /// Print a shell completion script: `docket completions bash > ~/.local/share/bash-completion/completions/docket`.
-    Completions {
-        /// bash, zsh, fish, elvish or powershell.
-        shell: clap_complete::Shell,
-    },
-}
-
-#[derive(Args, Debug)]
-pub struct SearchArgs {
-    /// Text to find (case-insensitive).
-    pub query: String,
-    /// Only these statuses (repeatable or comma-separated).
-    #[arg(long, value_delimiter = ',', value_name = "STATUS")]
-    pub status: Vec<String>,
-    #[command(flatten)]
-    pub filters: Filters,
-    /// Most matches to show (1-100; default 25).
-    #[arg(long)]
-    pub limit: Option<i64>,
-    /// Print the structured issues_search result as JSON.
-    #[arg(long)]
-    pub json: bool,
-    #[command(flatten)]
-    pub ws: WorkspaceArg,
-}
-
-#[derive(Args, Debug)]
-pub struct IdArgs {
-    /// Issue ID, e.g. ISS-000042.
-    pub id: String,
-    #[command(flatten)]
-    pub ws: WorkspaceArg,
-}
-
-#[derive(Args, Debug)]
-pub struct CloseArgs {
-    /// Issue ID, e.g. ISS-000042.
-    pub id: String,
-    /// Completion notes appended to the description.
-    #[arg(long)]
-    pub note: Option<String>,
-    /// Mark it cancelled (won't do) rather than closed (done).
-    #[arg(long, conflicts_with = "note")]
-    pub cancel: bool,
-    #[command(flatten)]
-    pub ws: WorkspaceArg,
-}
-
-#[derive(Args, Debug)]
-pub struct ReadyArgs {
-    #[command(flatten)]
-    pub filters: Filters,
-    /// Most issues to show (default 10).
-    #[arg(long, default_value_t = 10)]
-    pub limit: usize,
-    /// Print the issues as JSON.
-    #[arg(long)]
-    pub json: bool,
-    #[command(flatten)]
-    pub ws: WorkspaceArg,
-}
-
-#[derive(Args, Debug)]
-pub struct WebArgs {
-    /// Port on 127.0.0.1 (default: a free one).
-    #[arg(long, default_value_t = 0)]
-    pub port: u16,
-    /// Open the board in the default browser.
-    #[arg(long)]
-    pub open: bool,
-    /// Require this token: the browser presents it once through the printed URL.
-    #[arg(long, env = "DOCKET_TOKEN", hide_env_values = true)]
-    pub token: Option<String>,
-    /// Workspace directory (holding .wrangler/ or .docket/), found like `serve` otherwise.
-    #[arg(long, value_name = "PATH")]
-    pub workspace: Option<PathBuf>,
-}
 
 /// Runs one daily command; `top` builds the whole command line (for completions).
 pub(super) fn run(command: &Daily, top: fn() -> clap::Command) -> Result<String, String> {

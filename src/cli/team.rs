@@ -84,7 +84,7 @@ pub(super) fn git_setup(a: &GitSetupArgs) -> Result<String, String> {
 /// Runs the git setup for `ws` with this executable as the driver; one line per step.
 pub fn setup_lines(ws: &Workspace) -> Result<String, String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find the docket executable's path: {e}"))?;
-    let lines = crate::git::setup::git_setup(ws, &exe)?;
+    let lines = crate::store::git::setup::git_setup(ws, &exe)?;
     Ok(lines.into_iter().map(|l| l + "\n").collect())
 }
 
@@ -92,7 +92,7 @@ pub fn setup_lines(ws: &Workspace) -> Result<String, String> {
 pub(super) fn merge_file(a: &MergeFileArgs) -> Result<bool, String> {
     let read = |p: &Path| std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()));
     let (base, ours, theirs) = (read(&a.base)?, read(&a.ours)?, read(&a.theirs)?);
-    let merged = crate::git::merge::merge_file(&base, &ours, &theirs);
+    let merged = crate::store::git::merge::merge_file(&base, &ours, &theirs);
     std::fs::write(&a.ours, &merged.text).map_err(|e| format!("cannot write {}: {e}", a.ours.display()))?;
     if merged.conflicts {
         eprintln!(

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use super::edit;
 use super::{Scan, check, id_parts, in_archive, interrupted_pair, parent_of, same_id};
-use crate::git::Repo;
+use crate::store::git::Repo;
 use crate::store::{IssueMeta, IssueType, Store};
 
 /// What `--fix` did (`changes`) and what it leaves to a person (`notes`).
@@ -237,7 +237,8 @@ fn plan_renumbering(scan: &Scan) -> Vec<Renumber> {
     let mut next: HashMap<IssueType, u64> = HashMap::new();
     for m in &scan.issues {
         let Some(t) = scan.folder_type(&m.path) else { continue };
-        let from_name = m.path.file_name().and_then(|n| n.to_str()).and_then(crate::git::ids::number_in_file_name);
+        let from_name =
+            m.path.file_name().and_then(|n| n.to_str()).and_then(crate::store::git::ids::number_in_file_name);
         let n = id_parts(&m.id).map(|(_, n)| n).into_iter().chain(from_name).max().unwrap_or(0);
         let e = next.entry(t).or_default();
         *e = (*e).max(n);
@@ -249,7 +250,7 @@ fn plan_renumbering(scan: &Scan) -> Vec<Renumber> {
             let Some(t) = scan.folder_type(&m.path) else { continue };
             let n = next.entry(t).or_default();
             if asked_git.insert(t) {
-                *n = (*n).max(crate::git::highest_id_number(&scan.ws, t).unwrap_or(0));
+                *n = (*n).max(crate::store::git::highest_id_number(&scan.ws, t).unwrap_or(0));
             }
             *n += 1;
             plan.push(Renumber {

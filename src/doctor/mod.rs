@@ -150,7 +150,7 @@ impl Known {
 /// The id a file name starts with, if any (`ISS-000042-x.md`, `000042-x.md`).
 pub(crate) fn id_in_name(p: &Path) -> Option<String> {
     let name = p.file_name()?.to_str()?;
-    crate::git::ids::number_in_file_name(name)?;
+    crate::store::git::ids::number_in_file_name(name)?;
     let end = name.find(|c: char| c.is_ascii_digit())?;
     let digits = name[end..].chars().take_while(char::is_ascii_digit).count();
     Some(name[..end + digits].to_string())

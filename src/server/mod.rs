@@ -2,11 +2,10 @@
 //! routes calls through the generated dispatch, wrapping every result in one envelope.
 
 mod compat;
-pub mod direct;
 mod envelope;
-mod intelligence;
+pub(crate) mod intelligence;
 mod methods;
-mod notify;
+pub mod notify;
 mod profile;
 mod prompts;
 mod resources;
@@ -30,7 +29,7 @@ use crate::generated::{self, ToolHandlers};
 use crate::runtime::CallContext;
 use crate::store::Store;
 
-pub use profile::ToolStyle;
+pub use crate::config::ToolStyle;
 
 /// Serves the tools of `H` (normally [`crate::handlers::Handlers`]).
 pub struct DocketServer<H> {
@@ -42,7 +41,7 @@ pub struct DocketServer<H> {
     calls: AtomicU64,
     listeners: Arc<notify::Listeners>,
     /// Writes made outside MCP, forwarded to this session's subscriptions once it has any.
-    writes: Option<tokio::sync::broadcast::Sender<crate::app::Write>>,
+    writes: Option<tokio::sync::broadcast::Sender<notify::Write>>,
     forwarding: std::sync::atomic::AtomicBool,
 }
 
@@ -74,8 +73,8 @@ impl<H: ToolHandlers> DocketServer<H> {
     }
 
     /// Also tells this session's subscribers of the writes announced on `writes` (see
-    /// [`crate::app::App::writes`]).
-    pub fn hearing(mut self, writes: tokio::sync::broadcast::Sender<crate::app::Write>) -> Self {
+    /// `App::writes`).
+    pub fn hearing(mut self, writes: tokio::sync::broadcast::Sender<notify::Write>) -> Self {
         self.writes = Some(writes);
         self
     }

@@ -18,6 +18,14 @@ use serde_json::{Map, Value, json};
 use crate::generated::TOOLS;
 use crate::runtime::ToolError;
 
+/// A successful write made outside an MCP session: the tool, its arguments and its output.
+#[derive(Debug, Clone)]
+pub struct Write {
+    pub tool: String,
+    pub args: serde_json::Map<String, serde_json::Value>,
+    pub output: serde_json::Value,
+}
+
 /// Subscriptions one connection may hold.
 pub const MAX_SUBSCRIPTIONS: usize = 256;
 
@@ -101,7 +109,7 @@ impl Listeners {
 /// Forwards the writes announced on `writes` to the subscriptions of `listeners`, until the
 /// session ends (its listeners dropped or its transport closed).
 pub fn forward(
-    mut writes: tokio::sync::broadcast::Receiver<crate::app::Write>,
+    mut writes: tokio::sync::broadcast::Receiver<Write>,
     listeners: std::sync::Weak<Listeners>,
     peer: Peer<RoleServer>,
 ) {

@@ -2,33 +2,15 @@
 //! group into one action-parameterised tool (`generated::consolidated`). Both run the same
 //! handlers; the consolidated profile resolves (tool, action) to the underlying tool first.
 
-use std::fmt;
-use std::str::FromStr;
 use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value};
 
+use crate::config::ToolStyle;
 use crate::generated::{self, consolidated};
 use crate::runtime::{Reply, ToolError, Warning};
 
-/// Which tool surface the server publishes (`docket serve --tool-style`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum ToolStyle {
-    /// One tool per operation, as declared in tools.yaml (`issues_list`, `session_start`, ...).
-    #[default]
-    Granular,
-    /// One tool per group (`issues`, `session`, `errors`) with an `action` parameter.
-    Consolidated,
-}
-
 impl ToolStyle {
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            ToolStyle::Granular => "granular",
-            ToolStyle::Consolidated => "consolidated",
-        }
-    }
-
     /// The tools tools/list publishes in this style, built once per process and shared by
     /// every connection (each HTTP session used to hold its own ~0.5 MB copy).
     pub fn tools(&self) -> Arc<Vec<rmcp::model::Tool>> {
@@ -46,24 +28,6 @@ impl ToolStyle {
         match self {
             ToolStyle::Granular => generated::SERVER_INSTRUCTIONS,
             ToolStyle::Consolidated => consolidated::INSTRUCTIONS,
-        }
-    }
-}
-
-impl fmt::Display for ToolStyle {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for ToolStyle {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "granular" => Ok(ToolStyle::Granular),
-            "consolidated" => Ok(ToolStyle::Consolidated),
-            other => Err(format!("unknown tool style '{other}': use granular or consolidated")),
         }
     }
 }
@@ -224,12 +188,5 @@ mod tests {
             )
         );
         assert_eq!(out.data, data, "structuredContent is untouched");
-    }
-
-    #[test]
-    fn styles_parse_from_their_names() {
-        assert_eq!("consolidated".parse::<ToolStyle>(), Ok(ToolStyle::Consolidated));
-        assert_eq!("granular".parse::<ToolStyle>(), Ok(ToolStyle::Granular));
-        assert!("grouped".parse::<ToolStyle>().is_err());
     }
 }

@@ -6,6 +6,7 @@ mod facts;
 mod files;
 mod frontmatter;
 pub mod generate;
+pub mod git;
 mod history;
 mod index;
 mod layout;
@@ -40,7 +41,7 @@ pub struct StoreOptions {
     pub cache: bool,
     /// Full revalidation interval, a safety net behind the change watcher.
     pub ttl: Duration,
-    /// Number new ids above every git branch head and worktree (see `crate::git::ids`).
+    /// Number new ids above every git branch head and worktree (see `crate::store::git::ids`).
     pub branch_aware_ids: bool,
 }
 

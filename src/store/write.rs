@@ -27,7 +27,7 @@ impl Store {
         drop(index);
         // Inside git, also above every branch head and worktree; the lock is held until written.
         let (id, _branch_lock) =
-            crate::git::ids::above_branches(&self.ws, new.issue_type, allocated, self.branch_aware_ids);
+            crate::store::git::ids::above_branches(&self.ws, new.issue_type, allocated, self.branch_aware_ids);
         let now = iso(SystemTime::now());
         let path = files::new_path(&self.ws, new.issue_type, new.status.is_archived(), &id, &new.title);
         let meta = IssueMeta {

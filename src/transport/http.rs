@@ -97,10 +97,15 @@ pub fn parse_listen(spec: &str) -> Result<SocketAddr, String> {
     }
 }
 
+/// Builds the routes served beside the MCP endpoint, with the same access lists.
+pub type Board = fn(App, super::Access, CancellationToken) -> axum::Router;
+
 /// Serves `app` until `shutdown` resolves; then open sessions are closed and the listener stops.
+/// `board` builds what is served at `/` besides MCP (the web board, `docket::web::router`).
 pub async fn serve_http(
     app: App,
     options: HttpOptions,
+    board: Board,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), String> {
     options.check()?;
@@ -109,7 +114,7 @@ pub async fn serve_http(
         .map_err(|e| format!("cannot listen on {}: {e}. Pick another port or stop what holds it.", options.addr))?;
     let local = listener.local_addr().map_err(|e| format!("cannot read the bound address: {e}"))?;
     let cancel = CancellationToken::new();
-    let router = router(app, &options, local, cancel.child_token());
+    let router = router(app, &options, board, local, cancel.child_token());
     if !local.ip().is_loopback() && options.token.is_none() {
         tracing::warn!(%local, "serving beyond loopback without a token (--allow-unauthenticated-network): anyone who can reach this port can read and change the workspace");
     }
@@ -126,7 +131,7 @@ pub async fn serve_http(
     Ok(())
 }
 
-fn router(app: App, options: &HttpOptions, local: SocketAddr, cancel: CancellationToken) -> axum::Router {
+fn router(app: App, options: &HttpOptions, board: Board, local: SocketAddr, cancel: CancellationToken) -> axum::Router {
     let mut hosts: Vec<String> = LOOPBACK_HOSTS.iter().map(|h| h.to_string()).collect();
     if !local.ip().is_unspecified() && !local.ip().is_loopback() {
         hosts.push(local.ip().to_string());
@@ -134,14 +139,14 @@ fn router(app: App, options: &HttpOptions, local: SocketAddr, cancel: Cancellati
     hosts.extend(options.allowed_hosts.iter().cloned());
     let origins: Vec<String> =
         LOOPBACK_ORIGINS.iter().map(|o| o.to_string()).chain(options.allowed_origins.iter().cloned()).collect();
-    // The web board at `/`: the same allow-lists and token, its own checks (see crate::web).
-    let board = crate::web::Access {
+    // The web board at `/`: the same allow-lists and token, its own checks.
+    let access = super::Access {
         hosts: hosts.clone(),
         origins: origins.clone(),
         write_origins: options.allowed_origins.clone(),
         token: options.token.clone(),
     };
-    let board = crate::web::router(app.clone(), board, cancel.child_token());
+    let board = board(app.clone(), access, cancel.child_token());
     let config = StreamableHttpServerConfig::default()
         .with_cancellation_token(cancel)
         .with_allowed_hosts(hosts)

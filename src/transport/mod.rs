@@ -10,6 +10,19 @@ pub mod stdio;
 use crate::app::App;
 use rmcp::ServiceExt;
 
+/// Who an HTTP surface answers (the MCP endpoint and the web board share these lists).
+#[derive(Debug, Clone, Default)]
+pub struct Access {
+    /// Accepted `Host` names; an entry without a port accepts any port.
+    pub hosts: Vec<String>,
+    /// Accepted browser origins for reads, e.g. `http://localhost:*`.
+    pub origins: Vec<String>,
+    /// Origins other than the board's own that may also write (`--allow-origin`).
+    pub write_origins: Vec<String>,
+    /// The token a browser presents once (`/?token=`) or a client on every request (bearer).
+    pub token: Option<String>,
+}
+
 /// Serves `app` over stdin/stdout until the client closes stdin or a signal arrives.
 pub async fn serve_stdio(app: App) -> Result<(), String> {
     let transport = stdio::LineTransport::new(tokio::io::stdin(), tokio::io::stdout());

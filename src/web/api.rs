@@ -1,6 +1,6 @@
 //! The board's JSON API. Reads come from the store (the in-memory index, kept fresh by the
 //! change watcher); every write goes through the tool handlers exactly like an MCP
-//! `tools/call` (see [`crate::server::direct`]), so validation, files, index, error memory and
+//! `tools/call` (see [`crate::app::App::call`]), so validation, files, index, error memory and
 //! MCP subscribers all see it.
 
 use std::collections::{BTreeMap, HashSet};
@@ -380,7 +380,9 @@ pub async fn create(
 async fn call(web: &Web, tool: &str, args: Map<String, Value>) -> Result<Response, ApiError> {
     let started = Instant::now();
     let request_id = format!("web-{}", web.next_call());
-    let called = crate::server::direct::call(&web.app, tool, args, request_id)
+    let called = web
+        .app
+        .call(tool, args, request_id)
         .await
         .ok_or_else(|| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("{tool} is not a docket tool")))?;
     let mut warnings: Vec<String> = called.warnings.into_iter().map(|w| w.message).collect();

@@ -13,18 +13,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use subtle::ConstantTimeEq;
 
-/// Who the board answers.
-#[derive(Debug, Clone, Default)]
-pub struct Access {
-    /// Accepted `Host` names; an entry without a port accepts any port.
-    pub hosts: Vec<String>,
-    /// Accepted browser origins for reads, e.g. `http://localhost:*`.
-    pub origins: Vec<String>,
-    /// Origins other than the board's own that may also write (`--allow-origin`).
-    pub write_origins: Vec<String>,
-    /// The token a browser presents once (`/?token=`) or a client on every request (bearer).
-    pub token: Option<String>,
-}
+pub use crate::transport::Access;
 
 /// The cookie a browser carries once it has presented the token.
 const COOKIE: &str = "docket_session";
