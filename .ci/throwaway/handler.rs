@@ -1,6 +1,6 @@
 
 /// issues_count: how many issues, specs and ideas the workspace holds.
-pub fn count(
+pub fn total(
     cx: &Handlers,
     _: crate::generated::IssuesCountInput,
 ) -> ToolResult<crate::generated::IssuesCountOutput> {

@@ -26,6 +26,20 @@ pub fn tests(model: &Model) -> TokenStream {
             schema["properties"].as_object().map(|m| m.keys().cloned().collect()).unwrap_or_default()
         }
 
+        fn sorted(v: &Value) -> Vec<String> {
+            let mut names: Vec<String> = v.as_array().into_iter().flatten().filter_map(|n| n.as_str().map(str::to_string)).collect();
+            names.sort();
+            names
+        }
+
+        /// What serde makes of a generated type, as schemars derives it from the type's serde
+        /// attributes: for inputs what deserializes, for outputs what serializes.
+        fn derived<T: ::schemars::JsonSchema>(serialize: bool) -> Value {
+            let settings = ::schemars::generate::SchemaSettings::default();
+            let settings = if serialize { settings.for_serialize() } else { settings.for_deserialize() };
+            ::serde_json::to_value(settings.into_generator().into_root_schema_for::<T>()).expect("a schema serializes")
+        }
+
         #[test]
         fn every_declared_tool_is_published_once() {
             let tools = ::docket::generated::tool_definitions();
@@ -56,6 +70,8 @@ fn tool_tests(t: &Tool) -> TokenStream {
     let property_checks = t.input.fields.iter().filter(|f| super::schema::published(f)).map(property_facts);
     let input_ty = ident(&t.input.rust_name);
     let sample = sample_object(&t.input).to_string();
+    let output_ty = ident(&t.output.rust_name);
+    let types_match = format_ident!("{}_rust_types_carry_its_schemas", snake);
     let missing = t.input.fields.iter().filter(|f| f.required).map(|f| {
         let test = format_ident!("{}_without_{}_names_it", snake, f.wire.to_snake_case());
         let wire = &f.wire;
@@ -99,6 +115,31 @@ fn tool_tests(t: &Tool) -> TokenStream {
             if let Err(e) = ::docket::generated::#input_ty::from_arguments(args) {
                 panic!("required-only arguments {} were rejected: {}", #sample, e.message);
             }
+        }
+
+        /// The generated structs' serde attributes agree with what is published and checked:
+        /// every argument rule is a field and the required ones are required; structuredContent
+        /// has exactly the published output properties, and the required ones are always sent.
+        #[test]
+        fn #types_match() {
+            let input = derived::<::docket::generated::#input_ty>(false);
+            let mut rules: Vec<String> = ::docket::generated::#input_ty::RULES.iter().map(|r| r.name.to_string()).collect();
+            let mut fields = property_names(&input);
+            rules.sort();
+            fields.sort();
+            assert_eq!(fields, rules, "input fields");
+            let mut required: Vec<String> = ::docket::generated::#input_ty::RULES.iter().filter(|r| r.required).map(|r| r.name.to_string()).collect();
+            required.sort();
+            assert_eq!(sorted(&input["required"]), required, "required input fields");
+            let output = derived::<::docket::generated::#output_ty>(true);
+            let published = published(#name)["outputSchema"].clone();
+            let mut sent = property_names(&output);
+            sent.push("warnings".to_string());
+            sent.sort();
+            let mut declared = property_names(&published);
+            declared.sort();
+            assert_eq!(sent, declared, "output properties");
+            assert_eq!(sorted(&output["required"]), sorted(&published["required"]), "required output properties");
         }
 
         #( #missing )*

@@ -16,6 +16,28 @@ fn property_names(schema: &Value) -> Vec<String> {
         .map(|m| m.keys().cloned().collect())
         .unwrap_or_default()
 }
+fn sorted(v: &Value) -> Vec<String> {
+    let mut names: Vec<String> = v
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|n| n.as_str().map(str::to_string))
+        .collect();
+    names.sort();
+    names
+}
+/// What serde makes of a generated type, as schemars derives it from the type's serde
+/// attributes: for inputs what deserializes, for outputs what serializes.
+fn derived<T: ::schemars::JsonSchema>(serialize: bool) -> Value {
+    let settings = ::schemars::generate::SchemaSettings::default();
+    let settings = if serialize {
+        settings.for_serialize()
+    } else {
+        settings.for_deserialize()
+    };
+    ::serde_json::to_value(settings.into_generator().into_root_schema_for::<T>())
+        .expect("a schema serializes")
+}
 #[test]
 fn every_declared_tool_is_published_once() {
     let tools = ::docket::generated::tool_definitions();
@@ -102,6 +124,40 @@ fn list_items_accepts_only_its_required_arguments() {
     if let Err(e) = ::docket::generated::ListItemsInput::from_arguments(args) {
         panic!("required-only arguments {} were rejected: {}", "{}", e.message);
     }
+}
+/// The generated structs' serde attributes agree with what is published and checked:
+/// every argument rule is a field and the required ones are required; structuredContent
+/// has exactly the published output properties, and the required ones are always sent.
+#[test]
+fn list_items_rust_types_carry_its_schemas() {
+    let input = derived::<::docket::generated::ListItemsInput>(false);
+    let mut rules: Vec<String> = ::docket::generated::ListItemsInput::RULES
+        .iter()
+        .map(|r| r.name.to_string())
+        .collect();
+    let mut fields = property_names(&input);
+    rules.sort();
+    fields.sort();
+    assert_eq!(fields, rules, "input fields");
+    let mut required: Vec<String> = ::docket::generated::ListItemsInput::RULES
+        .iter()
+        .filter(|r| r.required)
+        .map(|r| r.name.to_string())
+        .collect();
+    required.sort();
+    assert_eq!(sorted(& input["required"]), required, "required input fields");
+    let output = derived::<::docket::generated::ListItemsOutput>(true);
+    let published = published("list_items")["outputSchema"].clone();
+    let mut sent = property_names(&output);
+    sent.push("warnings".to_string());
+    sent.sort();
+    let mut declared = property_names(&published);
+    declared.sort();
+    assert_eq!(sent, declared, "output properties");
+    assert_eq!(
+        sorted(& output["required"]), sorted(& published["required"]),
+        "required output properties"
+    );
 }
 #[test]
 fn add_item_still_accepts_size() {
@@ -209,6 +265,40 @@ fn add_item_accepts_only_its_required_arguments() {
             "required-only arguments {} were rejected: {}", "{\"name\":\"x\"}", e.message
         );
     }
+}
+/// The generated structs' serde attributes agree with what is published and checked:
+/// every argument rule is a field and the required ones are required; structuredContent
+/// has exactly the published output properties, and the required ones are always sent.
+#[test]
+fn add_item_rust_types_carry_its_schemas() {
+    let input = derived::<::docket::generated::AddItemInput>(false);
+    let mut rules: Vec<String> = ::docket::generated::AddItemInput::RULES
+        .iter()
+        .map(|r| r.name.to_string())
+        .collect();
+    let mut fields = property_names(&input);
+    rules.sort();
+    fields.sort();
+    assert_eq!(fields, rules, "input fields");
+    let mut required: Vec<String> = ::docket::generated::AddItemInput::RULES
+        .iter()
+        .filter(|r| r.required)
+        .map(|r| r.name.to_string())
+        .collect();
+    required.sort();
+    assert_eq!(sorted(& input["required"]), required, "required input fields");
+    let output = derived::<::docket::generated::AddItemOutput>(true);
+    let published = published("add_item")["outputSchema"].clone();
+    let mut sent = property_names(&output);
+    sent.push("warnings".to_string());
+    sent.sort();
+    let mut declared = property_names(&published);
+    declared.sort();
+    assert_eq!(sent, declared, "output properties");
+    assert_eq!(
+        sorted(& output["required"]), sorted(& published["required"]),
+        "required output properties"
+    );
 }
 #[test]
 fn add_item_without_name_names_it() {
