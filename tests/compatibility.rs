@@ -134,8 +134,14 @@ fn every_docket_path_in_the_table_is_published() {
 #[test]
 fn every_published_tool_and_parameter_is_in_the_table() {
     let named: BTreeSet<String> = rows().into_iter().filter_map(|r| r.docket).collect();
+    let wrangler: BTreeSet<String> =
+        rows().into_iter().filter(|r| r.wrangler.is_some()).filter_map(|r| r.docket).collect();
     for (tool, schema) in published() {
-        assert!(named.contains(&tool), "docs/compatibility.md has no row for tool `{tool}`");
+        // A tool wrangler never had needs no row (docs/tools.md documents it); a row, once there,
+        // covers every parameter.
+        if !named.contains(&tool) && !wrangler.iter().any(|p| p.split('.').next() == Some(tool.as_str())) {
+            continue;
+        }
         for param in schema["properties"].as_object().expect("properties").keys() {
             let path = format!("{tool}.{param}");
             assert!(named.contains(&path), "docs/compatibility.md has no row for `{path}`");

@@ -156,6 +156,10 @@ pub struct Schema {
     pub nullable: bool,
     /// How much of the field the published schema shows (default `full`).
     pub publish: Option<Publish>,
+    /// The properties of this field's named object type become parameters of their own, in this
+    /// field's place: a parameter set declared once and shared by several tools.
+    #[serde(default)]
+    pub flatten: bool,
 }
 
 /// `publish:` of a field. Whatever it says, the field is accepted and checked in full.

@@ -59,6 +59,10 @@ pub struct Field {
     pub nullable: bool,
     /// How much of the field the published schema shows; the argument rules check it in full.
     pub publish: Publish,
+    /// Set on a field spliced in from a shared parameter set (`flatten: true`): the Rust field
+    /// that holds the set and the set's struct. The published schema and the argument rules see
+    /// the spliced field; the Rust struct has the set's struct once, `#[serde(flatten)]`.
+    pub flattened_into: Option<(String, String)>,
 }
 
 /// How much of a field the published schema shows (`publish:` in tools.yaml).

@@ -390,12 +390,15 @@ impl Validator<'_> {
                 None,
             );
             for (j, param) in t.error_context.iter().enumerate() {
-                if !t.input.contains_key(param) {
+                if !input.fields.iter().any(|f| &f.wire == param) {
                     self.error(
                         &format!("{path}.error_context[{j}]"),
                         "unknown-context-param",
                         format!("error_context names `{param}`, which is not a parameter of `{}`", t.name),
-                        Some(&format!("parameters: {}", t.input.keys().cloned().collect::<Vec<_>>().join(", "))),
+                        Some(&format!(
+                            "parameters: {}",
+                            input.fields.iter().map(|f| f.wire.as_str()).collect::<Vec<_>>().join(", ")
+                        )),
                     );
                 }
             }
@@ -552,6 +555,10 @@ impl Validator<'_> {
             let base = rust_name.strip_suffix("Input").unwrap_or(rust_name);
             let inline_name = format!("{base}{}", wire.to_upper_camel_case());
             let Some(shape) = self.shape(schema, &fpath, &inline_name) else { continue };
+            if schema.flatten {
+                self.flatten(schema, &fpath, &rust, &shape, &mut fields, &mut rust_names);
+                continue;
+            }
             let description = schema.description.clone().unwrap_or_default();
             if description.trim().is_empty() {
                 self.error_at_key(
@@ -599,9 +606,64 @@ impl Validator<'_> {
                 deprecated: schema.deprecated.clone(),
                 nullable: schema.nullable,
                 publish,
+                flattened_into: None,
             });
         }
         Object { rust_name: rust_name.to_string(), description: description.to_string(), fields, additional }
+    }
+
+    /// Splices the fields of a named object type (a shared parameter set) in place of the field
+    /// `rust` that declares `flatten: true`.
+    fn flatten(
+        &mut self,
+        schema: &manifest::Schema,
+        path: &str,
+        rust: &str,
+        shape: &Shape,
+        fields: &mut Vec<Field>,
+        rust_names: &mut HashMap<String, String>,
+    ) {
+        let set = match shape {
+            Shape::Object(set) if self.named.contains_key(&schema.ty) => set,
+            _ => {
+                return self.error(
+                    &format!("{path}.type"),
+                    "bad-flatten",
+                    format!("`flatten` needs a named object type, not `{}`", schema.ty),
+                    Some("declare the parameter set under `types:` with `properties:`"),
+                );
+            }
+        };
+        if schema.required || schema.default.is_some() || schema.nullable || schema.publish.is_some() {
+            self.error_at_key(
+                path,
+                "bad-flatten",
+                "a flattened parameter set takes no `required`, `default`, `nullable` or `publish`".to_string(),
+                Some("set those on the set's own properties"),
+            );
+        }
+        // The set's struct receives every key of the struct it is flattened into, so it cannot
+        // deny unknown ones (the argument rules check the spliced parameters instead).
+        for t in &mut self.rust_types {
+            if let RustType::Struct(o) = t
+                && o.rust_name == set.rust_name
+            {
+                o.additional = None;
+            }
+        }
+        for f in &set.fields {
+            if let Some(other) = rust_names.insert(f.rust.clone(), f.wire.clone()) {
+                self.error_at_key(
+                    path,
+                    "name-collision",
+                    format!("`{}` of `{}` collides with `{other}`", f.wire, schema.ty),
+                    Some("a parameter set's properties become parameters: rename one of them"),
+                );
+            }
+            let mut spliced = f.clone();
+            spliced.flattened_into = Some((rust.to_string(), set.rust_name.clone()));
+            fields.push(spliced);
+        }
     }
 
     /// `publish:` of a field: hidden fields must be optional and not deprecated (deprecated ones

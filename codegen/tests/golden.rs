@@ -127,6 +127,7 @@ rejects! {
     unpublishable_or_undescribed_fields_are_rejected: "err_bad_publish" => "bad-publish",
     samples_that_do_not_fit_the_tool_are_rejected: "err_bad_samples" => "unknown-sample-argument",
     tools_without_handler_or_working_sample_are_rejected: "err_missing_handler" => "missing-handler",
+    flatten_of_anything_but_a_named_object_is_rejected: "err_bad_flatten" => "bad-flatten",
 }
 
 #[test]

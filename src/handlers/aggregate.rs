@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::Handlers;
-use super::convert::{issue_type, priority, status, store_error};
+use super::convert::{issue_filter, issue_type, store_error};
 use super::records::Projection;
 use super::text;
 use crate::config::ResponseLimits;
@@ -79,18 +79,7 @@ pub fn get_batch(cx: &Handlers, input: IssuesGetBatchInput) -> ToolResult<Issues
 
 pub fn stats(cx: &Handlers, input: IssuesStatsInput) -> ToolResult<IssuesStatsOutput> {
     let store: &Store = &cx.store;
-    let mut types: Vec<_> = input.types.iter().flatten().map(|t| issue_type(*t)).collect();
-    types.extend(input.r#type.map(issue_type));
-    let filter = IssueFilter {
-        status: input.status.iter().flatten().map(|s| status(*s)).collect(),
-        priority: input.priority.iter().flatten().map(|p| priority(*p)).collect(),
-        labels: input.labels.unwrap_or_default(),
-        assignee: input.assignee,
-        project: input.project,
-        types,
-        parent_task_id: input.parent_task_id,
-        ids: Vec::new(),
-    };
+    let filter = issue_filter(&input.filters);
     let by = match input.group_by {
         StatsGroupBy::Status => GroupBy::Status,
         StatsGroupBy::Priority => GroupBy::Priority,

@@ -1,9 +1,25 @@
 //! Between the store's types (which know nothing of MCP) and the generated tool types.
 //! Exhaustive matches: a value added on either side fails to compile until mapped here.
 
-use crate::generated::{IssuePriority, IssueStatus, IssueType, errors};
+use crate::generated::{IssueFilters, IssuePriority, IssueStatus, IssueType, errors};
 use crate::runtime::{ErrorCode, ToolError};
 use crate::store;
+
+/// The store's filter for the issue filters issues_list, issues_stats and issues_search share.
+pub fn issue_filter(f: &IssueFilters) -> store::IssueFilter {
+    let mut types: Vec<_> = f.types.iter().flatten().map(|t| issue_type(*t)).collect();
+    types.extend(f.r#type.map(issue_type));
+    store::IssueFilter {
+        status: f.status.iter().flatten().map(|s| status(*s)).collect(),
+        priority: f.priority.iter().flatten().map(|p| priority(*p)).collect(),
+        labels: f.labels.clone().unwrap_or_default(),
+        assignee: f.assignee.clone(),
+        project: f.project.clone(),
+        types,
+        parent_task_id: f.parent_task_id.clone(),
+        ids: Vec::new(),
+    }
+}
 
 pub fn status(s: IssueStatus) -> store::Status {
     match s {

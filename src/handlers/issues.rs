@@ -3,7 +3,7 @@
 use serde_json::json;
 
 use super::Handlers;
-use super::convert::{issue_type, priority, status, store_error};
+use super::convert::{issue_filter, issue_type, priority, status, store_error};
 use super::paging::{Page, Query};
 use super::records::Projection;
 use super::text;
@@ -13,7 +13,7 @@ use crate::generated::{
     ListFormat, ResponseFormat, errors, limits,
 };
 use crate::runtime::{Reply, ResultCounts, ToolError, ToolResult};
-use crate::store::{IssueFilter, NewIssue, SortField, SortOrder, Store, StoreWarning};
+use crate::store::{NewIssue, SortField, SortOrder, Store, StoreWarning};
 
 pub fn create(cx: &Handlers, input: IssuesCreateInput) -> ToolResult<IssuesCreateOutput> {
     let store: &Store = &cx.store;
@@ -74,31 +74,8 @@ pub fn get(cx: &Handlers, input: IssuesGetInput) -> ToolResult<IssuesGetOutput> 
 
 pub fn list(cx: &Handlers, input: IssuesListInput) -> ToolResult<IssuesListOutput> {
     let (store, limits): (&Store, &ResponseLimits) = (&cx.store, &cx.limits);
-    let mut types: Vec<_> = input.types.iter().flatten().map(|t| issue_type(*t)).collect();
-    types.extend(input.r#type.map(issue_type));
-    let filter = IssueFilter {
-        status: input.status.iter().flatten().map(|s| status(*s)).collect(),
-        priority: input.priority.iter().flatten().map(|p| priority(*p)).collect(),
-        labels: input.labels.clone().unwrap_or_default(),
-        assignee: input.assignee.clone(),
-        project: input.project.clone(),
-        types,
-        parent_task_id: input.parent_task_id.clone(),
-        ids: Vec::new(),
-    };
-    let query = Query::new(
-        "updated:desc",
-        &json!([
-            input.status,
-            input.priority,
-            input.labels,
-            input.assignee,
-            input.project,
-            input.r#type,
-            input.types,
-            input.parent_task_id
-        ]),
-    );
+    let filter = issue_filter(&input.filters);
+    let query = Query::new("updated:desc", &json!(input.filters));
     let mut warnings = Vec::new();
     let offset = match (&input.cursor, input.offset) {
         (Some(c), _) => query.offset(c).map_err(|why| errors::invalid_cursor("issues_list", why))?,
@@ -112,7 +89,8 @@ pub fn list(cx: &Handlers, input: IssuesListInput) -> ToolResult<IssuesListOutpu
         (None, None) => 0,
     };
     let size = match (input.limit, input.format) {
-        (Some(l), _) => (l.max(1) as usize).min(limits::issues_list::MAX_PAGE_SIZE),
+        // The argument rules hold it to tools.yaml's minimum and maximum.
+        (Some(l), _) => l as usize,
         (None, ListFormat::Full) => limits.full_page_size,
         (None, _) => limits.page_size,
     };

@@ -3,13 +3,13 @@
 use serde_json::json;
 
 use super::Handlers;
-use super::convert::{issue_type, priority, status, store_error};
+use super::convert::{issue_filter, store_error};
 use super::paging::{Page, Query};
 use super::records::Projection;
 use super::text;
 use crate::config::ResponseLimits;
 use crate::generated::{
-    IssuesSearchInput, IssuesSearchOutput, ListFormat, ResponseFormat, SearchField, SortBy, SortOrder, errors, limits,
+    IssuesSearchInput, IssuesSearchOutput, ListFormat, ResponseFormat, SearchField, SortBy, SortOrder, errors,
 };
 use crate::runtime::{Reply, ResultCounts, ToolResult};
 use crate::store::{self, IssueFilter, SearchHit, SearchQuery};
@@ -20,18 +20,7 @@ pub fn search(cx: &Handlers, input: IssuesSearchInput) -> ToolResult<IssuesSearc
     let mut filter = IssueFilter::default();
     let (mut created_after, mut created_before, mut legacy_offset, mut legacy_limit) = (None, None, None, None);
     if let Some(f) = f {
-        let mut types: Vec<_> = f.types.iter().flatten().map(|t| issue_type(*t)).collect();
-        types.extend(f.r#type.map(issue_type));
-        filter = IssueFilter {
-            ids: f.ids.unwrap_or_default(),
-            status: f.status.iter().flatten().map(|s| status(*s)).collect(),
-            priority: f.priority.iter().flatten().map(|p| priority(*p)).collect(),
-            labels: f.labels.unwrap_or_default(),
-            assignee: f.assignee,
-            project: f.project,
-            types,
-            parent_task_id: f.parent_task_id,
-        };
+        filter = IssueFilter { ids: f.ids.unwrap_or_default(), ..issue_filter(&f.issues) };
         (created_after, created_before, legacy_offset, legacy_limit) =
             (f.created_after, f.created_before, f.offset, f.limit);
     }
@@ -59,10 +48,8 @@ pub fn search(cx: &Handlers, input: IssuesSearchInput) -> ToolResult<IssuesSearc
         Some(c) => query.offset(c).map_err(|why| errors::invalid_cursor("issues_search", why))?,
         None => legacy_offset.unwrap_or(0).max(0) as usize,
     };
-    let size = input
-        .limit
-        .or(legacy_limit)
-        .map_or(limits.search_page_size, |l| (l.max(1) as usize).min(limits::issues_search::MAX_PAGE_SIZE));
+    // The argument rules hold both limits to tools.yaml's minimum and maximum.
+    let size = input.limit.or(legacy_limit).map_or(limits.search_page_size, |l| l as usize);
     sort(&mut hits, offset.saturating_add(size), input.sort_by, input.sort_order);
     let page = Page::new(offset, size, hits.len());
     // Minimal rows by default: a page of hits costs what a page of issues_list minimal costs.

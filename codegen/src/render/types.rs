@@ -56,8 +56,19 @@ fn enum_type(name: &str, description: &str, values: &[String]) -> TokenStream {
 fn struct_type(obj: &Object) -> TokenStream {
     let ty = ident(&obj.rust_name);
     let doc = docs(&obj.description);
-    let deny = (obj.additional == Some(false)).then(|| quote! { #[serde(deny_unknown_fields)] });
-    let fields = obj.fields.iter().map(|f| {
+    // serde cannot deny unknown fields beside a flattened one; the argument rules still do.
+    let flattens = obj.fields.iter().any(|f| f.flattened_into.is_some());
+    let deny = (obj.additional == Some(false) && !flattens).then(|| quote! { #[serde(deny_unknown_fields)] });
+    let mut sets = std::collections::BTreeSet::new();
+    let fields = obj.fields.iter().filter_map(|f| {
+        if let Some((field, set)) = &f.flattened_into {
+            // A shared parameter set: its struct once, in the place of its first property.
+            if !sets.insert(field.clone()) {
+                return None;
+            }
+            let (name, set) = (ident(field), ident(set));
+            return Some(quote! { #[serde(flatten)] pub #name: #set });
+        }
         let name = ident(&f.rust);
         let doc = docs(&f.description);
         let bare = f.rust.trim_start_matches("r#");
@@ -82,7 +93,7 @@ fn struct_type(obj: &Object) -> TokenStream {
                 quote! { #[serde(default, skip_serializing_if = "Option::is_none")] },
             )
         };
-        quote! { #doc #rename #attr pub #name: #ty }
+        Some(quote! { #doc #rename #attr pub #name: #ty })
     });
     quote! {
         #doc
@@ -127,7 +138,9 @@ pub fn defaults(types: &[RustType]) -> TokenStream {
             RustType::Struct(obj) => Some(obj),
             RustType::Enum { .. } => None,
         })
-        .flat_map(|obj| obj.fields.iter().filter(|f| f.default.is_some()).map(move |f| (obj, f)))
+        .flat_map(|obj| {
+            obj.fields.iter().filter(|f| f.default.is_some() && f.flattened_into.is_none()).map(move |f| (obj, f))
+        })
         .map(|(obj, f)| {
             let name = format_ident!("{}", default_fn_name(obj, f));
             let ty = shape_type(&f.shape);

@@ -9,6 +9,20 @@ pub const SERVER_NAME: &str = "fixture";
 pub const SERVER_TITLE: &str = "Fixture";
 /// Instructions sent to clients at initialization.
 pub const SERVER_INSTRUCTIONS: &str = "A fixture for golden tests.";
+/// A parameter set shared by tools.
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::schemars::JsonSchema
+)]
+pub struct Paging {
+    /// Cursor.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor: ::std::option::Option<::std::string::String>,
+}
 /// A color.
 #[derive(
     Debug,
@@ -66,7 +80,6 @@ pub struct Note {
     ::serde::Deserialize,
     ::schemars::JsonSchema
 )]
-#[serde(deny_unknown_fields)]
 pub struct ListItemsInput {
     /// Color filter.
     #[serde(default = "defaults::list_items_input_color")]
@@ -77,6 +90,8 @@ pub struct ListItemsInput {
     /// Tags.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tags: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(flatten)]
+    pub paging: Paging,
 }
 /// Structured result of tool `list_items`.
 #[derive(
@@ -484,6 +499,14 @@ impl ListItemsInput {
                 max_items: Some(5u64),
             },
         },
+        ParamRule {
+            name: "cursor",
+            required: false,
+            kind: Kind::String {
+                min_len: None,
+                max_len: Some(100u64),
+            },
+        },
     ];
     /// Parses and checks the raw arguments of a call.
     pub fn from_arguments(
@@ -615,7 +638,7 @@ pub const TOOLS: &[ToolSpec] = &[
         idempotent: true,
         open_world: false,
         deprecated_by: None,
-        input_schema: "{\"type\":\"object\",\"properties\":{\"color\":{\"type\":\"string\",\"enum\":[\"red\",\"dark_blue\"],\"description\":\"Color filter.\",\"default\":\"red\"},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"description\":\"Page size.\",\"default\":25},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}}}",
+        input_schema: "{\"type\":\"object\",\"properties\":{\"color\":{\"type\":\"string\",\"enum\":[\"red\",\"dark_blue\"],\"description\":\"Color filter.\",\"default\":\"red\"},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"description\":\"Page size.\",\"default\":25},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"cursor\":{\"type\":\"string\"}}}",
         output_schema: "{\"type\":\"object\",\"properties\":{\"names\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Item names.\"},\"warnings\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Warnings to read (also at the end of the text).\"}},\"required\":[\"names\"]}",
         error_context: &[],
     },
@@ -683,14 +706,14 @@ pub mod consolidated {
         ToolSpec {
             name: "items",
             title: "Items",
-            description: "Items. Actions and their parameters (* = required):\n- list: color, limit, tags\n- add_item: name*, note, type, notes",
+            description: "Items. Actions and their parameters (* = required):\n- list: color, limit, tags, cursor\n- add_item: name*, note, type, notes",
             group: "items",
             read_only: false,
             destructive: false,
             idempotent: false,
             open_world: false,
             deprecated_by: None,
-            input_schema: "{\"type\":\"object\",\"properties\":{\"action\":{\"type\":\"string\",\"enum\":[\"list\",\"add_item\"]},\"color\":{\"type\":\"string\",\"enum\":[\"red\",\"dark_blue\"],\"description\":\"Color filter.\",\"default\":\"red\"},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"description\":\"Page size.\",\"default\":25},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"name\":{\"type\":\"string\"},\"note\":{\"type\":\"object\",\"description\":\"Optional note. Keys: text*.\"},\"type\":{\"type\":\"string\",\"enum\":[\"small\",\"large\"],\"description\":\"Size.\"},\"notes\":{\"type\":\"array\",\"items\":{\"type\":\"object\"},\"description\":\"More notes: {text}.\"}},\"required\":[\"action\"]}",
+            input_schema: "{\"type\":\"object\",\"properties\":{\"action\":{\"type\":\"string\",\"enum\":[\"list\",\"add_item\"]},\"color\":{\"type\":\"string\",\"enum\":[\"red\",\"dark_blue\"],\"description\":\"Color filter.\",\"default\":\"red\"},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"description\":\"Page size.\",\"default\":25},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"cursor\":{\"type\":\"string\"},\"name\":{\"type\":\"string\"},\"note\":{\"type\":\"object\",\"description\":\"Optional note. Keys: text*.\"},\"type\":{\"type\":\"string\",\"enum\":[\"small\",\"large\"],\"description\":\"Size.\"},\"notes\":{\"type\":\"array\",\"items\":{\"type\":\"object\"},\"description\":\"More notes: {text}.\"}},\"required\":[\"action\"]}",
             output_schema: "",
             error_context: &[],
         },
@@ -754,6 +777,11 @@ pub mod consolidated {
                             required: false,
                             coerce: Coerce::Keep,
                         },
+                        Param {
+                            name: "cursor",
+                            required: false,
+                            coerce: Coerce::Keep,
+                        },
                     ],
                 },
                 Action {
@@ -792,6 +820,7 @@ pub mod consolidated {
                 ("color", "list"),
                 ("limit", "list"),
                 ("tags", "list"),
+                ("cursor", "list"),
                 ("name", "add_item"),
                 ("note", "add_item"),
                 ("type", "add_item"),

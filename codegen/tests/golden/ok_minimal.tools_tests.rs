@@ -60,7 +60,7 @@ fn list_items_is_published_as_declared() {
     assert_eq!(input["type"], json!("object"));
     assert_eq!(
         property_names(input), vec!["color".to_string(), "limit".to_string(), "tags"
-        .to_string()] as Vec < String >
+        .to_string(), "cursor".to_string()] as Vec < String >
     );
     let required: Vec<&str> = vec![];
     assert_eq!(
@@ -109,6 +109,14 @@ fn list_items_is_published_as_declared() {
             "tags"
         );
         assert_eq!(p["type"], json!("array"), "type of {}", "tags");
+    }
+    {
+        let p = &input["properties"]["cursor"];
+        assert!(
+            p.get("description").is_none(), "{} repeats its name in a description",
+            "cursor"
+        );
+        assert_eq!(p["type"], json!("string"), "type of {}", "cursor");
     }
     let output = &tool["outputSchema"];
     assert_eq!(output["type"], json!("object"));
