@@ -61,9 +61,9 @@ impl App {
     /// it. `None` when no such tool exists.
     pub async fn call(&self, tool: &str, args: Map<String, Value>, request_id: String) -> Option<Called> {
         let spec = TOOLS.iter().find(|t| t.name == tool)?;
-        let error_context = intelligence::context_of(tool, &args);
+        let error_context = intelligence::context_of(spec, &args);
         let mut warnings = intelligence::preflight(&self.memory, tool, &error_context).await;
-        warnings.extend(intelligence::deprecation(tool));
+        warnings.extend(intelligence::deprecation(spec));
         let announce = (!spec.read_only).then(|| args.clone());
         let ctx = CallContext { tool: tool.to_string(), request_id };
         let result = generated::dispatch(self.handlers.as_ref(), tool, args, ctx).await?;

@@ -63,7 +63,8 @@ fn a_real_wrangler_workspace_is_served_in_place() {
     let (_dir, store) = wrangler_fixture();
     let snap = store.list(&IssueFilter::default(), SortField::Updated, SortOrder::Desc).expect("list");
     assert_eq!(snap.value.len(), 252, "every markdown issue, spec and idea file is listed");
-    let duplicates: Vec<_> = snap.warnings.iter().filter(|w| w.code == "DUPLICATE_ID").collect();
+    let duplicates: Vec<_> =
+        snap.warnings.iter().filter(|w| w.code == docket::store::StoreWarningCode::DuplicateId).collect();
     assert!(duplicates.iter().any(|w| w.message.starts_with("ISS-000165 is used by 3 files")), "{duplicates:?}");
     let ids: Vec<&str> = snap.value.iter().map(|m| m.id.as_str()).collect();
     assert_eq!(
@@ -75,7 +76,11 @@ fn a_real_wrangler_workspace_is_served_in_place() {
     let first = store.get("ISS-000165").expect("a duplicated id is still readable");
     let again = store.get("ISS-000165").expect("and reads the same file again");
     assert_eq!(first.value.meta.path, again.value.meta.path, "the choice is deterministic");
-    let warning = first.warnings.iter().find(|w| w.code == "DUPLICATE_ID").expect("the duplicate is reported");
+    let warning = first
+        .warnings
+        .iter()
+        .find(|w| w.code == docket::store::StoreWarningCode::DuplicateId)
+        .expect("the duplicate is reported");
     assert_eq!(warning.paths.len(), 3, "{warning:?}");
     assert!(warning.message.contains("doctor"), "{}", warning.message);
     let err = store
@@ -83,7 +88,10 @@ fn a_real_wrangler_workspace_is_served_in_place() {
         .expect_err("a write to a duplicated id is refused");
     assert!(matches!(err, StoreError::Ambiguous { ref paths, .. } if paths.len() == 3), "{err}");
     let got = store.get("SPEC-000046").expect("spec by id");
-    assert!(got.warnings.iter().all(|w| w.code != "DUPLICATE_ID"), "a lookup only warns about its own id");
+    assert!(
+        got.warnings.iter().all(|w| w.code != docket::store::StoreWarningCode::DuplicateId),
+        "a lookup only warns about its own id"
+    );
     let spec = got.value;
     assert!(spec.meta.title.starts_with("Wrangler MCP Server Modernization"));
     assert_eq!(spec.meta.issue_type, IssueType::Specification);
@@ -151,7 +159,11 @@ fn a_broken_file_is_skipped_with_a_warning_and_left_byte_identical() {
     std::fs::write(&broken, content).expect("write");
     let snap = store.list(&IssueFilter::default(), SortField::Id, SortOrder::Asc).expect("list");
     assert_eq!(snap.value.len(), 1);
-    let warning = snap.warnings.iter().find(|w| w.code == "SKIPPED_FILES").expect("a SKIPPED_FILES warning");
+    let warning = snap
+        .warnings
+        .iter()
+        .find(|w| w.code == docket::store::StoreWarningCode::SkippedFiles)
+        .expect("a SKIPPED_FILES warning");
     assert!(warning.message.contains("ISS-000009-broken.md"), "{}", warning.message);
     assert!(store.update("ISS-000009", IssuePatch { status: Some(Status::Closed), ..Default::default() }).is_err());
     store.create(new_issue("Next")).expect("create after a broken file");
@@ -283,7 +295,7 @@ fn a_failed_revalidation_serves_the_last_good_index_with_a_stale_warning() {
     let snap =
         store.list(&IssueFilter::default(), SortField::Id, SortOrder::Asc).expect("served from the last good index");
     assert_eq!(snap.value.len(), 1);
-    assert!(snap.warnings.iter().any(|w| w.code == "STALE_INDEX"), "{:?}", snap.warnings);
+    assert!(snap.warnings.iter().any(|w| w.code == docket::store::StoreWarningCode::StaleIndex), "{:?}", snap.warnings);
 }
 
 #[test]

@@ -27,7 +27,7 @@ pub use team::setup_lines;
 
 use crate::app::App;
 use crate::handlers::Handlers;
-use crate::runtime::{CallContext, Reply};
+use crate::runtime::{CallContext, Reply, WarningCode};
 use crate::store::Workspace;
 
 /// Runs one command: its output on stdout, `docket: <message>` on stderr when it fails.
@@ -91,7 +91,7 @@ pub(crate) struct Core {
     /// Warnings already printed (a paged command would repeat them).
     warned: RefCell<HashSet<String>>,
     /// Workspace problems seen (DUPLICATE_ID, SKIPPED_FILES): summed up in one line at the end.
-    problems: RefCell<BTreeMap<&'static str, HashSet<String>>>,
+    problems: RefCell<BTreeMap<WarningCode, HashSet<String>>>,
 }
 
 impl Core {
@@ -123,9 +123,11 @@ impl Core {
             .ok_or_else(|| format!("{tool} is not a docket tool. This is a docket bug; please report it."))?
             .map_err(|e| e.message)?;
         // The MCP summary of workspace problems is replaced by the CLI's own line at the end.
-        for w in reply.warnings.iter().filter(|w| w.code != "TRUNCATED" && w.code != "WORKSPACE_PROBLEMS") {
+        for w in
+            reply.warnings.iter().filter(|w| !matches!(w.code, WarningCode::Truncated | WarningCode::WorkspaceProblems))
+        {
             if let Some(kind) = WORKSPACE_PROBLEMS.iter().find(|k| **k == w.code) {
-                self.problems.borrow_mut().entry(kind).or_default().insert(w.message.clone());
+                self.problems.borrow_mut().entry(*kind).or_default().insert(w.message.clone());
             } else if self.warned.borrow_mut().insert(w.message.clone()) {
                 eprintln!("docket: warning: {}", w.message);
             }
@@ -144,17 +146,17 @@ impl Core {
 }
 
 /// Warnings about the workspace's files, which `docket doctor` lists in full.
-const WORKSPACE_PROBLEMS: [&str; 2] = ["DUPLICATE_ID", "SKIPPED_FILES"];
+const WORKSPACE_PROBLEMS: [WarningCode; 2] = [WarningCode::DuplicateId, WarningCode::SkippedFiles];
 
 impl Drop for Core {
     /// One line for every workspace problem the command met, instead of one warning each.
     fn drop(&mut self) {
         let problems = self.problems.borrow();
         let mut parts = Vec::new();
-        if let Some(dups) = problems.get("DUPLICATE_ID") {
+        if let Some(dups) = problems.get(&WarningCode::DuplicateId) {
             parts.push(format!("{} duplicate id(s)", dups.len()));
         }
-        if let Some(skipped) = problems.get("SKIPPED_FILES") {
+        if let Some(skipped) = problems.get(&WarningCode::SkippedFiles) {
             // The message starts with the number of files it lists.
             let files: usize =
                 skipped.iter().filter_map(|m| m.split_whitespace().next()?.parse::<usize>().ok()).max().unwrap_or(1);

@@ -180,8 +180,12 @@ fn read_scan(store: &Store) -> Result<Scan, StoreError> {
     }
     temps.sort();
     let snap = store.list(&IssueFilter::default(), SortField::Id, SortOrder::Asc)?;
-    let broken: Vec<PathBuf> =
-        snap.warnings.iter().filter(|w| w.code == "SKIPPED_FILES").flat_map(|w| w.paths.clone()).collect();
+    let broken: Vec<PathBuf> = snap
+        .warnings
+        .iter()
+        .filter(|w| w.code == crate::store::StoreWarningCode::SkippedFiles)
+        .flat_map(|w| w.paths.clone())
+        .collect();
     let mut by_id: BTreeMap<String, Vec<Arc<IssueMeta>>> = BTreeMap::new();
     for m in &snap.value {
         by_id.entry(m.id.to_uppercase()).or_default().push(Arc::clone(m));

@@ -15,7 +15,7 @@ use crate::generated::{
     IssuesMetadataOutput, IssuesProjectsInput, IssuesProjectsOperation, IssuesProjectsOutput, IssuesStatsInput,
     IssuesStatsOutput, ListFormat, ResponseFormat, StatsGroupBy, errors, limits,
 };
-use crate::runtime::{Reply, ResultCounts, ToolError, ToolResult};
+use crate::runtime::{Reply, ResultCounts, ToolError, ToolResult, WarningCode};
 use crate::store::{GroupBy, IssueFilter, IssueMeta, IssuePatch, SortField, SortOrder, Status, Store, StoreError};
 
 /// Every issue matching `filter`, and whether the index served it.
@@ -74,7 +74,7 @@ pub fn get_batch(cx: &Handlers, input: IssuesGetBatchInput) -> ToolResult<Issues
     let mut reply = Reply::new(IssuesGetBatchOutput { issues, not_found }).with_cached(cached).with_results(counts);
     reply.text = text;
     let reply = links.into_iter().fold(reply, |r, (uri, name, about)| r.with_link(uri, name, about));
-    Ok(reply_warnings.into_iter().fold(reply, |r, w| r.warn("ID_PROBLEM", w)))
+    Ok(reply_warnings.into_iter().fold(reply, |r, w| r.warn(WarningCode::IdProblem, w)))
 }
 
 pub fn stats(cx: &Handlers, input: IssuesStatsInput) -> ToolResult<IssuesStatsOutput> {

@@ -12,8 +12,8 @@ use crate::generated::{
     IssuesCreateInput, IssuesCreateOutput, IssuesGetInput, IssuesGetOutput, IssuesListInput, IssuesListOutput,
     ListFormat, ResponseFormat, errors, limits,
 };
-use crate::runtime::{Reply, ResultCounts, ToolError, ToolResult};
-use crate::store::{NewIssue, SortField, SortOrder, Store, StoreWarning};
+use crate::runtime::{Reply, ResultCounts, ToolError, ToolResult, WarningCode};
+use crate::store::{NewIssue, SortField, SortOrder, Store, StoreWarning, StoreWarningCode};
 
 pub fn create(cx: &Handlers, input: IssuesCreateInput) -> ToolResult<IssuesCreateOutput> {
     let store: &Store = &cx.store;
@@ -81,7 +81,7 @@ pub fn list(cx: &Handlers, input: IssuesListInput) -> ToolResult<IssuesListOutpu
         (Some(c), _) => query.offset(c).map_err(|why| errors::invalid_cursor("issues_list", why))?,
         (None, Some(o)) => {
             warnings.push((
-                "DEPRECATED_PARAMETER",
+                WarningCode::DeprecatedParameter,
                 "offset is deprecated; pass the cursor from the previous page instead.".to_string(),
             ));
             o.max(0) as usize
@@ -153,8 +153,9 @@ pub fn list(cx: &Handlers, input: IssuesListInput) -> ToolResult<IssuesListOutpu
 /// Carries the store's warnings (skipped files, duplicate IDs) into `_meta.warnings`, and one
 /// line that counts them where the model sees it (the full list is `workspace_doctor`'s job).
 fn with_warnings<T>(reply: Reply<T>, warnings: Vec<StoreWarning>) -> Reply<T> {
-    let count = |code: &str| warnings.iter().filter(|w| w.code == code).count();
-    let (duplicates, skipped) = (count("DUPLICATE_ID"), warnings.iter().find(|w| w.code == "SKIPPED_FILES"));
+    let count = |code| warnings.iter().filter(|w| w.code == code).count();
+    let (duplicates, skipped) =
+        (count(StoreWarningCode::DuplicateId), warnings.iter().find(|w| w.code == StoreWarningCode::SkippedFiles));
     let mut parts = Vec::new();
     if duplicates > 0 {
         parts.push(format!("{duplicates} ID(s) held by more than one file"));
@@ -166,7 +167,7 @@ fn with_warnings<T>(reply: Reply<T>, warnings: Vec<StoreWarning>) -> Reply<T> {
         .then(|| format!("The workspace has {}; call workspace_doctor for the list and fixes.", parts.join(" and ")));
     let reply = warnings.into_iter().fold(reply, |r, w| r.warn(w.code, w.message));
     match summary {
-        Some(s) => reply.warn_visibly("WORKSPACE_PROBLEMS", s),
+        Some(s) => reply.warn_visibly(WarningCode::WorkspaceProblems, s),
         None => reply,
     }
 }

@@ -7,7 +7,7 @@ use crate::generated::{
     SessionCompleteStatus, SessionGetInput, SessionGetOutput, SessionPhaseInput, SessionPhaseOutput, SessionRecord,
     SessionStartInput, SessionStartOutput, SessionStatusInput, SessionStatusOutput, errors,
 };
-use crate::runtime::{ErrorCode, Reply, ToolError, ToolResult};
+use crate::runtime::{ErrorCode, Reply, ToolError, ToolResult, WarningCode};
 use crate::store::sessions::{CheckpointData, Completion, Session, SessionProgress, StartSession};
 use crate::store::{Store, StoreError};
 
@@ -96,7 +96,7 @@ pub fn start(cx: &Handlers, input: SessionStartInput) -> ToolResult<SessionStart
         reply
     } else {
         reply.warn_visibly(
-            "NO_GIT",
+            WarningCode::NoGit,
             "The working directory is not in a git repository: no worktree or branch was created, and the session \
              works in place (branchName 'current'). Run git init and commit, then start a new session to get one.",
         )

@@ -3,6 +3,7 @@
 use std::fmt::Write;
 
 use crate::generated::IssueRecord;
+use crate::runtime::uri::ResourceUri;
 
 /// `ISS-000042 open high Title (labels: a, b; updated 2026-02-17)`; fields absent from the
 /// record are left out, so the same function serves every format. Status and priority are bare
@@ -80,23 +81,25 @@ pub fn truncation_notice(r: &IssueRecord) -> Option<String> {
     let total = r.description_length.unwrap_or_default() as usize;
     let next_end = (kept + CHUNK).min(total);
     Some(format!(
-        "[Truncated: showing {kept} of {total} characters. Read the rest with resources/read on {uri}/chunk/{kept}-{next_end} \
-         (then the next {CHUNK}-character range), or read {uri}/structure for the section offsets.]",
-        uri = issue_uri(&r.id)
+        "[Truncated: showing {kept} of {total} characters. Read the rest with resources/read on {chunk} \
+         (then the next {CHUNK}-character range), or read {structure} for the section offsets.]",
+        chunk = ResourceUri::Chunk(&r.id, &format!("{kept}-{next_end}")),
+        structure = ResourceUri::Structure(&r.id),
     ))
 }
 
 /// The structured view's form of [`truncation_notice`]: the resource holding the next part.
 pub fn next_chunk(id: &str, kept: usize, total: usize) -> String {
     let next_end = (kept + CHUNK).min(total);
-    format!("Showing {kept} of {total} characters; resources/read {}/chunk/{kept}-{next_end} for more.", issue_uri(id))
+    let chunk = ResourceUri::Chunk(id, &format!("{kept}-{next_end}")).to_string();
+    format!("Showing {kept} of {total} characters; resources/read {chunk} for more.")
 }
 
 /// Characters suggested per chunk read, the default output limit.
 const CHUNK: usize = 25_000;
 
 pub fn issue_uri(id: &str) -> String {
-    format!("docket://issues/{id}")
+    ResourceUri::Issue(id).to_string()
 }
 
 /// The structured view's paging instruction: how many more match and the cursor that returns them

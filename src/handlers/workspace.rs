@@ -8,7 +8,7 @@ use crate::generated::{
     AssetReport, AssetsReport, ConfigReport, GitignoreReport, InitWorkspaceInput, InitWorkspaceOutput,
     InitWorkspaceOutputStatus, PathReport, errors,
 };
-use crate::runtime::{Reply, ToolResult};
+use crate::runtime::{Reply, ToolResult, WarningCode};
 use crate::store::{Split, Store};
 
 pub fn init(cx: &Handlers, input: InitWorkspaceInput) -> ToolResult<InitWorkspaceOutput> {
@@ -53,7 +53,7 @@ pub fn init(cx: &Handlers, input: InitWorkspaceInput) -> ToolResult<InitWorkspac
     let reply = Reply::new(output).with_text(text);
     Ok(match (report.plugin_root_empty, plugin_root) {
         (true, Some(root)) => reply.warn_visibly(
-            "NO_ASSETS",
+            WarningCode::NoAssets,
             format!(
                 "pluginRoot {} has none of workflows/agents, workflows/prompts or workflows/*.yaml; no assets were \
                  copied. Pass the root of a wrangler checkout.",

@@ -4,6 +4,7 @@
 pub mod args;
 pub mod bodies;
 pub mod tokens;
+pub mod uri;
 
 use std::sync::Arc;
 
@@ -90,10 +91,76 @@ pub enum Severity {
     Warning,
 }
 
+/// What a [`Warning`] is about: `_meta.warnings[].code`, as clients and the CLI read it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum WarningCode {
+    /// A body or page cut to the response limit; the warning says how to read the rest.
+    Truncated,
+    /// A parameter the tool does not declare, removed before the call ran.
+    IgnoredParameter,
+    DeprecatedParameter,
+    DeprecatedTool,
+    /// The call repeats a recorded failure; the warning carries its known fix.
+    KnownFailure,
+    ErrorMemoryUnavailable,
+    /// An issue ID in a batch that could not be used (malformed, repeated).
+    IdProblem,
+    /// Problems of the workspace's files, summed up (DUPLICATE_ID, SKIPPED_FILES).
+    WorkspaceProblems,
+    /// A session started outside git, so without worktree or branch.
+    NoGit,
+    /// init_workspace found no assets under pluginRoot.
+    NoAssets,
+    SkippedFiles,
+    StaleIndex,
+    DuplicateId,
+    NonstandardValue,
+}
+
+impl WarningCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WarningCode::Truncated => "TRUNCATED",
+            WarningCode::IgnoredParameter => "IGNORED_PARAMETER",
+            WarningCode::DeprecatedParameter => "DEPRECATED_PARAMETER",
+            WarningCode::DeprecatedTool => "DEPRECATED_TOOL",
+            WarningCode::KnownFailure => "KNOWN_FAILURE",
+            WarningCode::ErrorMemoryUnavailable => "ERROR_MEMORY_UNAVAILABLE",
+            WarningCode::IdProblem => "ID_PROBLEM",
+            WarningCode::WorkspaceProblems => "WORKSPACE_PROBLEMS",
+            WarningCode::NoGit => "NO_GIT",
+            WarningCode::NoAssets => "NO_ASSETS",
+            WarningCode::SkippedFiles => "SKIPPED_FILES",
+            WarningCode::StaleIndex => "STALE_INDEX",
+            WarningCode::DuplicateId => "DUPLICATE_ID",
+            WarningCode::NonstandardValue => "NONSTANDARD_VALUE",
+        }
+    }
+}
+
+impl From<crate::store::StoreWarningCode> for WarningCode {
+    fn from(code: crate::store::StoreWarningCode) -> Self {
+        use crate::store::StoreWarningCode as S;
+        match code {
+            S::SkippedFiles => WarningCode::SkippedFiles,
+            S::StaleIndex => WarningCode::StaleIndex,
+            S::DuplicateId => WarningCode::DuplicateId,
+            S::NonstandardValue => WarningCode::NonstandardValue,
+        }
+    }
+}
+
+impl std::fmt::Display for WarningCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Something the agent should know that did not stop the call (`_meta.warnings`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Warning {
-    pub code: String,
+    pub code: WarningCode,
     pub message: String,
     pub severity: Severity,
     /// Also shown where every client shows it to the model: appended to the text block and
@@ -105,12 +172,12 @@ pub struct Warning {
 
 impl Warning {
     /// A warning for `_meta.warnings` only.
-    pub fn new(code: impl Into<String>, message: impl Into<String>) -> Self {
+    pub fn new(code: impl Into<WarningCode>, message: impl Into<String>) -> Self {
         Warning { code: code.into(), message: message.into(), severity: Severity::Warning, visible: false }
     }
 
     /// A warning shown in the text and structuredContent too (see [`Warning::visible`]).
-    pub fn visible(code: impl Into<String>, message: impl Into<String>) -> Self {
+    pub fn visible(code: impl Into<WarningCode>, message: impl Into<String>) -> Self {
         Warning { visible: true, ..Warning::new(code, message) }
     }
 }
@@ -157,7 +224,7 @@ impl<T> Reply<T> {
         let message =
             format!("The description of {name} was cut to the character limit; read {uri} or its chunks for the rest.");
         self.links.push(Link { uri, name, description });
-        self.warn_visibly("TRUNCATED", message)
+        self.warn_visibly(WarningCode::Truncated, message)
     }
 
     pub fn with_text(mut self, text: impl Into<String>) -> Self {
@@ -180,13 +247,13 @@ impl<T> Reply<T> {
         self
     }
 
-    pub fn warn(mut self, code: impl Into<String>, message: impl Into<String>) -> Self {
+    pub fn warn(mut self, code: impl Into<WarningCode>, message: impl Into<String>) -> Self {
         self.warnings.push(Warning::new(code, message));
         self
     }
 
     /// A warning the model sees in every client: in the text and structuredContent too.
-    pub fn warn_visibly(mut self, code: impl Into<String>, message: impl Into<String>) -> Self {
+    pub fn warn_visibly(mut self, code: impl Into<WarningCode>, message: impl Into<String>) -> Self {
         self.warnings.push(Warning::visible(code, message));
         self
     }

@@ -8,8 +8,8 @@
 use serde_json::{Map, Value};
 
 use crate::generated;
-use crate::runtime::Warning;
 use crate::runtime::args::{Ignored, strip_unknown, wrap_lone_values};
+use crate::runtime::{Warning, WarningCode};
 
 /// Removes the parameters `tool` does not declare from `args` (one warning per removed one) and
 /// wraps lone values given for arrays.
@@ -27,7 +27,7 @@ fn warning(tool: &str, i: &Ignored) -> Warning {
     };
     let allowed = if i.allowed.is_empty() { "none".to_string() } else { i.allowed.join(", ") };
     Warning::visible(
-        "IGNORED_PARAMETER",
+        WarningCode::IgnoredParameter,
         format!(
             "Parameter '{}' is not a parameter of {tool} and was ignored.{hint} Valid parameters here: {allowed}.",
             i.param
@@ -46,7 +46,7 @@ mod tests {
         let w = normalize("issues_search", &mut args);
         assert_eq!(args, json!({"query": "auth"}).as_object().cloned().expect("object"));
         assert_eq!(w.len(), 1);
-        assert!(w[0].visible && w[0].code == "IGNORED_PARAMETER");
+        assert!(w[0].visible && w[0].code == WarningCode::IgnoredParameter);
         assert!(w[0].message.contains("'type' is not a parameter of issues_search"), "{}", w[0].message);
         assert!(w[0].message.contains("filters.type"), "{}", w[0].message);
     }

@@ -6,14 +6,12 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use crate::error_memory::{ErrorMemory, Pattern};
-use crate::generated::TOOLS;
-use crate::runtime::{ErrorCode, Severity, ToolError, ToolSpec, Warning};
+use crate::runtime::{ErrorCode, Severity, ToolError, ToolSpec, Warning, WarningCode};
 
 /// The declared error-context parameters of `tool` present in `args` (nothing else is kept),
 /// each clipped to [`MAX_CONTEXT_VALUE`] bytes.
-pub fn context_of(tool: &str, args: &Map<String, Value>) -> Map<String, Value> {
-    let declared = TOOLS.iter().find(|t| t.name == tool).map_or(&[][..], |t| t.error_context);
-    declared.iter().filter_map(|p| args.get(*p).map(|v| (p.to_string(), bounded(v)))).collect()
+pub fn context_of(tool: &ToolSpec, args: &Map<String, Value>) -> Map<String, Value> {
+    tool.error_context.iter().filter_map(|p| args.get(*p).map(|v| (p.to_string(), bounded(v)))).collect()
 }
 
 /// Longest context value stored as sent. A rejected megabyte (say, a 1 MB `type`) is stored as
@@ -46,14 +44,10 @@ pub fn classify(e: &ToolError) -> &'static str {
 }
 
 /// The warning for a call to a tool the manifest deprecates, naming its replacement.
-pub fn deprecation(tool: &str) -> Option<Warning> {
-    deprecation_in(TOOLS, tool)
-}
-
-fn deprecation_in(tools: &[ToolSpec], tool: &str) -> Option<Warning> {
-    let replacement = tools.iter().find(|t| t.name == tool)?.deprecated_by?;
+pub fn deprecation(spec: &ToolSpec) -> Option<Warning> {
+    let (tool, replacement) = (spec.name, spec.deprecated_by?);
     Some(Warning {
-        code: "DEPRECATED_TOOL".into(),
+        code: WarningCode::DeprecatedTool,
         message: format!("{tool} is deprecated and will be removed; call {replacement} instead (same operation)."),
         severity: Severity::Warning,
         visible: false,
@@ -62,7 +56,7 @@ fn deprecation_in(tools: &[ToolSpec], tool: &str) -> Option<Warning> {
 
 fn unavailable(why: String) -> Warning {
     Warning {
-        code: "ERROR_MEMORY_UNAVAILABLE".into(),
+        code: WarningCode::ErrorMemoryUnavailable,
         message: format!("Error intelligence is off for this call: {why}. Tools work without it."),
         severity: Severity::Info,
         visible: false,
@@ -77,7 +71,7 @@ fn known_failure(p: &Pattern, days: i64) -> Warning {
         }
     };
     Warning {
-        code: "KNOWN_FAILURE".into(),
+        code: WarningCode::KnownFailure,
         message: format!(
             "{} failed {} times in the last {days} days with these arguments ({}: {}). {advice}",
             p.operation, p.frequency, p.error_class, p.message
@@ -118,6 +112,7 @@ pub async fn record(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::generated::TOOLS;
     use serde_json::json;
 
     #[test]
@@ -126,25 +121,24 @@ mod tests {
             .as_object()
             .cloned()
             .unwrap_or_default();
-        let ctx = context_of("issues_create", &args);
+        let spec = |name: &str| TOOLS.iter().find(|t| t.name == name).expect("declared");
+        let ctx = context_of(spec("issues_create"), &args);
         assert_eq!(ctx["status"], "open");
         assert_eq!(ctx["type"], json!(format!("{}… (1000000 bytes)", "x".repeat(100))));
         assert!(!ctx.contains_key("title"), "only declared error-context parameters");
         let fields = json!(vec!["title"; 10_000]);
         let args: Map<String, Value> = json!({"fields": fields}).as_object().cloned().unwrap_or_default();
-        assert!(context_of("issues_get", &args)["fields"].as_str().is_some_and(|s| s.len() < 200));
+        assert!(context_of(spec("issues_get"), &args)["fields"].as_str().is_some_and(|s| s.len() < 200));
     }
 
     #[test]
     fn a_deprecated_tool_warns_and_names_its_replacement() {
         let current = TOOLS.iter().find(|t| t.name == "issues_search").copied().expect("issues_search is declared");
         let old = ToolSpec { name: "issues_find", deprecated_by: Some("issues_search"), ..current };
-        let table = [current, old];
-        let w = deprecation_in(&table, "issues_find").expect("a warning");
-        assert_eq!(w.code, "DEPRECATED_TOOL");
+        let w = deprecation(&old).expect("a warning");
+        assert_eq!(w.code, WarningCode::DeprecatedTool);
         assert!(w.message.contains("call issues_search instead"), "{}", w.message);
-        assert!(deprecation_in(&table, "issues_search").is_none());
-        assert!(deprecation_in(&table, "no_such_tool").is_none());
-        assert!(TOOLS.iter().all(|t| deprecation(t.name).is_some() == t.deprecated_by.is_some()));
+        assert!(deprecation(&current).is_none());
+        assert!(TOOLS.iter().all(|t| deprecation(t).is_some() == t.deprecated_by.is_some()));
     }
 }

@@ -226,17 +226,20 @@ impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
                 None => return Err(self.unknown_tool(&requested)),
             },
         };
-        let known = name.as_deref().is_some_and(|n| generated::TOOLS.iter().any(|t| t.name == n));
         let name = name.unwrap_or_else(|| requested.clone());
+        // The tool, resolved once for everything below; `None` for an unknown name or action.
+        let spec = generated::TOOLS.iter().find(|t| t.name == name);
         let mut args = args;
         let ignored = if resolve_error.is_none() { compat::normalize(&name, &mut args) } else { Vec::new() };
         let ctx = CallContext { tool: name.clone(), request_id: request_id.clone() };
-        let error_context = intelligence::context_of(&name, &args);
+        let error_context = spec.map(|s| intelligence::context_of(s, &args)).unwrap_or_default();
         // Only a write with subscribers needs the arguments after dispatch has consumed them.
-        let watched = self.listeners.wants(&name).then(|| args.clone());
-        let mut warnings =
-            if known { intelligence::preflight(&self.memory, &name, &error_context).await } else { Vec::new() };
-        warnings.extend(intelligence::deprecation(&name));
+        let watched = spec.filter(|s| self.listeners.wants(s)).map(|s| (s, args.clone()));
+        let mut warnings = match spec {
+            Some(_) => intelligence::preflight(&self.memory, &name, &error_context).await,
+            None => Vec::new(),
+        };
+        warnings.extend(spec.and_then(intelligence::deprecation));
         warnings.extend(ignored);
         let result = match resolve_error {
             Some(e) => Some(Err(e)),
@@ -247,14 +250,14 @@ impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
             Err(e) => {
                 tracing::info!(tool = %name, code = e.code.as_str(), "tool call failed");
                 // A call without a valid action has no underlying tool to remember the failure by.
-                if known {
+                if spec.is_some() {
                     warnings.extend(intelligence::record(&self.memory, &name, e, &error_context).await);
                 }
                 self.listeners.log_failure(&context.peer, &name, e).await;
             }
             Ok(reply) => {
-                if let Some(args) = &watched {
-                    self.notify_subscribers(&context, &name, args, &reply.data).await;
+                if let Some((spec, args)) = &watched {
+                    self.notify_subscribers(&context, spec, args, &reply.data).await;
                 }
             }
         }
@@ -276,7 +279,7 @@ impl<H> DocketServer<H> {
     async fn notify_subscribers(
         &self,
         context: &RequestContext<RoleServer>,
-        tool: &str,
+        tool: &crate::runtime::ToolSpec,
         args: &serde_json::Map<String, serde_json::Value>,
         output: &serde_json::Value,
     ) {

@@ -16,7 +16,8 @@ use rmcp::{ErrorData, RoleServer};
 use serde_json::{Map, Value, json};
 
 use crate::generated::TOOLS;
-use crate::runtime::ToolError;
+use crate::runtime::uri::ResourceUri;
+use crate::runtime::{ToolError, ToolSpec};
 
 /// A successful write made outside an MCP session: the tool, its arguments and its output.
 #[derive(Debug, Clone)]
@@ -64,13 +65,12 @@ impl Listeners {
     }
 
     /// Whether a call of `tool` could concern a subscriber: it writes, and someone listens.
-    pub fn wants(&self, tool: &str) -> bool {
-        !TOOLS.iter().any(|t| t.name == tool && t.read_only)
-            && !self.subscribed.lock().unwrap_or_else(|p| p.into_inner()).is_empty()
+    pub fn wants(&self, tool: &ToolSpec) -> bool {
+        !tool.read_only && !self.subscribed.lock().unwrap_or_else(|p| p.into_inner()).is_empty()
     }
 
     /// The subscribed URIs a successful call of `tool` may have changed.
-    pub fn touched(&self, tool: &str, args: &Map<String, Value>, output: &Value) -> Vec<String> {
+    pub fn touched(&self, tool: &ToolSpec, args: &Map<String, Value>, output: &Value) -> Vec<String> {
         if !self.wants(tool) {
             return Vec::new();
         }
@@ -80,12 +80,10 @@ impl Listeners {
         collect_ids(output, &mut ids);
         subscribed
             .iter()
-            .filter(|uri| {
-                *uri == "docket://board"
-                    || uri
-                        .strip_prefix("docket://issues/")
-                        .map(|rest| rest.split('/').next().unwrap_or_default())
-                        .is_some_and(|id| ids.contains(id))
+            .filter(|uri| match ResourceUri::parse(uri) {
+                Some(ResourceUri::Board) => true,
+                Some(other) => other.issue().is_some_and(|id| ids.contains(id)),
+                None => false,
             })
             .cloned()
             .collect()
@@ -125,9 +123,15 @@ pub fn forward(
             }
             let uris = match received {
                 Err(_idle) => continue,
-                Ok(Ok(w)) => listeners.touched(&w.tool, &w.args, &w.output),
+                Ok(Ok(w)) => match TOOLS.iter().find(|t| t.name == w.tool) {
+                    Some(spec) => listeners.touched(spec, &w.args, &w.output),
+                    None => continue,
+                },
                 // Missed some: the board changed, at least.
-                Ok(Err(RecvError::Lagged(_))) => listeners.touched("issues_update", &Map::new(), &Value::Null),
+                Ok(Err(RecvError::Lagged(_))) => {
+                    let any_write = TOOLS.iter().find(|t| !t.read_only).expect("a tool that writes");
+                    listeners.touched(any_write, &Map::new(), &Value::Null)
+                }
                 Ok(Err(RecvError::Closed)) => return,
             };
             for uri in uris {
@@ -175,13 +179,16 @@ mod tests {
         l.subscribe("docket://board".into()).expect("subscribed");
         let args = json!({"updates": [{"id": "ISS-000001", "status": "closed"}]});
         let out = json!({"results": [{"id": "ISS-000002", "ok": true}]});
-        let touched = l.touched("issues_update_batch", args.as_object().unwrap(), &out);
+        let spec = |name: &str| TOOLS.iter().find(|t| t.name == name).expect("declared");
+        let touched = l.touched(spec("issues_update_batch"), args.as_object().unwrap(), &out);
         assert_eq!(
             touched,
             vec!["docket://board", "docket://issues/ISS-000001", "docket://issues/ISS-000002/structure"]
         );
-        assert!(l.touched("issues_get", args.as_object().unwrap(), &out).is_empty(), "reads change nothing");
+        assert!(l.touched(spec("issues_get"), args.as_object().unwrap(), &out).is_empty(), "reads change nothing");
         l.unsubscribe("docket://board");
-        assert!(!l.touched("issues_update_batch", args.as_object().unwrap(), &out).contains(&"docket://board".into()));
+        assert!(
+            !l.touched(spec("issues_update_batch"), args.as_object().unwrap(), &out).contains(&"docket://board".into())
+        );
     }
 }

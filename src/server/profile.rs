@@ -46,7 +46,10 @@ pub fn resolve(name: &str, args: Map<String, Value>) -> Option<Resolved> {
     let underlying = consolidated::underlying(name, &args);
     // Kept for error intelligence, which identifies a failure by the underlying tool's declared
     // context parameters (only those are copied, not the whole call).
-    let kept = underlying.map(|tool| super::intelligence::context_of(tool, &args)).unwrap_or_default();
+    let kept = underlying
+        .and_then(|tool| generated::TOOLS.iter().find(|t| t.name == tool))
+        .map(|spec| super::intelligence::context_of(spec, &args))
+        .unwrap_or_default();
     Some(match consolidated::resolve(name, args)? {
         Ok((tool, args)) => Resolved { tool: Some(tool), args, error: None },
         Err(e) => Resolved { tool: underlying, args: kept, error: Some(e) },

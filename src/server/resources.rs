@@ -12,6 +12,7 @@ use serde_json::json;
 use crate::config::Config;
 use crate::error_memory::ErrorMemory;
 use crate::runtime::bodies;
+use crate::runtime::uri::ResourceUri;
 use crate::store::{IssueFilter, SortField, SortOrder, Status, Store, StoreError};
 
 const PAGE: usize = 50;
@@ -19,33 +20,6 @@ const PAGE: usize = 50;
 pub const MAX_URI: usize = 2048;
 const MAX_CHUNK: usize = 100_000;
 const FORMS: &str = "docket://issues/{id}, docket://issues/{id}/chunk/{start}-{end}, docket://issues/{id}/structure, docket://board, docket://config, docket://errors/recent";
-
-/// A parsed resource URI.
-enum Target<'a> {
-    Issue(&'a str),
-    Chunk(&'a str, &'a str),
-    Structure(&'a str),
-    Board,
-    Config,
-    ErrorsRecent,
-}
-
-fn parse(uri: &str) -> Option<Target<'_>> {
-    match uri.strip_prefix("docket://")? {
-        "board" => Some(Target::Board),
-        "config" => Some(Target::Config),
-        "errors/recent" => Some(Target::ErrorsRecent),
-        rest => {
-            let rest = rest.strip_prefix("issues/")?;
-            match rest.split_once('/') {
-                None if !rest.is_empty() => Some(Target::Issue(rest)),
-                Some((id, "structure")) => Some(Target::Structure(id)),
-                Some((id, tail)) => tail.strip_prefix("chunk/").map(|range| Target::Chunk(id, range)),
-                None => None,
-            }
-        }
-    }
-}
 
 /// `uri` for an error message: at most 100 characters of it.
 pub fn shown(uri: &str) -> String {
@@ -89,16 +63,16 @@ fn store_failure(uri: &str, e: StoreError) -> ErrorData {
 /// Reads one resource.
 pub fn read(store: &Store, memory: &ErrorMemory, settings: &Config, uri: &str) -> Result<ResourceContents, ErrorData> {
     check_uri(uri)?;
-    let target = parse(uri)
+    let target = ResourceUri::parse(uri)
         .ok_or_else(|| not_found(uri, format!("Unknown resource URI '{}'. Valid forms: {FORMS}.", shown(uri))))?;
     let text = |t: String, mime: &str| Ok(ResourceContents::text(t, uri).with_mime_type(mime));
     match target {
-        Target::Issue(id) => {
+        ResourceUri::Issue(id) => {
             let meta = store.get_meta(id).map_err(|e| store_failure(uri, e))?.value;
             let file = store.read_file(&meta).map_err(|e| store_failure(uri, e))?;
             text(file, "text/markdown")
         }
-        Target::Chunk(id, range) => {
+        ResourceUri::Chunk(id, range) => {
             let body = store.get(id).map_err(|e| store_failure(uri, e))?.value.body;
             let total = body.chars().count();
             let (start, end) = range_of(range, total).map_err(|why| {
@@ -109,13 +83,13 @@ pub fn read(store: &Store, memory: &ErrorMemory, settings: &Config, uri: &str) -
             })?;
             text(bodies::slice(&body, start, end), "text/markdown")
         }
-        Target::Structure(id) => {
+        ResourceUri::Structure(id) => {
             let body = store.get(id).map_err(|e| store_failure(uri, e))?.value.body;
             let outline = json!({"id": id, "length": body.chars().count(), "sections": bodies::outline(&body)});
             text(outline.to_string(), "application/json")
         }
-        Target::Board => text(board(store).map_err(|e| store_failure(uri, e))?, "text/markdown"),
-        Target::ErrorsRecent => {
+        ResourceUri::Board => text(board(store).map_err(|e| store_failure(uri, e))?, "text/markdown"),
+        ResourceUri::ErrorsRecent => {
             let patterns = memory
                 .recent(50)
                 .map_err(|why| ErrorData::internal_error(format!("The error memory is unavailable: {why}"), None))?;
@@ -123,7 +97,7 @@ pub fn read(store: &Store, memory: &ErrorMemory, settings: &Config, uri: &str) -
             let body = json!({"preflightThreshold": s.preflight_threshold, "windowDays": s.window_days, "retentionDays": s.retention_days, "patterns": patterns});
             text(body.to_string(), "application/json")
         }
-        Target::Config => {
+        ResourceUri::Config => {
             let info = store.index_info();
             let mut config = settings.describe();
             config["workspace"] = json!(store.workspace().dir.display().to_string());
@@ -184,21 +158,21 @@ pub fn list(store: &Store, cursor: Option<&str>) -> Result<ListResourcesResult, 
         .map_err(|e| store_failure("resources/list", e))?
         .value;
     let fixed = [
-        Resource::new("docket://board", "board")
+        Resource::new(ResourceUri::Board.to_string(), "board")
             .with_title("Board")
             .with_description("Counts and newest titles per status.")
             .with_mime_type("text/markdown"),
-        Resource::new("docket://config", "config")
+        Resource::new(ResourceUri::Config.to_string(), "config")
             .with_title("Configuration")
             .with_description("The effective configuration (no secrets).")
             .with_mime_type("application/json"),
-        Resource::new("docket://errors/recent", "errors-recent")
+        Resource::new(ResourceUri::ErrorsRecent.to_string(), "errors-recent")
             .with_title("Recent error patterns")
             .with_description("Failure patterns with frequency and known fixes; ids for errors_resolve.")
             .with_mime_type("application/json"),
     ];
     let all = fixed.into_iter().chain(issues.iter().map(|m| {
-        Resource::new(format!("docket://issues/{}", m.id), m.id.clone())
+        Resource::new(ResourceUri::Issue(&m.id).to_string(), m.id.clone())
             .with_title(m.title.clone())
             .with_mime_type("text/markdown")
     }));

@@ -15,7 +15,7 @@ use rayon::prelude::*;
 use super::facts::{Counts, GroupBy};
 use super::files;
 use super::frontmatter;
-use super::model::{IssueFilter, IssueMeta, IssueType, StoreError, StoreWarning};
+use super::model::{IssueFilter, IssueMeta, IssueType, StoreError, StoreWarning, StoreWarningCode};
 use super::search_index::{DocText, Query};
 use super::slots::Slots;
 use super::snapshot::{self, FileStamp};
@@ -425,14 +425,14 @@ impl Index {
             let detail: Vec<String> =
                 self.broken.iter().map(|(p, (_, why))| format!("{} ({why})", self.relative(p))).collect();
             out.push(StoreWarning {
-                code: "SKIPPED_FILES",
+                code: StoreWarningCode::SkippedFiles,
                 message: format!("{} file(s) with broken frontmatter were skipped and left untouched: {}. Fix the YAML between the --- lines.", paths.len(), detail.join("; ")),
                 paths,
             });
         }
         if let Some(why) = &self.stale {
             out.push(StoreWarning {
-                code: "STALE_INDEX",
+                code: StoreWarningCode::StaleIndex,
                 message: format!("The workspace could not be re-read ({why}); this answer comes from the last good index and may miss recent edits."),
                 paths: Vec::new(),
             });
@@ -440,7 +440,7 @@ impl Index {
         for (id, paths) in self.slots.duplicates() {
             let names: Vec<String> = paths.iter().map(|p| self.relative(p)).collect();
             out.push(StoreWarning {
-                code: "DUPLICATE_ID",
+                code: StoreWarningCode::DuplicateId,
                 message: format!(
                     "{id} is used by {} files: {}. Each is listed; renumber all but one to fix it.",
                     paths.len(),
@@ -456,7 +456,10 @@ impl Index {
     /// should not repeat every duplicate of the workspace).
     pub fn warnings_about(&self, path: &Path) -> Vec<StoreWarning> {
         let mut all = self.warnings();
-        all.retain(|w| w.code == "STALE_INDEX" || (w.code == "DUPLICATE_ID" && w.paths.iter().any(|p| p == path)));
+        all.retain(|w| {
+            w.code == StoreWarningCode::StaleIndex
+                || (w.code == StoreWarningCode::DuplicateId && w.paths.iter().any(|p| p == path))
+        });
         all
     }
 

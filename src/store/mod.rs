@@ -163,13 +163,13 @@ impl Store {
         drop(index);
         let (meta, doc) = self.read(&path)?;
         if let Some(w) = duplicate {
-            warnings.retain(|o| o.code != "DUPLICATE_ID");
+            warnings.retain(|o| o.code != StoreWarningCode::DuplicateId);
             warnings.push(w);
         }
         let notes = frontmatter::nonstandard_values(&doc);
         if !notes.is_empty() {
             warnings.push(StoreWarning {
-                code: "NONSTANDARD_VALUE",
+                code: StoreWarningCode::NonstandardValue,
                 message: format!(
                     "{} ({}): {}. docket keeps these as written unless you change them.",
                     meta.id,
@@ -188,7 +188,7 @@ impl Store {
         let meta = index.meta_at(&path).ok_or_else(|| StoreError::NotFound { id: id.to_string() })?;
         let mut warnings = index.warnings_about(&path);
         if let Some(w) = duplicate {
-            warnings.retain(|o| o.code != "DUPLICATE_ID");
+            warnings.retain(|o| o.code != StoreWarningCode::DuplicateId);
             warnings.push(w);
         }
         Ok(Snapshot { value: (*meta).clone(), cached, warnings })
@@ -348,7 +348,7 @@ fn resolve_for_read(index: &Index, id: &str) -> Result<(PathBuf, Option<StoreWar
     let rel = |p: &PathBuf| p.strip_prefix(index.root()).unwrap_or(p).display().to_string();
     let others: Vec<String> = paths[1..].iter().map(rel).collect();
     let warning = StoreWarning {
-        code: "DUPLICATE_ID",
+        code: StoreWarningCode::DuplicateId,
         message: format!(
             "{} is held by {} files; this is {} (not archived and created first). The others: {}. Updates to \
              this ID are refused until `docket doctor --fix` renumbers the duplicates.",

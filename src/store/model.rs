@@ -241,11 +241,23 @@ pub struct Snapshot<T> {
     pub warnings: Vec<StoreWarning>,
 }
 
+/// What a [`StoreWarning`] is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum StoreWarningCode {
+    /// Files the index could not read (broken frontmatter, not UTF-8).
+    SkippedFiles,
+    /// The index may miss an edit made outside the server.
+    StaleIndex,
+    /// Two files claim one ID.
+    DuplicateId,
+    /// A frontmatter value docket does not recognise, kept as written.
+    NonstandardValue,
+}
+
 /// Something wrong in the workspace that did not stop the call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoreWarning {
-    /// SKIPPED_FILES, DUPLICATE_ID or STALE_INDEX.
-    pub code: &'static str,
+    pub code: StoreWarningCode,
     pub message: String,
     pub paths: Vec<PathBuf>,
 }
