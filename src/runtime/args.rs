@@ -4,6 +4,8 @@
 
 use serde_json::{Map, Value};
 
+use super::ToolError;
+
 /// One declared parameter or property.
 #[derive(Debug, Clone, Copy)]
 pub struct ParamRule {
@@ -280,6 +282,53 @@ fn json_type(v: &Value) -> &'static str {
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
     }
+}
+
+/// The manifest's messages for what [`parse`] refuses (its error catalogue, generated as
+/// `generated::ARGUMENT_ERRORS`).
+pub struct ArgumentErrors {
+    /// (tool, param)
+    pub missing_required: fn(&str, &str) -> ToolError,
+    /// (tool, param, allowed)
+    pub unknown_parameter: fn(&str, &str, &str) -> ToolError,
+    /// (param, expected, actual)
+    pub invalid_type: fn(&str, &str, &str) -> ToolError,
+    /// (param, value, allowed)
+    pub invalid_enum: fn(&str, &str, &str) -> ToolError,
+    /// (param, value, range)
+    pub out_of_range: fn(&str, &str, &str) -> ToolError,
+    /// (param, length, range)
+    pub invalid_length: fn(&str, usize, &str) -> ToolError,
+    /// (param, count, range)
+    pub invalid_item_count: fn(&str, usize, &str) -> ToolError,
+    /// (tool, details): what serde refused after the rules passed.
+    pub invalid_arguments: fn(&str, &str) -> ToolError,
+}
+
+/// Checks raw arguments against a tool's rules, reporting every problem with the manifest's
+/// messages, then deserializes them into the tool's typed input.
+pub fn parse<T: serde::de::DeserializeOwned>(
+    tool: &str,
+    args: Map<String, Value>,
+    rules: &'static [ParamRule],
+    errors: &ArgumentErrors,
+) -> Result<T, ToolError> {
+    let problems: Vec<ToolError> = check(&args, rules)
+        .into_iter()
+        .map(|p| match p {
+            Problem::Missing { param } => (errors.missing_required)(tool, &param),
+            Problem::Unknown { param, allowed } => (errors.unknown_parameter)(tool, &param, &allowed.join(", ")),
+            Problem::Type { param, expected, actual } => (errors.invalid_type)(&param, expected, actual),
+            Problem::Enum { param, value, allowed } => (errors.invalid_enum)(&param, &value, &allowed.join(", ")),
+            Problem::Range { param, value, range } => (errors.out_of_range)(&param, &value, &range),
+            Problem::Length { param, length, range } => (errors.invalid_length)(&param, length, &range),
+            Problem::ItemCount { param, count, range } => (errors.invalid_item_count)(&param, count, &range),
+        })
+        .collect();
+    if let Some(error) = ToolError::combine(problems) {
+        return Err(error);
+    }
+    serde_json::from_value(Value::Object(args)).map_err(|e| (errors.invalid_arguments)(tool, &e.to_string()))
 }
 
 #[cfg(test)]

@@ -1,8 +1,10 @@
 //! What the generated tool layer builds on: the reply and error types handlers return, the call
 //! context, the tool table entry, and the argument checker.
 
+pub mod aliases;
 pub mod args;
 pub mod bodies;
+pub mod consolidated;
 pub mod tokens;
 pub mod uri;
 

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use crate::config::ToolStyle;
 use crate::generated::{self, consolidated};
-use crate::runtime::{Reply, ToolError, Warning};
+use crate::runtime::{self, Reply, ToolError, Warning};
 
 impl ToolStyle {
     /// The tools tools/list publishes in this style, built once per process and shared by
@@ -43,14 +43,14 @@ pub struct Resolved {
 
 /// Resolves a consolidated call; `None` when `name` is not a consolidated tool.
 pub fn resolve(name: &str, args: Map<String, Value>) -> Option<Resolved> {
-    let underlying = consolidated::underlying(name, &args);
+    let underlying = runtime::consolidated::underlying(consolidated::GROUPS, name, &args);
     // Kept for error intelligence, which identifies a failure by the underlying tool's declared
     // context parameters (only those are copied, not the whole call).
     let kept = underlying
         .and_then(|tool| generated::TOOLS.iter().find(|t| t.name == tool))
         .map(|spec| super::intelligence::context_of(spec, &args))
         .unwrap_or_default();
-    Some(match consolidated::resolve(name, args)? {
+    Some(match runtime::consolidated::resolve(consolidated::GROUPS, &consolidated::ERRORS, name, args)? {
         Ok((tool, args)) => Resolved { tool: Some(tool), args, error: None },
         Err(e) => Resolved { tool: underlying, args: kept, error: Some(e) },
     })
@@ -64,44 +64,7 @@ pub fn rewrite(text: &str) -> String {
 
 /// [`rewrite`], leaving every occurrence of a `protected` string (user data) as it is.
 fn rewrite_except(text: &str, protected: &[String]) -> String {
-    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
-    let mut spans: Vec<(usize, usize)> = protected
-        .iter()
-        .filter(|p| !p.is_empty())
-        .flat_map(|p| text.match_indices(p.as_str()).map(|(at, m)| (at, at + m.len())))
-        .collect();
-    spans.sort_unstable();
-    let bytes = text.as_bytes();
-    let mut out = String::with_capacity(text.len());
-    let mut i = 0;
-    let mut next_span = 0;
-    while i < text.len() {
-        while spans.get(next_span).is_some_and(|&(_, end)| end <= i) {
-            next_span += 1;
-        }
-        if let Some(&(start, end)) = spans.get(next_span)
-            && start <= i
-        {
-            // Inside user data: copy it through unchanged (span ends are char boundaries).
-            out.push_str(&text[i..end]);
-            i = end;
-            continue;
-        }
-        if i == 0 || !word(bytes[i - 1]) {
-            let hit = consolidated::ALIASES
-                .iter()
-                .find(|(from, _)| text[i..].starts_with(from) && !bytes.get(i + from.len()).is_some_and(|&b| word(b)));
-            if let Some((from, to)) = hit {
-                out.push_str(to);
-                i += from.len();
-                continue;
-            }
-        }
-        let ch = text[i..].chars().next().expect("i is a char boundary before the end");
-        out.push(ch);
-        i += ch.len_utf8();
-    }
-    out
+    runtime::aliases::rewrite(text, consolidated::ALIASES, protected)
 }
 
 /// Rewrites the texts of a result (message, text block, warnings) for the consolidated profile;

@@ -14,7 +14,7 @@
 //! docs/manifest.md for why a merged schema is not published instead).
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::quote;
 use serde_json::{Map, Value, json};
 
 use super::schema::{Side, published, published_shape, says_nothing, shape_schema};
@@ -29,6 +29,17 @@ pub enum Coerce {
     ToScalar,
     /// Published as an array because another action takes one value: a lone value is wrapped.
     ToArray,
+}
+
+impl Coerce {
+    /// The matching variant of `::docket::runtime::consolidated::Coerce`.
+    fn runtime_variant(self) -> TokenStream {
+        match self {
+            Coerce::Keep => quote! { Coerce::Keep },
+            Coerce::ToScalar => quote! { Coerce::ToScalar },
+            Coerce::ToArray => quote! { Coerce::ToArray },
+        }
+    }
 }
 
 pub struct Action<'m> {
@@ -87,28 +98,14 @@ pub fn aliases(model: &Model) -> Vec<(String, String)> {
     out
 }
 
+/// The server's own renaming (src/runtime/aliases.rs), compiled into the generator too so the
+/// consolidated texts written at build time and those rewritten at run time cannot differ.
+#[path = "../../../src/runtime/aliases.rs"]
+mod aliases;
+
 /// Replaces every whole-word granular tool name in `text` with its consolidated form.
 pub fn rewrite(text: &str, aliases: &[(String, String)]) -> String {
-    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
-    let bytes = text.as_bytes();
-    let mut out = String::with_capacity(text.len());
-    let mut i = 0;
-    while i < text.len() {
-        if i == 0 || !word(bytes[i - 1]) {
-            let hit = aliases.iter().find(|(from, _)| {
-                text[i..].starts_with(from.as_str()) && !bytes.get(i + from.len()).is_some_and(|&b| word(b))
-            });
-            if let Some((from, to)) = hit {
-                out.push_str(to);
-                i += from.len();
-                continue;
-            }
-        }
-        let ch = text[i..].chars().next().expect("i is a char boundary below len");
-        out.push(ch);
-        i += ch.len_utf8();
-    }
-    out
+    aliases::rewrite(text, aliases, &[])
 }
 
 /// Every consolidated tool of `model`, in group order; groups without tools are skipped.
@@ -428,8 +425,8 @@ pub fn module(model: &Model) -> TokenStream {
         let actions = c.actions.iter().map(|a| {
             let (name, underlying) = (&a.name, &a.tool.name);
             let params = a.params.iter().map(|(p, required, coerce)| {
-                let coerce = format_ident!("{}", format!("{coerce:?}"));
-                quote! { Param { name: #p, required: #required, coerce: Coerce::#coerce } }
+                let coerce = coerce.runtime_variant();
+                quote! { Param { name: #p, required: #required, coerce: #coerce } }
             });
             quote! { Action { name: #name, tool: #underlying, params: &[ #( #params ),* ] } }
         });
@@ -449,10 +446,8 @@ pub fn module(model: &Model) -> TokenStream {
         #doc
         pub mod consolidated {
             use super::errors;
-            use ::docket::runtime::{ToolError, ToolSpec};
-            use ::serde_json::Value;
-
-            type Args = ::serde_json::Map<::std::string::String, Value>;
+            use ::docket::runtime::ToolSpec;
+            use ::docket::runtime::consolidated::{Action, ActionErrors, Coerce, Group, Param};
 
             /// Server instructions with every tool named as its consolidated call.
             pub const INSTRUCTIONS: &str = #instructions;
@@ -464,40 +459,6 @@ pub fn module(model: &Model) -> TokenStream {
             /// Granular tool name -> its consolidated call, longest names first (for rewriting texts).
             pub const ALIASES: &[(&str, &str)] = &[ #( #alias_rows ),* ];
 
-            /// How resolve adapts a value where actions disagree on value vs array of values.
-            #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-            pub enum Coerce {
-                Keep,
-                /// The property is an array, this action takes one value: a one-item array is unwrapped.
-                ToScalar,
-                /// The action takes an array, another one value: a lone value is wrapped.
-                ToArray,
-            }
-
-            /// A parameter of one action.
-            #[derive(Debug, Clone, Copy)]
-            pub struct Param {
-                pub name: &'static str,
-                pub required: bool,
-                pub coerce: Coerce,
-            }
-
-            /// An action: the underlying tool and its parameters.
-            #[derive(Debug, Clone, Copy)]
-            pub struct Action {
-                pub name: &'static str,
-                pub tool: &'static str,
-                pub params: &'static [Param],
-            }
-
-            /// A consolidated tool: its actions, and which actions take each parameter.
-            #[derive(Debug, Clone, Copy)]
-            pub struct Group {
-                pub tool: &'static str,
-                pub actions: &'static [Action],
-                pub takers: &'static [(&'static str, &'static str)],
-            }
-
             /// Every consolidated tool's actions.
             pub const GROUPS: &[Group] = &[ #( #groups ),* ];
 
@@ -506,77 +467,14 @@ pub fn module(model: &Model) -> TokenStream {
                 TOOLS.iter().map(ToolSpec::to_tool).collect()
             }
 
-            /// The underlying tool of a call, when its `action` names one.
-            pub fn underlying(tool: &str, args: &Args) -> ::std::option::Option<&'static str> {
-                let action = args.get("action")?.as_str()?;
-                let group = GROUPS.iter().find(|g| g.tool == tool)?;
-                group.actions.iter().find(|a| a.name == action).map(|a| a.tool)
-            }
-
-            /// Resolves a call of consolidated tool `name` to (underlying tool, its arguments):
-            /// checks the action, the action's required parameters and parameters it does not take.
-            /// `None` when `name` is not a consolidated tool.
-            pub fn resolve(name: &str, args: Args) -> ::std::option::Option<::std::result::Result<(&'static str, Args), ToolError>> {
-                let group = GROUPS.iter().find(|g| g.tool == name)?;
-                Some(resolve_in(group, args))
-            }
-
-            fn resolve_in(group: &'static Group, mut args: Args) -> ::std::result::Result<(&'static str, Args), ToolError> {
-                let tool = group.tool;
-                let names = || group.actions.iter().map(|a| a.name).collect::<::std::vec::Vec<_>>().join(", ");
-                let requested = match args.remove("action") {
-                    None | Some(Value::Null) => return Err(errors::missing_action(tool, names())),
-                    Some(Value::String(s)) => s,
-                    Some(other) => return Err(errors::unknown_action(tool, other, names())),
-                };
-                let Some(action) = group.actions.iter().find(|a| a.name == requested) else {
-                    return Err(errors::unknown_action(tool, requested, names()));
-                };
-                let takes = |key: &str| action.params.iter().any(|p| p.name == key);
-                // Clients that fill every property of a flat schema send null for the others.
-                args.retain(|k, v| !v.is_null() || takes(k));
-                let mut problems = ::std::vec::Vec::new();
-                for key in args.keys().filter(|k| !takes(k)) {
-                    match group.takers.iter().find(|(p, _)| p == key) {
-                        Some((_, takers)) => problems.push(errors::param_not_for_action(tool, action.name, key, takers)),
-                        None => {
-                            let allowed: ::std::vec::Vec<&str> =
-                                ::std::iter::once("action").chain(action.params.iter().map(|p| p.name)).collect();
-                            let call = format!("{tool}(action={})", action.name);
-                            problems.push(errors::unknown_parameter(call, key, allowed.join(", ")));
-                        }
-                    }
-                }
-                for p in action.params.iter().filter(|p| p.required) {
-                    if args.get(p.name).is_none_or(Value::is_null) {
-                        problems.push(errors::missing_action_param(tool, action.name, p.name));
-                    }
-                }
-                if let Some(error) = ToolError::combine(problems) {
-                    return Err(error);
-                }
-                for p in action.params {
-                    let Some(slot) = args.get_mut(p.name) else { continue };
-                    match p.coerce {
-                        Coerce::ToScalar => {
-                            if let Value::Array(items) = slot
-                                && items.len() == 1
-                            {
-                                let item = items.remove(0);
-                                *slot = item;
-                            }
-                        }
-                        Coerce::ToArray => {
-                            if !slot.is_array() && !slot.is_null() {
-                                let item = slot.take();
-                                *slot = Value::Array(vec![item]);
-                            }
-                        }
-                        Coerce::Keep => {}
-                    }
-                }
-                Ok((action.tool, args))
-            }
+            /// The manifest's messages for the action checks of [`::docket::runtime::consolidated::resolve`].
+            pub const ERRORS: ActionErrors = ActionErrors {
+                missing_action: |tool, actions| errors::missing_action(tool, actions),
+                unknown_action: |tool, action, actions| errors::unknown_action(tool, action, actions),
+                param_not_for_action: |tool, action, param, actions| errors::param_not_for_action(tool, action, param, actions),
+                unknown_parameter: |call, param, allowed| errors::unknown_parameter(call, param, allowed),
+                missing_action_param: |tool, action, param| errors::missing_action_param(tool, action, param),
+            };
         }
     }
 }

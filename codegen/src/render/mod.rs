@@ -24,7 +24,7 @@ pub fn tools_rs(model: &Model) -> Result<String, String> {
     let defaults = types::defaults(&model.rust_types);
     let limits = types::limits(&model.tools);
     let errors = tools::errors(&model.errors);
-    let parse = tools::parse_arguments();
+    let parse = tools::argument_errors();
     let inputs = tools::input_impls(&model.tools);
     let handler_trait = tools::handler_trait(&model.tools);
     let handler_impl = tools::handler_impl(&model.tools);
@@ -33,7 +33,7 @@ pub fn tools_rs(model: &Model) -> Result<String, String> {
     let consolidated = consolidated::module(model);
     let (name, title, instructions) = (&model.server.name, &model.server.title, &model.server.instructions);
     format(quote! {
-        use ::docket::runtime::args::{check, Kind, ParamRule, Problem};
+        use ::docket::runtime::args::{Kind, ParamRule};
         use ::docket::runtime::{CallContext, Reply, ToolError, ToolResult, ToolSpec};
 
         /// `serverInfo.name` from tools.yaml.

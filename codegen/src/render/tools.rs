@@ -42,34 +42,21 @@ pub fn errors(templates: &[ErrorTemplate]) -> TokenStream {
     }
 }
 
-/// Argument parsing shared by every tool: rule checks with catalogue messages, then serde.
-pub fn parse_arguments() -> TokenStream {
+/// `ARGUMENT_ERRORS`: the catalogue's messages for the argument checks of
+/// `::docket::runtime::args::parse`, which holds the checking logic itself.
+pub fn argument_errors() -> TokenStream {
     quote! {
-        /// Checks raw arguments against a tool's rules, reporting every problem with the manifest's
-        /// messages, then deserializes them into the typed input.
-        pub fn parse_arguments<T: ::serde::de::DeserializeOwned>(
-            tool: &'static str,
-            args: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-            rules: &'static [ParamRule],
-        ) -> ::std::result::Result<T, ToolError> {
-            let problems: ::std::vec::Vec<ToolError> = check(&args, rules)
-                .into_iter()
-                .map(|p| match p {
-                    Problem::Missing { param } => errors::missing_required(tool, param),
-                    Problem::Unknown { param, allowed } => errors::unknown_parameter(tool, param, allowed.join(", ")),
-                    Problem::Type { param, expected, actual } => errors::invalid_type(param, expected, actual),
-                    Problem::Enum { param, value, allowed } => errors::invalid_enum(param, value, allowed.join(", ")),
-                    Problem::Range { param, value, range } => errors::out_of_range(param, value, range),
-                    Problem::Length { param, length, range } => errors::invalid_length(param, length, range),
-                    Problem::ItemCount { param, count, range } => errors::invalid_item_count(param, count, range),
-                })
-                .collect();
-            if let Some(error) = ToolError::combine(problems) {
-                return Err(error);
-            }
-            ::serde_json::from_value(::serde_json::Value::Object(args))
-                .map_err(|e| errors::invalid_arguments(tool, e))
-        }
+        /// The manifest's messages for what the argument checks refuse.
+        pub const ARGUMENT_ERRORS: ::docket::runtime::args::ArgumentErrors = ::docket::runtime::args::ArgumentErrors {
+            missing_required: |tool, param| errors::missing_required(tool, param),
+            unknown_parameter: |tool, param, allowed| errors::unknown_parameter(tool, param, allowed),
+            invalid_type: |param, expected, actual| errors::invalid_type(param, expected, actual),
+            invalid_enum: |param, value, allowed| errors::invalid_enum(param, value, allowed),
+            out_of_range: |param, value, range| errors::out_of_range(param, value, range),
+            invalid_length: |param, length, range| errors::invalid_length(param, length, range),
+            invalid_item_count: |param, count, range| errors::invalid_item_count(param, count, range),
+            invalid_arguments: |tool, details| errors::invalid_arguments(tool, details),
+        };
     }
 }
 
@@ -85,7 +72,7 @@ pub fn input_impls(tools: &[Tool]) -> TokenStream {
                 pub const RULES: &'static [ParamRule] = #table;
                 /// Parses and checks the raw arguments of a call.
                 pub fn from_arguments(args: ::serde_json::Map<::std::string::String, ::serde_json::Value>) -> ::std::result::Result<Self, ToolError> {
-                    parse_arguments(#name, args, Self::RULES)
+                    ::docket::runtime::args::parse(#name, args, Self::RULES, &ARGUMENT_ERRORS)
                 }
             }
         }

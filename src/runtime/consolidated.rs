@@ -1,0 +1,199 @@
+//! The consolidated profile's fixed logic: a call `issues(action=list, ...)` checked and resolved
+//! to the underlying tool and its arguments. codegen emits only the tables it works on
+//! (`generated::consolidated::{GROUPS, ERRORS}`); this is ordinary Rust, tested here.
+
+use serde_json::{Map, Value};
+
+use super::ToolError;
+
+type Args = Map<String, Value>;
+
+/// How resolve adapts a value where actions disagree on value vs array of values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Coerce {
+    Keep,
+    /// The property is an array, this action takes one value: a one-item array is unwrapped.
+    ToScalar,
+    /// The action takes an array, another one value: a lone value is wrapped.
+    ToArray,
+}
+
+/// A parameter of one action.
+#[derive(Debug, Clone, Copy)]
+pub struct Param {
+    pub name: &'static str,
+    pub required: bool,
+    pub coerce: Coerce,
+}
+
+/// An action: the underlying tool and its parameters.
+#[derive(Debug, Clone, Copy)]
+pub struct Action {
+    pub name: &'static str,
+    pub tool: &'static str,
+    pub params: &'static [Param],
+}
+
+/// A consolidated tool: its actions, and which actions take each parameter.
+#[derive(Debug, Clone, Copy)]
+pub struct Group {
+    pub tool: &'static str,
+    pub actions: &'static [Action],
+    pub takers: &'static [(&'static str, &'static str)],
+}
+
+/// The manifest's messages for what resolve refuses (its error catalogue, generated).
+pub struct ActionErrors {
+    /// (tool, actions)
+    pub missing_action: fn(&str, &str) -> ToolError,
+    /// (tool, action, actions)
+    pub unknown_action: fn(&str, &str, &str) -> ToolError,
+    /// (tool, action, param, the actions that take it)
+    pub param_not_for_action: fn(&str, &str, &str, &str) -> ToolError,
+    /// (call, param, allowed)
+    pub unknown_parameter: fn(&str, &str, &str) -> ToolError,
+    /// (tool, action, param)
+    pub missing_action_param: fn(&str, &str, &str) -> ToolError,
+}
+
+/// The underlying tool of a call, when its `action` names one.
+pub fn underlying(groups: &'static [Group], tool: &str, args: &Args) -> Option<&'static str> {
+    let action = args.get("action")?.as_str()?;
+    let group = groups.iter().find(|g| g.tool == tool)?;
+    group.actions.iter().find(|a| a.name == action).map(|a| a.tool)
+}
+
+/// Resolves a call of consolidated tool `name` to (underlying tool, its arguments): checks the
+/// action, the action's required parameters and parameters it does not take. `None` when `name`
+/// is not a consolidated tool.
+pub fn resolve(
+    groups: &'static [Group],
+    errors: &ActionErrors,
+    name: &str,
+    args: Args,
+) -> Option<Result<(&'static str, Args), ToolError>> {
+    let group = groups.iter().find(|g| g.tool == name)?;
+    Some(resolve_in(group, errors, args))
+}
+
+fn resolve_in(group: &'static Group, errors: &ActionErrors, mut args: Args) -> Result<(&'static str, Args), ToolError> {
+    let tool = group.tool;
+    let names = || group.actions.iter().map(|a| a.name).collect::<Vec<_>>().join(", ");
+    let requested = match args.remove("action") {
+        None | Some(Value::Null) => return Err((errors.missing_action)(tool, &names())),
+        Some(Value::String(s)) => s,
+        Some(other) => return Err((errors.unknown_action)(tool, &other.to_string(), &names())),
+    };
+    let Some(action) = group.actions.iter().find(|a| a.name == requested) else {
+        return Err((errors.unknown_action)(tool, &requested, &names()));
+    };
+    let takes = |key: &str| action.params.iter().any(|p| p.name == key);
+    // Clients that fill every property of a flat schema send null for the others.
+    args.retain(|k, v| !v.is_null() || takes(k));
+    let mut problems = Vec::new();
+    for key in args.keys().filter(|k| !takes(k)) {
+        match group.takers.iter().find(|(p, _)| p == key) {
+            Some((_, takers)) => problems.push((errors.param_not_for_action)(tool, action.name, key, takers)),
+            None => {
+                let allowed: Vec<&str> =
+                    std::iter::once("action").chain(action.params.iter().map(|p| p.name)).collect();
+                let call = format!("{tool}(action={})", action.name);
+                problems.push((errors.unknown_parameter)(&call, key, &allowed.join(", ")));
+            }
+        }
+    }
+    for p in action.params.iter().filter(|p| p.required) {
+        if args.get(p.name).is_none_or(Value::is_null) {
+            problems.push((errors.missing_action_param)(tool, action.name, p.name));
+        }
+    }
+    if let Some(error) = ToolError::combine(problems) {
+        return Err(error);
+    }
+    for p in action.params {
+        let Some(slot) = args.get_mut(p.name) else { continue };
+        match p.coerce {
+            Coerce::ToScalar => {
+                if let Value::Array(items) = slot
+                    && items.len() == 1
+                {
+                    let item = items.remove(0);
+                    *slot = item;
+                }
+            }
+            Coerce::ToArray => {
+                if !slot.is_array() && !slot.is_null() {
+                    let item = slot.take();
+                    *slot = Value::Array(vec![item]);
+                }
+            }
+            Coerce::Keep => {}
+        }
+    }
+    Ok((action.tool, args))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::ErrorCode;
+    use serde_json::json;
+
+    fn error(what: &str) -> ToolError {
+        ToolError::new(ErrorCode::InvalidArgument, "t", what.to_string())
+    }
+
+    const ERRORS: ActionErrors = ActionErrors {
+        missing_action: |t, a| error(&format!("missing action of {t}: {a}")),
+        unknown_action: |t, x, a| error(&format!("unknown action {x} of {t}: {a}")),
+        param_not_for_action: |t, x, p, k| error(&format!("{p} not for {t} {x}, only {k}")),
+        unknown_parameter: |c, p, a| error(&format!("unknown {p} for {c}: {a}")),
+        missing_action_param: |t, x, p| error(&format!("{t} {x} needs {p}")),
+    };
+
+    const GROUPS: &[Group] = &[Group {
+        tool: "items",
+        actions: &[
+            Action {
+                name: "get",
+                tool: "items_get",
+                params: &[Param { name: "id", required: true, coerce: Coerce::ToScalar }],
+            },
+            Action {
+                name: "list",
+                tool: "items_list",
+                params: &[Param { name: "id", required: false, coerce: Coerce::ToArray }],
+            },
+        ],
+        takers: &[("id", "get, list"), ("limit", "list")],
+    }];
+
+    fn args(v: Value) -> Args {
+        v.as_object().cloned().expect("object")
+    }
+
+    #[test]
+    fn an_action_resolves_to_its_tool_with_values_shaped_for_it() {
+        let (tool, got) = resolve(GROUPS, &ERRORS, "items", args(json!({"action": "get", "id": ["A"]})))
+            .expect("a group")
+            .expect("valid");
+        assert_eq!((tool, got), ("items_get", args(json!({"id": "A"}))));
+        let (_, got) = resolve(GROUPS, &ERRORS, "items", args(json!({"action": "list", "id": "A", "x": null})))
+            .expect("a group")
+            .expect("valid: a null for a parameter the action does not take is dropped");
+        assert_eq!(got, args(json!({"id": ["A"]})));
+        assert_eq!(underlying(GROUPS, "items", &args(json!({"action": "list"}))), Some("items_list"));
+        assert!(resolve(GROUPS, &ERRORS, "other", Args::new()).is_none());
+    }
+
+    #[test]
+    fn every_problem_of_a_call_is_named() {
+        let refused = |v: Value| resolve(GROUPS, &ERRORS, "items", args(v)).expect("a group").expect_err("refused");
+        assert!(refused(json!({})).message.contains("missing action of items: get, list"));
+        assert!(refused(json!({"action": 3})).message.contains("unknown action 3"));
+        let e = refused(json!({"action": "get", "limit": 1, "zap": 2}));
+        assert!(e.message.contains("limit not for items get, only list"), "{}", e.message);
+        assert!(e.message.contains("unknown zap for items(action=get): action, id"), "{}", e.message);
+        assert!(e.message.contains("items get needs id"), "{}", e.message);
+    }
+}
