@@ -85,16 +85,21 @@ fn graph() -> BTreeMap<String, BTreeSet<String>> {
     edges
 }
 
-#[test]
-fn no_module_imports_a_module_that_imports_it_back() {
-    let edges = graph();
-    assert!(edges.values().map(BTreeSet::len).sum::<usize>() > 50, "the scan finds the crate's imports: {edges:?}");
-    let cycles: Vec<String> = edges
+/// Every pair `a <-> b` where each depends on the other.
+fn mutual(edges: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
+    edges
         .iter()
         .flat_map(|(a, targets)| targets.iter().map(move |b| (a, b)))
         .filter(|(a, b)| a < b && edges.get(*b).is_some_and(|t| t.contains(*a)))
         .map(|(a, b)| format!("{a} <-> {b}"))
-        .collect();
+        .collect()
+}
+
+#[test]
+fn no_module_imports_a_module_that_imports_it_back() {
+    let edges = graph();
+    assert!(edges.values().map(BTreeSet::len).sum::<usize>() > 50, "the scan finds the crate's imports: {edges:?}");
+    let cycles = mutual(&edges);
     assert!(cycles.is_empty(), "import cycles: {cycles:?}");
 }
 
@@ -110,11 +115,6 @@ fn top_level_modules_depend_on_each_other_one_way() {
         }
     }
     assert!(deps.get("server").is_some_and(|d| d.contains("store")), "the scan sees server -> store: {deps:?}");
-    let cycles: Vec<String> = deps
-        .iter()
-        .flat_map(|(a, targets)| targets.iter().map(move |b| (a, b)))
-        .filter(|(a, b)| a < b && deps.get(*b).is_some_and(|t| t.contains(*a)))
-        .map(|(a, b)| format!("{a} <-> {b}"))
-        .collect();
+    let cycles = mutual(&deps);
     assert!(cycles.is_empty(), "top-level modules that depend on each other: {cycles:?}");
 }

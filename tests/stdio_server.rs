@@ -237,3 +237,21 @@ fn server_survives_a_malformed_json_line() {
     let status = child.wait().expect("docket exits on EOF");
     assert!(status.success(), "clean exit on stdin EOF: {status}");
 }
+
+/// `cargo run -p codegen -- schema [--consolidated]` (what docs and reviews read) prints exactly
+/// the tools/list the server publishes in each profile.
+#[tokio::test]
+async fn codegen_schema_is_the_served_tools_list() {
+    let manifest = include_str!("../tools.yaml");
+    for (style, expected) in [
+        ("granular", codegen::tool_list_json("tools.yaml", manifest)),
+        ("consolidated", codegen::consolidated_list_json("tools.yaml", manifest)),
+    ] {
+        let expected = expected.unwrap_or_else(|_| panic!("tools.yaml is valid"));
+        let ws = workspace();
+        let client = common::start_with_env(ws.path(), &[("DOCKET_TOOL_STYLE", style)]).await;
+        let served = serde_json::to_value(client.list_all_tools().await.expect("tools/list")).expect("json");
+        client.cancel().await.expect("close");
+        assert_eq!(json!({"tools": served}), expected, "{style}");
+    }
+}

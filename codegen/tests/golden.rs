@@ -1,7 +1,8 @@
 //! Golden tests: the generator's output for fixture manifests is pinned in `golden/`.
 //! `ok_*` fixtures pin generated Rust; `err_*` fixtures pin each validation error verbatim.
 //! After an intended change, regenerate with `EXPECTORATE=overwrite cargo test -p codegen` and
-//! review the diff.
+//! review the diff. The pinned `ok_minimal.tools.rs` is also compiled and run, against the real
+//! runtime, by the docket crate's tests/golden_compiles.rs: a golden that does not build fails.
 
 use std::path::Path;
 
