@@ -121,6 +121,25 @@ async fn every_resource_and_template_can_be_read_listed_and_completed() {
     client.cancel().await.expect("close");
 }
 
+/// Started with a relative `--workspace`, the config still names the workspace absolutely: a path
+/// a client builds from it (the manifest's session_start sample does) must not depend on where
+/// the server was started.
+#[tokio::test]
+async fn the_config_names_the_workspace_absolutely() {
+    use rmcp::ServiceExt;
+    let parent = tempfile::tempdir().expect("tmp");
+    docket::store::Workspace::init(&parent.path().join("ws")).expect("init");
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_docket"));
+    cmd.current_dir(parent.path()).args(["serve", "--workspace", "ws"]).env_remove("DOCKET_WORKSPACE");
+    let client: Client =
+        ().serve(rmcp::transport::TokioChildProcess::new(cmd).expect("spawn")).await.expect("initialize");
+    let config: Value = serde_json::from_str(&read(&client, "docket://config").await.expect("config")).expect("json");
+    let named = std::path::PathBuf::from(config["workspace"].as_str().expect("workspace"));
+    assert!(named.is_absolute(), "{named:?}");
+    assert!(named.starts_with(parent.path()) && named.is_dir(), "{named:?}");
+    client.cancel().await.expect("close");
+}
+
 #[tokio::test]
 async fn bad_uris_unknown_ids_and_bad_ranges_are_clear_errors() {
     let ws = workspace();

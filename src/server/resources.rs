@@ -100,7 +100,11 @@ pub fn read(store: &Store, memory: &ErrorMemory, settings: &Config, uri: &str) -
         ResourceUri::Config => {
             let info = store.index_info();
             let mut config = settings.describe();
-            config["workspace"] = json!(store.workspace().dir.display().to_string());
+            // Absolute, so a path built from it means the same whatever directory the server
+            // was started in (`--workspace target/ws` is relative to that directory).
+            let dir = &store.workspace().dir;
+            let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.clone());
+            config["workspace"] = json!(dir.display().to_string());
             config["index"] = json!({"enabled": info.enabled, "entries": info.entries});
             config["version"] = json!(env!("CARGO_PKG_VERSION"));
             text(config.to_string(), "application/json")
