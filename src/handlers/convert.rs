@@ -91,7 +91,7 @@ pub fn store_error(e: store::StoreError) -> ToolError {
         store::StoreError::Git { details } => errors::git_failed(details),
         store::StoreError::Io { path, source } if is_disk_full(&source) => ToolError::new(
             ErrorCode::Internal,
-            "storage_failed",
+            errors::Template::StorageFailed.name(),
             format!(
                 "The disk is full: {} could not be written ({}). Free space on the disk that holds the workspace (or raise the quota), then retry.",
                 path.display(),

@@ -37,7 +37,7 @@ fn session_error(e: StoreError) -> ToolError {
     match e {
         StoreError::InvalidId { id, reason } => ToolError::new(
             ErrorCode::InvalidArgument,
-            "invalid_id",
+            errors::Template::InvalidId.name(),
             format!(
                 "Invalid session ID '{id}': {reason}. Session IDs look like 2026-11-22-nogit-1a2b (session_start returns one); call session_get without sessionId for the most recent session."
             ),

@@ -33,12 +33,13 @@ fn bounded(v: &Value) -> Value {
 
 /// validation, not_found, conflict, confirmation_required, io or internal.
 pub fn classify(e: &ToolError) -> &'static str {
-    match (e.code, e.template) {
+    use crate::generated::errors::Template;
+    match (e.code, Template::of(e)) {
         (ErrorCode::InvalidArgument, _) => "validation",
         (ErrorCode::NotFound, _) => "not_found",
         (ErrorCode::Conflict, _) => "conflict",
         (ErrorCode::ConfirmationRequired, _) => "confirmation_required",
-        (ErrorCode::Internal, "storage_failed" | "git_failed") => "io",
+        (ErrorCode::Internal, Some(Template::StorageFailed | Template::GitFailed)) => "io",
         (ErrorCode::Internal | ErrorCode::NotImplemented, _) => "internal",
     }
 }

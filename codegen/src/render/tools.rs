@@ -15,7 +15,7 @@ pub fn errors(templates: &[ErrorTemplate]) -> TokenStream {
     let fns = templates.iter().map(|t| {
         let name = format_ident!("{}", t.name);
         let code = format_ident!("{}", t.code.to_upper_camel_case());
-        let key = &t.name;
+        let variant = format_ident!("{}", t.name.to_upper_camel_case());
         let message = &t.message;
         let used = template::placeholders(&t.message).unwrap_or_default();
         let params: Vec<_> = t.params.iter().map(|p| format_ident!("{}", p)).collect();
@@ -29,14 +29,33 @@ pub fn errors(templates: &[ErrorTemplate]) -> TokenStream {
             #doc
             pub fn #name( #( #params: impl ::std::fmt::Display ),* ) -> ToolError {
                 #( let _ = &#unused; )*
-                ToolError::new(ErrorCode::#code, #key, format!(#message #(, #args)*))
+                ToolError::new(ErrorCode::#code, Template::#variant.name(), format!(#message #(, #args)*))
             }
         }
     });
+    let variants: Vec<_> = templates.iter().map(|t| format_ident!("{}", t.name.to_upper_camel_case())).collect();
+    let names = templates.iter().map(|t| &t.name);
     quote! {
         /// Error constructors from the catalogue in tools.yaml; messages are the manifest's templates.
         pub mod errors {
             use ::docket::runtime::{ErrorCode, ToolError};
+
+            /// The catalogue's templates; a [`ToolError`]'s `template` is one of their names.
+            #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+            pub enum Template { #( #variants ),* }
+
+            impl Template {
+                /// The name in tools.yaml (`_meta.error.template`).
+                pub const fn name(self) -> &'static str {
+                    match self { #( Template::#variants => #names ),* }
+                }
+
+                /// The template a [`ToolError`] was made from.
+                pub fn of(error: &ToolError) -> ::std::option::Option<Template> {
+                    [ #( Template::#variants ),* ].into_iter().find(|t| t.name() == error.template)
+                }
+            }
+
             #( #fns )*
         }
     }

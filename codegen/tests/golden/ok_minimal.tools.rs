@@ -242,11 +242,71 @@ pub mod limits {
 /// Error constructors from the catalogue in tools.yaml; messages are the manifest's templates.
 pub mod errors {
     use ::docket::runtime::{ErrorCode, ToolError};
+    /// The catalogue's templates; a [`ToolError`]'s `template` is one of their names.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Template {
+        NotFound,
+        MissingRequired,
+        UnknownParameter,
+        InvalidType,
+        InvalidEnum,
+        OutOfRange,
+        InvalidLength,
+        InvalidItemCount,
+        InvalidArguments,
+        NotImplemented,
+        MissingAction,
+        UnknownAction,
+        MissingActionParam,
+        ParamNotForAction,
+    }
+    impl Template {
+        /// The name in tools.yaml (`_meta.error.template`).
+        pub const fn name(self) -> &'static str {
+            match self {
+                Template::NotFound => "not_found",
+                Template::MissingRequired => "missing_required",
+                Template::UnknownParameter => "unknown_parameter",
+                Template::InvalidType => "invalid_type",
+                Template::InvalidEnum => "invalid_enum",
+                Template::OutOfRange => "out_of_range",
+                Template::InvalidLength => "invalid_length",
+                Template::InvalidItemCount => "invalid_item_count",
+                Template::InvalidArguments => "invalid_arguments",
+                Template::NotImplemented => "not_implemented",
+                Template::MissingAction => "missing_action",
+                Template::UnknownAction => "unknown_action",
+                Template::MissingActionParam => "missing_action_param",
+                Template::ParamNotForAction => "param_not_for_action",
+            }
+        }
+        /// The template a [`ToolError`] was made from.
+        pub fn of(error: &ToolError) -> ::std::option::Option<Template> {
+            [
+                Template::NotFound,
+                Template::MissingRequired,
+                Template::UnknownParameter,
+                Template::InvalidType,
+                Template::InvalidEnum,
+                Template::OutOfRange,
+                Template::InvalidLength,
+                Template::InvalidItemCount,
+                Template::InvalidArguments,
+                Template::NotImplemented,
+                Template::MissingAction,
+                Template::UnknownAction,
+                Template::MissingActionParam,
+                Template::ParamNotForAction,
+            ]
+                .into_iter()
+                .find(|t| t.name() == error.template)
+        }
+    }
     /// `NOT_FOUND`: Item {id} not found. Call list_items.
     pub fn not_found(id: impl ::std::fmt::Display) -> ToolError {
         ToolError::new(
             ErrorCode::NotFound,
-            "not_found",
+            Template::NotFound.name(),
             format!("Item {id} not found. Call list_items.", id = id),
         )
     }
@@ -257,7 +317,7 @@ pub mod errors {
     ) -> ToolError {
         ToolError::new(
             ErrorCode::InvalidArgument,
-            "missing_required",
+            Template::MissingRequired.name(),
             format!("Missing {param} for {tool}.", tool = tool, param = param),
         )
     }
@@ -269,7 +329,7 @@ pub mod errors {
     ) -> ToolError {
         ToolError::new(
             ErrorCode::InvalidArgument,
-            "unknown_parameter",
+            Template::UnknownParameter.name(),
             format!(
                 "Unknown {param} for {tool}; valid: {allowed}.", tool = tool, param =
                 param, allowed = allowed
@@ -284,7 +344,7 @@ pub mod errors {
     ) -> ToolError {
         ToolError::new(
             ErrorCode::InvalidArgument,
-            "invalid_type",
+            Template::InvalidType.name(),
             format!(
                 "Invalid {param}: expected {expected}, got {actual}.", param = param,
                 expected = expected, actual = actual
@@ -299,7 +359,7 @@ pub mod errors {
     ) -> ToolError {
         ToolError::new(
             ErrorCode::InvalidArgument,
-            "invalid_enum",
+            Template::InvalidEnum.name(),
             format!(
                 "Invalid {param} '{value}'. Valid values: {allowed}.", param = param,
                 value = value, allowed = allowed
@@ -314,7 +374,7 @@ pub mod errors {
     ) -> ToolError {
         ToolError::new(
             ErrorCode::InvalidArgument,
-            "out_of_range",
+            Template::OutOfRange.name(),
             format!(
                 "Invalid {param} {value}: must be {range}.", param = param, value =
                 value, range = range
@@ -329,7 +389,7 @@ pub mod errors {
     ) -> ToolError {
         ToolError::new(
             ErrorCode::InvalidArgument,
-            "invalid_length",
+            Template::InvalidLength.name(),
             format!(
                 "Invalid {param}: {length} characters, must be {range}.", param = param,
                 length = length, range = range
@@ -344,7 +404,7 @@ pub mod errors {
     ) -> ToolError {
         ToolError::new(
             ErrorCode::InvalidArgument,
-            "invalid_item_count",
+            Template::InvalidItemCount.name(),
             format!(
                 "Invalid {param}: {count} items, must be {range}.", param = param, count
                 = count, range = range
@@ -358,7 +418,7 @@ pub mod errors {
     ) -> ToolError {
         ToolError::new(
             ErrorCode::InvalidArgument,
-            "invalid_arguments",
+            Template::InvalidArguments.name(),
             format!(
                 "Invalid arguments for {tool}: {details}.", tool = tool, details =
                 details
@@ -369,7 +429,7 @@ pub mod errors {
     pub fn not_implemented(tool: impl ::std::fmt::Display) -> ToolError {
         ToolError::new(
             ErrorCode::NotImplemented,
-            "not_implemented",
+            Template::NotImplemented.name(),
             format!("{tool} is not implemented.", tool = tool),
         )
     }
@@ -380,7 +440,7 @@ pub mod errors {
     ) -> ToolError {
         ToolError::new(
             ErrorCode::InvalidArgument,
-            "missing_action",
+            Template::MissingAction.name(),
             format!(
                 "{tool} needs an action; one of {actions}.", tool = tool, actions =
                 actions
@@ -395,7 +455,7 @@ pub mod errors {
     ) -> ToolError {
         ToolError::new(
             ErrorCode::InvalidArgument,
-            "unknown_action",
+            Template::UnknownAction.name(),
             format!(
                 "Unknown action {action} for {tool}; valid: {actions}.", tool = tool,
                 action = action, actions = actions
@@ -410,7 +470,7 @@ pub mod errors {
     ) -> ToolError {
         ToolError::new(
             ErrorCode::InvalidArgument,
-            "missing_action_param",
+            Template::MissingActionParam.name(),
             format!(
                 "Action {action} of {tool} needs {param}.", tool = tool, action = action,
                 param = param
@@ -426,7 +486,7 @@ pub mod errors {
     ) -> ToolError {
         ToolError::new(
             ErrorCode::InvalidArgument,
-            "param_not_for_action",
+            Template::ParamNotForAction.name(),
             format!(
                 "{param} is not for action {action} of {tool}; only {actions}.", tool =
                 tool, action = action, param = param, actions = actions
