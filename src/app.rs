@@ -72,7 +72,7 @@ impl App {
             Ok(reply) => {
                 if let Some(args) = announce {
                     // No receiver (no MCP session listening) is not an error.
-                    let _ = self.writes.send(Write { tool: tool.to_string(), args, output: reply.data.clone() });
+                    let _ = self.writes.send(Write { tool: spec, args, output: reply.data.clone() });
                 }
             }
         }

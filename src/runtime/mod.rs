@@ -120,27 +120,6 @@ pub enum WarningCode {
     NonstandardValue,
 }
 
-impl WarningCode {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            WarningCode::Truncated => "TRUNCATED",
-            WarningCode::IgnoredParameter => "IGNORED_PARAMETER",
-            WarningCode::DeprecatedParameter => "DEPRECATED_PARAMETER",
-            WarningCode::DeprecatedTool => "DEPRECATED_TOOL",
-            WarningCode::KnownFailure => "KNOWN_FAILURE",
-            WarningCode::ErrorMemoryUnavailable => "ERROR_MEMORY_UNAVAILABLE",
-            WarningCode::IdProblem => "ID_PROBLEM",
-            WarningCode::WorkspaceProblems => "WORKSPACE_PROBLEMS",
-            WarningCode::NoGit => "NO_GIT",
-            WarningCode::NoAssets => "NO_ASSETS",
-            WarningCode::SkippedFiles => "SKIPPED_FILES",
-            WarningCode::StaleIndex => "STALE_INDEX",
-            WarningCode::DuplicateId => "DUPLICATE_ID",
-            WarningCode::NonstandardValue => "NONSTANDARD_VALUE",
-        }
-    }
-}
-
 impl From<crate::store::StoreWarningCode> for WarningCode {
     fn from(code: crate::store::StoreWarningCode) -> Self {
         use crate::store::StoreWarningCode as S;
@@ -150,12 +129,6 @@ impl From<crate::store::StoreWarningCode> for WarningCode {
             S::DuplicateId => WarningCode::DuplicateId,
             S::NonstandardValue => WarningCode::NonstandardValue,
         }
-    }
-}
-
-impl std::fmt::Display for WarningCode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 

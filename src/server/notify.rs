@@ -15,14 +15,13 @@ use rmcp::service::Peer;
 use rmcp::{ErrorData, RoleServer};
 use serde_json::{Map, Value, json};
 
-use crate::generated::TOOLS;
 use crate::runtime::uri::ResourceUri;
 use crate::runtime::{ToolError, ToolSpec};
 
 /// A successful write made outside an MCP session: the tool, its arguments and its output.
 #[derive(Debug, Clone)]
 pub struct Write {
-    pub tool: String,
+    pub tool: &'static ToolSpec,
     pub args: serde_json::Map<String, serde_json::Value>,
     pub output: serde_json::Value,
 }
@@ -89,6 +88,12 @@ impl Listeners {
             .collect()
     }
 
+    /// The board, if subscribed: what changed when the writes themselves were missed.
+    pub fn board(&self) -> Vec<String> {
+        let subscribed = self.subscribed.lock().unwrap_or_else(|p| p.into_inner());
+        subscribed.iter().filter(|uri| ResourceUri::parse(uri) == Some(ResourceUri::Board)).cloned().collect()
+    }
+
     /// Sends the failure as a log message when the client asked for warnings.
     pub async fn log_failure(&self, peer: &Peer<RoleServer>, tool: &str, error: &ToolError) {
         let wanted = *self.level.lock().unwrap_or_else(|p| p.into_inner());
@@ -123,15 +128,9 @@ pub fn forward(
             }
             let uris = match received {
                 Err(_idle) => continue,
-                Ok(Ok(w)) => match TOOLS.iter().find(|t| t.name == w.tool) {
-                    Some(spec) => listeners.touched(spec, &w.args, &w.output),
-                    None => continue,
-                },
+                Ok(Ok(w)) => listeners.touched(w.tool, &w.args, &w.output),
                 // Missed some: the board changed, at least.
-                Ok(Err(RecvError::Lagged(_))) => {
-                    let any_write = TOOLS.iter().find(|t| !t.read_only).expect("a tool that writes");
-                    listeners.touched(any_write, &Map::new(), &Value::Null)
-                }
+                Ok(Err(RecvError::Lagged(_))) => listeners.board(),
                 Ok(Err(RecvError::Closed)) => return,
             };
             for uri in uris {
@@ -168,6 +167,7 @@ fn collect_ids(value: &Value, out: &mut BTreeSet<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::generated::TOOLS;
 
     #[test]
     fn writes_touch_the_board_and_the_issues_they_name() {
@@ -186,7 +186,9 @@ mod tests {
             vec!["docket://board", "docket://issues/ISS-000001", "docket://issues/ISS-000002/structure"]
         );
         assert!(l.touched(spec("issues_get"), args.as_object().unwrap(), &out).is_empty(), "reads change nothing");
+        assert_eq!(l.board(), vec!["docket://board"], "missed writes touch the board");
         l.unsubscribe("docket://board");
+        assert!(l.board().is_empty(), "no board subscription left");
         assert!(
             !l.touched(spec("issues_update_batch"), args.as_object().unwrap(), &out).contains(&"docket://board".into())
         );
