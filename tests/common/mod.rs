@@ -238,10 +238,7 @@ impl Drop for RawServer {
 /// How many tools tools.yaml declares (tests compare tools/list with the manifest, never with a
 /// number kept by hand).
 pub fn manifest_tool_count() -> usize {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tools.yaml");
-    let manifest: Value =
-        serde_yaml::from_str(&std::fs::read_to_string(path).expect("read tools.yaml")).expect("parse");
-    manifest["tools"].as_array().map_or(0, Vec::len)
+    samples::manifest().tools.len()
 }
 
 /// The issues of an issues_list or issues_search page as records: `issues` when the page carries

@@ -8,14 +8,16 @@ use serde_json::{Value, json};
 
 use super::{Client, call, is_error, structured, text};
 
+/// tools.yaml as codegen reads it.
+pub fn manifest() -> codegen::model::Model {
+    codegen::load("tools.yaml", include_str!("../../tools.yaml")).unwrap_or_else(|diags| {
+        panic!("tools.yaml: {}", diags.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))
+    })
+}
+
 /// Every tool's samples, in the order they run.
 pub fn manifest_samples() -> Vec<Value> {
-    let text = include_str!("../../tools.yaml");
-    match codegen::samples_json("tools.yaml", text) {
-        Ok(Value::Array(samples)) => samples,
-        Ok(other) => panic!("samples are a list: {other}"),
-        Err(diags) => panic!("tools.yaml: {}", diags.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n")),
-    }
+    manifest().tools.into_iter().flat_map(|t| t.samples).collect()
 }
 
 /// One sample's call and what came back.
