@@ -91,7 +91,10 @@ fn entries<'a>(lines: &[&'a str]) -> Vec<Entry<'a>> {
     let mut out: Vec<Entry<'a>> = Vec::new();
     for (i, line) in lines.iter().enumerate() {
         if let Some((key_text, name)) = top_level_key(line) {
-            if let Some(prev) = out.last_mut() {
+            // A value already ended by a column-0 comment keeps that end: the comment is not its.
+            if let Some(prev) = out.last_mut()
+                && prev.end == lines.len()
+            {
                 prev.end = i;
             }
             out.push(Entry { name, key_text, start: i, end: lines.len() });
@@ -291,6 +294,17 @@ mod tests {
         let yaml = "# a comment\nid: ISS-000001   # trailing\ntitle: 404\nstatus: Closed\nlabels: [1, two]\n404: note\nx: &a {k: v}\ny: *a\nupdatedAt: '2026-01-01T00:00:00.000Z'\n";
         let out = edit(yaml, &[("updatedAt", s("2026-02-02T00:00:00.000Z"))]).expect("edits");
         assert_eq!(out, yaml.replace("2026-01-01", "2026-02-02"));
+    }
+
+    #[test]
+    fn a_comment_line_after_a_value_stays_when_the_value_changes() {
+        let yaml = "labels: []\n# why the labels are empty\nupdatedAt: '2026-01-01'\n# planner note\nx: 1\n";
+        let labels = Yaml::Sequence(vec![Yaml::String("bug".into())]);
+        let out = edit(yaml, &[("labels", Some(labels)), ("updatedAt", s("2026-02-02"))]).expect("edit");
+        assert_eq!(
+            out,
+            "labels:\n  - bug\n# why the labels are empty\nupdatedAt: '2026-02-02'\n# planner note\nx: 1\n"
+        );
     }
 
     #[test]
