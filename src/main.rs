@@ -172,6 +172,14 @@ fn serve(
     let app = App::open(ws, config);
     let store = std::sync::Arc::clone(&app.store);
     let runtime = tokio::runtime::Runtime::new().map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    if http.is_none() {
+        // One line for a person who started it by hand: a silent stdio server looks hung.
+        eprintln!(
+            "docket {}: serving {}; waiting for an MCP client on stdin (Ctrl-D or Ctrl-C stops)",
+            env!("CARGO_PKG_VERSION"),
+            store.workspace().dir.display()
+        );
+    }
     let outcome = runtime.block_on(async move {
         match http {
             Some(options) => http::serve_http(app, options, docket::web::router, transport::shutdown_signal()).await,

@@ -26,7 +26,16 @@ pub struct Access {
 /// Serves `app` over stdin/stdout until the client closes stdin or a signal arrives.
 pub async fn serve_stdio(app: App) -> Result<(), String> {
     let transport = stdio::LineTransport::new(tokio::io::stdin(), tokio::io::stdout());
-    let running = app.server().serve(transport).await.map_err(|e| format!("MCP handshake failed: {e}"))?;
+    let running = match app.server().serve(transport).await {
+        Ok(running) => running,
+        // stdin closed before a client said hello (Ctrl-D at a terminal, or a client that gave
+        // up): nothing was asked, so nothing failed.
+        Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {
+            tracing::info!("stdin closed before an MCP client initialized; stopping");
+            return Ok(());
+        }
+        Err(e) => return Err(format!("MCP handshake failed: {e}")),
+    };
     let cancel = running.cancellation_token();
     tokio::select! {
         quit = running.waiting() => { quit.map_err(|e| format!("server stopped: {e}"))?; }
