@@ -1,8 +1,10 @@
 //! The store as a library: real wrangler data, concurrency between processes, edits made outside
 //! the server, broken files, unsafe ids.
 
+mod common;
+
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use docket::store::{
@@ -34,85 +36,70 @@ fn all(store: &Store) -> Vec<std::sync::Arc<docket::store::IssueMeta>> {
     store.list(&IssueFilter::default(), SortField::Id, SortOrder::Asc).expect("list").value
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for entry in std::fs::read_dir(from).expect("read fixture") {
-        let entry = entry.expect("entry");
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("type").is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).expect("copy");
-        }
-    }
-}
-
-/// A temporary copy of the real wrangler workspace in ../shared/fixtures.
-fn wrangler_fixture() -> (tempfile::TempDir, Store) {
-    let fixture = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/wrangler-workspace");
-    assert!(fixture.is_dir(), "the wrangler fixture must be at {} (shared/ beside the repository)", fixture.display());
-    let dir = tempfile::tempdir().expect("tmp");
-    copy_dir(&fixture, dir.path());
-    let ws = Workspace::resolve(Some(dir.path())).expect("the fixture is a workspace");
+/// The store over a wrangler fixture's `.wrangler/` folder.
+fn wrangler_store(fx: &common::wrangler::Fixture) -> Store {
+    let ws = Workspace::resolve(Some(fx.path())).expect("the fixture is a workspace");
     assert!(ws.dir.ends_with(".wrangler"));
-    (dir, Store::open(ws, StoreOptions::default()))
+    Store::open(ws, StoreOptions::default())
 }
 
-#[test]
-fn a_real_wrangler_workspace_is_served_in_place() {
-    let (_dir, store) = wrangler_fixture();
-    let snap = store.list(&IssueFilter::default(), SortField::Updated, SortOrder::Desc).expect("list");
-    assert_eq!(snap.value.len(), 252, "every markdown issue, spec and idea file is listed");
-    let duplicates: Vec<_> =
-        snap.warnings.iter().filter(|w| w.code == docket::store::StoreWarningCode::DuplicateId).collect();
-    assert!(duplicates.iter().any(|w| w.message.starts_with("ISS-000165 is used by 3 files")), "{duplicates:?}");
-    let ids: Vec<&str> = snap.value.iter().map(|m| m.id.as_str()).collect();
-    assert_eq!(
-        ids.iter().filter(|i| **i == "ISS-000165").count(),
-        3,
-        "both (all) holders of a duplicate id are listed"
-    );
-    assert!(ids.contains(&"000037"), "quoted legacy ids are read");
-    let first = store.get("ISS-000165").expect("a duplicated id is still readable");
-    let again = store.get("ISS-000165").expect("and reads the same file again");
-    assert_eq!(first.value.meta.path, again.value.meta.path, "the choice is deterministic");
-    let warning = first
-        .warnings
-        .iter()
-        .find(|w| w.code == docket::store::StoreWarningCode::DuplicateId)
-        .expect("the duplicate is reported");
-    assert_eq!(warning.paths.len(), 3, "{warning:?}");
-    assert!(warning.message.contains("doctor"), "{}", warning.message);
-    let err = store
-        .update("ISS-000165", IssuePatch { priority: Some(Priority::Low), ..Default::default() })
-        .expect_err("a write to a duplicated id is refused");
-    assert!(matches!(err, StoreError::Ambiguous { ref paths, .. } if paths.len() == 3), "{err}");
-    let got = store.get("SPEC-000046").expect("spec by id");
-    assert!(
-        got.warnings.iter().all(|w| w.code != docket::store::StoreWarningCode::DuplicateId),
-        "a lookup only warns about its own id"
-    );
-    let spec = got.value;
-    assert!(spec.meta.title.starts_with("Wrangler MCP Server Modernization"));
-    assert_eq!(spec.meta.issue_type, IssueType::Specification);
-}
+on_each_fixture! {
+    fn a_wrangler_workspace_is_served_in_place(fx) {
+        let store = wrangler_store(&fx);
+        let snap = store.list(&IssueFilter::default(), SortField::Updated, SortOrder::Desc).expect("list");
+        assert_eq!(snap.value.len(), fx.facts.items, "every markdown issue, spec and idea file is listed");
+        let duplicates: Vec<_> =
+            snap.warnings.iter().filter(|w| w.code == docket::store::StoreWarningCode::DuplicateId).collect();
+        assert!(duplicates.iter().any(|w| w.message.starts_with("ISS-000165 is used by 3 files")), "{duplicates:?}");
+        let ids: Vec<&str> = snap.value.iter().map(|m| m.id.as_str()).collect();
+        assert_eq!(
+            ids.iter().filter(|i| **i == "ISS-000165").count(),
+            3,
+            "both (all) holders of a duplicate id are listed"
+        );
+        assert!(ids.contains(&"000037"), "quoted legacy ids are read");
+        let first = store.get("ISS-000165").expect("a duplicated id is still readable");
+        let again = store.get("ISS-000165").expect("and reads the same file again");
+        assert_eq!(first.value.meta.path, again.value.meta.path, "the choice is deterministic");
+        let warning = first
+            .warnings
+            .iter()
+            .find(|w| w.code == docket::store::StoreWarningCode::DuplicateId)
+            .expect("the duplicate is reported");
+        assert_eq!(warning.paths.len(), 3, "{warning:?}");
+        assert!(warning.message.contains("doctor"), "{}", warning.message);
+        let err = store
+            .update("ISS-000165", IssuePatch { priority: Some(Priority::Low), ..Default::default() })
+            .expect_err("a write to a duplicated id is refused");
+        assert!(matches!(err, StoreError::Ambiguous { ref paths, .. } if paths.len() == 3), "{err}");
+        let got = store.get("SPEC-000046").expect("spec by id");
+        assert!(
+            got.warnings.iter().all(|w| w.code != docket::store::StoreWarningCode::DuplicateId),
+            "a lookup only warns about its own id"
+        );
+        let spec = got.value;
+        assert!(spec.meta.title.starts_with("Wrangler MCP Server Modernization"));
+        assert_eq!(spec.meta.issue_type, IssueType::Specification);
+    }
 
-#[test]
-fn updating_a_wrangler_file_keeps_its_unknown_keys_and_untouched_body() {
-    let (_dir, store) = wrangler_fixture();
-    let before = store.get("ISS-000119").expect("get").value;
-    let original = std::fs::read_to_string(&before.meta.path).expect("read");
-    store
-        .update("ISS-000119", IssuePatch { priority: Some(Priority::Critical), ..Default::default() })
-        .expect("update");
-    let after = std::fs::read_to_string(&before.meta.path).expect("read");
-    let body = |t: &str| t.splitn(3, "---\n").nth(2).map(str::to_string);
-    assert_eq!(body(&after), body(&original), "the body is byte-identical");
-    assert!(after.contains("priority: critical"));
-    for line in original.lines().skip(1).take_while(|l| *l != "---") {
-        let key = line.split(':').next().unwrap_or_default();
-        if !key.starts_with(' ') && !key.starts_with('-') && !key.is_empty() {
-            assert!(after.contains(&format!("{key}:")), "frontmatter key {key} survives");
+    fn updating_a_wrangler_file_keeps_its_unknown_keys_and_untouched_body(fx) {
+        let store = wrangler_store(&fx);
+        let before = store.get("ISS-000119").expect("get").value;
+        let original = std::fs::read_to_string(&before.meta.path).expect("read");
+        store
+            .update("ISS-000119", IssuePatch { priority: Some(Priority::Critical), ..Default::default() })
+            .expect("update");
+        let after = std::fs::read_to_string(&before.meta.path).expect("read");
+        let body = |t: &str| t.splitn(3, "---\n").nth(2).map(str::to_string);
+        assert_eq!(body(&after), body(&original), "the body is byte-identical");
+        assert!(after.contains("priority: critical"));
+        for line in original.lines().skip(1).take_while(|l| *l != "---") {
+            let key = line.split(':').next().unwrap_or_default();
+            if key.starts_with('#') {
+                assert!(after.lines().any(|l| l == line), "the comment line {line:?} survives");
+            } else if !key.starts_with(' ') && !key.starts_with('-') && !key.is_empty() {
+                assert!(after.contains(&format!("{key}:")), "frontmatter key {key} survives");
+            }
         }
     }
 }

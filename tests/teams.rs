@@ -322,32 +322,6 @@ fn git_setup_is_idempotent() {
     assert!(attr.contains("merge: docket"), "{attr}");
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for entry in std::fs::read_dir(from).expect("read") {
-        let entry = entry.expect("entry");
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("type").is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).expect("copy");
-            let mut perms = std::fs::metadata(&target).expect("stat").permissions();
-            #[allow(clippy::permissions_set_readonly_false)]
-            perms.set_readonly(false);
-            std::fs::set_permissions(&target, perms).expect("chmod");
-        }
-    }
-}
-
-/// A writable copy of the real wrangler workspace (../shared/fixtures beside the repository).
-fn wrangler_copy() -> tempfile::TempDir {
-    let fixture = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/wrangler-workspace");
-    assert!(fixture.is_dir(), "the wrangler fixture must be at {}", fixture.display());
-    let dir = tempfile::tempdir().expect("tmp");
-    copy_dir(&fixture, dir.path());
-    dir
-}
-
 /// Every issue file of a workspace directory: path -> text.
 fn issue_files(ws_dir: &Path) -> BTreeMap<PathBuf, String> {
     let mut out = BTreeMap::new();
@@ -398,45 +372,58 @@ fn bodies(files: &BTreeMap<PathBuf, String>) -> Vec<String> {
     out
 }
 
-#[test]
-fn doctor_on_the_wrangler_fixture_lists_its_duplicates_and_fix_loses_nothing() {
-    let dir = wrangler_copy();
-    let ws_dir = dir.path().join(".wrangler");
-    let before = issue_files(&ws_dir);
-    let expected = plain_duplicates(&before);
-    assert!(expected.len() >= 20, "the fixture holds duplicate ids: {expected:?}");
+on_each_fixture! {
+    fn doctor_on_a_wrangler_workspace_lists_its_duplicates_and_fix_loses_nothing(dir) {
+        let ws_dir = dir.path().join(".wrangler");
+        let before = issue_files(&ws_dir);
+        let expected = plain_duplicates(&before);
+        assert!(expected.len() >= 3, "the fixture holds duplicate ids: {expected:?}");
 
-    let list = docket(dir.path(), &["list"]);
-    let stderr = text(&list.stderr);
-    assert_eq!(stderr.lines().count(), 1, "one summary line, not one warning per duplicate: {stderr}");
-    assert!(
-        stderr.contains(&format!("{} duplicate id(s)", expected.len())) && stderr.contains("docket doctor"),
-        "{stderr}"
-    );
+        let list = docket(dir.path(), &["list"]);
+        let stderr = text(&list.stderr);
+        assert_eq!(stderr.lines().count(), 1, "one summary line, not one warning per duplicate: {stderr}");
+        assert!(
+            stderr.contains(&format!("{} duplicate id(s)", expected.len())) && stderr.contains("docket doctor"),
+            "{stderr}"
+        );
 
-    let (report, clean) = doctor(dir.path(), false);
-    assert!(!clean);
-    let found: BTreeSet<String> =
-        problems_of(&report, "duplicate_id").iter().map(|p| p["id"].as_str().expect("id").to_uppercase()).collect();
-    assert_eq!(found, expected, "doctor lists exactly the duplicates a plain scan finds");
-    assert_eq!(issue_files(&ws_dir), before, "without --fix nothing is written");
+        let (report, clean) = doctor(dir.path(), false);
+        assert!(!clean);
+        let found: BTreeSet<String> =
+            problems_of(&report, "duplicate_id").iter().map(|p| p["id"].as_str().expect("id").to_uppercase()).collect();
+        assert_eq!(found, expected, "doctor lists exactly the duplicates a plain scan finds");
+        assert_eq!(issue_files(&ws_dir), before, "without --fix nothing is written");
 
-    let (fixed, _) = doctor(dir.path(), true);
-    assert!(problems_of(&fixed, "duplicate_id").is_empty() && problems_of(&fixed, "misplaced").is_empty(), "{fixed}");
-    let after = issue_files(&ws_dir);
-    assert_eq!(after.len(), before.len(), "no file lost");
-    assert_eq!(bodies(&after), bodies(&before), "every body unchanged");
-    assert!(plain_duplicates(&after).is_empty(), "{:?}", plain_duplicates(&after));
-    let issues = all_issues(dir.path());
-    assert_eq!(issues.len(), before.len(), "every issue readable");
-    for changed in after.keys().filter(|p| !before.contains_key(*p) || before[*p] != after[*p]) {
-        let id = issues.iter().find(|i| {
-            let file = changed.file_name().expect("name").to_string_lossy().to_uppercase();
-            i["id"].as_str().is_some_and(|id| file.starts_with(&id.to_uppercase()))
-        });
-        let id = id.unwrap_or_else(|| panic!("{} is listed", changed.display()))["id"].as_str().expect("id");
-        let shown = docket(dir.path(), &["show", id]);
-        assert!(shown.status.success(), "{id}: {}", text(&shown.stderr));
+        let (fixed, _) = doctor(dir.path(), true);
+        // Notes named alike (two README.md files) carry no id to renumber: --fix leaves them and
+        // says so, for a person to rename. Every other duplicate is repaired.
+        let notes = fixed["notes"].as_array().map(|n| n.iter().filter_map(Value::as_str).collect::<Vec<_>>());
+        let unfixable: BTreeSet<String> = plain_duplicates(&issue_files(&ws_dir))
+            .into_iter()
+            .filter(|id| !id.chars().any(|c| c.is_ascii_digit()))
+            .inspect(|id| {
+                let said = notes.iter().flatten().any(|n| n.to_uppercase().contains(&format!("COULD NOT RENUMBER {id} ")));
+                assert!(said, "--fix says why {id} stays duplicated: {fixed}");
+            })
+            .collect();
+        let left: BTreeSet<String> = problems_of(&fixed, "duplicate_id").iter().map(|p| p["id"].as_str().expect("id").to_uppercase()).collect();
+        assert_eq!(left, unfixable, "{fixed}");
+        assert!(problems_of(&fixed, "misplaced").is_empty(), "{fixed}");
+        let after = issue_files(&ws_dir);
+        assert_eq!(after.len(), before.len(), "no file lost");
+        assert_eq!(bodies(&after), bodies(&before), "every body unchanged");
+        assert_eq!(plain_duplicates(&after), unfixable);
+        let issues = all_issues(dir.path());
+        assert_eq!(issues.len(), before.len(), "every issue readable");
+        for changed in after.keys().filter(|p| !before.contains_key(*p) || before[*p] != after[*p]) {
+            let id = issues.iter().find(|i| {
+                let file = changed.file_name().expect("name").to_string_lossy().to_uppercase();
+                i["id"].as_str().is_some_and(|id| file.starts_with(&id.to_uppercase()))
+            });
+            let id = id.unwrap_or_else(|| panic!("{} is listed", changed.display()))["id"].as_str().expect("id");
+            let shown = docket(dir.path(), &["show", id]);
+            assert!(shown.status.success(), "{id}: {}", text(&shown.stderr));
+        }
     }
 }
 
@@ -480,22 +467,22 @@ fn doctor_fix_repairs_the_crash_windows_of_a_move() {
     assert_eq!(all_issues(root).len(), 3);
 }
 
-#[tokio::test]
-async fn mcp_results_keep_their_duplicate_id_warnings_and_workspace_doctor_lists_the_problems() {
-    let dir = wrangler_copy();
-    let expected = plain_duplicates(&issue_files(&dir.path().join(".wrangler")));
-    let client = common::start(dir.path()).await;
-    let listed = common::call(&client, "issues_list", value!({"limit": 5})).await;
-    let meta = serde_json::to_value(&listed.meta).expect("meta");
-    let warned = meta["warnings"].as_array().into_iter().flatten().filter(|w| w["code"] == "DUPLICATE_ID").count();
-    assert_eq!(warned, expected.len(), "{meta}");
-    let checked = common::call(&client, "workspace_doctor", value!({})).await;
-    assert!(!common::is_error(&checked), "{}", common::text(&checked));
-    let report = common::structured(&checked);
-    let found: BTreeSet<String> =
-        problems_of(&report, "duplicate_id").iter().map(|p| p["id"].as_str().expect("id").to_uppercase()).collect();
-    assert_eq!(found, expected);
-    assert!(problems_of(&report, "misplaced").iter().all(|p| p["fixable"] == true));
-    assert!(common::text(&checked).contains("docket doctor --fix"));
-    client.cancel().await.expect("close");
+on_each_fixture! {
+    async fn mcp_results_keep_their_duplicate_id_warnings_and_workspace_doctor_lists_the_problems(dir) {
+        let expected = plain_duplicates(&issue_files(&dir.path().join(".wrangler")));
+        let client = common::start(dir.path()).await;
+        let listed = common::call(&client, "issues_list", value!({"limit": 5})).await;
+        let meta = serde_json::to_value(&listed.meta).expect("meta");
+        let warned = meta["warnings"].as_array().into_iter().flatten().filter(|w| w["code"] == "DUPLICATE_ID").count();
+        assert_eq!(warned, expected.len(), "{meta}");
+        let checked = common::call(&client, "workspace_doctor", value!({})).await;
+        assert!(!common::is_error(&checked), "{}", common::text(&checked));
+        let report = common::structured(&checked);
+        let found: BTreeSet<String> =
+            problems_of(&report, "duplicate_id").iter().map(|p| p["id"].as_str().expect("id").to_uppercase()).collect();
+        assert_eq!(found, expected);
+        assert!(problems_of(&report, "misplaced").iter().all(|p| p["fixable"] == true));
+        assert!(common::text(&checked).contains("docket doctor --fix"));
+        client.cancel().await.expect("close");
+    }
 }

@@ -1,32 +1,12 @@
-//! `docket list` and `docket board` in a real terminal (tmux) at 60 and 160 columns, on a copy of
-//! the wrangler fixture: lines fit the terminal's width (read from the tty, not COLUMNS), colour
-//! is on in a terminal, real issues come before markdown files without frontmatter. Skips,
-//! saying why, without tmux or the fixture.
+//! `docket list` and `docket board` in a real terminal (tmux) at 60 and 160 columns, on a wrangler
+//! workspace (tests/common/wrangler.rs): lines fit the terminal's width (read from the tty, not
+//! COLUMNS), colour is on in a terminal, real issues come before markdown files without
+//! frontmatter. Skips, saying why, without tmux.
 
-use std::path::{Path, PathBuf};
+mod common;
+
 use std::process::Command;
 use std::time::{Duration, Instant};
-
-fn fixture() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/wrangler-workspace")
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for entry in std::fs::read_dir(from).expect("read fixture") {
-        let entry = entry.expect("entry");
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("type").is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).expect("copy");
-            let mut perms = std::fs::metadata(&target).expect("meta").permissions();
-            #[allow(clippy::permissions_set_readonly_false)]
-            perms.set_readonly(false);
-            std::fs::set_permissions(&target, perms).expect("writable copy");
-        }
-    }
-}
 
 /// A tmux server of our own (its own socket), killed on drop.
 struct Tmux {
@@ -74,55 +54,50 @@ fn rand_suffix() -> u32 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos())
 }
 
-#[test]
-fn list_and_board_fit_60_and_160_column_terminals() {
-    let has_tmux = Command::new("tmux").arg("-V").output().is_ok_and(|o| o.status.success());
-    if !has_tmux {
-        eprintln!(
-            "SKIP list_and_board_fit_60_and_160_column_terminals: tmux is not installed (apt-get install -y tmux)"
-        );
-        return;
-    }
-    if !fixture().is_dir() {
-        eprintln!("SKIP list_and_board_fit_60_and_160_column_terminals: no fixture at {}", fixture().display());
-        return;
-    }
-    let dir = tempfile::tempdir().expect("temp dir");
-    let ws = dir.path().join("wrangler-workspace");
-    copy_dir(&fixture(), &ws);
-    let bin = env!("CARGO_BIN_EXE_docket");
-    let tmux = Tmux::new();
-    for width in [60u16, 160] {
-        let docket =
-            |args: &str| format!("env -u COLUMNS -u NO_COLOR {bin} {args} --workspace '{}' 2>/dev/null", ws.display());
-        let (list, coloured) = tmux.run(&format!("list{width}"), width, &docket("list --limit 12"));
-        let lines: Vec<&str> = list.lines().take_while(|l| !l.contains("__DONE__")).collect();
-        assert!(lines.iter().all(|l| l.chars().count() <= usize::from(width)), "list at {width}:\n{list}");
-        assert!(lines[0].starts_with("ID") && lines[0].contains("TITLE"), "{list}");
-        assert_eq!(lines[0].contains("TYPE"), width >= 100, "TYPE only when there is room:\n{list}");
-        let statuses = ["open", "in_progress", "closed", "cancelled"];
-        let rows: Vec<&&str> = lines
-            .iter()
-            .skip(1)
-            .filter(|l| l.split_whitespace().nth(1).is_some_and(|s| statuses.contains(&s)))
-            .collect();
-        assert_eq!(rows.len(), 12, "{list}");
-        assert!(
-            rows.iter().all(|r| ["ISS-", "SPEC-", "IDEA-", "0"].iter().any(|p| r.starts_with(p))),
-            "real issues first, files without frontmatter (README, notes) last:\n{list}"
-        );
-        assert!(coloured.contains("\u{1b}["), "colour in a terminal:\n{coloured}");
+on_each_fixture! {
+    fn list_and_board_fit_60_and_160_column_terminals(fx) {
+        let has_tmux = Command::new("tmux").arg("-V").output().is_ok_and(|o| o.status.success());
+        if !has_tmux {
+            eprintln!(
+                "SKIP list_and_board_fit_60_and_160_column_terminals: tmux is not installed (apt-get install -y tmux)"
+            );
+            return;
+        }
+        let ws = fx.path();
+        let bin = env!("CARGO_BIN_EXE_docket");
+        let tmux = Tmux::new();
+        for width in [60u16, 160] {
+            let docket =
+                |args: &str| format!("env -u COLUMNS -u NO_COLOR {bin} {args} --workspace '{}' 2>/dev/null", ws.display());
+            let (list, coloured) = tmux.run(&format!("list{width}"), width, &docket("list --limit 12"));
+            let lines: Vec<&str> = list.lines().take_while(|l| !l.contains("__DONE__")).collect();
+            assert!(lines.iter().all(|l| l.chars().count() <= usize::from(width)), "list at {width}:\n{list}");
+            assert!(lines[0].starts_with("ID") && lines[0].contains("TITLE"), "{list}");
+            assert_eq!(lines[0].contains("TYPE"), width >= 100, "TYPE only when there is room:\n{list}");
+            let statuses = ["open", "in_progress", "closed", "cancelled"];
+            let rows: Vec<&&str> = lines
+                .iter()
+                .skip(1)
+                .filter(|l| l.split_whitespace().nth(1).is_some_and(|s| statuses.contains(&s)))
+                .collect();
+            assert_eq!(rows.len(), 12, "{list}");
+            assert!(
+                rows.iter().all(|r| ["ISS-", "SPEC-", "IDEA-", "0"].iter().any(|p| r.starts_with(p))),
+                "real issues first, files without frontmatter (README, notes) last:\n{list}"
+            );
+            assert!(coloured.contains("\u{1b}["), "colour in a terminal:\n{coloured}");
 
-        let (board, _) = tmux.run(&format!("board{width}"), width, &docket("board"));
-        let lines: Vec<&str> = board.lines().take_while(|l| !l.contains("__DONE__")).collect();
-        assert!(lines.iter().all(|l| l.chars().count() <= usize::from(width)), "board at {width}:\n{board}");
-        assert!(
-            lines[0].starts_with("OPEN (") && lines[0].contains("IN_PROGRESS (") && lines[0].contains("CLOSED ("),
-            "{board}"
-        );
-        assert!(lines.len() > 5, "cards under the headers:\n{board}");
-        if width == 160 {
-            assert!(lines.iter().map(|l| l.chars().count()).max().unwrap() > 100, "the board uses the width:\n{board}");
+            let (board, _) = tmux.run(&format!("board{width}"), width, &docket("board"));
+            let lines: Vec<&str> = board.lines().take_while(|l| !l.contains("__DONE__")).collect();
+            assert!(lines.iter().all(|l| l.chars().count() <= usize::from(width)), "board at {width}:\n{board}");
+            assert!(
+                lines[0].starts_with("OPEN (") && lines[0].contains("IN_PROGRESS (") && lines[0].contains("CLOSED ("),
+                "{board}"
+            );
+            assert!(lines.len() > 5, "cards under the headers:\n{board}");
+            if width == 160 {
+                assert!(lines.iter().map(|l| l.chars().count()).max().unwrap() > 100, "the board uses the width:\n{board}");
+            }
         }
     }
 }

@@ -1,30 +1,153 @@
-//! The wrangler fixture (`../shared/fixtures/wrangler-workspace`, a real wrangler workspace) and
-//! helpers for the tests that make wrangler's documented calls against a copy of it.
+//! The wrangler workspaces the compatibility tests run on, and helpers for the tests that make
+//! wrangler's documented calls against a copy of one.
+//!
+//! Every such test runs on the generated workspace ([`super::quirky`]), which needs nothing
+//! outside the repository. It runs a second time on a copy of a real wrangler workspace when one
+//! is at hand: `DOCKET_REAL_FIXTURE=PATH` names it (and makes its absence a failure, which is how
+//! CI runs); without the variable, the shared fixture beside the repository is used if it exists.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
+use super::quirky::{self, Facts};
 use super::{Client, call, is_error, snapshot, structured, text};
 
-/// The fixture, copied (writable) into a temporary directory that becomes the workspace root.
-pub fn fixture() -> tempfile::TempDir {
-    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/wrangler-workspace/.wrangler");
-    assert!(source.is_dir(), "the wrangler fixture is missing at {}", source.display());
-    let dir = tempfile::tempdir().expect("temp dir");
-    copy_dir(&source, &dir.path().join(".wrangler"));
-    dir
+/// Where a checkout of this project finds the real fixture when it sits beside `shared/`.
+const BESIDE_THE_REPOSITORY: &str = "../shared/fixtures/wrangler-workspace";
+
+/// A writable wrangler workspace in a temporary directory, and what it holds.
+pub struct Fixture {
+    dir: tempfile::TempDir,
+    pub facts: Facts,
+    pub real: bool,
 }
 
-fn copy_dir(from: &Path, to: &Path) {
+impl Fixture {
+    /// The generated workspace: every quirk of a real one, made fresh for each test.
+    pub fn generated() -> Fixture {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let facts = quirky::generate(dir.path());
+        Fixture { dir, facts, real: false }
+    }
+
+    /// A copy of the real wrangler workspace, when there is one (see the module docs).
+    pub fn real() -> Option<Fixture> {
+        let source = match std::env::var_os("DOCKET_REAL_FIXTURE") {
+            Some(path) => {
+                let path = PathBuf::from(path);
+                assert!(
+                    path.join(".wrangler").is_dir(),
+                    "DOCKET_REAL_FIXTURE={} holds no .wrangler/: point it at the real wrangler workspace, or unset it",
+                    path.display()
+                );
+                path
+            }
+            None => {
+                let beside = Path::new(env!("CARGO_MANIFEST_DIR")).join(BESIDE_THE_REPOSITORY);
+                if !beside.join(".wrangler").is_dir() {
+                    eprintln!("no real wrangler workspace at {}: ran on the generated one only", beside.display());
+                    return None;
+                }
+                beside
+            }
+        };
+        let dir = tempfile::tempdir().expect("temp dir");
+        copy_dir(&source.join(".wrangler"), &dir.path().join(".wrangler"));
+        Some(Fixture { dir, facts: real_facts(), real: true })
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// The workspace as a git repository with one commit (wrangler's repository is one).
+    pub fn in_git(self) -> Fixture {
+        git(self.path(), &["init", "-q"]);
+        git(self.path(), &["add", "-A"]);
+        git(self.path(), &["commit", "-q", "-m", "fixture"]);
+        self
+    }
+}
+
+/// What the real wrangler workspace holds (bacchus-labs/wrangler at b02bd5f), counted once; the
+/// compatibility notes in the tests cite wrangler's own server giving the same numbers.
+fn real_facts() -> Facts {
+    Facts {
+        items: 252,
+        issues: 218,
+        specifications: 21,
+        open_or_in_progress: 117,
+        open_high_or_critical: 43,
+        workflow_urgent_active: 33,
+        next_issue: "ISS-000185".into(),
+        next_idea: "IDEA-000011".into(),
+        latest_workflow_run: None,
+    }
+}
+
+/// A test body run on each fixture: `NAME::generated` always, `NAME::real_fixture` on the real
+/// workspace when there is one. `async fn` bodies run under tokio; plain `fn` bodies as they are.
+#[macro_export]
+macro_rules! on_each_fixture {
+    ($(#[$meta:meta])* async fn $name:ident($fx:ident) $body:block $($rest:tt)*) => {
+        $(#[$meta])*
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+            use $crate::common::wrangler::Fixture;
+
+            async fn body($fx: Fixture) $body
+
+            #[tokio::test]
+            async fn generated() {
+                body(Fixture::generated()).await
+            }
+
+            #[tokio::test]
+            async fn real_fixture() {
+                if let Some(fx) = Fixture::real() {
+                    body(fx).await
+                }
+            }
+        }
+        $crate::on_each_fixture! { $($rest)* }
+    };
+    ($(#[$meta:meta])* fn $name:ident($fx:ident) $body:block $($rest:tt)*) => {
+        $(#[$meta])*
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+            use $crate::common::wrangler::Fixture;
+
+            fn body($fx: Fixture) $body
+
+            #[test]
+            fn generated() {
+                body(Fixture::generated())
+            }
+
+            #[test]
+            fn real_fixture() {
+                if let Some(fx) = Fixture::real() {
+                    body(fx)
+                }
+            }
+        }
+        $crate::on_each_fixture! { $($rest)* }
+    };
+    () => {};
+}
+
+/// Copies a directory tree; the copy is writable even where the source is not.
+pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("mkdir");
     for entry in std::fs::read_dir(from).expect("read fixture").flatten() {
         let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
+        if entry.file_type().expect("type").is_dir() {
             copy_dir(&entry.path(), &target);
         } else {
             std::fs::copy(entry.path(), &target).expect("copy");
-            // The fixture is read-only; the copy must not be.
             let mut perms = std::fs::metadata(&target).expect("metadata").permissions();
             #[allow(clippy::permissions_set_readonly_false)]
             perms.set_readonly(false);
@@ -42,15 +165,6 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
         .expect("git runs");
     assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
-
-/// The fixture as a git repository with one commit (wrangler's repository is one).
-pub fn fixture_in_git() -> tempfile::TempDir {
-    let dir = fixture();
-    git(dir.path(), &["init", "-q"]);
-    git(dir.path(), &["add", "-A"]);
-    git(dir.path(), &["commit", "-q", "-m", "fixture"]);
-    dir
 }
 
 pub async fn ok(client: &Client, tool: &str, args: Value) -> (Value, String) {
