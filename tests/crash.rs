@@ -67,7 +67,8 @@ fn build(root: &Path) -> BTreeMap<String, Original> {
         .value
         .iter()
         .map(|m| {
-            let issue = store.get(&m.id).expect("get").value;
+            // The listed meta is already parsed; a get would scan the workspace again (no cache).
+            let issue = Issue { meta: (**m).clone(), body: store.read_body(m).expect("body") };
             let original = Original { path: m.path.clone(), bytes: std::fs::read(&m.path).expect("read"), issue };
             (m.id.clone(), original)
         })
@@ -163,7 +164,7 @@ fn verify(root: &Path, originals: &BTreeMap<String, Original>, changes: &BTreeMa
             continue;
         }
         let change = changes.get(id).unwrap_or_else(|| panic!("{id} was not in the batch but its file changed"));
-        let now = store.get(id).expect("get").value;
+        let now = Issue { meta: (**meta).clone(), body: store.read_body(meta).expect("body") };
         let (old, new) = (&o.issue, &now);
         // What the batch does not touch is exactly as it was, body included.
         assert_eq!(new.body, old.body, "{id}: body");
