@@ -255,3 +255,20 @@ async fn codegen_schema_is_the_served_tools_list() {
         assert_eq!(json!({"tools": served}), expected, "{style}");
     }
 }
+
+/// A person who starts `docket serve` by hand sees what it serves and that it waits; Ctrl-D
+/// before any client spoke is a quiet, successful exit, not a handshake failure.
+#[test]
+fn serve_says_it_waits_and_end_of_input_before_initialize_exits_cleanly() {
+    let out = Command::new(env!("CARGO_BIN_EXE_docket"))
+        .args(["serve", "--demo"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("docket runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{:?}: {stderr}", out.status);
+    assert!(out.stdout.is_empty(), "stdout belongs to the protocol: {:?}", String::from_utf8_lossy(&out.stdout));
+    let first = stderr.lines().next().unwrap_or_default();
+    assert!(first.contains("serving ") && first.contains("waiting for an MCP client on stdin"), "{stderr}");
+    assert!(!stderr.contains("handshake failed"), "{stderr}");
+}
