@@ -7,6 +7,13 @@ fn main() {
     let manifest = "tools.yaml";
     println!("cargo::rerun-if-changed={manifest}");
     println!("cargo::rerun-if-changed=build.rs");
+    // The wrangler tests also run on a real workspace when DOCKET_REAL_FIXTURE names one
+    // (tests/common/wrangler.rs); without it those runs are listed as ignored, saying why.
+    println!("cargo::rustc-check-cfg=cfg(docket_real_fixture)");
+    println!("cargo::rerun-if-env-changed=DOCKET_REAL_FIXTURE");
+    if std::env::var_os("DOCKET_REAL_FIXTURE").is_some_and(|v| !v.is_empty()) {
+        println!("cargo::rustc-cfg=docket_real_fixture");
+    }
     let text = match std::fs::read_to_string(manifest) {
         Ok(text) => text,
         Err(e) => {

@@ -2,9 +2,10 @@
 //! wrangler's documented calls against a copy of one.
 //!
 //! Every such test runs on the generated workspace ([`super::quirky`]), which needs nothing
-//! outside the repository. It runs a second time on a copy of a real wrangler workspace when one
-//! is at hand: `DOCKET_REAL_FIXTURE=PATH` names it (and makes its absence a failure, which is how
-//! CI runs); without the variable, the shared fixture beside the repository is used if it exists.
+//! outside the repository (`NAME::generated`). It runs a second time on a copy of a real wrangler
+//! workspace (`NAME::real_fixture`) when `DOCKET_REAL_FIXTURE=PATH` names one at build time;
+//! without it that run is listed as ignored, saying so. CI names the shared fixture, so there it
+//! runs, and a missing fixture fails it.
 
 use std::path::{Path, PathBuf};
 
@@ -12,9 +13,6 @@ use serde_json::{Value, json};
 
 use super::quirky::{self, Facts};
 use super::{Client, call, is_error, snapshot, structured, text};
-
-/// Where a checkout of this project finds the real fixture when it sits beside `shared/`.
-const BESIDE_THE_REPOSITORY: &str = "../shared/fixtures/wrangler-workspace";
 
 /// A writable wrangler workspace in a temporary directory, and what it holds.
 pub struct Fixture {
@@ -31,30 +29,17 @@ impl Fixture {
         Fixture { dir, facts, real: false }
     }
 
-    /// A copy of the real wrangler workspace, when there is one (see the module docs).
-    pub fn real() -> Option<Fixture> {
-        let source = match std::env::var_os("DOCKET_REAL_FIXTURE") {
-            Some(path) => {
-                let path = PathBuf::from(path);
-                assert!(
-                    path.join(".wrangler").is_dir(),
-                    "DOCKET_REAL_FIXTURE={} holds no .wrangler/: point it at the real wrangler workspace, or unset it",
-                    path.display()
-                );
-                path
-            }
-            None => {
-                let beside = Path::new(env!("CARGO_MANIFEST_DIR")).join(BESIDE_THE_REPOSITORY);
-                if !beside.join(".wrangler").is_dir() {
-                    eprintln!("no real wrangler workspace at {}: ran on the generated one only", beside.display());
-                    return None;
-                }
-                beside
-            }
-        };
+    /// A copy of the real wrangler workspace that `DOCKET_REAL_FIXTURE` names.
+    pub fn real() -> Fixture {
+        let source = PathBuf::from(std::env::var_os("DOCKET_REAL_FIXTURE").unwrap_or_default());
+        assert!(
+            source.join(".wrangler").is_dir(),
+            "DOCKET_REAL_FIXTURE={} holds no .wrangler/: point it at a real wrangler workspace, or unset it",
+            source.display()
+        );
         let dir = tempfile::tempdir().expect("temp dir");
         copy_dir(&source.join(".wrangler"), &dir.path().join(".wrangler"));
-        Some(Fixture { dir, facts: real_facts(), real: true })
+        Fixture { dir, facts: real_facts(), real: true }
     }
 
     pub fn path(&self) -> &Path {
@@ -87,7 +72,7 @@ fn real_facts() -> Facts {
 }
 
 /// A test body run on each fixture: `NAME::generated` always, `NAME::real_fixture` on the real
-/// workspace when there is one. `async fn` bodies run under tokio; plain `fn` bodies as they are.
+/// workspace when `DOCKET_REAL_FIXTURE` names one. `async fn` bodies run under tokio; plain `fn` bodies as they are.
 #[macro_export]
 macro_rules! on_each_fixture {
     ($(#[$meta:meta])* async fn $name:ident($fx:ident) $body:block $($rest:tt)*) => {
@@ -105,10 +90,9 @@ macro_rules! on_each_fixture {
             }
 
             #[tokio::test]
+            #[cfg_attr(not(docket_real_fixture), ignore = "no real wrangler workspace: set DOCKET_REAL_FIXTURE=PATH")]
             async fn real_fixture() {
-                if let Some(fx) = Fixture::real() {
-                    body(fx).await
-                }
+                body(Fixture::real()).await
             }
         }
         $crate::on_each_fixture! { $($rest)* }
@@ -128,10 +112,9 @@ macro_rules! on_each_fixture {
             }
 
             #[test]
+            #[cfg_attr(not(docket_real_fixture), ignore = "no real wrangler workspace: set DOCKET_REAL_FIXTURE=PATH")]
             fn real_fixture() {
-                if let Some(fx) = Fixture::real() {
-                    body(fx)
-                }
+                body(Fixture::real())
             }
         }
         $crate::on_each_fixture! { $($rest)* }
