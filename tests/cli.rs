@@ -97,11 +97,12 @@ fn list_prints_an_aligned_table_and_the_next_cursor() {
         assert!(["issue", "specification", "idea"].contains(&row[3].as_str()), "{row:?}");
     }
     let footer = out.lines().last().expect("footer");
-    assert!(footer.starts_with(&format!("25 of {ISSUES} issues. {} more, pass --cursor ", ISSUES - 25)), "{footer}");
+    assert!(footer.starts_with(&format!("Issues 1-25 of {ISSUES}. Next page: docket list --cursor ")), "{footer}");
     let cursor = footer.split("--cursor ").nth(1).and_then(|s| s.split_whitespace().next()).expect("cursor");
     let rest = ok(ws.path(), &["list", "--cursor", cursor]);
     assert_eq!(self::rows(&rest).len(), ISSUES - 25, "{rest}");
     assert!(rest.lines().last().is_some_and(|l| !l.contains("--cursor")), "{rest}");
+    assert_eq!(rest.lines().last(), Some(format!("Issues 26-{ISSUES} of {ISSUES}.").as_str()), "{rest}");
 }
 
 #[test]

@@ -63,12 +63,59 @@ fn search_finds_by_title_and_says_when_nothing_matches() {
     let out = ok(ws, &["search", &word]);
     assert!(out.lines().next().unwrap().starts_with("ID"), "{out}");
     assert!(out.contains(&target.id), "{word}: {out}");
-    assert!(out.trim_end().ends_with("matches."), "{out}");
+    assert!(out.lines().last().is_some_and(|l| l.starts_with("Matches 1-") && l.contains(" of ")), "{out}");
     let json: Value = serde_json::from_str(&ok(ws, &["search", &word, "--json"])).unwrap();
     assert!(json["issues"].as_array().unwrap().iter().any(|i| i["id"] == target.id.as_str()));
     let open_only = ok(ws, &["search", &word, "--status", "open"]);
-    assert!(open_only.lines().skip(1).filter(|l| l.contains('-')).all(|l| l.contains(" open ")), "{open_only}");
+    assert!(open_only.lines().skip(1).filter(|l| !l.starts_with("Matches ")).all(|l| l.contains(" open ")), "{open_only}");
     assert_eq!(ok(ws, &["search", "zzzz-no-such-text"]), "Nothing matches \"zzzz-no-such-text\".\n");
+}
+
+/// A page of matches names the next one as a command a person can paste; following it shows
+/// the rest, numbered on from the first page.
+#[test]
+fn search_pages_name_the_next_page_in_cli_terms() {
+    let dir = generated();
+    let ws = dir.path();
+    let json: Value = serde_json::from_str(&ok(ws, &["search", "fix", "--json", "--limit", "100"])).unwrap();
+    let total = json["totalCount"].as_u64().unwrap() as usize;
+    assert!(total > 3, "the generated workspace has several matches: {total}");
+    let first = ok(ws, &["search", "fix", "--limit", "3"]);
+    let footer = first.lines().last().unwrap();
+    assert!(
+        footer.starts_with(&format!("Matches 1-3 of {total}. Next page: docket search fix --limit 3 --cursor ")),
+        "{first}"
+    );
+    let cursor = footer.rsplit(' ').next().unwrap();
+    let second = ok(ws, &["search", "fix", "--limit", "3", "--cursor", cursor]);
+    let end = 3 + 3.min(total - 3);
+    assert!(second.lines().last().unwrap().starts_with(&format!("Matches 4-{end} of {total}.")), "{second}");
+}
+
+/// `--label +L` / `--label=-L` and `--add-label` / `--remove-label` edit the labels and keep the
+/// others; a bare `--label` list still replaces them; a mix is refused, naming both ways.
+#[test]
+fn update_adds_and_removes_labels_keeping_the_others() {
+    let dir = generated();
+    let ws = dir.path();
+    let created = ok(ws, &["create", "A positional title", "--label", "docs,tech-debt"]);
+    let id = created.trim();
+    assert_eq!(store(ws).get_meta(id).unwrap().value.title, "A positional title");
+    let out = ok(ws, &["update", id, "--label", "+urgent"]);
+    assert!(out.contains("labels: docs, tech-debt, urgent (added urgent)"), "{out}");
+    ok(ws, &["update", id, "--label=-docs", "--status", "in_progress"]);
+    let meta = store(ws).get_meta(id).unwrap().value;
+    assert_eq!(meta.labels, ["tech-debt", "urgent"]);
+    assert_eq!(meta.status, Status::InProgress);
+    ok(ws, &["update", id, "--add-label", "api", "--remove-label", "urgent"]);
+    assert_eq!(store(ws).get_meta(id).unwrap().value.labels, ["tech-debt", "api"]);
+    ok(ws, &["update", id, "--label", "only"]);
+    assert_eq!(store(ws).get_meta(id).unwrap().value.labels, ["only"]);
+    let mixed = docket(ws, &["update", id, "--label", "a,+b"], &[]);
+    assert!(!mixed.status.success());
+    let err = String::from_utf8_lossy(&mixed.stderr);
+    assert!(err.contains("mixes labels to set with +/- edits") && err.contains("--add-label"), "{err}");
+    assert_eq!(store(ws).get_meta(id).unwrap().value.labels, ["only"], "nothing written");
 }
 
 #[test]

@@ -227,9 +227,12 @@ impl BodyArgs {
 
 #[derive(Args, Debug)]
 pub struct CreateArgs {
+    /// Short title (or --title).
+    #[arg(value_name = "TITLE", required_unless_present = "title", conflicts_with = "title")]
+    pub title_arg: Option<String>,
     /// Short title.
     #[arg(long)]
-    pub title: String,
+    pub title: Option<String>,
     #[command(flatten)]
     pub body: BodyArgs,
     /// Kind: issue (default), specification or idea.
@@ -264,7 +267,7 @@ impl CreateArgs {
     /// issues_create arguments; `body` is the description already read (empty when none given).
     pub fn to_arguments(&self, body: Option<String>) -> Map<String, Value> {
         let mut args = Map::new();
-        args.insert("title".into(), json!(self.title));
+        args.insert("title".into(), json!(self.title.as_ref().or(self.title_arg.as_ref())));
         args.insert("description".into(), json!(body.unwrap_or_default()));
         put(&mut args, "type", &self.issue_type);
         put(&mut args, "priority", &self.priority);
@@ -297,9 +300,22 @@ pub struct UpdateArgs {
     /// New priority.
     #[arg(long)]
     pub priority: Option<String>,
-    /// Replace the labels (repeatable or comma-separated).
-    #[arg(long = "label", value_delimiter = ',', value_name = "LABEL", conflicts_with = "no_labels")]
+    /// Replace the labels (repeatable or comma-separated); `+L` adds L and `-L` removes it
+    /// (`--label +urgent`, `--label=-docs`) keeping the others.
+    #[arg(
+        long = "label",
+        value_delimiter = ',',
+        value_name = "LABEL",
+        conflicts_with = "no_labels",
+        allow_hyphen_values = true
+    )]
     pub labels: Vec<String>,
+    /// Add labels, keeping the others (repeatable or comma-separated).
+    #[arg(long = "add-label", value_delimiter = ',', value_name = "LABEL", conflicts_with = "no_labels")]
+    pub add_labels: Vec<String>,
+    /// Remove labels, keeping the others (repeatable or comma-separated).
+    #[arg(long = "remove-label", value_delimiter = ',', value_name = "LABEL", conflicts_with = "no_labels")]
+    pub remove_labels: Vec<String>,
     /// Remove every label.
     #[arg(long)]
     pub no_labels: bool,
@@ -316,8 +332,49 @@ pub struct UpdateArgs {
     pub ws: WorkspaceArg,
 }
 
+/// What an update does to the labels: replace them all, or add and remove some.
+#[derive(Debug, PartialEq)]
+pub enum LabelChange {
+    Keep,
+    Replace(Vec<String>),
+    Edit { add: Vec<String>, remove: Vec<String> },
+}
+
 impl UpdateArgs {
-    /// issues_update arguments; `body` is the new description already read, if any.
+    /// The labels change the flags ask for; `--label` values are all `+L`/`-L` edits or all
+    /// plain names (a list to replace the labels with), never a mix.
+    pub fn label_change(&self) -> Result<LabelChange, String> {
+        if self.no_labels {
+            return Ok(LabelChange::Replace(Vec::new()));
+        }
+        let signed = |l: &String| l.starts_with(['+', '-']);
+        let (mut add, mut remove) = (self.add_labels.clone(), self.remove_labels.clone());
+        if self.labels.iter().all(signed) {
+            for l in &self.labels {
+                let (sign, name) = l.split_at(1);
+                if name.is_empty() {
+                    return Err(format!("--label {l} names no label: write --label {sign}NAME"));
+                }
+                if sign == "+" { add.push(name.to_string()) } else { remove.push(name.to_string()) }
+            }
+        } else if self.labels.iter().any(signed) {
+            return Err(format!(
+                "--label {} mixes labels to set with +/- edits: either list every label the issue should have, \
+                 or use only +LABEL / -LABEL (or --add-label / --remove-label)",
+                self.labels.join(",")
+            ));
+        } else if !add.is_empty() || !remove.is_empty() {
+            return Err("--label replaces every label, so it cannot go with --add-label or --remove-label: use one \
+                        or the other"
+                .into());
+        } else {
+            return Ok(LabelChange::Replace(self.labels.clone()));
+        }
+        if add.is_empty() && remove.is_empty() { Ok(LabelChange::Keep) } else { Ok(LabelChange::Edit { add, remove }) }
+    }
+
+    /// issues_update arguments; `body` is the new description already read, if any. Label edits
+    /// (`+L`, `-L`) are not among them: they go through issues_labels (see [`Self::label_change`]).
     pub fn to_arguments(&self, body: Option<String>) -> Map<String, Value> {
         let mut args = Map::new();
         args.insert("id".into(), json!(self.id));
@@ -326,10 +383,8 @@ impl UpdateArgs {
         put(&mut args, "type", &self.issue_type);
         put(&mut args, "status", &self.status);
         put(&mut args, "priority", &self.priority);
-        if self.no_labels {
-            args.insert("labels".into(), json!([]));
-        } else {
-            put_list(&mut args, "labels", &self.labels);
+        if let Ok(LabelChange::Replace(labels)) = self.label_change() {
+            args.insert("labels".into(), json!(labels));
         }
         put(&mut args, "assignee", &self.assignee);
         put(&mut args, "project", &self.project);
@@ -490,9 +545,12 @@ pub struct SearchArgs {
     pub status: Vec<String>,
     #[command(flatten)]
     pub filters: Filters,
-    /// Most matches to show (1-100; default 25).
+    /// Most matches to show (1-100; default 10, or search_page_size in the config).
     #[arg(long)]
     pub limit: Option<i64>,
+    /// Show the next page: the cursor the previous page printed.
+    #[arg(long)]
+    pub cursor: Option<String>,
     /// Print the structured issues_search result as JSON.
     #[arg(long)]
     pub json: bool,

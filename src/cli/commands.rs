@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use serde_json::{Map, Value, json};
 
-use super::args::{BoardArgs, CreateArgs, ListArgs, ShowArgs, StatsArgs, UpdateArgs};
+use super::args::{BoardArgs, CreateArgs, LabelChange, ListArgs, ShowArgs, StatsArgs, UpdateArgs};
 use super::board::{self, Column};
 use super::style;
 use super::table::{self, terminal_width, truncate};
@@ -38,15 +38,12 @@ pub(super) fn list(core: &Core, a: &ListArgs) -> Result<String, String> {
     match &page.next_cursor {
         _ if total == 0 => out = "No issues match.\n".to_string(),
         Some(cursor) => {
-            let more = total.saturating_sub(offset + issues.len() as u64);
-            let _ = write!(
-                out,
-                "{}",
-                table::wrap(
-                    &format!("{} of {total} issues. {more} more, pass --cursor {cursor} (or --all).", issues.len()),
-                    terminal_width()
-                )
-            );
+            let shown = format!("Issues {}-{} of {total}", offset + 1, offset + issues.len() as u64);
+            let next = format!("{shown}. Next page: docket list --cursor {cursor} (or --all for every page).");
+            let _ = write!(out, "{}", table::wrap(&next, terminal_width()));
+        }
+        None if offset > 0 => {
+            let _ = writeln!(out, "Issues {}-{} of {total}.", offset + 1, offset + issues.len() as u64);
         }
         None => {
             let _ = writeln!(out, "{} of {total} issues.", issues.len());
@@ -187,25 +184,50 @@ pub(super) fn create(core: &Core, a: &CreateArgs) -> Result<String, String> {
 }
 
 pub(super) fn update(core: &Core, a: &UpdateArgs) -> Result<String, String> {
+    let labels = a.label_change()?;
     let body = a.body.read()?;
     let args = a.to_arguments(body);
-    let (out, reply) = core.call_as::<IssuesUpdateOutput>("issues_update", args.clone())?;
+    let (mut lines, mut json) = (Vec::new(), Map::new());
+    let mut id = a.id.clone();
+    // Label edits alone need no issues_update call (it would say nothing was given to change).
+    if args.len() > 1 || !matches!(labels, LabelChange::Edit { .. }) {
+        let (out, reply) = core.call_as::<IssuesUpdateOutput>("issues_update", args.clone())?;
+        json.insert("update".into(), reply.data);
+        id = out.issue.id.clone();
+        for name in &out.changed {
+            let value = match (name.as_str(), args.get(name)) {
+                ("description", Some(Value::String(d))) => format!("({} characters)", d.chars().count()),
+                (_, Some(v)) => plain(v),
+                (_, None) => "(changed)".to_string(),
+            };
+            lines.push(format!("  {name}: {value}"));
+        }
+    }
+    if let LabelChange::Edit { add, remove } = &labels {
+        let mut now = None;
+        for (operation, names) in [("add", add), ("remove", remove)].into_iter().filter(|(_, n)| !n.is_empty()) {
+            let call = json!({"operation": operation, "issueId": id, "labels": names});
+            let reply = core.call("issues_labels", call.as_object().cloned().unwrap_or_default())?;
+            now = Some(plain(&reply.data["issueLabels"]));
+            json.insert(format!("labels_{operation}"), reply.data);
+        }
+        let mut what = Vec::new();
+        if !add.is_empty() {
+            what.push(format!("added {}", add.join(", ")));
+        }
+        if !remove.is_empty() {
+            what.push(format!("removed {}", remove.join(", ")));
+        }
+        lines.push(format!("  labels: {} ({})", now.unwrap_or_default(), what.join("; ")));
+    }
     if a.json {
-        return Ok(json_text(&reply.data));
+        let only = (json.len() == 1).then(|| json.values().next().cloned()).flatten();
+        return Ok(json_text(&only.unwrap_or(Value::Object(json))));
     }
-    if out.changed.is_empty() {
-        return Ok(format!("No change to {}: the values given are already set.\n", out.issue.id));
+    if lines.is_empty() {
+        return Ok(format!("No change to {id}: the values given are already set.\n"));
     }
-    let mut text = format!("Updated {}:\n", out.issue.id);
-    for name in &out.changed {
-        let value = match (name.as_str(), args.get(name)) {
-            ("description", Some(Value::String(d))) => format!("({} characters)", d.chars().count()),
-            (_, Some(v)) => plain(v),
-            (_, None) => "(changed)".to_string(),
-        };
-        let _ = writeln!(text, "  {name}: {value}");
-    }
-    Ok(text)
+    Ok(format!("Updated {id}:\n{}\n", lines.join("\n")))
 }
 
 /// A JSON value for people: strings bare, lists comma-separated, empty as `(none)`.

@@ -52,6 +52,9 @@ fn search(core: &Core, a: &SearchArgs) -> Result<String, String> {
     if let Some(l) = a.limit {
         args.insert("limit".into(), json!(l));
     }
+    if let Some(c) = &a.cursor {
+        args.insert("cursor".into(), json!(c));
+    }
     let (out, reply) = core.call_as::<IssuesSearchOutput>("issues_search", args)?;
     if a.json {
         return Ok(json_text(&reply.data));
@@ -61,8 +64,33 @@ fn search(core: &Core, a: &SearchArgs) -> Result<String, String> {
         return Ok(format!("Nothing matches \"{}\".\n", a.query));
     }
     let mut text = list_table(&issues, terminal_width(), style::enabled());
-    let _ = writeln!(text, "{} of {} matches.", issues.len(), out.total_count);
+    let first = page_start(&reply) + 1;
+    let last = first + issues.len() - 1;
+    let total = out.total_count;
+    let _ = write!(text, "Matches {first}-{last} of {total}.");
+    match &out.next_cursor {
+        Some(cursor) => {
+            let limit = a.limit.map(|l| format!(" --limit {l}")).unwrap_or_default();
+            let query = shell_quote(&a.query);
+            let _ = writeln!(text, " Next page: docket search {query}{limit} --cursor {cursor}");
+        }
+        None => text.push('\n'),
+    }
     Ok(text)
+}
+
+/// How many results come before this page (the tool reports it in its context).
+pub(super) fn page_start(reply: &crate::runtime::Reply<Value>) -> usize {
+    reply.context.as_ref().and_then(|c| c.get("offset")).and_then(Value::as_u64).unwrap_or(0) as usize
+}
+
+/// `text` as one shell word.
+fn shell_quote(text: &str) -> String {
+    if !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || "-_./:".contains(c)) {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
+    }
 }
 
 fn close(core: &Core, a: &CloseArgs) -> Result<String, String> {
