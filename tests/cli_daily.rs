@@ -67,7 +67,10 @@ fn search_finds_by_title_and_says_when_nothing_matches() {
     let json: Value = serde_json::from_str(&ok(ws, &["search", &word, "--json"])).unwrap();
     assert!(json["issues"].as_array().unwrap().iter().any(|i| i["id"] == target.id.as_str()));
     let open_only = ok(ws, &["search", &word, "--status", "open"]);
-    assert!(open_only.lines().skip(1).filter(|l| !l.starts_with("Matches ")).all(|l| l.contains(" open ")), "{open_only}");
+    assert!(
+        open_only.lines().skip(1).filter(|l| !l.starts_with("Matches ")).all(|l| l.contains(" open ")),
+        "{open_only}"
+    );
     assert_eq!(ok(ws, &["search", "zzzz-no-such-text"]), "Nothing matches \"zzzz-no-such-text\".\n");
 }
 
@@ -245,4 +248,26 @@ fn piped_tables_have_no_colour_and_fit_columns() {
     assert!(!narrow.lines().next().unwrap().contains("TYPE"), "TYPE goes first when narrow: {narrow}");
     let wide = ok_env(ws, &["list"], &[("COLUMNS", "160")]);
     assert!(wide.lines().next().unwrap().contains("TYPE"), "{wide}");
+}
+
+/// `show` wraps a long body at the terminal's width between words (list items hang under their
+/// text) and gives dates with how long ago they were.
+#[test]
+fn show_wraps_the_body_between_words_and_says_how_old_dates_are() {
+    let dir = generated();
+    let ws = dir.path();
+    let long =
+        "word ".repeat(60) + "\n- a list item " + &"that goes on ".repeat(12) + "\n```\n" + &"x".repeat(90) + "\n```\n";
+    let id = ok(ws, &["create", "Long lines", "--description", &long]).trim().to_string();
+    let out = ok_env(ws, &["show", &id], &[("COLUMNS", "60")]);
+    let body: Vec<&str> = out.lines().skip_while(|l| !l.is_empty()).skip(1).collect();
+    assert!(body.len() > 8, "the long lines were broken: {out}");
+    for line in body.iter().filter(|l| !l.starts_with("xxx")) {
+        assert!(line.chars().count() <= 60, "wider than 60: {line:?}\n{out}");
+        assert!(!line.ends_with("wor") && !line.starts_with("d "), "a word was cut: {line:?}");
+    }
+    assert!(body.iter().any(|l| l.starts_with("  goes on that")), "a list item hangs under its text: {out}");
+    assert!(body.contains(&"x".repeat(90).as_str()), "code is kept as written: {out}");
+    let created = out.lines().find(|l| l.starts_with("Created:")).expect("Created line");
+    assert!(created.ends_with("(just now)"), "{created}");
 }

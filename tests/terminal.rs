@@ -101,3 +101,33 @@ on_each_fixture! {
         }
     }
 }
+
+/// In a terminal, `show` of an issue taller than the screen goes through `$PAGER`; one that fits
+/// is printed as is.
+#[test]
+fn show_pages_what_does_not_fit_the_terminal() {
+    let has_tmux = Command::new("tmux").arg("-V").output().is_ok_and(|o| o.status.success());
+    if !has_tmux {
+        eprintln!("SKIP show_pages_what_does_not_fit_the_terminal: tmux is not installed (apt-get install -y tmux)");
+        return;
+    }
+    let dir = common::workspace();
+    let bin = env!("CARGO_BIN_EXE_docket");
+    let ws = dir.path().display().to_string();
+    let create = |title: &str, body: &str| {
+        let out = Command::new(bin)
+            .args(["create", title, "--description", body, "--workspace", &ws])
+            .output()
+            .expect("docket create");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    let tall = create("Tall", &"a line\n".repeat(80));
+    let short = create("Short", "one line");
+    let tmux = Tmux::new();
+    let show = |id: &str| format!("env PAGER='echo PAGER-RAN; cat' {bin} show {id} --workspace '{ws}'");
+    let (paged, _) = tmux.run("tall", 80, &show(&tall));
+    assert!(paged.contains("PAGER-RAN"), "{paged}");
+    let (plain, _) = tmux.run("short", 80, &show(&short));
+    assert!(!plain.contains("PAGER-RAN") && plain.contains("one line"), "{plain}");
+}

@@ -7,9 +7,9 @@ use serde_json::{Map, Value, json};
 
 use super::args::{BoardArgs, CreateArgs, LabelChange, ListArgs, ShowArgs, StatsArgs, UpdateArgs};
 use super::board::{self, Column};
-use super::style;
 use super::table::{self, terminal_width, truncate};
 use super::{Core, json_text};
+use super::{human, style};
 use crate::generated::{
     IssueRecord, IssueStatus, IssuesCreateOutput, IssuesGetOutput, IssuesListOutput, IssuesStatsOutput,
     IssuesUpdateOutput, limits,
@@ -148,9 +148,11 @@ pub(super) fn show(core: &Core, a: &ShowArgs) -> Result<String, String> {
     field("Labels", r.labels.as_ref().map(|l| l.join(", ")));
     field("Assignee", r.assignee.clone());
     field("Project", r.project.clone());
-    field("Created", r.created_at.clone());
-    field("Updated", r.updated_at.clone());
-    field("Closed", r.closed_at.clone());
+    let now = chrono::Utc::now();
+    let when = |d: &Option<String>| d.as_deref().map(|d| human::date(d, now));
+    field("Created", when(&r.created_at));
+    field("Updated", when(&r.updated_at));
+    field("Closed", when(&r.closed_at));
     field(
         "Context",
         r.wrangler_context
@@ -159,7 +161,7 @@ pub(super) fn show(core: &Core, a: &ShowArgs) -> Result<String, String> {
     );
     let body = r.description.clone().unwrap_or_default();
     if !body.trim().is_empty() {
-        let _ = write!(text, "\n{}\n", body.trim_end());
+        let _ = write!(text, "\n{}", human::wrap_markdown(body.trim_end(), terminal_width()));
     }
     if r.truncated == Some(true) {
         let total = r.description_length.unwrap_or_default();

@@ -8,6 +8,7 @@ mod board;
 mod commands;
 mod daily;
 mod edit;
+mod human;
 mod style;
 mod table;
 mod team;
@@ -36,7 +37,18 @@ use crate::store::Workspace;
 pub fn run(command: Command, top: fn() -> clap::Command) -> ExitCode {
     let result = match &command {
         Command::List(a) => Core::open(&a.ws).and_then(|core| commands::list(&core, a)),
-        Command::Show(a) => Core::open(&a.ws).and_then(|core| commands::show(&core, a)),
+        Command::Show(a) => {
+            return match Core::open(&a.ws).and_then(|core| commands::show(&core, a)) {
+                // A long issue goes through the pager in a terminal, as `git show` does.
+                Ok(text) => match human::page(&text) {
+                    Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                        fail(&format!("cannot write the output: {e}"))
+                    }
+                    _ => ExitCode::SUCCESS,
+                },
+                Err(message) => fail(&message),
+            };
+        }
         Command::Create(a) => Core::open(&a.ws).and_then(|core| commands::create(&core, a)),
         Command::Update(a) => Core::open(&a.ws).and_then(|core| commands::update(&core, a)),
         Command::Board(a) => Core::open(&a.ws).and_then(|core| commands::board(&core, a)),
