@@ -61,7 +61,7 @@ fn ok_json(ws: &Path, args: &[&str]) -> Value {
 
 /// Every issue, from `list --all --json`.
 fn all_issues(ws: &Path) -> Vec<Value> {
-    ok_json(ws, &["list", "--all", "--json"])["issues"].as_array().cloned().expect("issues array")
+    ok_json(ws, &["list", "--all", "--status", "all", "--json"])["issues"].as_array().cloned().expect("issues array")
 }
 
 fn count_status(issues: &[Value], status: &str) -> usize {
@@ -81,9 +81,11 @@ fn rows(table: &str) -> Vec<Vec<String>> {
 #[test]
 fn list_prints_an_aligned_table_and_the_next_cursor() {
     let ws = generated();
-    let out = ok(ws.path(), &["list"]);
+    let out = ok(ws.path(), &["list", "--status", "all"]);
     let header = out.lines().next().expect("a header line");
-    assert_eq!(header.split_whitespace().collect::<Vec<_>>(), ["ID", "STATUS", "PRIORITY", "TYPE", "TITLE", "LABELS"]);
+    let columns: Vec<&str> = header.split_whitespace().collect();
+    assert_eq!(columns[..5], ["ID", "STATUS", "PRIORITY", "ASSIGNEE", "AGE"], "{out}");
+    assert!(columns.contains(&"TITLE"), "{out}");
     let rows = rows(&out);
     assert_eq!(rows.len(), 25, "{out}");
     let title_at = header.find("TITLE").expect("TITLE column");
@@ -94,15 +96,34 @@ fn list_prints_an_aligned_table_and_the_next_cursor() {
     for row in &rows {
         assert!(["open", "in_progress", "closed", "cancelled"].contains(&row[1].as_str()), "{row:?}");
         assert!(["low", "medium", "high", "critical"].contains(&row[2].as_str()), "{row:?}");
-        assert!(["issue", "specification", "idea"].contains(&row[3].as_str()), "{row:?}");
+        let age = &row[4];
+        assert!(age == "now" || ["m", "h", "d", "mo", "y"].iter().any(|u| age.ends_with(u)), "{row:?}");
     }
     let footer = out.lines().last().expect("footer");
     assert!(footer.starts_with(&format!("Issues 1-25 of {ISSUES}. Next page: docket list --cursor ")), "{footer}");
     let cursor = footer.split("--cursor ").nth(1).and_then(|s| s.split_whitespace().next()).expect("cursor");
-    let rest = ok(ws.path(), &["list", "--cursor", cursor]);
+    let rest = ok(ws.path(), &["list", "--status", "all", "--cursor", cursor]);
     assert_eq!(self::rows(&rest).len(), ISSUES - 25, "{rest}");
     assert!(rest.lines().last().is_some_and(|l| !l.contains("--cursor")), "{rest}");
     assert_eq!(rest.lines().last(), Some(format!("Issues 26-{ISSUES} of {ISSUES}.").as_str()), "{rest}");
+}
+
+/// Without --status, `list` shows the work still to do and says how to see the rest.
+#[test]
+fn list_by_default_shows_open_and_in_progress_work() {
+    let ws = generated();
+    let all = all_issues(ws.path());
+    let active = count_status(&all, "open") + count_status(&all, "in_progress");
+    assert!(active < all.len(), "the generated workspace has finished work too");
+    let out = ok(ws.path(), &["list", "--all"]);
+    let rows = rows(&out);
+    assert_eq!(rows.len(), active, "{out}");
+    assert!(rows.iter().all(|r| r[1] == "open" || r[1] == "in_progress"), "{out}");
+    assert!(out.contains(&format!("{active} of {active} open or in progress issues.")), "{out}");
+    assert!(
+        out.split_whitespace().collect::<Vec<_>>().join(" ").ends_with("--status all (or closed, cancelled) lists it."),
+        "{out}"
+    );
 }
 
 #[test]

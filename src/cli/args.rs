@@ -111,7 +111,8 @@ impl Filters {
 
 #[derive(Args, Debug)]
 pub struct ListArgs {
-    /// Only these statuses (repeatable or comma-separated).
+    /// Only these statuses (repeatable or comma-separated; default open,in_progress; `all` for
+    /// finished work too).
     #[arg(long, value_delimiter = ',', value_name = "STATUS")]
     pub status: Vec<String>,
     #[command(flatten)]
@@ -142,11 +143,23 @@ pub const TABLE_FIELDS: [&str; 8] = ["title", "type", "status", "priority", "lab
 /// Page size of `list` when none is given (the tool's summary default, also used for `full`).
 pub const LIST_PAGE: i64 = 25;
 
+/// What `list` shows without --status: the work still to do.
+pub const LIST_STATUSES: [&str; 2] = ["open", "in_progress"];
+
 impl ListArgs {
+    /// The statuses to list: those given, every one for `all`, else [`LIST_STATUSES`].
+    pub fn statuses(&self) -> Vec<String> {
+        match self.status.as_slice() {
+            [] => LIST_STATUSES.iter().map(|s| s.to_string()).collect(),
+            [all] if all == "all" => Vec::new(),
+            given => given.to_vec(),
+        }
+    }
+
     /// issues_list arguments for one page (`cursor` overrides `--cursor` when following pages).
     pub fn to_arguments(&self, cursor: Option<&str>) -> Map<String, Value> {
         let mut args = Map::new();
-        put_list(&mut args, "status", &self.status);
+        put_list(&mut args, "status", &self.statuses());
         self.filters.apply(&mut args);
         // The table (and --json, for scripts) takes records: the fields the table shows for the
         // format asked, without bodies. --json with a --format prints the tool's own result for it.
@@ -491,9 +504,12 @@ mod tests {
     #[test]
     fn list_json_asks_for_the_table_records_and_leaves_page_size_to_the_tool() {
         let Command::List(list) = parse(&["list", "--json", "--cursor", "abc"]) else { panic!("not list") };
-        assert_eq!(Value::Object(list.to_arguments(None)), json!({"fields": TABLE_FIELDS, "cursor": "abc"}));
+        assert_eq!(
+            Value::Object(list.to_arguments(None)),
+            json!({"status": LIST_STATUSES, "fields": TABLE_FIELDS, "cursor": "abc"})
+        );
         let Command::List(list) = parse(&["list", "--json", "--format", "minimal"]) else { panic!("not list") };
-        assert_eq!(Value::Object(list.to_arguments(None)), json!({"format": "minimal"}));
+        assert_eq!(Value::Object(list.to_arguments(None)), json!({"status": LIST_STATUSES, "format": "minimal"}));
     }
 
     #[test]

@@ -35,8 +35,9 @@ pub(super) fn list(core: &Core, a: &ListArgs) -> Result<String, String> {
     }
     let mut out = list_table(&issues, terminal_width(), style::enabled());
     let total = page.total_count.max(0) as u64;
+    let scope = if a.status.is_empty() { " open or in progress" } else { "" };
     match &page.next_cursor {
-        _ if total == 0 => out = "No issues match.\n".to_string(),
+        _ if total == 0 => out = format!("No{scope} issues match.\n"),
         Some(cursor) => {
             let shown = format!("Issues {}-{} of {total}", offset + 1, offset + issues.len() as u64);
             let next = format!("{shown}. Next page: docket list --cursor {cursor} (or --all for every page).");
@@ -46,22 +47,29 @@ pub(super) fn list(core: &Core, a: &ListArgs) -> Result<String, String> {
             let _ = writeln!(out, "Issues {}-{} of {total}.", offset + 1, offset + issues.len() as u64);
         }
         None => {
-            let _ = writeln!(out, "{} of {total} issues.", issues.len());
+            let _ = writeln!(out, "{} of {total}{scope} issues.", issues.len());
         }
+    }
+    if a.status.is_empty() {
+        let hint = "Finished work is left out: --status all (or closed, cancelled) lists it.";
+        out.push_str(&table::wrap(hint, terminal_width()));
     }
     Ok(out)
 }
 
-/// The list table, fitted to `width`: TITLE keeps at least [`TITLE_MIN`] characters; to make
-/// room, long IDs are cut, then TYPE, LABELS, PRIORITY and STATUS are left out in that order;
-/// LABELS takes what TITLE leaves. A column no issue has a value for is left out.
+/// The list table, fitted to `width`: TITLE keeps at least `TITLE_MIN` characters (`TITLE_WANT`
+/// before TYPE or LABELS is shown); to make room, long IDs are cut, then TYPE, LABELS, AGE
+/// (since the last update), ASSIGNEE, PRIORITY and STATUS are left out in that order; LABELS takes what TITLE leaves. A column no issue has a
+/// value for is left out.
 pub(super) fn list_table(issues: &[IssueRecord], width: usize, colour: bool) -> String {
-    const TITLE_MIN: usize = 20;
+    const TITLE_MIN: usize = 24;
+    const TITLE_WANT: usize = 40;
     const LABELS_MIN: usize = 8;
     /// Room kept for LABELS when cutting titles.
     const LABELS_ROOM: usize = 14;
-    let (id, status, priority, kind, title, labels) = (0, 1, 2, 3, 4, 5);
-    let header = ["ID", "STATUS", "PRIORITY", "TYPE", "TITLE", "LABELS"];
+    let (id, status, priority, assignee, age, kind, title, labels) = (0, 1, 2, 3, 4, 5, 6, 7);
+    let header = ["ID", "STATUS", "PRIORITY", "ASSIGNEE", "AGE", "TYPE", "TITLE", "LABELS"];
+    let now = chrono::Utc::now();
     let mut rows: Vec<Vec<String>> = issues
         .iter()
         .map(|r| {
@@ -69,6 +77,8 @@ pub(super) fn list_table(issues: &[IssueRecord], width: usize, colour: bool) -> 
                 r.id.clone(),
                 r.status.map(|s| s.to_string()).unwrap_or_default(),
                 r.priority.map(|p| p.to_string()).unwrap_or_default(),
+                truncate(r.assignee.as_deref().unwrap_or_default(), 12),
+                r.updated_at.as_deref().map(|d| human::age(d, now)).unwrap_or_default(),
                 r.r#type.map(|t| t.to_string()).unwrap_or_default(),
                 r.title.clone().unwrap_or_default(),
                 r.labels.as_ref().map(|l| l.join(",")).unwrap_or_default(),
@@ -84,14 +94,20 @@ pub(super) fn list_table(issues: &[IssueRecord], width: usize, colour: bool) -> 
         rows.iter().map(|r| r[i].chars().count()).chain([header[i].len()]).max().unwrap_or(0)
     };
     let has_values = |i: usize| rows.iter().any(|r| !r[i].is_empty());
-    let mut keep: Vec<usize> = (0..header.len()).filter(|&i| i == id || i == title || has_values(i)).collect();
+    // ASSIGNEE shows even when nobody is assigned: "-" everywhere says so.
+    let mut keep: Vec<usize> =
+        (0..header.len()).filter(|&i| i == id || i == title || i == assignee || has_values(i)).collect();
     // The width of the columns other than TITLE and LABELS, with the gaps between all columns.
     let fixed = |rows: &[Vec<String>], keep: &[usize]| -> usize {
         keep.iter().filter(|&&i| i != title && i != labels).map(|&i| widest(rows, i)).sum::<usize>()
             + 2 * (keep.len() - 1)
     };
-    for drop in [kind, labels, priority, status] {
-        let need = fixed(&rows, &keep) + TITLE_MIN + if keep.contains(&labels) { LABELS_MIN } else { 0 };
+    // Titles matter more than TYPE and LABELS: those go before a title is cut below TITLE_WANT;
+    // the other columns only to keep TITLE_MIN.
+    let title_want = widest(&rows, title).clamp(TITLE_MIN, TITLE_WANT);
+    for drop in [kind, labels, age, assignee, priority, status] {
+        let room = if [kind, labels].contains(&drop) { title_want } else { TITLE_MIN };
+        let need = fixed(&rows, &keep) + room + if keep.contains(&labels) { LABELS_MIN } else { 0 };
         if need <= width {
             break;
         }
@@ -322,6 +338,23 @@ mod tests {
         assert!(lines[1].contains("…  performance,"), "{table}");
         assert!(lines[1].ends_with('…'), "labels cut too: {table}");
         assert!(lines[2].ends_with("Short"), "{table}");
+    }
+
+    #[test]
+    fn at_80_columns_titles_win_over_type_and_labels_and_assignee_and_age_stay() {
+        let mut r =
+            record("ISS-000843", "Retry the billing webhook when the provider times out", &["docs", "tech-debt"]);
+        r.assignee = Some("ann".into());
+        r.updated_at = Some((chrono::Utc::now() - chrono::Duration::days(3)).to_rfc3339());
+        let table = list_table(&[r], 80, false);
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(
+            lines[0].split_whitespace().collect::<Vec<_>>(),
+            ["ID", "STATUS", "PRIORITY", "ASSIGNEE", "AGE", "TITLE"]
+        );
+        assert!(lines[1].contains("ann") && lines[1].contains("3d"), "{table}");
+        assert!(lines[1].contains("Retry the billing webhook wh"), "the title gets the room: {table}");
+        assert!(lines.iter().all(|l| l.chars().count() <= 80), "{table}");
     }
 
     #[test]

@@ -13,6 +13,19 @@ pub fn date(iso: &str, now: DateTime<Utc>) -> String {
     format!("{} ({})", at.format("%Y-%m-%d %H:%M"), ago(now.signed_duration_since(at).num_seconds()))
 }
 
+/// How long ago `iso` was, in a table's few characters: `now`, `5m`, `3h`, `12d`, `4mo`, `2y`.
+pub fn age(iso: &str, now: DateTime<Utc>) -> String {
+    let Ok(at) = DateTime::parse_from_rfc3339(iso.trim()) else { return String::new() };
+    match now.signed_duration_since(at.with_timezone(&Utc)).num_seconds().max(0) {
+        s if s < 60 => "now".to_string(),
+        s if s < 3_600 => format!("{}m", s / 60),
+        s if s < 86_400 => format!("{}h", s / 3_600),
+        s if s < 86_400 * 60 => format!("{}d", s / 86_400),
+        s if s < 86_400 * 730 => format!("{}mo", s / (86_400 * 30)),
+        s => format!("{}y", s / (86_400 * 365)),
+    }
+}
+
 fn ago(seconds: i64) -> String {
     let (n, unit) = match seconds.abs() {
         s if s < 60 => return "just now".to_string(),
@@ -125,5 +138,8 @@ mod tests {
         assert_eq!(date("2026-11-22T10:00:00.000Z", now), "2026-11-22 10:00 (3 days ago)");
         assert_eq!(date("2026-11-25T11:00:00Z", now), "2026-11-25 11:00 (1 hour ago)");
         assert_eq!(date("not a date", now), "not a date");
+        assert_eq!(age("2026-11-22T10:00:00.000Z", now), "3d");
+        assert_eq!(age("2026-11-25T11:59:30Z", now), "now");
+        assert_eq!(age("2025-11-01T00:00:00Z", now), "12mo");
     }
 }
