@@ -28,22 +28,59 @@ const MAX_TERM_CHARS: usize = 32;
 /// prefix lookups scan them.
 const UNSORTED_LIMIT: usize = 1024;
 
-/// The score a field earns for one query word (an exact word counts twice a prefix match).
-fn weight(fields: u8) -> u32 {
+/// Points a field earns for one query word, before its rarity (IDF) scales them: title words
+/// weigh most, then labels, then the body. An exact word earns a field's points twice, a prefix
+/// or infix match once. IDs are not words: [`super::Store::search`] ranks them above all.
+fn points(fields: u8) -> u32 {
     let mut w = 0;
-    if fields & ID != 0 {
-        w += 1000;
-    }
     if fields & TITLE != 0 {
-        w += 100;
+        w += 10;
     }
     if fields & LABELS != 0 {
-        w += 10;
+        w += 4;
     }
     if fields & BODY != 0 {
         w += 1;
     }
     w
+}
+
+/// A title that is the query, word for word: above any other match but an ID.
+pub const EXACT_TITLE: u32 = 1_000_000;
+/// The query's words side by side in the title (the last one may be a prefix).
+const TITLE_PHRASE: u32 = 1_500;
+/// The part of the title the query covers, at most this (shorter titles first).
+const TITLE_COVER: u32 = 1_000;
+
+/// The score of one search hit, before the title boosts.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Hit {
+    pub doc: u32,
+    pub score: u32,
+    /// Every query word occurs in the title (so [`title_boost`] can add something).
+    pub in_title: bool,
+}
+
+/// What `title` adds to a hit's score for `q`: [`EXACT_TITLE`] when it is the query word for
+/// word, else a phrase boost when the query's words stand together in it, plus a share of
+/// [`TITLE_COVER`] for the part of its words the query covers.
+pub fn title_boost(q: &Query, title: &str) -> u32 {
+    let lower = title.to_lowercase();
+    let title_words: Vec<&str> = words(&lower).map(|(a, b)| &lower[a..b]).collect();
+    let n = q.terms.len();
+    if n == 0 || title_words.is_empty() {
+        return 0;
+    }
+    if title_words.len() == n && title_words.iter().zip(&q.terms).all(|(a, b)| a == b) {
+        return EXACT_TITLE;
+    }
+    let last = n - 1;
+    let same = |i: usize, w: &str| w == q.terms[i] || (i == last && !q.exact && w.starts_with(q.terms[i].as_str()));
+    let mut boost = 0;
+    if n >= 2 && title_words.windows(n).any(|win| win.iter().enumerate().all(|(i, w)| same(i, w))) {
+        boost += TITLE_PHRASE;
+    }
+    boost + TITLE_COVER * n.min(title_words.len()) as u32 / title_words.len() as u32
 }
 
 struct Term {
@@ -295,7 +332,7 @@ impl SearchIndex {
     /// Every live document holding all the query's words in the `allowed` fields, with its
     /// score. Words are matched whole, the last one also as a prefix; when that finds nothing,
     /// every word is matched anywhere inside the indexed words (`hook` finds `webhook`).
-    pub fn search(&self, q: &Query, allowed: u8, docs: usize, live: impl Fn(u32) -> bool) -> Vec<(u32, u32)> {
+    pub fn search(&self, q: &Query, allowed: u8, docs: usize, live: impl Fn(u32) -> bool) -> Vec<Hit> {
         if q.terms.is_empty() {
             return Vec::new();
         }
@@ -315,12 +352,12 @@ impl SearchIndex {
         docs: usize,
         live: &impl Fn(u32) -> bool,
         how: impl Fn(usize) -> Match,
-    ) -> Vec<(u32, u32)> {
+    ) -> Vec<Hit> {
         let mut expanded: Vec<Vec<(u32, Match)>> =
             q.terms.iter().enumerate().map(|(i, w)| self.expand(w, how(i))).collect();
         // Rarest first: the first word decides the candidates, the others only remove some.
         expanded.sort_by_key(|e| e.iter().map(|(t, _)| self.terms[*t as usize].count as usize).sum::<usize>());
-        let mut candidates: Vec<(u32, u32)> = Vec::new();
+        let mut candidates: Vec<Hit> = Vec::new();
         let mut marks = vec![0u8; docs];
         for (i, terms) in expanded.iter().enumerate() {
             if terms.is_empty() {
@@ -337,18 +374,23 @@ impl SearchIndex {
                     }
                 }
             }
-            let score = |mark: u8| weight(mark & FIELDS) + weight(mark >> 4);
+            // BM25's inverse document frequency: a rare word says more than a common one.
+            let df = terms.iter().map(|(t, _)| self.terms[*t as usize].count as usize).sum::<usize>().min(docs) as f64;
+            let idf = (1.0 + (docs as f64 - df + 0.5) / (df + 0.5)).ln();
+            let scale = (idf * 10.0).max(1.0) as u32;
+            let score = |mark: u8| scale * (points(mark & FIELDS) + points(mark >> 4));
             if i == 0 {
                 candidates = marks
                     .iter()
                     .enumerate()
                     .filter(|&(doc, &m)| m != 0 && live(doc as u32))
-                    .map(|(doc, &m)| (doc as u32, score(m)))
+                    .map(|(doc, &m)| Hit { doc: doc as u32, score: score(m), in_title: m & TITLE != 0 })
                     .collect();
             } else {
-                candidates.retain_mut(|(doc, s)| {
-                    let m = marks[*doc as usize];
-                    *s += score(m);
+                candidates.retain_mut(|h| {
+                    let m = marks[h.doc as usize];
+                    h.score += score(m);
+                    h.in_title &= m & TITLE != 0;
                     m != 0
                 });
             }
@@ -517,7 +559,8 @@ mod tests {
     }
 
     fn found(ix: &SearchIndex, q: &str, docs: usize) -> Vec<(u32, u32)> {
-        let mut hits = ix.search(&Query::parse(q), FIELDS, docs, |_| true);
+        let mut hits: Vec<(u32, u32)> =
+            ix.search(&Query::parse(q), FIELDS, docs, |_| true).into_iter().map(|h| (h.doc, h.score)).collect();
         hits.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         hits
     }
@@ -558,7 +601,7 @@ mod tests {
     fn dead_documents_are_skipped_and_compaction_keeps_the_rest() {
         let mut ix = index(&[("A-1", "alpha", &[], ""), ("A-2", "alpha beta", &[], ""), ("A-3", "beta", &[], "")]);
         let hits = ix.search(&Query::parse("alpha"), FIELDS, 3, |d| d != 0);
-        assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), [1]);
+        assert_eq!(hits.iter().map(|h| h.doc).collect::<Vec<_>>(), [1]);
         ix.compact(&[u32::MAX, 0, 1]);
         assert_eq!(found(&ix, "alpha", 2).iter().map(|h| h.0).collect::<Vec<_>>(), [0]);
         assert_eq!(found(&ix, "beta", 2).iter().map(|h| h.0).collect::<Vec<_>>(), [0, 1]);
