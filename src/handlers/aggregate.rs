@@ -29,7 +29,11 @@ pub fn get_batch(cx: &Handlers, input: IssuesGetBatchInput) -> ToolResult<Issues
     let (store, limits): (&Store, &ResponseLimits) = (&cx.store, &cx.limits);
     let per_item =
         (limits.character_limit / input.ids.len().max(1)).max(limits::issues_get_batch::MIN_DESCRIPTION_CHARS);
-    let projection = Projection::fields(input.fields.as_deref()).limit(per_item);
+    let projection = match input.fields.as_deref() {
+        None => Projection::whole(),
+        fields => Projection::fields(fields),
+    }
+    .limit(per_item);
     let request = reading::Request {
         outline: input.outline.unwrap_or(false),
         section: input.section.as_deref(),

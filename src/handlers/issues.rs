@@ -73,7 +73,11 @@ pub fn get(cx: &Handlers, input: IssuesGetInput) -> ToolResult<IssuesGetOutput> 
         reply.text = text;
         return Ok(reply);
     }
-    let projection = Projection::fields(input.fields.as_deref()).limit(limits.character_limit);
+    let projection = match input.fields.as_deref() {
+        None => Projection::whole(),
+        fields => Projection::fields(fields),
+    }
+    .limit(limits.character_limit);
     let (record, cached, warnings) = if projection.needs_body() {
         let snap = store.get(&input.id).map_err(store_error)?;
         (projection.record(&snap.value.meta, Some(&snap.value.body)), snap.cached, snap.warnings)

@@ -86,11 +86,14 @@ pub fn read(id: &str, body: &str, req: &Request, limit: usize) -> Result<Piece, 
         let (lines, note) = outline(&sections, req.depth);
         piece.outline = Some(lines);
         piece.outline_note = note;
-        // Without headings there is no section to ask for: the next call reads the body.
-        piece.next = Some(match sections.is_empty() {
-            true => call(id, None, None),
-            false => call(id, Some("<heading>"), None),
-        });
+        // A section no heading matches: the call that succeeds (without headings, the body).
+        // An outline asked for names no next call: its caller knows `section`.
+        if piece.missing.is_some() {
+            piece.next = Some(match sections.is_empty() {
+                true => call(id, None, None),
+                false => call(id, Some("<heading>"), None),
+            });
+        }
         return Ok(piece);
     }
     let start = req.offset.map_or(range.0, |o| o.max(range.0));
@@ -172,8 +175,8 @@ pub fn path_of(sections: &[Section], i: usize) -> String {
     names.join("/")
 }
 
-/// One line per heading, indented by its depth below the shallowest heading, with the section's
-/// size in characters (its subsections included): `  Component 3 (1204)`. Without `depth`, the
+/// One line per heading, indented one space per level below the shallowest heading, with the
+/// section's size in characters (its subsections included): `  Component 3 (1204)`. Without `depth`, the
 /// deepest levels are left out when showing them all would take more than
 /// [`DEFAULT_OUTLINE_LINES`] lines; the note says so and how to see them.
 pub fn outline(sections: &[Section], depth: Option<usize>) -> (String, Option<String>) {
@@ -194,7 +197,7 @@ pub fn outline(sections: &[Section], depth: Option<usize>) -> (String, Option<St
         if !out.is_empty() {
             out.push('\n');
         }
-        let _ = write!(out, "{}{} ({})", "  ".repeat(rel(s) - 1), s.title, s.end - s.start);
+        let _ = write!(out, "{}{} ({})", " ".repeat(rel(s) - 1), s.title, s.end - s.start);
     }
     let hidden = sections.iter().filter(|s| rel(s) > shown).count();
     let note = (hidden > 0).then(|| format!("{hidden} deeper headings left out; depth {deepest} shows all"));
@@ -273,7 +276,7 @@ mod tests {
         assert!(p.text.is_none());
         let outline = p.outline.expect("outline");
         assert_eq!(outline.lines().count(), 6, "{outline}");
-        assert!(outline.contains("\n  Design (39)\n    Component 3 (24)"), "{outline}");
+        assert!(outline.contains("\n Design (39)\n  Component 3 (24)"), "{outline}");
     }
 
     #[test]

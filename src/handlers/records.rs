@@ -57,6 +57,13 @@ impl Projection {
         Projection { fields: parts.iter().copied().collect(), limit: None, row_dates: format == ListFormat::Summary }
     }
 
+    /// The whole issue as issues_get answers it by default: every field, but the date of the
+    /// last update only, as wrangler's answer (which has no dates) costs no more; `fields` with
+    /// `dates` gives the exact times.
+    pub fn whole() -> Self {
+        Projection { fields: FULL.iter().copied().collect(), limit: None, row_dates: true }
+    }
+
     /// The whole issue, or only `fields` (the ID is always included).
     pub fn fields(fields: Option<&[IssueField]>) -> Self {
         let Some(fields) = fields else {

@@ -53,7 +53,7 @@ pub fn issue_document(r: &IssueRecord) -> String {
     fact("type", r.r#type.map(|t| t.to_string()));
     fact("status", r.status.map(|s| s.to_string()));
     fact("priority", r.priority.map(|p| p.to_string()));
-    fact("labels", r.labels.as_ref().map(|l| if l.is_empty() { "none".into() } else { l.join(", ") }));
+    fact("labels", r.labels.as_ref().filter(|l| !l.is_empty()).map(|l| l.join(", ")));
     fact("assignee", r.assignee.clone());
     fact("project", r.project.clone());
     fact("created", r.created_at.clone());
@@ -95,8 +95,9 @@ pub fn issue_uri(id: &str) -> String {
 
 /// The structured view's paging instruction: how many more match and the cursor that returns them
 /// (tool-neutral: the consolidated profile reaches the same handler under another name).
+/// The cursor itself is `nextCursor`, beside it: a page names it once.
 pub fn next_page(remaining: usize, next: Option<&str>) -> Option<String> {
-    next.filter(|_| remaining > 0).map(|cursor| format!("{remaining} more match: pass cursor \"{cursor}\"."))
+    next.filter(|_| remaining > 0).map(|_| format!("{remaining} more match: pass nextCursor as cursor."))
 }
 
 /// The explicit paging line models need ("N more match: pass cursor ...").
