@@ -137,7 +137,8 @@ async fn a_labelled_query_set_ranks_the_known_best_answer_first() {
         reciprocal += rank.map_or(0.0, |r| 1.0 / r as f64);
         report.push(format!("{query:>24} -> {best} at {rank:?} of {}", hits.len()));
         if *kind != Kind::Other && rank != Some(1) {
-            must_be_first.push(format!("{query} ({kind:?}): {best} ranked {rank:?}; first {:?}", &hits[..hits.len().min(3)]));
+            must_be_first
+                .push(format!("{query} ({kind:?}): {best} ranked {rank:?}; first {:?}", &hits[..hits.len().min(3)]));
         }
     }
     let mrr = reciprocal / QUERIES.len() as f64;
