@@ -242,7 +242,12 @@ pub fn metadata(cx: &Handlers, input: IssuesMetadataInput) -> ToolResult<IssuesM
         IssuesMetadataOperation::Get => None,
         IssuesMetadataOperation::Set => {
             let key = need(&input.key, TOOL, "set", "key")?;
-            let value = input.value.clone().ok_or_else(|| errors::missing_operation_param(TOOL, "set", "value"))?;
+            let text = input.value.clone().ok_or_else(|| errors::missing_operation_param(TOOL, "set", "value"))?;
+            // JSON text is stored as the value it writes; any other text as a string.
+            let value = serde_json::from_str::<serde_json::Value>(&text)
+                .ok()
+                .filter(|v| !v.is_string())
+                .unwrap_or(serde_json::Value::String(text));
             Some(IssuePatch { set_context: vec![(key.to_string(), value)], ..IssuePatch::default() })
         }
         IssuesMetadataOperation::Remove => {
