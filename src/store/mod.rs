@@ -11,6 +11,7 @@ mod history;
 mod index;
 mod layout;
 mod model;
+mod ranking;
 mod search_index;
 pub mod sessions;
 mod slots;
@@ -443,5 +444,5 @@ fn excerpt_around(body: &str, at: usize, len: usize) -> String {
 }
 
 /// What the issue a search query names by ID adds to its score: above every word match,
-/// exact titles included ([`search_index::EXACT_TITLE`]).
-const ID_MATCH: u32 = 100 * search_index::EXACT_TITLE;
+/// exact titles included ([`ranking::EXACT_TITLE`]).
+const ID_MATCH: u32 = 100 * ranking::EXACT_TITLE;

@@ -18,7 +18,8 @@ use hashbrown::HashTable;
 
 use super::facts::{self, Counts, FactFilter, Facts, GroupBy, Names};
 use super::model::{IssueFilter, IssueMeta, IssueType};
-use super::search_index::{self, DocText, Query, SearchIndex};
+use super::ranking;
+use super::search_index::{DocText, Query, SearchIndex};
 use super::snapshot::{Decoder, Encoder, FileStamp};
 
 pub struct Slot {
@@ -258,7 +259,7 @@ impl Slots {
             .filter_map(|h| {
                 let meta = &self.slots[h.doc as usize].as_ref()?.meta;
                 // Only titles holding every word can be the query or hold it as a phrase.
-                let boost = if h.in_title { search_index::title_boost(q, &meta.title) } else { 0 };
+                let boost = if h.in_title { ranking::title_boost(q, &meta.title) } else { 0 };
                 Some((Arc::clone(meta), h.score + boost))
             })
             .collect()
