@@ -1,16 +1,32 @@
-//! Tokens the model sees (issue 13): issue 13's standard workflow over a real stdio pipe on a
-//! generated 10,000-issue workspace, per call and in total, in each of the two views (the text
-//! blocks alone; structuredContent alone as compact JSON, as `JSON.stringify` writes it), for
-//! docket's granular and consolidated profiles and, when `WRANGLER_BUNDLE` names wrangler's
+//! Tokens the model sees, through tools only, in each of the two views (the text blocks alone;
+//! structuredContent alone as compact JSON, as `JSON.stringify` writes it), for docket's
+//! granular and consolidated profiles and, when `WRANGLER_BUNDLE` names wrangler's
 //! `mcp/dist/bundle.cjs`, for wrangler's own server run with `node` on a copy of the same
-//! workspace. Prints a markdown table; asserts nothing.
+//! workspace. Three workflows (issue 25):
 //!
-//! Run: `cargo bench --bench tokens` (Cargo builds `target/release/docket` first);
-//! another size: `cargo bench --bench tokens -- 1000`; another binary: `DOCKET_BIN=path`.
+//! * **thin**: issue 13's standard workflow (list 20 minimal, search, get one, update 10, stats)
+//!   on a generated workspace (1,000 issues unless a size is given);
+//! * **spec review**: five generated specifications of 10-12k tokens each among 200 generated
+//!   issues: list the specifications, then read each to find its acceptance criteria (wrangler:
+//!   five whole issues_get; docket: the five outlines, then the five acceptance criteria sections,
+//!   each one issues_get_batch);
+//! * **title match**: the title gives the spec away: list, then read that one (docket: its outline
+//!   and its acceptance criteria);
+//!
+//! and, when `WRANGLER_FIXTURE` names a wrangler workspace (default: `../shared/fixtures/
+//! wrangler-workspace` if it exists), its five largest specifications read whole (wrangler)
+//! against their outlines plus one section (docket). Prints markdown tables; asserts nothing.
+//!
+//! Run: `cargo bench --bench tokens` (Cargo builds `target/release/docket` first); token counts do
+//! not depend on the build profile, so `DOCKET_BIN=target/debug/docket cargo bench --bench tokens
+//! --profile dev` is quicker; another size for the thin workflow: `cargo bench --bench tokens -- 10000`.
 
 // Shared with benches/stdio.rs, which uses the timings and memory figures this bench does not.
 #[allow(dead_code)]
 mod common;
+
+#[path = "tokens/specs.rs"]
+mod specs;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -23,14 +39,14 @@ const SEARCH_WORD: &str = "webhook";
 
 /// Which server, and how its tools are named.
 #[derive(Clone, Copy, PartialEq)]
-enum Subject {
+pub enum Subject {
     Granular,
     Consolidated,
     Wrangler,
 }
 
 impl Subject {
-    fn label(self) -> &'static str {
+    pub fn label(self) -> &'static str {
         match self {
             Subject::Granular => "docket granular",
             Subject::Consolidated => "docket consolidated",
@@ -38,7 +54,7 @@ impl Subject {
         }
     }
 
-    fn start(self, bin: &Path, workspace: &Path, bundle: Option<&Path>) -> Server {
+    pub fn start(self, bin: &Path, workspace: &Path, bundle: Option<&Path>) -> Server {
         let mut command = match (self, bundle) {
             (Subject::Wrangler, Some(bundle)) => {
                 let mut c = Command::new("node");
@@ -59,7 +75,7 @@ impl Subject {
     }
 
     /// The tool and arguments for a granular tool name (consolidated: group + action).
-    fn call(self, server: &mut Server, tool: &str, mut args: Value) -> Value {
+    pub fn call(self, server: &mut Server, tool: &str, mut args: Value) -> Value {
         let name = match (self, tool.split_once('_')) {
             (Subject::Consolidated, Some((group, action))) => {
                 args["action"] = json!(action);
@@ -73,14 +89,14 @@ impl Subject {
 
 /// Token counts of one step: (text view, structured view). wrangler sends no structuredContent,
 /// so a structured-view client shows its text.
-fn cost(subject: Subject, result: &Value) -> (usize, usize) {
+pub fn cost(subject: Subject, result: &Value) -> (usize, usize) {
     let text = text_tokens(result);
     let structured = if subject == Subject::Wrangler { text } else { structured_tokens(result) };
     (text, structured)
 }
 
 /// IDs in a result, in order of appearance (records, rows or plain text).
-fn ids_in(result: &Value) -> Vec<String> {
+pub fn ids_in(result: &Value) -> Vec<String> {
     let text: String = result["content"].as_array().into_iter().flatten().filter_map(|b| b["text"].as_str()).collect();
     let mut ids: Vec<String> = Vec::new();
     for word in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-')) {
@@ -134,7 +150,7 @@ fn workflow(subject: Subject, bin: &Path, workspace: &Path, bundle: Option<&Path
 }
 
 /// A fresh copy of `from` for one subject (the workflow writes), with wrangler's folder name.
-fn copy_of(from: &Path, to: &Path) {
+pub fn copy_of(from: &Path, to: &Path) {
     let _ = std::fs::remove_dir_all(to);
     let status = Command::new("cp").arg("-R").arg(from).arg(to).status().expect("cp");
     assert!(status.success(), "cannot copy the workspace");
@@ -147,7 +163,7 @@ fn copy_of(from: &Path, to: &Path) {
 fn main() {
     let bin = std::env::var_os("DOCKET_BIN").map_or_else(|| env!("CARGO_BIN_EXE_docket").into(), PathBuf::from);
     let bundle = std::env::var_os("WRANGLER_BUNDLE").map(PathBuf::from);
-    let n: usize = std::env::args().skip(1).find_map(|a| a.replace([',', '_'], "").parse().ok()).unwrap_or(10_000);
+    let n: usize = std::env::args().skip(1).find_map(|a| a.replace([',', '_'], "").parse().ok()).unwrap_or(1_000);
     let dir = tempfile::tempdir().expect("tmp");
     let source = dir.path().join("generated");
     docket::store::generate::generate_workspace(&source, n, SEED);
@@ -164,7 +180,7 @@ fn main() {
         columns.push(workflow(*subject, &bin, &ws, bundle.as_deref()));
     }
 
-    println!("\nTokens the model sees (o200k_base), issue 13's workflow on {n} generated issues\n");
+    println!("\nTokens the model sees (o200k_base), the thin workflow (issue 13) on {n} generated issues\n");
     let mut header = String::from("| call |");
     let mut rule = String::from("|---|");
     for s in &subjects {
@@ -191,4 +207,5 @@ fn main() {
             );
         }
     }
+    specs::run(&bin, bundle.as_deref(), &subjects, dir.path());
 }

@@ -147,7 +147,15 @@ impl Profile {
     async fn call(&self, group: &str, action: &str, args: Value) -> rmcp::model::CallToolResult {
         if self.consolidated {
             let mut args = args;
-            args.as_object_mut().expect("object").insert("action".into(), json!(action));
+            let map = args.as_object_mut().expect("object");
+            // The flat schema publishes these as lists (list and stats filter by several): a
+            // single-value action takes a one-item list, as the schema says.
+            for key in ["status", "priority"].iter().filter(|_| group == "issues") {
+                if let Some(v) = map.get_mut(*key).filter(|v| v.is_string()) {
+                    *v = json!([v.take()]);
+                }
+            }
+            map.insert("action".into(), json!(action));
             call(&self.client, group, args).await
         } else {
             call(&self.client, &format!("{group}_{action}"), args).await
@@ -268,11 +276,20 @@ async fn one_item_arrays_reach_single_value_actions_and_meta_is_the_underlying_t
     let ws = workspace();
     let client = start_consolidated(ws.path()).await;
     // status and priority are arrays in the flat schema (list and stats filter by several); create
-    // and update take one value, so a one-item array is unwrapped and a plain value passes too.
-    let created = call(
+    // and update take one value, so a one-item array is unwrapped, and a plain value, which the
+    // schema does not admit, is refused with the form it takes.
+    let plain = call(
         &client,
         "issues",
         json!({"action": "create", "title": "T", "description": "-", "status": ["in_progress"], "priority": "high"}),
+    )
+    .await;
+    assert!(is_error(&plain), "{}", text(&plain));
+    assert!(text(&plain).contains("Invalid priority: expected a one-item list such as [\"high\"]"), "{}", text(&plain));
+    let created = call(
+        &client,
+        "issues",
+        json!({"action": "create", "title": "T", "description": "-", "status": ["in_progress"], "priority": ["high"]}),
     )
     .await;
     assert!(!is_error(&created), "{}", text(&created));

@@ -62,7 +62,7 @@ async fn two_processes_setting_fifty_metadata_keys_each_keep_all_hundred() {
     let a = common::start(dir.path()).await;
     let b = common::start(dir.path()).await;
     let id = create(&a, "Metadata").await;
-    let set = |client: &'static str, i: usize| json!({"operation": "set", "issueId": id, "key": format!("{client}{i}"), "value": 1});
+    let set = |client: &'static str, i: usize| json!({"operation": "set", "issueId": id, "key": format!("{client}{i}"), "value": "1"});
     let (ra, rb) = tokio::join!(
         join_all((0..50).map(|i| call(&a, "issues_metadata", set("a", i)))),
         join_all((0..50).map(|i| call(&b, "issues_metadata", set("b", i)))),

@@ -201,6 +201,9 @@ impl ShowArgs {
     pub fn to_arguments(&self) -> Map<String, Value> {
         let mut args = Map::new();
         args.insert("id".into(), json!(self.id));
+        // Every field, with the exact times (a model's default answer has the update date only).
+        let fields = ["title", "description", "type", "status", "priority", "labels", "assignee", "project"];
+        args.insert("fields".into(), json!([&fields[..], &["dates", "wranglerContext"]].concat()));
         args
     }
 }

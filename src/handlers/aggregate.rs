@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use super::Handlers;
 use super::convert::{issue_filter, issue_type, store_error};
+use super::reading;
 use super::records::Projection;
 use super::text;
 use crate::config::ResponseLimits;
@@ -28,13 +29,40 @@ pub fn get_batch(cx: &Handlers, input: IssuesGetBatchInput) -> ToolResult<Issues
     let (store, limits): (&Store, &ResponseLimits) = (&cx.store, &cx.limits);
     let per_item =
         (limits.character_limit / input.ids.len().max(1)).max(limits::issues_get_batch::MIN_DESCRIPTION_CHARS);
-    let projection = Projection::fields(input.fields.as_deref()).limit(per_item);
+    let projection = match input.fields.as_deref() {
+        None => Projection::whole(),
+        fields => Projection::fields(fields),
+    }
+    .limit(per_item);
+    let request = reading::Request {
+        outline: input.outline.unwrap_or(false),
+        section: input.section.as_deref(),
+        ..reading::Request::default()
+    };
     let mut issues = Vec::new();
     let mut not_found = Vec::new();
     let mut reply_warnings = Vec::new();
+    let mut notes = Vec::new();
+    let mut missing_sections = Vec::new();
     let mut cached = true;
     for id in &input.ids {
-        let found = if projection.needs_body() {
+        let found = if request.is_structured() {
+            match store.get(id) {
+                Ok(s) => {
+                    let part = super::issues::part_record(
+                        &s.value.meta,
+                        &s.value.body,
+                        input.fields.as_deref(),
+                        &request,
+                        per_item,
+                    )?;
+                    notes.push(part.note);
+                    missing_sections.extend(part.missing);
+                    Ok((part.record, s.cached))
+                }
+                Err(e) => Err(e),
+            }
+        } else if projection.needs_body() {
             store.get(id).map(|s| (projection.record(&s.value.meta, Some(&s.value.body)), s.cached))
         } else {
             store.get_meta(id).map(|s| (projection.record(&s.value, None), s.cached))
@@ -54,7 +82,9 @@ pub fn get_batch(cx: &Handlers, input: IssuesGetBatchInput) -> ToolResult<Issues
     let text = match input.response_format {
         ResponseFormat::Json => None,
         ResponseFormat::Markdown => {
-            let mut parts: Vec<String> = if projection.needs_body() {
+            let mut parts: Vec<String> = if request.is_structured() {
+                issues.iter().zip(&notes).map(|(r, n)| reading::document(r, n.as_deref())).collect()
+            } else if projection.needs_body() {
                 issues.iter().map(text::issue_document).collect()
             } else {
                 issues.iter().map(text::issue_line).collect()
@@ -65,7 +95,7 @@ pub fn get_batch(cx: &Handlers, input: IssuesGetBatchInput) -> ToolResult<Issues
                     not_found.join(", ")
                 ));
             }
-            Some(parts.join(if projection.needs_body() { "\n\n---\n\n" } else { "\n" }))
+            Some(parts.join(if projection.needs_body() || request.is_structured() { "\n\n---\n\n" } else { "\n" }))
         }
     };
     let counts = ResultCounts { total: input.ids.len(), returned: issues.len(), truncated: false };
@@ -74,6 +104,7 @@ pub fn get_batch(cx: &Handlers, input: IssuesGetBatchInput) -> ToolResult<Issues
     let mut reply = Reply::new(IssuesGetBatchOutput { issues, not_found }).with_cached(cached).with_results(counts);
     reply.text = text;
     let reply = links.into_iter().fold(reply, |r, (uri, name, about)| r.with_link(uri, name, about));
+    let reply = missing_sections.into_iter().fold(reply, |r, w| r.warn_visibly(WarningCode::NoSuchSection, w));
     Ok(reply_warnings.into_iter().fold(reply, |r, w| r.warn(WarningCode::IdProblem, w)))
 }
 
@@ -211,7 +242,12 @@ pub fn metadata(cx: &Handlers, input: IssuesMetadataInput) -> ToolResult<IssuesM
         IssuesMetadataOperation::Get => None,
         IssuesMetadataOperation::Set => {
             let key = need(&input.key, TOOL, "set", "key")?;
-            let value = input.value.clone().ok_or_else(|| errors::missing_operation_param(TOOL, "set", "value"))?;
+            let text = input.value.clone().ok_or_else(|| errors::missing_operation_param(TOOL, "set", "value"))?;
+            // JSON text is stored as the value it writes; any other text as a string.
+            let value = serde_json::from_str::<serde_json::Value>(&text)
+                .ok()
+                .filter(|v| !v.is_string())
+                .unwrap_or(serde_json::Value::String(text));
             Some(IssuePatch { set_context: vec![(key.to_string(), value)], ..IssuePatch::default() })
         }
         IssuesMetadataOperation::Remove => {

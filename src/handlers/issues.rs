@@ -5,15 +5,16 @@ use serde_json::json;
 use super::Handlers;
 use super::convert::{issue_filter, issue_type, priority, status, store_error};
 use super::paging::{Page, Query};
+use super::reading;
 use super::records::Projection;
 use super::text;
 use crate::config::ResponseLimits;
 use crate::generated::{
-    IssuesCreateInput, IssuesCreateOutput, IssuesGetInput, IssuesGetOutput, IssuesListInput, IssuesListOutput,
-    ListFormat, ResponseFormat, errors, limits,
+    IssueField, IssueRecord, IssuesCreateInput, IssuesCreateOutput, IssuesGetInput, IssuesGetOutput, IssuesListInput,
+    IssuesListOutput, ListFormat, ResponseFormat, errors, limits,
 };
 use crate::runtime::{Reply, ResultCounts, ToolError, ToolResult, WarningCode};
-use crate::store::{NewIssue, SortField, SortOrder, Store, StoreWarning, StoreWarningCode};
+use crate::store::{IssueMeta, NewIssue, SortField, SortOrder, Store, StoreWarning, StoreWarningCode};
 
 pub fn create(cx: &Handlers, input: IssuesCreateInput) -> ToolResult<IssuesCreateOutput> {
     let store: &Store = &cx.store;
@@ -50,7 +51,33 @@ fn open_issue_titled(store: &Store, new: &NewIssue) -> Result<Option<String>, To
 
 pub fn get(cx: &Handlers, input: IssuesGetInput) -> ToolResult<IssuesGetOutput> {
     let (store, limits): (&Store, &ResponseLimits) = (&cx.store, &cx.limits);
-    let projection = Projection::fields(input.fields.as_deref()).limit(limits.character_limit);
+    let request = reading::Request {
+        outline: input.outline.unwrap_or(false),
+        depth: input.depth.map(|d| d.clamp(1, 6) as usize),
+        section: input.section.as_deref(),
+        offset: input.offset.map(|o| o.max(0) as usize),
+    };
+    if request.is_structured() {
+        let snap = store.get(&input.id).map_err(store_error)?;
+        let part =
+            part_record(&snap.value.meta, &snap.value.body, input.fields.as_deref(), &request, limits.character_limit)?;
+        let text = match input.response_format {
+            ResponseFormat::Markdown => Some(reading::document(&part.record, part.note.as_deref())),
+            ResponseFormat::Json => None,
+        };
+        let mut reply = Reply::new(IssuesGetOutput { issue: part.record }).with_cached(snap.cached);
+        reply = snap.warnings.into_iter().fold(reply, |r, w| r.warn_visibly(w.code, w.message));
+        if let Some(w) = part.missing {
+            reply = reply.warn_visibly(WarningCode::NoSuchSection, w);
+        }
+        reply.text = text;
+        return Ok(reply);
+    }
+    let projection = match input.fields.as_deref() {
+        None => Projection::whole(),
+        fields => Projection::fields(fields),
+    }
+    .limit(limits.character_limit);
     let (record, cached, warnings) = if projection.needs_body() {
         let snap = store.get(&input.id).map_err(store_error)?;
         (projection.record(&snap.value.meta, Some(&snap.value.body)), snap.cached, snap.warnings)
@@ -70,6 +97,42 @@ pub fn get(cx: &Handlers, input: IssuesGetInput) -> ToolResult<IssuesGetOutput> 
         });
     reply.text = text;
     Ok(link.into_iter().fold(reply, |r, (uri, name, about)| r.with_link(uri, name, about)))
+}
+
+/// One issue's answer to an outline, section or offset request.
+pub struct Part {
+    pub record: IssueRecord,
+    /// What the outline leaves out, for the text's header.
+    pub note: Option<String>,
+    /// The warning for a section no heading matches.
+    pub missing: Option<String>,
+}
+
+/// The record for a part of an issue: the fields asked for (the title when none are), and the
+/// outline, section or page (issues_get, issues_get_batch).
+pub fn part_record(
+    meta: &IssueMeta,
+    body: &str,
+    fields: Option<&[IssueField]>,
+    request: &reading::Request,
+    limit: usize,
+) -> Result<Part, ToolError> {
+    let fields: Vec<IssueField> = match fields {
+        Some(f) => f.iter().copied().filter(|f| *f != IssueField::Description).collect(),
+        None => vec![IssueField::Title],
+    };
+    let mut record = Projection::fields(Some(&fields)).record(meta, None);
+    let piece = reading::read(&meta.id, body, request, limit)
+        .map_err(|p| errors::offset_past_end(p.offset.to_string(), meta.id.clone(), p.end.to_string()))?;
+    let note = piece.outline_note.clone();
+    let missing = piece.missing.as_ref().map(|s| {
+        format!(
+            "No heading of {} matches section \"{s}\"; its outline follows. Pass one of its headings, or a path like Parent/Heading.",
+            meta.id
+        )
+    });
+    reading::fill(&mut record, piece);
+    Ok(Part { record, note, missing })
 }
 
 pub fn list(cx: &Handlers, input: IssuesListInput) -> ToolResult<IssuesListOutput> {

@@ -8,6 +8,7 @@ pub(crate) mod doctor;
 pub(crate) mod issues;
 pub(crate) mod memory;
 mod paging;
+mod reading;
 mod records;
 pub(crate) mod search;
 pub(crate) mod session;

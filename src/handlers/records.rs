@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 
 use crate::generated::{IssueField, IssueRecord, ListFormat};
 use crate::handlers::convert::{issue_type_out, priority_out, status_out};
-use crate::handlers::text;
+use crate::handlers::reading;
 use crate::runtime::bodies;
 use crate::store::IssueMeta;
 
@@ -57,6 +57,13 @@ impl Projection {
         Projection { fields: parts.iter().copied().collect(), limit: None, row_dates: format == ListFormat::Summary }
     }
 
+    /// The whole issue as issues_get answers it by default: every field, but the date of the
+    /// last update only, as wrangler's answer (which has no dates) costs no more; `fields` with
+    /// `dates` gives the exact times.
+    pub fn whole() -> Self {
+        Projection { fields: FULL.iter().copied().collect(), limit: None, row_dates: true }
+    }
+
     /// The whole issue, or only `fields` (the ID is always included).
     pub fn fields(fields: Option<&[IssueField]>) -> Self {
         let Some(fields) = fields else {
@@ -99,7 +106,7 @@ impl Projection {
         let truncated = cut.is_some().then_some(true);
         // The length matters only when the description was cut; a whole one shows its own length.
         let description_length = cut.as_ref().map(|c| c.total as i64);
-        let next = cut.as_ref().map(|c| text::next_chunk(&meta.id, c.text.chars().count(), c.total));
+        let next = cut.as_ref().map(|c| reading::call(&meta.id, None, Some(c.kept)));
         let description = cut.map(|c| c.text).or_else(|| body.map(str::to_string));
         let dates = has(Part::Dates);
         let updated_at = match dates && self.row_dates {
@@ -124,6 +131,9 @@ impl Projection {
             truncated,
             next,
             excerpt: None,
+            offset: None,
+            section: None,
+            outline: None,
             wrangler_context: (has(Part::Context) && !meta.context.is_empty()).then(|| meta.context.clone()),
         }
     }

@@ -11,7 +11,7 @@ use crate::config::ResponseLimits;
 use crate::generated::{
     IssuesSearchInput, IssuesSearchOutput, ListFormat, ResponseFormat, SearchField, SortBy, SortOrder, errors,
 };
-use crate::runtime::{Reply, ResultCounts, ToolResult};
+use crate::runtime::{Reply, ResultCounts, ToolResult, WarningCode};
 use crate::store::{self, IssueFilter, SearchHit, SearchQuery};
 
 pub fn search(cx: &Handlers, input: IssuesSearchInput) -> ToolResult<IssuesSearchOutput> {
@@ -50,6 +50,16 @@ pub fn search(cx: &Handlers, input: IssuesSearchInput) -> ToolResult<IssuesSearc
     };
     // The argument rules hold both limits to tools.yaml's minimum and maximum.
     let size = input.limit.or(legacy_limit).map_or(limits.search_page_size, |l| l as usize);
+    let mut deprecated = Vec::new();
+    if let Some(l) = legacy_limit {
+        deprecated.push(match input.limit {
+            Some(top) => format!("filters.limit is deprecated and was ignored: the top-level limit {top} applies. Pass limit only."),
+            None => format!("filters.limit is deprecated; it still set this page to {l} results. Pass limit: {l} at the top level instead."),
+        });
+    }
+    if legacy_offset.is_some() && input.cursor.is_none() {
+        deprecated.push("filters.offset is deprecated; pass the cursor from the previous page instead.".to_string());
+    }
     sort(&mut hits, offset.saturating_add(size), input.sort_by, input.sort_order);
     let page = Page::new(offset, size, hits.len());
     // Minimal rows by default: a page of hits costs what a page of issues_list minimal costs.
@@ -85,7 +95,13 @@ pub fn search(cx: &Handlers, input: IssuesSearchInput) -> ToolResult<IssuesSearc
                     })
                     .collect(),
             };
-            lines.push(text::page_line("matches", issues.len(), page.total, page.remaining(), next.as_deref()));
+            lines.push(match page.total {
+                0 => format!(
+                    "No issue matches {}. Try fewer or shorter words, or issues_list with filters.",
+                    serde_json::Value::from(input.query.as_str())
+                ),
+                _ => text::page_line("matches", issues.len(), page.total, page.remaining(), next.as_deref()),
+            });
             Some(lines.join("\n"))
         }
     };
@@ -100,6 +116,7 @@ pub fn search(cx: &Handlers, input: IssuesSearchInput) -> ToolResult<IssuesSearc
     let context = json!({"sort": sort_key, "page_size": size, "offset": page.offset, "fields_searched": input.fields});
     let mut reply = Reply::new(output).with_cached(snap.cached).with_results(counts).with_context(context);
     reply.text = text;
+    let reply = deprecated.into_iter().fold(reply, |r, w| r.warn_visibly(WarningCode::DeprecatedParameter, w));
     Ok(snap.warnings.into_iter().fold(reply, |r, w| r.warn(w.code, w.message)))
 }
 

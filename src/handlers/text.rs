@@ -53,7 +53,7 @@ pub fn issue_document(r: &IssueRecord) -> String {
     fact("type", r.r#type.map(|t| t.to_string()));
     fact("status", r.status.map(|s| s.to_string()));
     fact("priority", r.priority.map(|p| p.to_string()));
-    fact("labels", r.labels.as_ref().map(|l| if l.is_empty() { "none".into() } else { l.join(", ") }));
+    fact("labels", r.labels.as_ref().filter(|l| !l.is_empty()).map(|l| l.join(", ")));
     fact("assignee", r.assignee.clone());
     fact("project", r.project.clone());
     fact("created", r.created_at.clone());
@@ -72,27 +72,18 @@ pub fn issue_document(r: &IssueRecord) -> String {
     out
 }
 
-/// For a cut description: its size and the exact resource to read for the next part.
+/// For a cut description: its size, the call that reads on, and the resource that also holds it.
 pub fn truncation_notice(r: &IssueRecord) -> Option<String> {
     if r.truncated != Some(true) {
         return None;
     }
     let kept = r.description.as_ref().map_or(0, |d| d.chars().count());
     let total = r.description_length.unwrap_or_default() as usize;
-    let next_end = (kept + CHUNK).min(total);
     Some(format!(
-        "[Truncated: showing {kept} of {total} characters. Read the rest with resources/read on {chunk} \
-         (then the next {CHUNK}-character range), or read {structure} for the section offsets.]",
-        chunk = ResourceUri::Chunk(&r.id, &format!("{kept}-{next_end}")),
-        structure = ResourceUri::Structure(&r.id),
+        "[Cut at {kept} of {total} characters. Next: {}, or outline: true for its sections (also resources/read {}).]",
+        super::reading::call(&r.id, None, Some(kept)),
+        ResourceUri::Chunk(&r.id, &format!("{kept}-{}", (kept + CHUNK).min(total))),
     ))
-}
-
-/// The structured view's form of [`truncation_notice`]: the resource holding the next part.
-pub fn next_chunk(id: &str, kept: usize, total: usize) -> String {
-    let next_end = (kept + CHUNK).min(total);
-    let chunk = ResourceUri::Chunk(id, &format!("{kept}-{next_end}")).to_string();
-    format!("Showing {kept} of {total} characters; resources/read {chunk} for more.")
 }
 
 /// Characters suggested per chunk read, the default output limit.
@@ -104,8 +95,9 @@ pub fn issue_uri(id: &str) -> String {
 
 /// The structured view's paging instruction: how many more match and the cursor that returns them
 /// (tool-neutral: the consolidated profile reaches the same handler under another name).
+/// The cursor itself is `nextCursor`, beside it: a page names it once.
 pub fn next_page(remaining: usize, next: Option<&str>) -> Option<String> {
-    next.filter(|_| remaining > 0).map(|cursor| format!("{remaining} more match: pass cursor \"{cursor}\"."))
+    next.filter(|_| remaining > 0).map(|_| format!("{remaining} more match: pass nextCursor as cursor."))
 }
 
 /// The explicit paging line models need ("N more match: pass cursor ...").

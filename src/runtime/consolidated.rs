@@ -12,7 +12,8 @@ type Args = Map<String, Value>;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Coerce {
     Keep,
-    /// The property is an array, this action takes one value: a one-item array is unwrapped.
+    /// The property is an array, this action takes one value: a one-item array is unwrapped, and
+    /// a lone value is refused (the published schema does not admit it).
     ToScalar,
     /// The action takes an array, another one value: a lone value is wrapped.
     ToArray,
@@ -54,6 +55,8 @@ pub struct ActionErrors {
     pub unknown_parameter: fn(&str, &str, &str) -> ToolError,
     /// (tool, action, param)
     pub missing_action_param: fn(&str, &str, &str) -> ToolError,
+    /// (param, expected, actual)
+    pub invalid_type: fn(&str, &str, &str) -> ToolError,
 }
 
 /// The underlying tool of a call, when its `action` names one.
@@ -110,17 +113,25 @@ fn resolve_in(group: &'static Group, errors: &ActionErrors, mut args: Args) -> R
     if let Some(error) = ToolError::combine(problems) {
         return Err(error);
     }
+    let mut problems = Vec::new();
     for p in action.params {
         let Some(slot) = args.get_mut(p.name) else { continue };
         match p.coerce {
-            Coerce::ToScalar => {
-                if let Value::Array(items) = slot
-                    && items.len() == 1
-                {
+            Coerce::ToScalar => match slot {
+                Value::Array(items) if items.len() == 1 => {
                     let item = items.remove(0);
                     *slot = item;
                 }
-            }
+                // The schema publishes the list: a lone value would be a call it does not admit.
+                Value::Array(_) | Value::Null => {}
+                lone => {
+                    let expected = format!(
+                        "a one-item list such as [{lone}] ({tool}(action={}) takes one value, in the list form its schema publishes)",
+                        action.name
+                    );
+                    problems.push((errors.invalid_type)(p.name, &expected, &lone.to_string()));
+                }
+            },
             Coerce::ToArray => {
                 if !slot.is_array() && !slot.is_null() {
                     let item = slot.take();
@@ -129,6 +140,9 @@ fn resolve_in(group: &'static Group, errors: &ActionErrors, mut args: Args) -> R
             }
             Coerce::Keep => {}
         }
+    }
+    if let Some(error) = ToolError::combine(problems) {
+        return Err(error);
     }
     Ok((action.tool, args))
 }
@@ -149,6 +163,7 @@ mod tests {
         param_not_for_action: |t, x, p, k| error(&format!("{p} not for {t} {x}, only {k}")),
         unknown_parameter: |c, p, a| error(&format!("unknown {p} for {c}: {a}")),
         missing_action_param: |t, x, p| error(&format!("{t} {x} needs {p}")),
+        invalid_type: |p, e, a| error(&format!("{p}: expected {e}, got {a}")),
     };
 
     const GROUPS: &[Group] = &[Group {
@@ -195,5 +210,7 @@ mod tests {
         assert!(e.message.contains("limit not for items get, only list"), "{}", e.message);
         assert!(e.message.contains("unknown zap for items(action=get): action, id"), "{}", e.message);
         assert!(e.message.contains("items get needs id"), "{}", e.message);
+        let lone = refused(json!({"action": "get", "id": "A"}));
+        assert!(lone.message.contains("id: expected a one-item list such as [\"A\"]"), "{}", lone.message);
     }
 }

@@ -118,6 +118,8 @@ pub enum WarningCode {
     StaleIndex,
     DuplicateId,
     NonstandardValue,
+    /// issues_get section names no heading; the outline is answered instead.
+    NoSuchSection,
 }
 
 impl From<crate::store::StoreWarningCode> for WarningCode {

@@ -68,14 +68,18 @@ fn rewrite_except(text: &str, protected: &[String]) -> String {
 }
 
 /// Rewrites the texts of a result (message, text block, warnings) for the consolidated profile;
-/// structuredContent stays exactly the underlying tool's. User data is never rewritten: every
+/// structuredContent stays exactly the underlying tool's but for its `next` hints, which name
+/// the call to make next. User data is never rewritten: every
 /// string of structuredContent that names a tool (an issue titled "issues_get fails") is kept
 /// as is wherever the text repeats it.
 pub fn rewrite_result(result: Result<Reply<Value>, ToolError>) -> Result<Reply<Value>, ToolError> {
     match result {
         Ok(mut reply) => {
+            // `next` is the server's own hint (the call that reads on), not user data.
+            let hints = take_hints(&mut reply.data);
             let mut protected = Vec::new();
             user_strings(&reply.data, &mut protected);
+            put_hints(&mut reply.data, hints);
             reply.text = reply.text.map(|t| rewrite_except(&t, &protected));
             for w in &mut reply.warnings {
                 w.message = rewrite_except(&w.message, &protected);
@@ -85,6 +89,43 @@ pub fn rewrite_result(result: Result<Reply<Value>, ToolError>) -> Result<Reply<V
         Err(mut e) => {
             e.message = rewrite(&e.message);
             Err(e)
+        }
+    }
+}
+
+/// The `next` hints of a result and of its records (`issue`, `issues[]`), taken out with
+/// their places, so that they are not protected as user data.
+fn take_hints(data: &mut Value) -> Vec<(Vec<Value>, String)> {
+    let mut out = Vec::new();
+    let mut take = |at: &mut Value, path: Vec<Value>| {
+        if let Some(Value::String(s)) = at.as_object_mut().and_then(|o| o.remove("next")) {
+            out.push((path, s));
+        }
+    };
+    take(data, vec![]);
+    if let Some(issue) = data.get_mut("issue") {
+        take(issue, vec!["issue".into()]);
+    }
+    if let Some(Value::Array(items)) = data.get_mut("issues") {
+        for (i, item) in items.iter_mut().enumerate() {
+            take(item, vec!["issues".into(), i.into()]);
+        }
+    }
+    out
+}
+
+/// Puts the hints back, each in this profile's tool names.
+fn put_hints(data: &mut Value, hints: Vec<(Vec<Value>, String)>) {
+    for (path, hint) in hints {
+        let mut at = &mut *data;
+        for step in &path {
+            at = match step {
+                Value::String(k) => &mut at[k.as_str()],
+                _ => &mut at[step.as_u64().unwrap_or_default() as usize],
+            };
+        }
+        if let Some(o) = at.as_object_mut() {
+            o.insert("next".into(), Value::String(rewrite(&hint)));
         }
     }
 }

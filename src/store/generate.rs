@@ -127,3 +127,46 @@ pub fn generate_workspace(root: &Path, n: usize, seed: u64) -> Workspace {
     }
     ws
 }
+
+const SENTENCES: &[&str] = &[
+    "The component keeps its state in memory and writes it back on every change.",
+    "Each request carries an idempotency key, so a retried call never applies twice.",
+    "Errors name what was wrong, the current state and the call that fixes it.",
+    "A background task compacts the log once a quarter of its entries are dead.",
+    "The public API stays stable; new fields are optional and old clients ignore them.",
+    "Latency is measured at the 95th percentile under a load of a thousand clients.",
+    "Configuration is read once at start-up and validated before any port is opened.",
+    "The cache is keyed by path and modification time, and rebuilt when either changes.",
+    "Every write goes to a temporary file first and is renamed into place atomically.",
+    "Metrics are exported in the Prometheus text format on a separate port.",
+    "A feature flag guards the rollout, so it can be switched off without a deploy.",
+    "The schema migration runs in batches of five hundred rows to keep locks short.",
+];
+
+/// A long specification body (about `components` x 1,700 characters) shaped like a real one:
+/// a title, overview, goals, a design section with one subsection per component (each with
+/// its own parts), API, testing and rollout sections, and acceptance criteria at the very end.
+pub fn spec_body(title: &str, components: usize, seed: u64) -> String {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut para = |n: usize| -> String {
+        (0..n).map(|_| *SENTENCES.choose(&mut rng).unwrap_or(&SENTENCES[0])).collect::<Vec<_>>().join(" ")
+    };
+    let mut out = format!("# {title}\n\n## Overview\n\n{}\n\n## Goals\n\n", para(6));
+    for g in 1..=5 {
+        out.push_str(&format!("- Goal {g}: {}\n", para(1)));
+    }
+    out.push_str(&format!("\n## Design\n\n{}\n", para(4)));
+    for c in 1..=components {
+        out.push_str(&format!("\n### Component {c}\n\n{}\n", para(5)));
+        for part in ["Data model", "Failure modes", "Performance"] {
+            out.push_str(&format!("\n#### {part}\n\n{}\n", para(5)));
+        }
+    }
+    out.push_str(&format!("\n## API\n\n{}\n\n```json\n{{\"id\": \"ISS-000001\"}}\n```\n", para(5)));
+    out.push_str(&format!("\n## Testing\n\n{}\n\n## Rollout\n\n{}\n", para(6), para(4)));
+    out.push_str("\n## Acceptance Criteria\n\n");
+    for a in 1..=8 {
+        out.push_str(&format!("- [ ] AC-{a}: {}\n", para(1)));
+    }
+    out
+}

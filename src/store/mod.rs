@@ -11,6 +11,7 @@ mod history;
 mod index;
 mod layout;
 mod model;
+mod ranking;
 mod search_index;
 pub mod sessions;
 mod slots;
@@ -261,8 +262,10 @@ impl Store {
 
     /// Every issue matching the filter that holds all the words of the query (case-insensitive;
     /// the last word also as a prefix, any word inside longer words when that finds nothing),
-    /// and the issue the query names if it is an ID; scored: ID above title above labels above
-    /// body matches. From the index: no file is read.
+    /// and the issue the query names if it is an ID; scored like BM25 (rare words weigh more)
+    /// with field weights (title above labels above body), then boosted: the issue the query
+    /// names by ID first, then titles that are the query word for word, then titles holding it
+    /// as a phrase, shorter titles first. From the index: no file is read.
     pub fn search(&self, q: &SearchQuery) -> Result<Snapshot<Vec<SearchHit>>, StoreError> {
         let (index, cached) = self.fresh()?;
         let warnings = index.warnings();
@@ -283,8 +286,8 @@ impl Store {
         {
             for meta in paths.iter().filter_map(|p| index.meta_at(p)).filter(|m| matches(&q.filter, m)) {
                 match hits.iter_mut().find(|(m, _)| m.path == meta.path) {
-                    Some(hit) => hit.1 += 1000,
-                    None => hits.push((meta, 1000)),
+                    Some(hit) => hit.1 += ID_MATCH,
+                    None => hits.push((meta, ID_MATCH)),
                 }
             }
         }
@@ -439,3 +442,7 @@ fn excerpt_around(body: &str, at: usize, len: usize) -> String {
     }
     s
 }
+
+/// What the issue a search query names by ID adds to its score: above every word match,
+/// exact titles included ([`ranking::EXACT_TITLE`]).
+const ID_MATCH: u32 = 100 * ranking::EXACT_TITLE;

@@ -13,6 +13,7 @@ use std::io::{self, Read, Write};
 use hashbrown::HashTable;
 
 use super::model::IssueMeta;
+use super::ranking::{Hit, points};
 use super::snapshot::{Decoder, Encoder};
 
 /// Where a word occurs: the bits of a posting.
@@ -27,24 +28,6 @@ const MAX_TERM_CHARS: usize = 32;
 /// New words are kept unsorted until there are this many (or an eighth of the sorted ones);
 /// prefix lookups scan them.
 const UNSORTED_LIMIT: usize = 1024;
-
-/// The score a field earns for one query word (an exact word counts twice a prefix match).
-fn weight(fields: u8) -> u32 {
-    let mut w = 0;
-    if fields & ID != 0 {
-        w += 1000;
-    }
-    if fields & TITLE != 0 {
-        w += 100;
-    }
-    if fields & LABELS != 0 {
-        w += 10;
-    }
-    if fields & BODY != 0 {
-        w += 1;
-    }
-    w
-}
 
 struct Term {
     text: Box<str>,
@@ -113,7 +96,7 @@ impl DocText {
 }
 
 /// Byte ranges of the words of `s`: runs of letters and digits, cut to [`MAX_TERM_CHARS`].
-fn words(s: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
+pub(super) fn words(s: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
     let bytes = s.as_bytes();
     let mut at = 0;
     // The character at byte `i` and its length, if it is a letter or digit.
@@ -150,8 +133,8 @@ fn words(s: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
 
 /// A query: lower-cased words, every one required; the last also matches as a prefix.
 pub struct Query {
-    terms: Vec<String>,
-    exact: bool,
+    pub(super) terms: Vec<String>,
+    pub(super) exact: bool,
 }
 
 impl Query {
@@ -295,7 +278,7 @@ impl SearchIndex {
     /// Every live document holding all the query's words in the `allowed` fields, with its
     /// score. Words are matched whole, the last one also as a prefix; when that finds nothing,
     /// every word is matched anywhere inside the indexed words (`hook` finds `webhook`).
-    pub fn search(&self, q: &Query, allowed: u8, docs: usize, live: impl Fn(u32) -> bool) -> Vec<(u32, u32)> {
+    pub fn search(&self, q: &Query, allowed: u8, docs: usize, live: impl Fn(u32) -> bool) -> Vec<Hit> {
         if q.terms.is_empty() {
             return Vec::new();
         }
@@ -315,12 +298,12 @@ impl SearchIndex {
         docs: usize,
         live: &impl Fn(u32) -> bool,
         how: impl Fn(usize) -> Match,
-    ) -> Vec<(u32, u32)> {
+    ) -> Vec<Hit> {
         let mut expanded: Vec<Vec<(u32, Match)>> =
             q.terms.iter().enumerate().map(|(i, w)| self.expand(w, how(i))).collect();
         // Rarest first: the first word decides the candidates, the others only remove some.
         expanded.sort_by_key(|e| e.iter().map(|(t, _)| self.terms[*t as usize].count as usize).sum::<usize>());
-        let mut candidates: Vec<(u32, u32)> = Vec::new();
+        let mut candidates: Vec<Hit> = Vec::new();
         let mut marks = vec![0u8; docs];
         for (i, terms) in expanded.iter().enumerate() {
             if terms.is_empty() {
@@ -337,18 +320,23 @@ impl SearchIndex {
                     }
                 }
             }
-            let score = |mark: u8| weight(mark & FIELDS) + weight(mark >> 4);
+            // BM25's inverse document frequency: a rare word says more than a common one.
+            let df = terms.iter().map(|(t, _)| self.terms[*t as usize].count as usize).sum::<usize>().min(docs) as f64;
+            let idf = (1.0 + (docs as f64 - df + 0.5) / (df + 0.5)).ln();
+            let scale = (idf * 10.0).max(1.0) as u32;
+            let score = |mark: u8| scale * (points(mark & FIELDS) + points(mark >> 4));
             if i == 0 {
                 candidates = marks
                     .iter()
                     .enumerate()
                     .filter(|&(doc, &m)| m != 0 && live(doc as u32))
-                    .map(|(doc, &m)| (doc as u32, score(m)))
+                    .map(|(doc, &m)| Hit { doc: doc as u32, score: score(m), in_title: m & TITLE != 0 })
                     .collect();
             } else {
-                candidates.retain_mut(|(doc, s)| {
-                    let m = marks[*doc as usize];
-                    *s += score(m);
+                candidates.retain_mut(|h| {
+                    let m = marks[h.doc as usize];
+                    h.score += score(m);
+                    h.in_title &= m & TITLE != 0;
                     m != 0
                 });
             }
@@ -517,7 +505,8 @@ mod tests {
     }
 
     fn found(ix: &SearchIndex, q: &str, docs: usize) -> Vec<(u32, u32)> {
-        let mut hits = ix.search(&Query::parse(q), FIELDS, docs, |_| true);
+        let mut hits: Vec<(u32, u32)> =
+            ix.search(&Query::parse(q), FIELDS, docs, |_| true).into_iter().map(|h| (h.doc, h.score)).collect();
         hits.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         hits
     }
@@ -558,7 +547,7 @@ mod tests {
     fn dead_documents_are_skipped_and_compaction_keeps_the_rest() {
         let mut ix = index(&[("A-1", "alpha", &[], ""), ("A-2", "alpha beta", &[], ""), ("A-3", "beta", &[], "")]);
         let hits = ix.search(&Query::parse("alpha"), FIELDS, 3, |d| d != 0);
-        assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), [1]);
+        assert_eq!(hits.iter().map(|h| h.doc).collect::<Vec<_>>(), [1]);
         ix.compact(&[u32::MAX, 0, 1]);
         assert_eq!(found(&ix, "alpha", 2).iter().map(|h| h.0).collect::<Vec<_>>(), [0]);
         assert_eq!(found(&ix, "beta", 2).iter().map(|h| h.0).collect::<Vec<_>>(), [0, 1]);

@@ -18,6 +18,7 @@ use hashbrown::HashTable;
 
 use super::facts::{self, Counts, FactFilter, Facts, GroupBy, Names};
 use super::model::{IssueFilter, IssueMeta, IssueType};
+use super::ranking;
 use super::search_index::{DocText, Query, SearchIndex};
 use super::snapshot::{Decoder, Encoder, FileStamp};
 
@@ -254,7 +255,14 @@ impl Slots {
     pub fn search(&self, q: &Query, allowed: u8, keep: impl Fn(&IssueMeta) -> bool) -> Vec<(Arc<IssueMeta>, u32)> {
         let live = |d: u32| self.meta(d).is_some_and(&keep);
         let hits = self.text.search(q, allowed, self.slots.len(), live);
-        hits.into_iter().filter_map(|(d, s)| Some((Arc::clone(&self.slots[d as usize].as_ref()?.meta), s))).collect()
+        hits.into_iter()
+            .filter_map(|h| {
+                let meta = &self.slots[h.doc as usize].as_ref()?.meta;
+                // Only titles holding every word can be the query or hold it as a phrase.
+                let boost = if h.in_title { ranking::title_boost(q, &meta.title) } else { 0 };
+                Some((Arc::clone(meta), h.score + boost))
+            })
+            .collect()
     }
 
     pub fn clear(&mut self) {

@@ -474,6 +474,7 @@ pub fn module(model: &Model) -> TokenStream {
                 param_not_for_action: |tool, action, param, actions| errors::param_not_for_action(tool, action, param, actions),
                 unknown_parameter: |call, param, allowed| errors::unknown_parameter(call, param, allowed),
                 missing_action_param: |tool, action, param| errors::missing_action_param(tool, action, param),
+                invalid_type: |param, expected, actual| errors::invalid_type(param, expected, actual),
             };
         }
     }

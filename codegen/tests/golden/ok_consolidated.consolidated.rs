@@ -207,5 +207,10 @@ pub mod consolidated {
             action,
             param,
         ),
+        invalid_type: |param, expected, actual| errors::invalid_type(
+            param,
+            expected,
+            actual,
+        ),
     };
 }

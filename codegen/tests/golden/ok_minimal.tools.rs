@@ -872,5 +872,10 @@ pub mod consolidated {
             action,
             param,
         ),
+        invalid_type: |param, expected, actual| errors::invalid_type(
+            param,
+            expected,
+            actual,
+        ),
     };
 }

@@ -1,0 +1,120 @@
+//! Reading a long document by its structure through tools alone (issue 25): the outline, one
+//! section, and pages that follow the `next` call of each cut answer to the very end.
+
+mod common;
+
+use common::{Client, call, is_error, start, start_with_env, structured, text, workspace};
+use docket::store::generate::spec_body;
+use serde_json::{Value, json};
+
+async fn ok(client: &Client, tool: &str, args: Value) -> (Value, String) {
+    let r = call(client, tool, args.clone()).await;
+    assert!(!is_error(&r), "{tool} {args}: {}", text(&r));
+    (structured(&r), text(&r))
+}
+
+/// A 49,000-character spec (far over the 25,000-character answer limit); its ID and body.
+async fn long_spec(client: &Client) -> (String, String) {
+    let body = spec_body("Storage engine", 28, 1);
+    assert!(body.chars().count() > 40_000);
+    let (created, _) =
+        ok(client, "issues_create", json!({"title": "Storage engine", "type": "specification", "description": body}))
+            .await;
+    (created["issue"]["id"].as_str().expect("id").to_string(), body)
+}
+
+/// The arguments of `issues_get {...}` in a `next` hint.
+fn next_args(next: &str) -> Value {
+    let args = next.strip_prefix("issues_get ").unwrap_or_else(|| panic!("not an issues_get call: {next}"));
+    serde_json::from_str(args).unwrap_or_else(|e| panic!("{next}: {e}"))
+}
+
+#[tokio::test]
+async fn following_next_reads_a_long_body_to_its_end_in_both_views() {
+    let ws = workspace();
+    let client = start(ws.path()).await;
+    let (id, body) = long_spec(&client).await;
+    let (first, first_text) = ok(&client, "issues_get", json!({"id": id})).await;
+    assert_eq!(first["issue"]["truncated"], true);
+    let mut read = first["issue"]["description"].as_str().expect("description").to_string();
+    let mut next = first["issue"]["next"].as_str().expect("a cut answer names the next call").to_string();
+    assert!(first_text.contains(&format!("Next: {next}")), "the text view names the same call: {first_text}");
+    let mut calls = 0;
+    loop {
+        let (page, page_text) = ok(&client, "issues_get", next_args(&next)).await;
+        let part = page["issue"]["description"].as_str().expect("description");
+        assert!(page_text.contains(part.lines().next().unwrap_or_default()), "{page_text}");
+        read.push_str(part);
+        calls += 1;
+        match page["issue"]["next"].as_str() {
+            Some(n) => next = n.to_string(),
+            None => break,
+        }
+        assert!(calls < 5, "no end after {calls} pages");
+    }
+    assert_eq!(read, body, "the pages put together are the body");
+    let past = call(&client, "issues_get", json!({"id": id, "offset": 90_000})).await;
+    assert!(is_error(&past) && text(&past).contains("below"), "{}", text(&past));
+}
+
+#[tokio::test]
+async fn an_outline_and_a_section_cost_a_fraction_of_the_body() {
+    let ws = workspace();
+    let client = start(ws.path()).await;
+    let (id, body) = long_spec(&client).await;
+    let (outline, outline_text) = ok(&client, "issues_get", json!({"id": id, "outline": true})).await;
+    let tree = outline["issue"]["outline"].as_str().expect("outline");
+    for heading in ["Overview", "Design", "Component 28", "Acceptance Criteria"] {
+        assert!(tree.lines().any(|l| l.trim_start().starts_with(&format!("{heading} ("))), "{heading}: {tree}");
+    }
+    assert!(outline["issue"].get("description").is_none());
+    assert!(outline_text.len() * 10 < body.len(), "the outline is a tenth of the body at most");
+    assert!(outline_text.contains("deeper headings left out"), "{outline_text}");
+    let (all, _) = ok(&client, "issues_get", json!({"id": id, "outline": true, "depth": 6})).await;
+    assert!(all["issue"]["outline"].as_str().expect("outline").contains("Failure modes"));
+
+    let (criteria, _) = ok(&client, "issues_get", json!({"id": id, "section": "acceptance criteria"})).await;
+    let section = criteria["issue"]["description"].as_str().expect("section");
+    let start = body.find("## Acceptance Criteria").expect("in the body");
+    assert_eq!(section, &body[start..], "the whole section, nothing cut");
+    assert!(criteria["issue"].get("truncated").is_none());
+    assert_eq!(criteria["issue"]["section"], "Storage engine/Acceptance Criteria");
+
+    let (part, _) = ok(&client, "issues_get", json!({"id": id, "section": "Component 3/Failure modes"})).await;
+    let part = part["issue"]["description"].as_str().expect("section");
+    assert!(part.starts_with("#### Failure modes\n"), "{part}");
+    let component_3 = body.find("### Component 3\n").expect("component 3");
+    assert_eq!(body[component_3..].find(part).map(|_| ()), Some(()), "inside Component 3");
+
+    let missing = call(&client, "issues_get", json!({"id": id, "section": "Rollback plan"})).await;
+    assert!(!is_error(&missing), "an unknown section answers with the outline");
+    let data = structured(&missing);
+    assert!(data["issue"]["outline"].as_str().is_some_and(|o| o.contains("Acceptance Criteria")), "{data}");
+    assert!(text(&missing).contains("No heading of"), "{}", text(&missing));
+}
+
+#[tokio::test]
+async fn a_batch_reads_one_section_of_each_and_the_consolidated_profile_names_its_own_call() {
+    let ws = workspace();
+    let client = start(ws.path()).await;
+    let (a, _) = long_spec(&client).await;
+    let (b, _) = long_spec_titled(&client, "Sync protocol").await;
+    let (batch, _) = ok(&client, "issues_get_batch", json!({"ids": [a, b], "section": "Acceptance Criteria"})).await;
+    for issue in batch["issues"].as_array().expect("issues") {
+        assert!(issue["description"].as_str().is_some_and(|d| d.contains("AC-8")), "{issue}");
+    }
+    client.cancel().await.expect("close");
+
+    let consolidated = start_with_env(ws.path(), &[("DOCKET_TOOL_STYLE", "consolidated")]).await;
+    let r = call(&consolidated, "issues", json!({"action": "get", "id": a})).await;
+    let next = structured(&r)["issue"]["next"].as_str().expect("next").to_string();
+    assert!(next.starts_with("issues(action=get) {"), "{next}");
+    assert!(text(&r).contains(&format!("Next: {next}")), "{}", text(&r));
+}
+
+async fn long_spec_titled(client: &Client, title: &str) -> (String, String) {
+    let body = spec_body(title, 5, 2);
+    let (created, _) =
+        ok(client, "issues_create", json!({"title": title, "type": "specification", "description": body})).await;
+    (created["issue"]["id"].as_str().expect("id").to_string(), body)
+}
