@@ -435,7 +435,10 @@ async fn wrong_types_and_out_of_range_values_are_rejected_and_unknown_parameters
         let tool_name = name(tool);
         for site in sites(&tool["inputSchema"]) {
             let param = site.display();
-            for wrong in wrong_values(&site.schema) {
+            // Published as JSON text, but any JSON value is taken as its text, as wrangler took any
+            // value (docs/compatibility.md): no type is wrong there.
+            let any_json = tool_name == "issues_metadata" && param == "value";
+            for wrong in wrong_values(&site.schema).into_iter().filter(|_| !any_json) {
                 let args = arguments_with(tool, &site, Some(wrong.clone()));
                 a.expect_invalid(tool_name, args, &format!("{param} = {wrong}"), &param).await;
             }

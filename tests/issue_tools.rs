@@ -284,7 +284,7 @@ async fn labels_projects_and_metadata_operations() {
         &call(
             &client,
             "issues_metadata",
-            json!({"operation": "set", "issueId": id, "key": "reviewer", "value": "{\"name\": \"bo\"}"}),
+            json!({"operation": "set", "issueId": id, "key": "reviewer", "value": {"name": "bo"}}),
         )
         .await,
     );

@@ -11,12 +11,22 @@ use crate::generated;
 use crate::runtime::args::{Ignored, strip_unknown, wrap_lone_values};
 use crate::runtime::{Warning, WarningCode};
 
-/// Removes the parameters `tool` does not declare from `args` (one warning per removed one) and
-/// wraps lone values given for arrays.
+/// Parameters published as JSON text (one type, as every client accepts) that wrangler took as
+/// any JSON value: a value that is not a string is passed on as its JSON text, which the
+/// handler parses back, so calls written for wrangler keep working.
+const JSON_TEXT: &[(&str, &str)] = &[("issues_metadata", "value")];
+
+/// Removes the parameters `tool` does not declare from `args` (one warning per removed one),
+/// wraps lone values given for arrays, and writes JSON values given for JSON text as text.
 pub fn normalize(tool: &str, args: &mut Map<String, Value>) -> Vec<Warning> {
     let Some(rules) = generated::input_rules(tool) else { return Vec::new() };
     let warnings = strip_unknown(args, rules).into_iter().map(|i| warning(tool, &i)).collect();
     wrap_lone_values(args, rules);
+    for (_, param) in JSON_TEXT.iter().filter(|(t, _)| *t == tool) {
+        if let Some(v) = args.get_mut(*param).filter(|v| !v.is_string() && !v.is_null()) {
+            *v = Value::String(v.to_string());
+        }
+    }
     warnings
 }
 
@@ -56,5 +66,16 @@ mod tests {
         let mut args = json!({"id": "ISS-000001"}).as_object().cloned().expect("object");
         assert!(normalize("issues_get", &mut args).is_empty());
         assert!(normalize("no_such_tool", &mut args).is_empty());
+    }
+
+    #[test]
+    fn a_json_value_for_json_text_is_passed_on_as_its_text() {
+        let mut args = json!({"operation": "set", "issueId": "ISS-000001", "key": "k", "value": {"round": 1}});
+        let map = args.as_object_mut().expect("object");
+        assert!(normalize("issues_metadata", map).is_empty());
+        assert_eq!(map["value"], json!("{\"round\":1}"));
+        let mut text = json!({"operation": "set", "issueId": "ISS-000001", "key": "k", "value": "plain"});
+        normalize("issues_metadata", text.as_object_mut().expect("object"));
+        assert_eq!(text["value"], "plain", "text stays as it is");
     }
 }
