@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
+use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::store::fs::Root;
 use serde::Serialize;
@@ -191,11 +191,8 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Pattern> {
 fn connect(path: &Path) -> Result<Connection, String> {
     let shown = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
     let workspace_root = path.parent().and_then(Path::parent).and_then(Path::parent).unwrap_or(Path::new("/"));
-    let real = Root::open(workspace_root)
-        .and_then(|root| root.real_path(path, &["-journal", "-wal", "-shm"]))
-        .map_err(|e| e.to_string())?;
-    let flags = OpenFlags::default() | OpenFlags::SQLITE_OPEN_NOFOLLOW;
-    migrate(Connection::open_with_flags(real, flags).map_err(|e| shown(&e))?).map_err(|e| shown(&e))
+    let conn = Root::open(workspace_root).and_then(|root| root.sqlite(path)).map_err(|e| e.to_string())?;
+    migrate(conn).map_err(|e| shown(&e))
 }
 
 fn migrate(mut conn: Connection) -> rusqlite::Result<Connection> {

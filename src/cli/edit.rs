@@ -33,7 +33,7 @@ pub(super) fn edit(ws: &WorkspaceArg, id: &str) -> Result<String, String> {
     }
     let keep = |why: String| -> String {
         let kept = copy.path().with_extension("rejected.md");
-        let where_ = match crate::store::fs::write_named(&kept, edited.as_bytes()) {
+        let where_ = match crate::store::fs::replace_named(&kept, edited.as_bytes()) {
             Ok(()) => format!("Your edit is kept in {}", kept.display()),
             Err(e) => format!("(your edit could not be kept: {e})"),
         };

@@ -94,7 +94,7 @@ pub(super) fn merge_file(a: &MergeFileArgs) -> Result<bool, String> {
     let (base, ours, theirs) = (read(&a.base)?, read(&a.ours)?, read(&a.theirs)?);
     let merged = crate::store::git::merge::merge_file(&base, &ours, &theirs);
     // Rooted at the folder git named: the result replaces %A itself, never a link's target.
-    crate::store::fs::write_named(&a.ours, merged.text.as_bytes()).map_err(|e| format!("cannot write {e}"))?;
+    crate::store::fs::replace_named(&a.ours, merged.text.as_bytes()).map_err(|e| format!("cannot write {e}"))?;
     if merged.conflicts {
         eprintln!(
             "docket merge-file: {}: the body has conflict markers (the frontmatter is merged); edit the body, then `git add` it",

@@ -364,7 +364,7 @@ impl Pending {
     pub fn commit(self) -> Result<(), StoreError> {
         let Pending { root, tmp, file, cache_dir } = self;
         file.sync_all().map_err(|e| StoreError::Io { path: tmp.path().to_path_buf(), source: e })?;
-        root.persist(tmp, &path_in(&cache_dir), Rename::Replace)?;
+        root.put_in_place(tmp, &path_in(&cache_dir), Rename::Replace)?;
         // The JSON snapshot of earlier versions is never read again.
         let _ = root.remove_file(&cache_dir.join("index.json"));
         Ok(())

@@ -67,8 +67,17 @@ impl Workspace {
             rooted.create_dir_all(&ws.dir.join(sub))?;
         }
         let ignore = ws.dir.join(".gitignore");
-        if rooted.entry(&ignore)? == Entry::Missing {
-            rooted.create_atomic(&ignore, b"cache/\n")?;
+        match rooted.entry(&ignore)? {
+            Entry::Missing => rooted.create_atomic(&ignore, b"cache/\n")?,
+            Entry::File => {}
+            Entry::Dir | Entry::Other(_) => {
+                return Err(StoreError::Refused {
+                    path: ignore,
+                    reason: "it is a symbolic link, folder, FIFO or device where docket expects its own .gitignore; \
+                             replace it with a regular file (or remove it), then retry"
+                        .into(),
+                });
+            }
         }
         Ok(ws)
     }

@@ -143,7 +143,7 @@ impl Store {
         if dest == path {
             match root.rename(tmp.path(), path, Rename::Exchange) {
                 Err(StoreError::Io { source, .. }) if source.kind() == std::io::ErrorKind::Unsupported => {
-                    root.persist(tmp, path, Rename::Replace)?;
+                    root.put_in_place(tmp, path, Rename::Replace)?;
                     return Ok(true);
                 }
                 other => other?,
@@ -182,7 +182,7 @@ impl Store {
             put_back()?;
             return Ok(false);
         }
-        if let Err(e) = root.persist(tmp, dest, Rename::Replace) {
+        if let Err(e) = root.put_in_place(tmp, dest, Rename::Replace) {
             let _ = put_back();
             return Err(e);
         }

@@ -249,13 +249,13 @@ impl Root {
     /// the mode of the file it replaces (`mode` for a new one, 0644 when `None`).
     pub fn write_atomic(&self, path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<(), StoreError> {
         let tmp = self.temp(path, bytes, self.mode_of(path).or(mode))?;
-        self.persist(tmp, path, Rename::Replace)
+        self.put_in_place(tmp, path, Rename::Replace)
     }
 
     /// Like [`Root::write_atomic`] but fails with `AlreadyExists` when `path` exists.
     pub fn create_atomic(&self, path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
         let tmp = self.temp(path, bytes, None)?;
-        self.persist(tmp, path, Rename::NoReplace)
+        self.put_in_place(tmp, path, Rename::NoReplace)
     }
 
     /// Creates the new file `path` with `bytes` (folders created if missing) without a temp file
@@ -268,7 +268,7 @@ impl Root {
     }
 
     /// Renames `tmp` onto `path` (in the same folder) and makes the rename durable.
-    pub fn persist(&self, mut tmp: Temp, path: &Path, how: Rename) -> Result<(), StoreError> {
+    pub fn put_in_place(&self, mut tmp: Temp, path: &Path, how: Rename) -> Result<(), StoreError> {
         let (dir, name) = self.parent(path, true)?;
         self.writable_target(&dir, name, path)?;
         let how = match (how, sys::lstat_at(&dir, name).map_err(io_err(path))?) {
@@ -365,6 +365,19 @@ impl Root {
     }
 }
 
+impl Root {
+    /// The SQLite database at `path`, opened through [`Root::real_path`] with
+    /// `SQLITE_OPEN_NOFOLLOW` (its `-journal`, `-wal` and `-shm` files checked too).
+    pub fn sqlite(&self, path: &Path) -> Result<rusqlite::Connection, StoreError> {
+        let real = self.real_path(path, &["-journal", "-wal", "-shm"])?;
+        let flags = rusqlite::OpenFlags::default() | rusqlite::OpenFlags::SQLITE_OPEN_NOFOLLOW;
+        rusqlite::Connection::open_with_flags(&real, flags).map_err(|e| StoreError::Refused {
+            path: path.to_path_buf(),
+            reason: format!("SQLite cannot open it ({e}); remove the file (docket recreates it), then retry"),
+        })
+    }
+}
+
 /// A temp file written by [`Root::temp`]; removed on drop unless persisted.
 #[derive(Debug)]
 pub struct Temp {
@@ -396,6 +409,11 @@ pub fn read_file(path: &Path, max: u64) -> Result<Vec<u8>, StoreError> {
     Root::open(dir)?.read(&dir.join(name), max)
 }
 
+/// A private temp folder in the system's temp folder (for `serve --demo`), removed on drop.
+pub fn scratch_dir() -> Result<tempfile::TempDir, StoreError> {
+    tempfile::tempdir().map_err(io_err(&std::env::temp_dir()))
+}
+
 /// A private temp file in the system's temp folder (for `docket edit`'s copy), removed on drop.
 pub fn scratch_file(prefix: &str, suffix: &str) -> Result<tempfile::NamedTempFile, StoreError> {
     tempfile::Builder::new().prefix(prefix).suffix(suffix).tempfile().map_err(io_err(&std::env::temp_dir()))
@@ -403,7 +421,7 @@ pub fn scratch_file(prefix: &str, suffix: &str) -> Result<tempfile::NamedTempFil
 
 /// Writes `bytes` to the file at `path`, rooted at its own folder (a file the user or git named
 /// on the command line, such as the merge driver's `%A`).
-pub fn write_named(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+pub fn replace_named(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = path.file_name().ok_or_else(|| refused(path, "not a file name", "file"))?;
     Root::open(dir)?.write_atomic(&dir.join(name), bytes, None)
