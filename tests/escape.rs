@@ -480,3 +480,14 @@ fn every_write_goes_through_the_rooted_layer() {
         "these write without the rooted layer (src/store/fs); route them through fs::Root: {bypasses:#?}"
     );
 }
+
+// Reads: a FIFO where docket reads its own config or a session's checkpoint never hangs it.
+
+#[test]
+fn a_fifo_config_file_is_refused_without_hanging() {
+    let dir = common::workspace();
+    mkfifo(&dir.path().join(".docket/config/docket.yaml"));
+    let o = docket(dir.path(), &["list"]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && stderr.contains("docket.yaml") && stderr.contains("FIFO"), "{stderr}");
+}

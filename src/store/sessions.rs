@@ -323,7 +323,7 @@ impl Store {
             None => self.newest_session(Session::is_incomplete)?,
         };
         let checkpoint_path = self.session_dir(&session.id)?.join("checkpoint.json");
-        let checkpoint = std::fs::read_to_string(&checkpoint_path).ok().and_then(|t| serde_json::from_str(&t).ok());
+        let checkpoint = super::files::read_text(&checkpoint_path).ok().and_then(|t| serde_json::from_str(&t).ok());
         Ok((session, checkpoint))
     }
 
@@ -345,8 +345,8 @@ impl Store {
         };
         let dir = self.session_dir(&session.id)?;
         let read_json =
-            |name: &str| std::fs::read_to_string(dir.join(name)).ok().and_then(|t| serde_json::from_str(&t).ok());
-        let audit = std::fs::read_to_string(dir.join("audit.jsonl"))
+            |name: &str| super::files::read_text(&dir.join(name)).ok().and_then(|t| serde_json::from_str(&t).ok());
+        let audit = super::files::read_text(&dir.join("audit.jsonl"))
             .map(|t| t.lines().filter_map(|l| serde_json::from_str(l).ok()).collect())
             .unwrap_or_default();
         Ok(SessionProgress {
