@@ -1,5 +1,6 @@
 //! The merge driver's line merge against `git merge-file` on issue files of 20,000 and 80,000
-//! body lines, both sides editing lines spread over the whole body (no conflicts). Prints
+//! body lines, both sides editing a quarter of the lines each, spread over the whole body (no
+//! conflicts). Prints
 //! numbers; asserts only that both produce the same text. Run: `cargo bench --bench merge`.
 
 use std::process::Command;
@@ -9,8 +10,9 @@ use docket::store::git::merge::merge_file;
 
 const FRONT: &str = "---\nid: ISS-000001\ntitle: Big\nstatus: open\npriority: medium\nlabels: []\ncreatedAt: 2026-01-01T00:00:00.000Z\nupdatedAt: 2026-01-01T00:00:00.000Z\n---\n";
 
-/// Base, ours and theirs: every 50th line changed by ours, every 50th (offset 25) by theirs,
-/// a line inserted by ours every 400 lines and one removed by theirs every 700.
+/// Base, ours and theirs: every 4th line changed by ours, every 4th (offset 2) by theirs (a
+/// quarter of the body on each side, as after a reformat), a line inserted by ours every 400
+/// lines and one removed by theirs every 700.
 fn texts(lines: usize) -> (String, String, String) {
     let line = |i: usize| format!("line {i}: the quick brown fox jumps over the lazy dog {}\n", i % 97);
     let (mut base, mut ours, mut theirs) = (FRONT.to_string(), FRONT.to_string(), FRONT.to_string());
@@ -19,7 +21,7 @@ fn texts(lines: usize) -> (String, String, String) {
         if i % 400 == 7 {
             ours.push_str(&format!("inserted by ours before {i}\n"));
         }
-        if i % 50 == 0 {
+        if i % 4 == 0 {
             ours.push_str(&format!("ours changed {i}\n"));
         } else {
             ours.push_str(&line(i));
@@ -27,7 +29,7 @@ fn texts(lines: usize) -> (String, String, String) {
         if i % 700 == 13 {
             continue;
         }
-        if i % 50 == 25 {
+        if i % 4 == 2 {
             theirs.push_str(&format!("theirs changed {i}\n"));
         } else {
             theirs.push_str(&line(i));

@@ -396,8 +396,9 @@ fn the_merge_driver_merges_20k_lines_quickly_and_like_git() {
     for i in 0..20_000 {
         let line = format!("line {i} of a long body\n");
         base.push_str(&line);
-        ours.push_str(&if i % 50 == 0 { format!("ours {i}\n") } else { line.clone() });
-        theirs.push_str(&if i % 50 == 25 { format!("theirs {i}\n") } else { line });
+        // Thousands of changes on each side: diffy's merge was quadratic in them.
+        ours.push_str(&if i % 4 == 0 { format!("ours {i}\n") } else { line.clone() });
+        theirs.push_str(&if i % 4 == 2 { format!("theirs {i}\n") } else { line });
     }
     for (n, t) in [("base", &base), ("ours", &ours), ("theirs", &theirs), ("ours-git", &ours)] {
         std::fs::write(dir.path().join(n), t).expect("write");
