@@ -148,10 +148,11 @@ impl Index {
     fn scan(&mut self) -> Result<usize, StoreError> {
         let started = Instant::now();
         let first = !self.populated;
-        if first && self.enabled {
-            if let Ok(root) = Root::workspace(&self.ws) {
-                snapshot::remove_abandoned(&root, &self.ws.cache_dir());
-            }
+        if first
+            && self.enabled
+            && let Ok(root) = Root::workspace(&self.ws)
+        {
+            snapshot::remove_abandoned(&root, &self.ws.cache_dir());
         }
         self.unwatched.clear();
         let mut refused_dirs = Vec::new();

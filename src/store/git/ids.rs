@@ -89,10 +89,10 @@ fn highest_in_repo(repo: &Repo, ws: &Workspace, t: IssueType) -> u64 {
     if missed {
         // Keep only the commits that are tips now: the file stays as small as the branch list.
         cache.retain(|k, _| commits.iter().any(|oid| k.starts_with(oid.as_str())));
-        if let (Some(root), Ok(bytes)) = (&root, serde_json::to_vec(&cache)) {
-            if let Err(e) = root.write_atomic(&cache_path, &bytes, None) {
-                tracing::warn!(error = %e, "the branch id cache was not written; ids stay correct, the next create lists branches again");
-            }
+        if let (Some(root), Ok(bytes)) = (&root, serde_json::to_vec(&cache))
+            && let Err(e) = root.write_atomic(&cache_path, &bytes, None)
+        {
+            tracing::warn!(error = %e, "the branch id cache was not written; ids stay correct, the next create lists branches again");
         }
     }
     max
