@@ -18,7 +18,7 @@ fn texts(lines: usize) -> (String, String, String) {
     let (mut base, mut ours, mut theirs) = (FRONT.to_string(), FRONT.to_string(), FRONT.to_string());
     for i in 0..lines {
         base.push_str(&line(i));
-        if i % 400 == 7 {
+        if i % 400 == 5 {
             ours.push_str(&format!("inserted by ours before {i}\n"));
         }
         if i % 4 == 0 {
@@ -26,7 +26,7 @@ fn texts(lines: usize) -> (String, String, String) {
         } else {
             ours.push_str(&line(i));
         }
-        if i % 700 == 13 {
+        if i % 700 == 2 {
             continue;
         }
         if i % 4 == 2 {
