@@ -59,7 +59,7 @@ impl Workspace {
             Workspace::at(root).unwrap_or_else(|| Workspace { root: root.to_path_buf(), dir: root.join(".docket") });
         // Through the rooted layer: a committed link where a folder or `.gitignore` belongs is
         // refused, never written through.
-        let rooted = Root::open(root)?;
+        let rooted = Root::open_or_create(root)?;
         for t in IssueType::ALL {
             rooted.create_dir_all(&ws.collection(*t).join("archived"))?;
         }

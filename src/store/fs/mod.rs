@@ -70,6 +70,13 @@ impl Root {
         Ok(Root { dir, path: path.to_path_buf() })
     }
 
+    /// Like [`Root::open`], creating `path` first if it is missing (`docket init` in a new
+    /// directory the user named).
+    pub fn open_or_create(path: &Path) -> Result<Root, StoreError> {
+        std::fs::create_dir_all(path).map_err(io_err(path))?;
+        Root::open(path)
+    }
+
     /// The workspace's root directory (the one holding `.docket/` or `.wrangler/`).
     pub fn workspace(ws: &super::Workspace) -> Result<Root, StoreError> {
         Root::open(&ws.root)
@@ -304,7 +311,9 @@ impl Root {
         };
         sys::rename_at(&from_dir, from_name, &to_dir, to_name, how).map_err(io_err(from))?;
         let _ = to_dir.sync_all();
-        let _ = from_dir.sync_all();
+        if from.parent() != to.parent() {
+            let _ = from_dir.sync_all();
+        }
         Ok(())
     }
 
