@@ -273,10 +273,13 @@ impl Config {
     }
 
     fn apply_file(&mut self, path: &Path) -> Result<(), ConfigError> {
-        let text = match std::fs::read_to_string(path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-            Err(e) => return Err(ConfigError(format!("{}: cannot read the config file: {e}", path.display()))),
+        // Bounded, never blocking on a FIFO, never following a link as the file itself.
+        let text = match crate::store::fs::read_file(path, 1024 * 1024) {
+            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            Err(crate::store::StoreError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(());
+            }
+            Err(e) => return Err(ConfigError(format!("cannot read the config file: {e}"))),
         };
         let doc: serde_yaml::Value = serde_yaml::from_str(&text).map_err(|e| {
             ConfigError(format!(

@@ -10,6 +10,8 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::store::fs::Root;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -80,7 +82,7 @@ impl ErrorMemory {
     /// retention. A database that cannot be opened is remembered as the reason for warnings.
     pub fn open(workspace_dir: &Path, settings: Settings) -> ErrorMemory {
         let path = workspace_dir.join("cache").join("errors.db");
-        let conn = connect(&path).map_err(|e| format!("{}: {e}", path.display()));
+        let conn = connect(&path);
         let memory = ErrorMemory { path, settings, conn: Mutex::new(conn) };
         let _ = memory.cleanup();
         memory
@@ -183,11 +185,17 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Pattern> {
     })
 }
 
-fn connect(path: &Path) -> rusqlite::Result<Connection> {
-    if let Some(dir) = path.parent() {
-        let _ = std::fs::create_dir_all(dir);
-    }
-    let mut conn = Connection::open(path)?;
+/// Opens the database through the rooted layer: `cache/`, `errors.db` and its journal files must
+/// be real, so a committed link cannot make SQLite create or write a file outside the workspace,
+/// and SQLite itself refuses a link that appears later (`SQLITE_OPEN_NOFOLLOW`).
+fn connect(path: &Path) -> Result<Connection, String> {
+    let shown = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    let workspace_root = path.parent().and_then(Path::parent).and_then(Path::parent).unwrap_or(Path::new("/"));
+    let conn = Root::open(workspace_root).and_then(|root| root.sqlite(path)).map_err(|e| e.to_string())?;
+    migrate(conn).map_err(|e| shown(&e))
+}
+
+fn migrate(mut conn: Connection) -> rusqlite::Result<Connection> {
     conn.busy_timeout(Duration::from_secs(5))?;
     conn.pragma_update(None, "journal_mode", "WAL")?;
     conn.pragma_update(None, "foreign_keys", "ON")?;

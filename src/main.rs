@@ -153,7 +153,7 @@ fn serve(
 ) -> Result<(), String> {
     // Keeps the demo directory alive until the server stops.
     let demo_dir = if demo {
-        Some(tempfile::tempdir().map_err(|e| format!("cannot create a demo directory: {e}"))?)
+        Some(docket::store::fs::scratch_dir().map_err(|e| format!("cannot create a demo directory: {e}"))?)
     } else {
         None
     };

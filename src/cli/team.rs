@@ -93,7 +93,8 @@ pub(super) fn merge_file(a: &MergeFileArgs) -> Result<bool, String> {
     let read = |p: &Path| std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()));
     let (base, ours, theirs) = (read(&a.base)?, read(&a.ours)?, read(&a.theirs)?);
     let merged = crate::store::git::merge::merge_file(&base, &ours, &theirs);
-    std::fs::write(&a.ours, &merged.text).map_err(|e| format!("cannot write {}: {e}", a.ours.display()))?;
+    // Rooted at the folder git named: the result replaces %A itself, never a link's target.
+    crate::store::fs::replace_named(&a.ours, merged.text.as_bytes()).map_err(|e| format!("cannot write {e}"))?;
     if merged.conflicts {
         eprintln!(
             "docket merge-file: {}: the body has conflict markers (the frontmatter is merged); edit the body, then `git add` it",

@@ -1,13 +1,13 @@
 //! Byte-preserving edits of issue files: one frontmatter value replaced in place (never a YAML
 //! re-serialization), checked by parsing the result; atomic writes; the workspace lock.
 
-use std::fs::{File, OpenOptions};
-use std::io::Write;
+use std::fs::File;
 use std::path::Path;
 
 use serde_yaml::{Mapping, Value as Yaml};
 
-use crate::store::Workspace;
+use crate::store::fs::Root;
+use crate::store::{StoreError, Workspace};
 
 /// The frontmatter text of a file and its byte range, if it has a closed `---` block.
 fn front_range(text: &str) -> Option<(usize, usize)> {
@@ -119,14 +119,10 @@ pub fn replace_value(text: &str, parent: Option<&str>, key: &str, new: &str) -> 
     (parse_front(&out[s2..e2]).ok()? == expected && out[e2..] == text[end..]).then_some(out)
 }
 
-/// Writes `contents` to `path` through a synced temp file beside it and a rename.
-pub fn write_atomic(path: &Path, contents: &str) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut tmp = tempfile::Builder::new().prefix(".docket-").suffix(".tmp").tempfile_in(dir)?;
-    tmp.write_all(contents.as_bytes())?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+/// Writes `contents` to `path` through the rooted layer (a synced temp file beside it and a
+/// rename), keeping the file's mode.
+pub fn write_atomic(ws: &Workspace, path: &Path, contents: &str) -> Result<(), StoreError> {
+    Root::workspace(ws)?.write_atomic(path, contents.as_bytes(), None)
 }
 
 /// The store's workspace lock (`cache/docket.lock`): held while repairing, so no docket process
@@ -135,11 +131,8 @@ pub struct Lock {
     _file: File,
 }
 
-pub fn lock(ws: &Workspace) -> std::io::Result<Lock> {
-    let dir = ws.cache_dir();
-    std::fs::create_dir_all(&dir)?;
-    let file = OpenOptions::new().create(true).truncate(false).write(true).open(dir.join("docket.lock"))?;
-    file.lock()?;
+pub fn lock(ws: &Workspace) -> Result<Lock, StoreError> {
+    let file = Root::workspace(ws)?.lock(&ws.cache_dir().join("docket.lock"))?;
     Ok(Lock { _file: file })
 }
 

@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use super::edit;
 use super::{Scan, check, id_parts, in_archive, interrupted_pair, parent_of, same_id};
+use crate::store::fs::{Entry, Rename, Root};
 use crate::store::git::Repo;
 use crate::store::{IssueMeta, IssueType, Store};
 
@@ -47,9 +48,13 @@ pub fn fix(store: &Store) -> Result<Outcome, String> {
     let ws = store.workspace().clone();
     let _lock = edit::lock(&ws)
         .map_err(|e| format!("cannot lock the workspace ({e}); retry when other docket calls are done"))?;
+    let root = Root::workspace(&ws).map_err(|e| e.to_string())?;
     let scan = check(store).map_err(|e| e.to_string())?.scan;
+    // A pair whose bodies differ is kept whole: the copy updated first gets a new id instead of
+    // being removed, so no text that only one file held is lost.
+    let diverged = diverged_copies(&scan);
     // Everything that reads git history is decided first, on the files where they were committed.
-    let plan = plan_renumbering(&scan);
+    let plan = plan_renumbering(&scan, &diverged);
     let (rewrites, ambiguous) = attribute_references(&scan, &plan);
     let mut out = Outcome::default();
     // Where each file is now, as the repairs move it.
@@ -57,9 +62,10 @@ pub fn fix(store: &Store) -> Result<Outcome, String> {
     let at = |moved: &HashMap<PathBuf, PathBuf>, p: &Path| moved.get(p).cloned().unwrap_or_else(|| p.to_path_buf());
 
     for tmp in &scan.temps {
-        match std::fs::remove_file(tmp)
-            .or_else(|e| if e.kind() == std::io::ErrorKind::NotFound { Ok(()) } else { Err(e) })
-        {
+        match root.remove_file(tmp).or_else(|e| match e {
+            crate::store::StoreError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            e => Err(e),
+        }) {
             Ok(()) => out.changes.push(format!("removed stale temp file {}", scan.rel(tmp))),
             Err(e) => out.notes.push(format!("could not remove {}: {e}", scan.rel(tmp))),
         }
@@ -67,6 +73,17 @@ pub fn fix(store: &Store) -> Result<Outcome, String> {
 
     let mut removed: Vec<PathBuf> = Vec::new();
     for holders in scan.duplicates.values().filter(|h| interrupted_pair(h)) {
+        if let Some(older) = holders.iter().find(|h| diverged.iter().any(|d| d.path == h.path)) {
+            let kept = holders.iter().find(|h| h.path != older.path).unwrap_or(older);
+            out.notes.push(format!(
+                "{} is in both {} and {} with different bodies: both are kept ({} gets a new id below); merge them by hand",
+                older.id,
+                scan.rel(&kept.path),
+                scan.rel(&older.path),
+                scan.rel(&older.path)
+            ));
+            continue;
+        }
         let Some((keep, drop)) = pick_copy(&holders[0], &holders[1]) else {
             out.notes.push(format!(
                 "{} is in both {} and {} with the same updatedAt but different contents; compare them and delete one by hand",
@@ -76,7 +93,7 @@ pub fn fix(store: &Store) -> Result<Outcome, String> {
             ));
             continue;
         };
-        match std::fs::remove_file(&drop.path) {
+        match root.remove_file(&drop.path) {
             Ok(()) => {
                 removed.push(drop.path.clone());
                 out.changes.push(format!(
@@ -98,7 +115,7 @@ pub fn fix(store: &Store) -> Result<Outcome, String> {
         let Some(t) = scan.folder_type(&m.path) else { continue };
         let dir = if m.status.is_archived() { ws.collection(t).join("archived") } else { ws.collection(t) };
         let dest = dir.join(m.path.file_name().unwrap_or_default());
-        if dest.exists() {
+        if root.entry(&dest).map_or(true, |e| e != Entry::Missing) {
             out.notes.push(format!(
                 "{} belongs in {} but {} exists; merge them by hand",
                 scan.rel(&m.path),
@@ -107,7 +124,7 @@ pub fn fix(store: &Store) -> Result<Outcome, String> {
             ));
             continue;
         }
-        let done = std::fs::create_dir_all(&dir).and_then(|()| std::fs::rename(&m.path, &dest));
+        let done = root.rename(&m.path, &dest, Rename::NoReplace);
         match done {
             Ok(()) => {
                 out.changes.push(format!("moved {} -> {} (status {})", scan.rel(&m.path), scan.rel(&dest), m.status));
@@ -119,7 +136,7 @@ pub fn fix(store: &Store) -> Result<Outcome, String> {
 
     for r in &plan {
         let path = at(&moved, &r.path);
-        match renumber(&path, &r.new_id) {
+        match renumber(&root, &path, &r.new_id) {
             Ok(dest) => {
                 out.changes.push(format!(
                     "renumbered {} -> {}: {} -> {}",
@@ -154,7 +171,7 @@ pub fn fix(store: &Store) -> Result<Outcome, String> {
             let edited = edit::replace_value(&text, Some("wranglerContext"), "parentTaskId", new).ok_or_else(|| {
                 "its parentTaskId is not a plain `parentTaskId: value` line under wranglerContext".to_string()
             })?;
-            edit::write_atomic(&path, &edited).map_err(|e| e.to_string())
+            edit::write_atomic(&ws, &path, &edited).map_err(|e| e.to_string())
         });
         match result {
             Ok(()) => {
@@ -214,6 +231,23 @@ fn attribute_references<'a>(scan: &'a Scan, plan: &[Renumber]) -> (Vec<Rewrite>,
     (rewrites, ambiguous)
 }
 
+/// Of each interrupted pair whose bodies differ, the copy updated first (ties: the one whose
+/// folder does not fit its status): it keeps its text under a new id.
+fn diverged_copies(scan: &Scan) -> Vec<Arc<IssueMeta>> {
+    let body = |m: &Arc<IssueMeta>| crate::store::read_file_safely(&m.path).ok().map(|t| edit::body(&t).to_string());
+    scan.duplicates
+        .values()
+        .filter(|h| interrupted_pair(h))
+        .filter(|h| body(&h[0]) != body(&h[1]))
+        .map(|h| {
+            let (a, b) = (&h[0], &h[1]);
+            let a_first = (a.updated_at.as_str(), a.status.is_archived() == in_archive(&a.path))
+                < (b.updated_at.as_str(), b.status.is_archived() == in_archive(&b.path));
+            Arc::clone(if a_first { a } else { b })
+        })
+        .collect()
+}
+
 /// Of two copies of one issue, the one to keep and the one to remove: the later `updatedAt`;
 /// with equal times, identical bytes keep the copy whose folder fits its status. `None` when
 /// equal times hide different contents.
@@ -233,7 +267,7 @@ fn pick_copy<'a>(a: &'a Arc<IssueMeta>, b: &'a Arc<IssueMeta>) -> Option<(&'a Ar
 
 /// New ids for every holder of a duplicate id but the first created, numbered above everything
 /// in the collection, in this worktree and (inside git) on every branch and worktree.
-fn plan_renumbering(scan: &Scan) -> Vec<Renumber> {
+fn plan_renumbering(scan: &Scan, diverged: &[Arc<IssueMeta>]) -> Vec<Renumber> {
     let mut next: HashMap<IssueType, u64> = HashMap::new();
     for m in &scan.issues {
         let Some(t) = scan.folder_type(&m.path) else { continue };
@@ -245,27 +279,25 @@ fn plan_renumbering(scan: &Scan) -> Vec<Renumber> {
     }
     let mut asked_git = std::collections::HashSet::new();
     let mut plan = Vec::new();
-    for holders in scan.duplicates.values().filter(|h| !interrupted_pair(h)) {
-        for m in &holders[1..] {
-            let Some(t) = scan.folder_type(&m.path) else { continue };
-            let n = next.entry(t).or_default();
-            if asked_git.insert(t) {
-                *n = (*n).max(crate::store::git::highest_id_number(&scan.ws, t).unwrap_or(0));
-            }
-            *n += 1;
-            plan.push(Renumber {
-                old_id: m.id.clone(),
-                new_id: format!("{}{:06}", t.prefix(), *n),
-                path: m.path.clone(),
-            });
+    let renumbered =
+        scan.duplicates.values().filter(|h| !interrupted_pair(h)).flat_map(|h| h[1..].iter()).chain(diverged.iter());
+    for m in renumbered {
+        let Some(t) = scan.folder_type(&m.path) else { continue };
+        let n = next.entry(t).or_default();
+        if asked_git.insert(t) {
+            *n = (*n).max(crate::store::git::highest_id_number(&scan.ws, t).unwrap_or(0));
         }
+        // Never past the format's range (no wrap-around): a file left with its id is reported.
+        let Ok(new_id) = crate::store::id_after(t, *n, scan.ws.collection(t)) else { continue };
+        *n += 1;
+        plan.push(Renumber { old_id: m.id.clone(), new_id, path: m.path.clone() });
     }
     plan
 }
 
 /// Gives the file at `path` the id `new`: renamed when its name starts with an id, and its `id:`
 /// line (if any) rewritten; every other byte unchanged. Returns where the file is now.
-fn renumber(path: &Path, new: &str) -> Result<PathBuf, String> {
+fn renumber(root: &Root, path: &Path, new: &str) -> Result<PathBuf, String> {
     let text = crate::store::read_file_safely(path).map_err(|e| e.to_string())?;
     let edited = if edit::has_key(&text, "id") {
         Some(edit::replace_value(&text, None, "id", new).ok_or("its `id:` line is not a plain `id: value` line")?)
@@ -280,14 +312,13 @@ fn renumber(path: &Path, new: &str) -> Result<PathBuf, String> {
     }
     let dest = renamed.map_or_else(|| path.to_path_buf(), |n| path.with_file_name(n));
     if dest != path {
-        if dest.exists() {
-            return Err(format!("{} exists", dest.display()));
-        }
-        // Rename first, then rewrite: at every instant one file holds the issue.
-        std::fs::rename(path, &dest).map_err(|e| e.to_string())?;
+        // Rename first (never over another file), then rewrite: at every instant one file holds
+        // the issue.
+        root.rename(path, &dest, Rename::NoReplace).map_err(|e| e.to_string())?;
     }
     if let Some(edited) = edited {
-        edit::write_atomic(&dest, &edited).map_err(|e| e.to_string())?;
+        // Keeps the file's mode (a 0644 file stays 0644).
+        root.write_atomic(&dest, edited.as_bytes(), None).map_err(|e| e.to_string())?;
     }
     Ok(dest)
 }

@@ -29,6 +29,8 @@ pub enum Kind {
     /// `wranglerContext.parentTaskId` names an id no file holds.
     MissingParent,
     StaleTempFile,
+    /// An id or file name whose number is beyond the id format's range: allocation ignores it.
+    MalformedId,
 }
 
 impl Kind {
@@ -41,6 +43,7 @@ impl Kind {
             Kind::BrokenFrontmatter => "broken_frontmatter",
             Kind::MissingParent => "missing_parent",
             Kind::StaleTempFile => "stale_temp_file",
+            Kind::MalformedId => "malformed_id",
         }
     }
 
@@ -104,9 +107,7 @@ pub(crate) fn in_archive(p: &Path) -> bool {
 pub(crate) fn id_parts(id: &str) -> Option<(String, u64)> {
     let split = id.find(|c: char| c.is_ascii_digit())?;
     let (prefix, digits) = id.split_at(split);
-    (!digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit()))
-        .then(|| digits.parse().ok().map(|n| (prefix.to_uppercase(), n)))
-        .flatten()
+    crate::store::bounded_id_number(digits).map(|n| (prefix.to_uppercase(), n))
 }
 
 /// Two ids name the same issue: equal, or equal numbers where one has no prefix (`000042` and
@@ -154,6 +155,16 @@ pub(crate) fn id_in_name(p: &Path) -> Option<String> {
     let end = name.find(|c: char| c.is_ascii_digit())?;
     let digits = name[end..].chars().take_while(char::is_ascii_digit).count();
     Some(name[..end + digits].to_string())
+}
+
+/// Whether `text` starts with an id (a known prefix or none, then digits) whose number is beyond
+/// the id format's range.
+pub(crate) fn number_out_of_range(text: &str) -> bool {
+    let Some(split) = text.find(|c: char| c.is_ascii_digit()) else { return false };
+    let prefix = &text[..split];
+    let known = prefix.is_empty() || IssueType::ALL.iter().any(|t| t.prefix().eq_ignore_ascii_case(prefix));
+    let digits: String = text[split..].chars().take_while(char::is_ascii_digit).collect();
+    known && digits.len() >= 6 && crate::store::bounded_id_number(&digits).is_none()
 }
 
 /// The parentTaskId a file names, if any.
@@ -213,7 +224,7 @@ pub fn check(store: &Store) -> Result<Report, StoreError> {
                 Some(id),
                 paths.clone(),
                 format!(
-                    "{id} is in both {} and {}, left by an interrupted move; --fix keeps the copy updated last and removes the other",
+                    "{id} is in both {} and {}, left by an interrupted move; --fix keeps the copy updated last and removes the other when both bodies are the same (otherwise it keeps both and gives the other a new id)",
                     paths[0], paths[1]
                 ),
             );
@@ -288,6 +299,24 @@ pub fn check(store: &Store) -> Result<Report, StoreError> {
                 format!(
                     "{}'s wranglerContext.parentTaskId is {parent}, which no file holds; correct or clear it",
                     m.id
+                ),
+            );
+        }
+    }
+    for m in &scan.issues {
+        let name = m.path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        let bad_id = number_out_of_range(&m.id);
+        let bad_name = number_out_of_range(name);
+        if bad_id || bad_name {
+            let what = if bad_id { format!("its id {}", m.id) } else { format!("its file name {name}") };
+            push(
+                Kind::MalformedId,
+                Some(&m.id),
+                vec![scan.rel(&m.path)],
+                format!(
+                    "{}: {what} has a number beyond {}, the highest id docket allocates; new ids ignore it (they never wrap around). Give the file a free id by hand",
+                    scan.rel(&m.path),
+                    crate::store::MAX_ID_NUMBER
                 ),
             );
         }

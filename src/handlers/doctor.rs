@@ -52,5 +52,6 @@ fn kind(k: doctor::Kind) -> DoctorProblemKind {
         doctor::Kind::BrokenFrontmatter => DoctorProblemKind::BrokenFrontmatter,
         doctor::Kind::MissingParent => DoctorProblemKind::MissingParent,
         doctor::Kind::StaleTempFile => DoctorProblemKind::StaleTempFile,
+        doctor::Kind::MalformedId => DoctorProblemKind::MalformedId,
     }
 }

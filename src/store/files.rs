@@ -1,10 +1,10 @@
-//! Safe file operations: reads that refuse links, FIFOs and huge files; atomic writes that keep
-//! the mode; the workspace lock; file names.
+//! Safe reads that refuse links, FIFOs and huge files; the workspace lock; file names. Writes go
+//! through the rooted layer ([`super::fs`]).
 
-use std::fs::{File, OpenOptions};
-use std::io::Write;
+use std::fs::File;
 use std::path::{Path, PathBuf};
 
+use super::fs::Root;
 use super::model::{IssueType, StoreError};
 use super::workspace::Workspace;
 
@@ -14,30 +14,7 @@ pub const MAX_FILE_BYTES: u64 = 8 * 1024 * 1024;
 /// Reads a regular file without following a symbolic link, without blocking on a FIFO or device,
 /// and without reading more than [`MAX_FILE_BYTES`]. `Err(Refused)` says why a file is not read.
 pub fn read_regular(path: &Path) -> Result<Vec<u8>, StoreError> {
-    use std::io::Read;
-    use std::os::unix::fs::OpenOptionsExt;
-    let refused = |reason: &str| StoreError::Refused { path: path.to_path_buf(), reason: reason.into() };
-    let file = OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(path);
-    let file = match file {
-        Ok(f) => f,
-        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
-            return Err(refused("it is a symbolic link; docket reads and writes only regular files in the workspace"));
-        }
-        Err(e) => return Err(StoreError::Io { path: path.to_path_buf(), source: e }),
-    };
-    let md = file.metadata().map_err(StoreError::io(path))?;
-    if !md.is_file() {
-        return Err(refused("it is not a regular file (a FIFO, socket or device); docket skips it"));
-    }
-    if md.len() > MAX_FILE_BYTES {
-        return Err(refused(&format!(
-            "it is {} bytes, over docket's limit of {MAX_FILE_BYTES} bytes for an issue file",
-            md.len()
-        )));
-    }
-    let mut bytes = Vec::with_capacity(md.len() as usize);
-    file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes).map_err(StoreError::io(path))?;
-    Ok(bytes)
+    super::fs::read_file(path, MAX_FILE_BYTES)
 }
 
 /// [`read_regular`] as UTF-8 text.
@@ -68,97 +45,6 @@ pub fn ensure_inside(ws: &Workspace, dir: &Path) -> Result<(), StoreError> {
     }
 }
 
-/// Writes `contents` to `path` so readers see the old file or the new one, never a mix: a temp
-/// file in the same directory, fsync, rename, then fsync of the directory. Keeps the file's mode.
-pub fn write_atomic(path: &Path, contents: &str) -> Result<(), StoreError> {
-    let tmp = synced_temp(path, contents, mode_of(path))?;
-    tmp.persist(path).map_err(|e| StoreError::Io { path: path.to_path_buf(), source: e.error })?;
-    sync_dir(path);
-    Ok(())
-}
-
-/// Like [`write_atomic`] but fails if `path` exists, so a new issue never replaces a file.
-pub fn create_atomic(path: &Path, contents: &str) -> Result<(), StoreError> {
-    let tmp = synced_temp(path, contents, None)?;
-    tmp.persist_noclobber(path).map_err(|e| StoreError::Io { path: path.to_path_buf(), source: e.error })?;
-    sync_dir(path);
-    Ok(())
-}
-
-/// The permission bits of an existing file (a regular file, not a link's target).
-pub fn mode_of(path: &Path) -> Option<u32> {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::symlink_metadata(path).ok().filter(|m| m.is_file()).map(|m| m.permissions().mode() & 0o7777)
-}
-
-/// `contents` in a durable temp file beside `path`, ready to be renamed onto it, with `mode`
-/// (new files get 0644, like files an editor creates).
-pub fn synced_temp(path: &Path, contents: &str, mode: Option<u32>) -> Result<tempfile::NamedTempFile, StoreError> {
-    use std::os::unix::fs::PermissionsExt;
-    let dir = path.parent().ok_or_else(|| StoreError::InvalidId {
-        id: path.display().to_string(),
-        reason: "no parent directory".into(),
-    })?;
-    std::fs::create_dir_all(dir).map_err(StoreError::io(dir))?;
-    let mut tmp =
-        tempfile::Builder::new().prefix(".docket-").suffix(".tmp").tempfile_in(dir).map_err(StoreError::io(dir))?;
-    tmp.write_all(contents.as_bytes()).map_err(StoreError::io(tmp.path()))?;
-    let perms = std::fs::Permissions::from_mode(mode.unwrap_or(0o644));
-    tmp.as_file().set_permissions(perms).map_err(StoreError::io(tmp.path()))?;
-    tmp.as_file().sync_all().map_err(StoreError::io(tmp.path()))?;
-    Ok(tmp)
-}
-
-/// Atomically swaps the files at `a` and `b` (Linux `renameat2(RENAME_EXCHANGE)`). `Ok(false)`
-/// where the system or filesystem cannot, so the caller falls back to a plain rename.
-pub fn exchange(a: &Path, b: &Path) -> std::io::Result<bool> {
-    rename2(a, b, RenameMode::Exchange)
-}
-
-/// Renames `from` to `to` unless `to` exists (`Ok(false)` where unsupported).
-pub fn rename_noreplace(from: &Path, to: &Path) -> std::io::Result<bool> {
-    rename2(from, to, RenameMode::NoReplace)
-}
-
-enum RenameMode {
-    Exchange,
-    NoReplace,
-}
-
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn rename2(a: &Path, b: &Path, mode: RenameMode) -> std::io::Result<bool> {
-    use std::ffi::CString;
-    use std::os::unix::ffi::OsStrExt;
-    let c = |p: &Path| CString::new(p.as_os_str().as_bytes()).map_err(std::io::Error::other);
-    let (a, b) = (c(a)?, c(b)?);
-    let flags = match mode {
-        RenameMode::Exchange => libc::RENAME_EXCHANGE,
-        RenameMode::NoReplace => libc::RENAME_NOREPLACE,
-    };
-    // SAFETY: both paths are valid NUL-terminated strings that outlive the call.
-    let rc = unsafe { libc::renameat2(libc::AT_FDCWD, a.as_ptr(), libc::AT_FDCWD, b.as_ptr(), flags) };
-    if rc == 0 {
-        return Ok(true);
-    }
-    let e = std::io::Error::last_os_error();
-    match e.raw_os_error() {
-        Some(libc::EINVAL | libc::ENOSYS | libc::ENOTSUP) => Ok(false),
-        _ => Err(e),
-    }
-}
-
-#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-fn rename2(_a: &Path, _b: &Path, _mode: RenameMode) -> std::io::Result<bool> {
-    Ok(false)
-}
-
-/// Best effort: makes the rename into `path`'s directory durable on filesystems that need it.
-pub fn sync_dir(path: &Path) {
-    if let Some(d) = path.parent().and_then(|dir| File::open(dir).ok()) {
-        let _ = d.sync_all();
-    }
-}
-
 /// An exclusive lock on the workspace, held while allocating IDs and during read-modify-write,
 /// so two docket processes never share an ID or lose each other's update. Released on drop.
 pub struct WorkspaceLock {
@@ -167,12 +53,7 @@ pub struct WorkspaceLock {
 
 impl WorkspaceLock {
     pub fn acquire(ws: &Workspace) -> Result<WorkspaceLock, StoreError> {
-        let dir = ws.cache_dir();
-        std::fs::create_dir_all(&dir).map_err(StoreError::io(&dir))?;
-        let path = dir.join("docket.lock");
-        let file =
-            OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(StoreError::io(&path))?;
-        file.lock().map_err(StoreError::io(&path))?;
+        let file = Root::workspace(ws)?.lock(&ws.cache_dir().join("docket.lock"))?;
         Ok(WorkspaceLock { _file: file })
     }
 }
@@ -242,16 +123,5 @@ mod tests {
         for good in ["ISS-000001", "000037", "SPEC-000050", "99"] {
             assert!(validate_id(good).is_ok(), "{good:?} is fine");
         }
-    }
-
-    #[test]
-    fn create_atomic_never_replaces_a_file() {
-        let tmp = tempfile::tempdir().expect("tmp");
-        let p = tmp.path().join("a.md");
-        create_atomic(&p, "one").expect("create");
-        assert!(create_atomic(&p, "two").is_err());
-        assert_eq!(std::fs::read_to_string(&p).expect("read"), "one");
-        write_atomic(&p, "three").expect("replace");
-        assert_eq!(std::fs::read_to_string(&p).expect("read"), "three");
     }
 }

@@ -1,6 +1,7 @@
 //! Realistic generated workspaces for the demo, tests and benchmarks: deterministic for a seed,
 //! varied titles, labels, statuses and body lengths (some over 25,000 characters).
 
+use super::fs::Root;
 use std::path::Path;
 
 use rand::rngs::StdRng;
@@ -57,6 +58,7 @@ const PARAGRAPH: &str = "The current behaviour surprises users: the request succ
 /// Creates a `.docket/` workspace under `root` holding `n` generated issues.
 pub fn generate_workspace(root: &Path, n: usize, seed: u64) -> Workspace {
     let ws = Workspace::init(root).expect("a generated workspace can be created in a writable directory");
+    let root = Root::workspace(&ws).expect("a generated workspace's root can be opened");
     let mut rng = StdRng::seed_from_u64(seed);
     let mut next = [0usize; 3];
     for i in 0..n {
@@ -120,10 +122,8 @@ pub fn generate_workspace(root: &Path, n: usize, seed: u64) -> Workspace {
             frontmatter: true,
         };
         // Not fsynced one by one: a generated workspace is for demos, tests and benchmarks.
-        if let Some(dir) = meta.path.parent() {
-            std::fs::create_dir_all(dir).expect("a generated issue's folder can be created");
-        }
-        std::fs::write(&meta.path, render_new(&meta, &body)).expect("a generated issue can be written");
+        root.create_unsynced(&meta.path, render_new(&meta, &body).as_bytes())
+            .expect("a generated issue can be written");
     }
     ws
 }

@@ -15,6 +15,7 @@ use rayon::prelude::*;
 use super::facts::{Counts, GroupBy};
 use super::files;
 use super::frontmatter;
+use super::fs::Root;
 use super::model::{IssueFilter, IssueMeta, IssueType, StoreError, StoreWarning, StoreWarningCode};
 use super::search_index::{DocText, Query};
 use super::slots::Slots;
@@ -147,8 +148,11 @@ impl Index {
     fn scan(&mut self) -> Result<usize, StoreError> {
         let started = Instant::now();
         let first = !self.populated;
-        if first && self.enabled {
-            snapshot::remove_abandoned(&self.ws.cache_dir());
+        if first
+            && self.enabled
+            && let Ok(root) = Root::workspace(&self.ws)
+        {
+            snapshot::remove_abandoned(&root, &self.ws.cache_dir());
         }
         self.unwatched.clear();
         let mut refused_dirs = Vec::new();
@@ -172,10 +176,11 @@ impl Index {
         // A new process reads the last one's snapshot while the folders are listed (one stat
         // per file, relative to its folder): the two take about as long as each other.
         let from_snapshot = first && self.enabled && self.slots.len() == 0;
-        let (cache, root, dirs) = (self.ws.cache_dir(), self.ws.dir.clone(), self.dirs.clone());
+        let (ws, root, dirs) = (&self.ws, self.ws.dir.clone(), self.dirs.clone());
+        let rooted = if first { Root::workspace(ws).ok() } else { None };
         let (decoded, listings) = rayon::join(
-            || from_snapshot.then(|| read_snapshot(&cache, &root, &dirs)).flatten(),
-            || to_list.iter().map(|dir| (dir, list(dir, first))).collect::<Vec<_>>(),
+            || from_snapshot.then(|| read_snapshot(ws, &root, &dirs)).flatten(),
+            || to_list.iter().map(|dir| (dir, list(rooted.as_ref(), dir, first))).collect::<Vec<_>>(),
         );
         if let Some(slots) = decoded {
             self.use_snapshot(slots);
@@ -284,7 +289,14 @@ impl Index {
             return None;
         }
         let root = self.ws.dir.clone();
-        match snapshot::write(&self.ws.cache_dir(), |out| self.slots.encode(out, &root)) {
+        let rooted = match Root::workspace(&self.ws) {
+            Ok(r) => r,
+            Err(e) => {
+                tracing::debug!(error = %e, "could not write the index snapshot");
+                return None;
+            }
+        };
+        match snapshot::write(rooted, &self.ws.cache_dir(), |out| self.slots.encode(out, &root)) {
             Ok(pending) => {
                 self.unsaved = 0;
                 Some(pending)
@@ -359,9 +371,9 @@ impl Index {
 
     /// The next free ID of a collection: one above every number the index has seen for it (call
     /// with the workspace lock held and the index fresh, so other processes' creates are known).
-    pub fn next_id(&self, t: IssueType, floor: u64) -> String {
-        let n = self.max_number.get(&t).copied().unwrap_or(0).max(floor) + 1;
-        format!("{}{n:06}", t.prefix())
+    pub fn next_id(&self, t: IssueType, floor: u64) -> Result<String, StoreError> {
+        let highest = self.max_number.get(&t).copied().unwrap_or(0).max(floor);
+        super::model::id_after(t, highest, self.ws.collection(t))
     }
 
     /// Drops whatever the index knows about `path`.
@@ -494,7 +506,8 @@ impl Index {
 fn note_number(max_number: &mut HashMap<IssueType, u64>, folder: IssueType, id: &str) {
     let digits_at = id.find(|c: char| c.is_ascii_digit()).unwrap_or(id.len());
     let (prefix, digits) = id.split_at(digits_at);
-    let Ok(n) = digits.parse::<u64>() else { return };
+    // A number beyond the format's range is malformed (doctor lists it) and reserves nothing.
+    let Some(n) = super::model::bounded_id_number(digits) else { return };
     let t = IssueType::ALL.iter().copied().find(|t| t.prefix().eq_ignore_ascii_case(prefix));
     let t = match (t, prefix.is_empty()) {
         (Some(t), _) => t,
@@ -516,8 +529,8 @@ struct Checked {
 }
 
 /// The snapshot in `cache`, if there is a sound one.
-fn read_snapshot(cache: &Path, root: &Path, dirs: &[(IssueType, PathBuf)]) -> Option<Slots> {
-    let mut input = snapshot::open(cache)?;
+fn read_snapshot(ws: &Workspace, root: &Path, dirs: &[(IssueType, PathBuf)]) -> Option<Slots> {
+    let mut input = snapshot::open(&Root::workspace(ws).ok()?, &ws.cache_dir())?;
     match Slots::decode(&mut input, root, dirs).and_then(|s| input.finish().map(|()| s)) {
         Ok(slots) => Some(slots),
         Err(e) => {
@@ -529,7 +542,7 @@ fn read_snapshot(cache: &Path, root: &Path, dirs: &[(IssueType, PathBuf)]) -> Op
 
 /// The issue files of `dir` with their stamps (of the entry itself: a link is not followed),
 /// checked a chunk at a time in parallel; on the first scan, old temp files are removed.
-fn list(dir: &Path, first: bool) -> std::io::Result<Vec<(std::ffi::OsString, Option<FileStamp>)>> {
+fn list(root: Option<&Root>, dir: &Path, first: bool) -> std::io::Result<Vec<(std::ffi::OsString, Option<FileStamp>)>> {
     let mut listing = std::fs::read_dir(dir)?.flatten();
     let mut out = Vec::new();
     loop {
@@ -544,7 +557,7 @@ fn list(dir: &Path, first: bool) -> std::io::Result<Vec<(std::ffi::OsString, Opt
                 let text = name.to_str().unwrap_or_default();
                 if text.starts_with(".docket-") && text.ends_with(".tmp") {
                     if first {
-                        remove_abandoned_temp_file(&entry.path());
+                        remove_abandoned_temp_file(root, &entry.path());
                     }
                     return None;
                 }
@@ -579,13 +592,14 @@ fn check(
 
 /// Temp files of atomic writes live for milliseconds; one that is minutes old was left by a
 /// process killed mid-write (its target file is intact: the rename never happened).
-fn remove_abandoned_temp_file(path: &Path) {
+fn remove_abandoned_temp_file(root: Option<&Root>, path: &Path) {
     const ABANDONED_AFTER: Duration = Duration::from_secs(600);
     let old = std::fs::metadata(path)
         .and_then(|m| m.modified())
         .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > ABANDONED_AFTER));
     if old {
-        match std::fs::remove_file(path) {
+        let Some(root) = root else { return };
+        match root.remove_file(path) {
             Ok(()) => tracing::info!(path = %path.display(), "removed a temp file abandoned by a killed write"),
             Err(e) => tracing::debug!(path = %path.display(), error = %e, "could not remove an abandoned temp file"),
         }

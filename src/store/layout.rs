@@ -8,6 +8,7 @@ use serde_json::{Map, Value, json};
 
 use super::Workspace;
 use super::files::WorkspaceLock;
+use super::fs::{Entry, Root};
 use super::model::StoreError;
 
 /// Version of wrangler's workspace schema this layout follows.
@@ -105,7 +106,10 @@ impl Workspace {
         let plugin_root_empty = plugin_root.is_some()
             && ASSETS.iter().all(|(_, from, _)| !plugin_root.is_some_and(|r| r.join(from).is_dir()));
         let ignore_path = self.dir.join(".gitignore");
-        let ignore_text = read_optional(&ignore_path)?;
+        // Every write below goes through the rooted layer: a `sessions/`, `config/`,
+        // `orchestration/` or `.gitignore` committed as a link is refused, never written through.
+        let root = Root::workspace(self)?;
+        let ignore_text = read_optional(&root, &ignore_path)?;
         let present: Vec<&str> =
             ignore_text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).collect();
         let mut gitignore = Split::default();
@@ -127,29 +131,29 @@ impl Workspace {
             for dir in DIRS {
                 let top = self.dir.join(dir.name);
                 for path in std::iter::once(top.clone()).chain(dir.subdirs.iter().map(|s| top.join(s))) {
-                    std::fs::create_dir_all(&path).map_err(StoreError::io(&path))?;
+                    root.create_dir_all(&path)?;
                 }
                 let keep = top.join(".gitkeep");
-                if dir.tracked && !keep.exists() {
-                    std::fs::write(&keep, "").map_err(StoreError::io(&keep))?;
+                if dir.tracked && root.entry(&keep)? == Entry::Missing {
+                    root.create_atomic(&keep, b"")?;
                     gitkeeps.push(shown(&keep));
                 }
             }
             for (_, split, source, dest) in &assets {
                 for name in &split.created {
                     let (from, to) = (source.join(name), dest.join(name));
-                    std::fs::copy(&from, &to).map_err(StoreError::io(&from))?;
+                    let bytes = Root::open(source)?.read(&from, super::files::MAX_FILE_BYTES)?;
+                    root.create_atomic(&to, &bytes)?;
                 }
             }
             if !gitignore.created.is_empty() {
-                std::fs::write(&ignore_path, append_lines(&ignore_text, &gitignore.created))
-                    .map_err(StoreError::io(&ignore_path))?;
+                root.write_atomic(&ignore_path, append_lines(&ignore_text, &gitignore.created).as_bytes(), None)?;
             }
             if schema_missing {
-                write_json(&config.join("workspace-schema.json"), &self.schema_json())?;
+                write_json(&root, &config.join("workspace-schema.json"), &self.schema_json())?;
             }
             if wrangler_config_missing {
-                write_json(&config.join("wrangler.json"), &self.config_json())?;
+                write_json(&root, &config.join("wrangler.json"), &self.config_json())?;
             }
         }
         Ok(LayoutReport {
@@ -243,11 +247,12 @@ fn plan_copy(wanted: bool, source: &Path, dest: &Path, exts: &[&str]) -> Split {
     split
 }
 
-fn read_optional(path: &Path) -> Result<String, StoreError> {
-    match std::fs::read_to_string(path) {
-        Ok(text) => Ok(text),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
-        Err(e) => Err(StoreError::Io { path: path.to_path_buf(), source: e }),
+fn read_optional(root: &Root, path: &Path) -> Result<String, StoreError> {
+    match root.read(path, super::files::MAX_FILE_BYTES) {
+        Ok(bytes) => String::from_utf8(bytes)
+            .map_err(|_| StoreError::Refused { path: path.to_path_buf(), reason: "it is not UTF-8 text".into() }),
+        Err(StoreError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
+        Err(e) => Err(e),
     }
 }
 
@@ -268,9 +273,9 @@ fn append_lines(text: &str, lines: &[String]) -> String {
     out
 }
 
-fn write_json(path: &Path, value: &Value) -> Result<(), StoreError> {
+fn write_json(root: &Root, path: &Path, value: &Value) -> Result<(), StoreError> {
     let text = serde_json::to_string_pretty(value).unwrap_or_default();
-    std::fs::write(path, text).map_err(StoreError::io(path))
+    root.write_atomic(path, text.as_bytes(), None)
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@ mod edit;
 mod facts;
 mod files;
 mod frontmatter;
+pub mod fs;
 pub mod generate;
 pub mod git;
 mod history;

@@ -52,6 +52,34 @@ wire_enum!(
     Priority { Low = "low", Medium = "medium", High = "high", Critical = "critical" }
 );
 
+/// The highest id number docket accepts: ids are zero-padded to six digits and grow past six
+/// (ISS-1000000) up to nine. A number beyond (`ISS-18446744073709551615` in a cloned repository)
+/// is malformed: `docket doctor` lists it, allocation ignores it, and nothing adds to it, so no
+/// new id ever wraps around or repeats.
+pub const MAX_ID_NUMBER: u64 = 999_999_999;
+
+/// The number in an id's digits, when it is within [`MAX_ID_NUMBER`].
+pub fn bounded_id_number(digits: &str) -> Option<u64> {
+    if digits.is_empty() || digits.len() > 20 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse::<u64>().ok().filter(|n| *n <= MAX_ID_NUMBER)
+}
+
+/// The id after `highest`, or why there is none (every number up to [`MAX_ID_NUMBER`] is taken).
+pub fn id_after(t: IssueType, highest: u64, folder: PathBuf) -> Result<String, StoreError> {
+    match highest.checked_add(1).filter(|n| *n <= MAX_ID_NUMBER) {
+        Some(n) => Ok(format!("{}{n:06}", t.prefix())),
+        None => Err(StoreError::Refused {
+            path: folder,
+            reason: format!(
+                "a file already holds id number {highest}, the highest docket allocates ({MAX_ID_NUMBER}); \
+                 renumber that file to a lower free id, then retry"
+            ),
+        }),
+    }
+}
+
 impl IssueType {
     /// Folder of the collection inside the workspace directory.
     pub fn folder(&self) -> &'static str {

@@ -3,7 +3,6 @@
 //! IDs are `YYYY-MM-DD-{git short hash or nogit}-{4 hex}`, so sorting them sorts by date; wrangler's
 //! workflow engine writes sessions `wf-YYYY-MM-DD-{8 hex}` in the same folder and format.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::SystemTime;
@@ -13,7 +12,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::Store;
-use super::files::{WorkspaceLock, validate_id, write_atomic};
+use super::files::{WorkspaceLock, validate_id};
+use super::fs::{Entry, Root};
 use super::index::iso;
 use super::model::StoreError;
 
@@ -136,31 +136,15 @@ impl Store {
     fn save_session(&self, session: &Session) -> Result<(), StoreError> {
         let path = self.session_dir(&session.id)?.join("context.json");
         let text = serde_json::to_string_pretty(session).unwrap_or_default();
-        write_atomic(&path, &text)
+        Root::workspace(self.workspace())?.write_atomic(&path, text.as_bytes(), None)
     }
 
     fn audit(&self, id: &str, entry: Value) -> Result<(), StoreError> {
         let path = self.session_dir(id)?.join("audit.jsonl");
-        // O_NOFOLLOW: an audit.jsonl that is a symlink (to a shell startup file, say) is refused,
-        // never appended to.
-        use std::os::unix::fs::OpenOptionsExt;
-        let mut file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-            .open(&path)
-            .map_err(|e| match e.raw_os_error() {
-                Some(libc::ELOOP) => StoreError::Refused {
-                    path: path.clone(),
-                    reason: "it is a symbolic link; docket appends only to a regular audit file".into(),
-                },
-                _ => StoreError::Io { path: path.clone(), source: e },
-            })?;
-        if !file.metadata().map_err(StoreError::io(&path))?.is_file() {
-            return Err(StoreError::Refused { path, reason: "it is not a regular file".into() });
-        }
-        // One write of one line: appends from several processes never interleave mid-line.
-        file.write_all(format!("{entry}\n").as_bytes()).map_err(StoreError::io(&path))
+        // Through the rooted layer: an audit.jsonl that is a symlink (to a shell startup file, say)
+        // or a FIFO is refused, never appended to. One write of one line: appends from several
+        // processes never interleave mid-line.
+        Root::workspace(self.workspace())?.append(&path, format!("{entry}\n").as_bytes())
     }
 
     pub fn session_start(&self, req: StartSession) -> Result<Started, StoreError> {
@@ -184,12 +168,21 @@ impl Store {
         let (worktree_path, branch_name, worktree_created) = if req.worktree && in_git {
             let spec_name = spec_name(&req.spec_file);
             let branch = format!("wrangler/{spec_name}/{id}");
-            let mut path = base.join(".worktrees").join(&spec_name);
-            if path.exists() {
-                path = base.join(".worktrees").join(format!("{spec_name}-{suffix}"));
-            }
+            // `.worktrees` must be a real folder of the repository: a committed link there would
+            // make git check the branch out wherever it points.
+            let rooted = Root::open(&base)?;
             let parent = base.join(".worktrees");
-            std::fs::create_dir_all(&parent).map_err(StoreError::io(&parent))?;
+            rooted.create_dir_all(&parent)?;
+            let mut path = parent.join(&spec_name);
+            if rooted.entry(&path)? != Entry::Missing {
+                path = parent.join(format!("{spec_name}-{suffix}"));
+                if rooted.entry(&path)? != Entry::Missing {
+                    return Err(StoreError::Refused {
+                        path,
+                        reason: "something is already there; remove it or start the session again".into(),
+                    });
+                }
+            }
             let out = Command::new("git")
                 .current_dir(&base)
                 .args(["worktree", "add", "-b", &branch])
@@ -280,9 +273,10 @@ impl Store {
         if let (Some(obj), Some(steps)) = (checkpoint.as_object_mut(), data.step_results) {
             obj.insert("stepResults".into(), steps);
         }
-        write_atomic(
+        Root::workspace(self.workspace())?.write_atomic(
             &self.session_dir(id)?.join("checkpoint.json"),
-            &serde_json::to_string_pretty(&checkpoint).unwrap_or_default(),
+            serde_json::to_string_pretty(&checkpoint).unwrap_or_default().as_bytes(),
+            None,
         )?;
         session.tasks_completed = data.tasks_completed.clone();
         session.tasks_pending = data.tasks_pending.clone();
@@ -329,7 +323,7 @@ impl Store {
             None => self.newest_session(Session::is_incomplete)?,
         };
         let checkpoint_path = self.session_dir(&session.id)?.join("checkpoint.json");
-        let checkpoint = std::fs::read_to_string(&checkpoint_path).ok().and_then(|t| serde_json::from_str(&t).ok());
+        let checkpoint = super::files::read_text(&checkpoint_path).ok().and_then(|t| serde_json::from_str(&t).ok());
         Ok((session, checkpoint))
     }
 
@@ -351,8 +345,8 @@ impl Store {
         };
         let dir = self.session_dir(&session.id)?;
         let read_json =
-            |name: &str| std::fs::read_to_string(dir.join(name)).ok().and_then(|t| serde_json::from_str(&t).ok());
-        let audit = std::fs::read_to_string(dir.join("audit.jsonl"))
+            |name: &str| super::files::read_text(&dir.join(name)).ok().and_then(|t| serde_json::from_str(&t).ok());
+        let audit = super::files::read_text(&dir.join("audit.jsonl"))
             .map(|t| t.lines().filter_map(|l| serde_json::from_str(l).ok()).collect())
             .unwrap_or_default();
         Ok(SessionProgress {

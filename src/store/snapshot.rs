@@ -17,7 +17,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-use super::model::{IssueMeta, IssueType, Priority, Status};
+use super::fs::{Entry, Rename, Root, Temp};
+use super::model::{IssueMeta, IssueType, Priority, Status, StoreError};
 
 const MAGIC: &[u8; 8] = b"DOCKETIX";
 /// Bumped whenever the layout or what it holds changes; other versions are ignored.
@@ -310,10 +311,10 @@ impl Input {
     }
 }
 
-/// The snapshot of `cache_dir`, positioned after its header, when there is one of this version.
-pub fn open(cache_dir: &Path) -> Option<Input> {
-    let file = File::open(path_in(cache_dir)).ok()?;
-    let len = file.metadata().ok()?.len();
+/// The snapshot of `cache_dir`, positioned after its header, when there is one of this version
+/// (a regular file: a link or FIFO committed in its place is never opened).
+pub fn open(root: &Root, cache_dir: &Path) -> Option<Input> {
+    let (file, len) = root.open_regular(&path_in(cache_dir)).ok()?;
     let hashed = Hashing { inner: file, hash: DefaultHasher::new(), left: len.checked_sub(8)? };
     let mut d = Decoder { input: BufReader::with_capacity(256 * 1024, hashed) };
     let mut magic = [0u8; 8];
@@ -324,27 +325,35 @@ pub fn open(cache_dir: &Path) -> Option<Input> {
 
 /// A snapshot written to its temp file but not yet in place.
 pub struct Pending {
-    tmp: tempfile::NamedTempFile,
+    root: Root,
+    tmp: Temp,
+    file: File,
     cache_dir: PathBuf,
 }
 
 /// Writes a snapshot to a new temp file in `cache_dir` with `write`. The temp file is locked
 /// while it exists, so another process never mistakes it for an abandoned one.
-pub fn write(cache_dir: &Path, write: impl FnOnce(&mut Output<'_>) -> io::Result<()>) -> io::Result<Pending> {
-    std::fs::create_dir_all(cache_dir)?;
-    let tmp = tempfile::Builder::new().prefix(TEMP_PREFIX).suffix(TEMP_SUFFIX).tempfile_in(cache_dir)?;
-    tmp.as_file().try_lock().map_err(|e| io::Error::other(e.to_string()))?;
-    {
-        let hashed = Hashing { inner: tmp.as_file(), hash: DefaultHasher::new(), left: 0 };
+pub fn write(
+    root: Root,
+    cache_dir: &Path,
+    write: impl FnOnce(&mut Output<'_>) -> io::Result<()>,
+) -> Result<Pending, StoreError> {
+    let at = path_in(cache_dir);
+    let (tmp, file) = root.temp_file(&at, TEMP_PREFIX, TEMP_SUFFIX)?;
+    let failed = |e: io::Error| StoreError::Io { path: tmp.path().to_path_buf(), source: e };
+    file.try_lock().map_err(|e| failed(io::Error::other(e.to_string())))?;
+    let written = (|| {
+        let hashed = Hashing { inner: &file, hash: DefaultHasher::new(), left: 0 };
         let mut enc = Encoder { out: BufWriter::with_capacity(256 * 1024, hashed) };
         enc.raw(MAGIC)?;
         enc.varint(VERSION as u64)?;
         write(&mut enc)?;
         let mut hashed = enc.out.into_inner().map_err(|e| e.into_error())?;
         let hash = hashed.hash.finish();
-        hashed.inner.write_all(&hash.to_le_bytes())?;
-    }
-    Ok(Pending { tmp, cache_dir: cache_dir.to_path_buf() })
+        hashed.inner.write_all(&hash.to_le_bytes())
+    })();
+    written.map_err(failed)?;
+    Ok(Pending { root, tmp, file, cache_dir: cache_dir.to_path_buf() })
 }
 
 /// Where a snapshot is written.
@@ -352,25 +361,29 @@ pub type Output<'f> = Encoder<BufWriter<Hashing<&'f File>>>;
 
 impl Pending {
     /// Makes the snapshot durable and puts it in place of the last one.
-    pub fn commit(self) -> io::Result<()> {
-        self.tmp.as_file().sync_all()?;
-        self.tmp.persist(path_in(&self.cache_dir)).map_err(|e| e.error)?;
+    pub fn commit(self) -> Result<(), StoreError> {
+        let Pending { root, tmp, file, cache_dir } = self;
+        file.sync_all().map_err(|e| StoreError::Io { path: tmp.path().to_path_buf(), source: e })?;
+        root.put_in_place(tmp, &path_in(&cache_dir), Rename::Replace)?;
         // The JSON snapshot of earlier versions is never read again.
-        let _ = std::fs::remove_file(self.cache_dir.join("index.json"));
+        let _ = root.remove_file(&cache_dir.join("index.json"));
         Ok(())
     }
 }
 
 /// Removes temp files left by snapshot writes whose process died (their lock is gone), and the
 /// unlocked ones of earlier versions once they are old enough that no writer can still be on it.
-pub fn remove_abandoned(cache_dir: &Path) {
+pub fn remove_abandoned(root: &Root, cache_dir: &Path) {
+    if root.entry(cache_dir).ok() != Some(Entry::Dir) {
+        return;
+    }
     let Ok(listing) = std::fs::read_dir(cache_dir) else { return };
     for entry in listing.flatten() {
         let name = entry.file_name();
         let name = name.to_string_lossy();
         let path = entry.path();
         let abandoned = if name.starts_with(TEMP_PREFIX) && name.ends_with(TEMP_SUFFIX) {
-            File::open(&path).is_ok_and(|f| f.try_lock().is_ok())
+            root.open_regular(&path).is_ok_and(|(f, _)| f.try_lock().is_ok())
         } else if name.starts_with(".tmp") {
             let age = entry.metadata().and_then(|m| m.modified()).ok().and_then(|t| t.elapsed().ok());
             age.is_some_and(|a| a > Duration::from_secs(600))
@@ -378,7 +391,7 @@ pub fn remove_abandoned(cache_dir: &Path) {
             false
         };
         if abandoned {
-            match std::fs::remove_file(&path) {
+            match root.remove_file(&path) {
                 Ok(()) => {
                     tracing::info!(path = %path.display(), "removed an index snapshot abandoned by a killed write")
                 }

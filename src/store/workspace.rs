@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::fs::{Entry, Root};
 use super::model::{IssueType, StoreError};
 
 /// Names of the workspace directory, in the order they are looked for.
@@ -56,17 +57,27 @@ impl Workspace {
     pub fn init(root: &Path) -> Result<Workspace, StoreError> {
         let ws =
             Workspace::at(root).unwrap_or_else(|| Workspace { root: root.to_path_buf(), dir: root.join(".docket") });
+        // Through the rooted layer: a committed link where a folder or `.gitignore` belongs is
+        // refused, never written through.
+        let rooted = Root::open_or_create(root)?;
         for t in IssueType::ALL {
-            let archived = ws.collection(*t).join("archived");
-            std::fs::create_dir_all(&archived).map_err(StoreError::io(&archived))?;
+            rooted.create_dir_all(&ws.collection(*t).join("archived"))?;
         }
         for sub in ["sessions", "config", "cache"] {
-            let d = ws.dir.join(sub);
-            std::fs::create_dir_all(&d).map_err(StoreError::io(&d))?;
+            rooted.create_dir_all(&ws.dir.join(sub))?;
         }
         let ignore = ws.dir.join(".gitignore");
-        if !ignore.exists() {
-            std::fs::write(&ignore, "cache/\n").map_err(StoreError::io(&ignore))?;
+        match rooted.entry(&ignore)? {
+            Entry::Missing => rooted.create_atomic(&ignore, b"cache/\n")?,
+            Entry::File => {}
+            Entry::Dir | Entry::Other(_) => {
+                return Err(StoreError::Refused {
+                    path: ignore,
+                    reason: "it is a symbolic link, folder, FIFO or device where docket expects its own .gitignore; \
+                             replace it with a regular file (or remove it), then retry"
+                        .into(),
+                });
+            }
         }
         Ok(ws)
     }

@@ -11,6 +11,7 @@ use serde_yaml::Value as Yaml;
 
 use super::files::{self, WorkspaceLock};
 use super::frontmatter::{self, Document};
+use super::fs::{Rename, Root};
 use super::index::iso;
 use super::model::{Issue, IssueMeta, IssuePatch, NewIssue, StoreError, Updated};
 use super::yaml_edit::KeyEdit;
@@ -23,11 +24,11 @@ impl Store {
     pub fn create(&self, new: NewIssue) -> Result<Issue, StoreError> {
         let _lock = WorkspaceLock::acquire(&self.ws)?;
         let (index, _) = self.fresh()?;
-        let allocated = index.next_id(new.issue_type, 0);
+        let allocated = index.next_id(new.issue_type, 0)?;
         drop(index);
         // Inside git, also above every branch head and worktree; the lock is held until written.
         let (id, _branch_lock) =
-            crate::store::git::ids::above_branches(&self.ws, new.issue_type, allocated, self.branch_aware_ids);
+            crate::store::git::ids::above_branches(&self.ws, new.issue_type, allocated, self.branch_aware_ids)?;
         let now = iso(SystemTime::now());
         let path = files::new_path(&self.ws, new.issue_type, new.status.is_archived(), &id, &new.title);
         let meta = IssueMeta {
@@ -50,7 +51,8 @@ impl Store {
         if let Some(dir) = meta.path.parent() {
             files::ensure_inside(&self.ws, dir)?;
         }
-        files::create_atomic(&meta.path, &frontmatter::render_new(&meta, &new.description))?;
+        Root::workspace(&self.ws)?
+            .create_atomic(&meta.path, frontmatter::render_new(&meta, &new.description).as_bytes())?;
         self.lock().upsert(meta.clone(), &new.description);
         Ok(Issue { meta, body: new.description })
     }
@@ -100,7 +102,7 @@ impl Store {
         let (mut index, _) = self.fresh()?;
         let path = resolve_for_write(&index, id)?;
         let meta = index.meta_at(&path).ok_or_else(|| StoreError::NotFound { id: id.to_string() })?;
-        std::fs::remove_file(&path).map_err(StoreError::io(&path))?;
+        Root::workspace(&self.ws)?.remove_file(&path)?;
         index.forget(&path);
         Ok((*meta).clone())
     }
@@ -133,28 +135,29 @@ impl Store {
     pub(super) fn replace(&self, path: &Path, original: &[u8], dest: &Path, text: &str) -> Result<bool, StoreError> {
         let dir = dest.parent().unwrap_or(&self.ws.dir);
         files::ensure_inside(&self.ws, dir)?;
-        let tmp = files::synced_temp(dest, text, files::mode_of(path))?;
+        let root = Root::workspace(&self.ws)?;
+        let tmp = root.temp(dest, text.as_bytes(), root.mode_of(path))?;
         if files::read_regular(path)? != original {
             return Ok(false);
         }
         if dest == path {
-            let tmp = tmp.into_temp_path();
-            if !files::exchange(&tmp, path).map_err(StoreError::io(path))? {
-                tmp.persist(path).map_err(|e| StoreError::Io { path: path.to_path_buf(), source: e.error })?;
-                files::sync_dir(path);
-                return Ok(true);
+            match root.rename(tmp.path(), path, Rename::Exchange) {
+                Err(StoreError::Io { source, .. }) if source.kind() == std::io::ErrorKind::Unsupported => {
+                    root.put_in_place(tmp, path, Rename::Replace)?;
+                    return Ok(true);
+                }
+                other => other?,
             }
             // `tmp` now holds the file that was at `path`; dropping it deletes it.
-            if files::read_regular(&tmp).ok().as_deref() != Some(original) {
+            if files::read_regular(tmp.path()).ok().as_deref() != Some(original) {
                 // Someone saved between the check and the swap: their file goes back. If they
                 // also wrote into ours while it was in place, that write is the newest: keep it.
-                files::exchange(&tmp, path).map_err(StoreError::io(path))?;
-                if files::read_regular(&tmp).ok().as_deref() != Some(text.as_bytes()) {
-                    files::exchange(&tmp, path).map_err(StoreError::io(path))?;
+                root.rename(tmp.path(), path, Rename::Exchange)?;
+                if files::read_regular(tmp.path()).ok().as_deref() != Some(text.as_bytes()) {
+                    root.rename(tmp.path(), path, Rename::Exchange)?;
                 }
                 return Ok(false);
             }
-            files::sync_dir(path);
             return Ok(true);
         }
         // A move: the new content is already durable in a temp file beside `dest`. The old file
@@ -162,36 +165,27 @@ impl Store {
         // file renamed over it. The issue is in exactly one file at every instant; a failure at
         // any step puts the old file back where it was; a kill between the two renames leaves
         // the old bytes in the new folder, which `docket doctor --fix` repairs.
-        let moved = match files::rename_noreplace(path, dest) {
-            Ok(true) => Ok(()),
-            Ok(false) if dest.exists() => Err(std::io::Error::from(std::io::ErrorKind::AlreadyExists)),
-            Ok(false) => std::fs::rename(path, dest),
-            Err(e) => Err(e),
-        };
-        if let Err(e) = moved {
-            return Err(match e.kind() {
-                std::io::ErrorKind::AlreadyExists => StoreError::Refused {
-                    path: dest.to_path_buf(),
-                    reason: "a file with this name already exists there; move or renumber it, then retry".into(),
-                },
-                _ => StoreError::Io { path: path.to_path_buf(), source: e },
+        if let Err(e) = root.rename(path, dest, Rename::NoReplace) {
+            return Err(match e {
+                StoreError::Io { source, .. } if source.kind() == std::io::ErrorKind::AlreadyExists => {
+                    StoreError::Refused {
+                        path: dest.to_path_buf(),
+                        reason: "a file with this name already exists there; move or renumber it, then retry".into(),
+                    }
+                }
+                other => other,
             });
         }
-        let put_back = || match files::rename_noreplace(dest, path) {
-            Ok(false) if !path.exists() => std::fs::rename(dest, path).map(|_| true),
-            other => other,
-        };
+        let put_back = || root.rename(dest, path, Rename::NoReplace);
         if files::read_regular(dest).ok().as_deref() != Some(original) {
             // Someone saved it between the check and the rename: their file goes back.
-            put_back().map_err(StoreError::io(path))?;
+            put_back()?;
             return Ok(false);
         }
-        if let Err(e) = tmp.persist(dest) {
+        if let Err(e) = root.put_in_place(tmp, dest, Rename::Replace) {
             let _ = put_back();
-            return Err(StoreError::Io { path: dest.to_path_buf(), source: e.error });
+            return Err(e);
         }
-        files::sync_dir(path);
-        files::sync_dir(dest);
         Ok(true)
     }
 }

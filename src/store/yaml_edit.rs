@@ -31,8 +31,9 @@ pub fn apply(yaml: &str, old: &Mapping, newline: &str, edits: &[KeyEdit]) -> Res
             ([], Some(v)) => appended.push_str(&render_entry(key, v, None, newline)),
             ([e], v) => {
                 let old_lines = &lines[e.start..e.end];
-                let text =
+                let mut text =
                     v.as_ref().map(|v| render_entry(e.key_text, v, Some(old_lines), newline)).unwrap_or_default();
+                text.push_str(&comment_lines(old_lines));
                 replaced.push((e.start, e.end, text));
             }
             _ => return Err(format!("the key `{key}` appears more than once")),
@@ -106,13 +107,32 @@ fn entries<'a>(lines: &[&'a str]) -> Vec<Entry<'a>> {
             prev.end = i;
         }
     }
-    // Blank lines after a value belong to the gap, not the value.
+    // Blank and comment lines after a value belong to the gap, not the value (in a block scalar
+    // a `#` line is text, so there only blank lines are).
     for e in &mut out {
-        while e.end > e.start + 1 && lines[e.end - 1].trim().is_empty() {
+        let literal = is_block_scalar(lines[e.start]);
+        while e.end > e.start + 1 && {
+            let t = lines[e.end - 1].trim();
+            t.is_empty() || (!literal && t.starts_with('#'))
+        } {
             e.end -= 1;
         }
     }
     out
+}
+
+/// Whether an entry's first line starts a block scalar (`key: |` or `key: >-`).
+fn is_block_scalar(line: &str) -> bool {
+    after_colon(line).starts_with(['|', '>'])
+}
+
+/// The comment lines inside an entry's value (not a block scalar's): they are kept, after the
+/// new value, when the value is replaced.
+fn comment_lines(lines: &[&str]) -> String {
+    if lines.first().is_some_and(|l| is_block_scalar(l)) {
+        return String::new();
+    }
+    lines.iter().skip(1).filter(|l| l.trim_start().starts_with('#')).copied().collect()
 }
 
 /// A line at column 0 that is not part of a value: a comment or a document marker.
@@ -199,10 +219,10 @@ pub fn render_entry(key_text: &str, value: &Yaml, old: Option<&[&str]>, newline:
             let comment = (style == Style::Plain).then(|| trailing_comment(first_rest)).flatten().unwrap_or_default();
             format!("{key_text}: {}{comment}\n", scalar(s, style))
         }
-        Yaml::Sequence(items) if items.is_empty() => format!("{key_text}: []\n"),
+        Yaml::Sequence(items) if items.is_empty() => format!("{key_text}: []{}\n", collection_comment(first_rest)),
         Yaml::Sequence(items) => {
             let indent = old.and_then(sequence_indent).unwrap_or(2);
-            let mut s = format!("{key_text}:\n");
+            let mut s = format!("{key_text}:{}\n", collection_comment(first_rest));
             for item in items {
                 let rendered = match item {
                     Yaml::String(v) => scalar(v, Style::Plain),
@@ -212,9 +232,9 @@ pub fn render_entry(key_text: &str, value: &Yaml, old: Option<&[&str]>, newline:
             }
             s
         }
-        Yaml::Mapping(m) if m.is_empty() => format!("{key_text}: {{}}\n"),
+        Yaml::Mapping(m) if m.is_empty() => format!("{key_text}: {{}}{}\n", collection_comment(first_rest)),
         Yaml::Mapping(_) => {
-            let mut s = format!("{key_text}:\n");
+            let mut s = format!("{key_text}:{}\n", collection_comment(first_rest));
             for line in plain(value).lines() {
                 s.push_str(&format!("  {line}\n"));
             }
@@ -240,6 +260,22 @@ fn after_colon(line: &str) -> &str {
 fn trailing_comment(rest: &str) -> Option<String> {
     let at = rest.find(" #")?;
     Some(format!(" {}", rest[at..].trim()))
+}
+
+/// The ` # comment` on the key line of an old sequence or mapping (empty, flow or block),
+/// kept on the key line of the new one.
+fn collection_comment(rest: &str) -> String {
+    let after = if rest.starts_with('#') {
+        return format!(" {}", rest.trim());
+    } else if rest.starts_with(['[', '{']) {
+        match rest.rfind([']', '}']) {
+            Some(i) => &rest[i + 1..],
+            None => return String::new(),
+        }
+    } else {
+        return String::new();
+    };
+    trailing_comment(after).unwrap_or_default()
 }
 
 /// Indentation of the `- ` items of an old block sequence.
@@ -313,6 +349,31 @@ mod tests {
         let labels = Some(Yaml::Sequence(vec![Yaml::String("a".into()), Yaml::String("c: d".into())]));
         let out = edit(yaml, &[("labels", labels)]).expect("edits");
         assert_eq!(out, "labels:\n  - a\n  - 'c: d'\n\npriority: high\n");
+    }
+
+    #[test]
+    fn comment_lines_and_inline_comments_around_a_replaced_value_are_kept() {
+        let labels = || Some(Yaml::Sequence(vec![Yaml::String("bug".into())]));
+        let yaml = "labels: []\n  # keep me\npriority: high\n";
+        assert_eq!(
+            edit(yaml, &[("labels", labels())]).expect("edits"),
+            "labels:\n  - bug\n  # keep me\npriority: high\n"
+        );
+        let yaml = "labels: [] # none yet\n# col 0\nstatus: open\n";
+        assert_eq!(
+            edit(yaml, &[("labels", labels())]).expect("edits"),
+            "labels: # none yet\n  - bug\n# col 0\nstatus: open\n"
+        );
+        let yaml = "labels:\n  - a\n  # between\n  - b\nstatus: open\n";
+        assert_eq!(
+            edit(yaml, &[("labels", labels())]).expect("edits"),
+            "labels:\n  - bug\n  # between\nstatus: open\n"
+        );
+        let yaml = "notes: |\n  # text, not a comment\nlabels: []\n";
+        assert_eq!(
+            edit(yaml, &[("labels", labels())]).expect("edits"),
+            "notes: |\n  # text, not a comment\nlabels:\n  - bug\n"
+        );
     }
 
     #[test]

@@ -9,23 +9,28 @@
 //! time it is seen. Outside git every function here returns `None` and allocation is unchanged.
 
 use std::collections::BTreeMap;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::path::Path;
 
 use super::Repo;
-use crate::store::{IssueType, Workspace};
+use crate::store::fs::Root;
+use crate::store::{IssueType, StoreError, Workspace, bounded_id_number, id_after};
 
 /// The cache file inside the workspace's cache directory.
 const CACHE_FILE: &str = "git-ids.json";
 
+/// Largest cache file read: it holds one line per branch tip and collection.
+const MAX_CACHE_BYTES: u64 = 4 * 1024 * 1024;
+
 /// The number of an id-carrying file name (`ISS-000042-slug.md`, legacy `000042-slug.md`): the
-/// same names the store's own allocation counts.
+/// same names the store's own allocation counts. A number beyond the format's range
+/// (`ISS-18446744073709551615-x.md` on a branch) is malformed and gives `None`.
 pub fn number_in_file_name(name: &str) -> Option<u64> {
     let split = name.find(|c: char| c.is_ascii_digit())?;
     let (prefix, rest) = name.split_at(split);
     let known = prefix.is_empty() || IssueType::ALL.iter().any(|t| t.prefix() == prefix);
     let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-    (known && digits.len() >= 6).then(|| digits.parse().ok()).flatten()
+    (known && digits.len() >= 6).then(|| bounded_id_number(&digits)).flatten()
 }
 
 /// The highest id number of collection `t` in every local branch head and in the working tree
@@ -44,9 +49,17 @@ fn highest_in_repo(repo: &Repo, ws: &Workspace, t: IssueType) -> u64 {
     commits.sort();
     commits.dedup();
 
+    // Through the rooted layer: a cache file committed as a link (to a victim's file, a FIFO,
+    // /dev/zero) is neither read nor written; a bounded regular file only.
+    let root = Root::workspace(ws).ok();
     let cache_path = ws.cache_dir().join(CACHE_FILE);
-    let mut cache: BTreeMap<String, u64> =
-        std::fs::read(&cache_path).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default();
+    let mut cache: BTreeMap<String, u64> = root
+        .as_ref()
+        .and_then(|r| r.read(&cache_path, MAX_CACHE_BYTES).ok())
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default();
+    // A cached number beyond the format's range was written by someone else: not trusted.
+    cache.retain(|_, n| *n <= crate::store::MAX_ID_NUMBER);
     let mut missed = false;
     let mut max = 0;
     for oid in &commits {
@@ -76,8 +89,11 @@ fn highest_in_repo(repo: &Repo, ws: &Workspace, t: IssueType) -> u64 {
     if missed {
         // Keep only the commits that are tips now: the file stays as small as the branch list.
         cache.retain(|k, _| commits.iter().any(|oid| k.starts_with(oid.as_str())));
-        let _ = std::fs::create_dir_all(ws.cache_dir());
-        let _ = serde_json::to_vec(&cache).map(|bytes| std::fs::write(&cache_path, bytes));
+        if let (Some(root), Ok(bytes)) = (&root, serde_json::to_vec(&cache))
+            && let Err(e) = root.write_atomic(&cache_path, &bytes, None)
+        {
+            tracing::warn!(error = %e, "the branch id cache was not written; ids stay correct, the next create lists branches again");
+        }
     }
     max
 }
@@ -91,26 +107,35 @@ pub struct BranchLock {
 /// What `Store::create` calls with the id its own allocation chose (under the workspace lock):
 /// the id to use instead, numbered above every branch head and worktree when `enabled` and inside
 /// git, and the lock to hold until the file is written. Any git trouble leaves `allocated` as is.
-pub fn above_branches(ws: &Workspace, t: IssueType, allocated: String, enabled: bool) -> (String, Option<BranchLock>) {
+pub fn above_branches(
+    ws: &Workspace,
+    t: IssueType,
+    allocated: String,
+    enabled: bool,
+) -> Result<(String, Option<BranchLock>), StoreError> {
     if !enabled {
-        return (allocated, None);
+        return Ok((allocated, None));
     }
-    let Some(repo) = Repo::discover(&ws.dir) else { return (allocated, None) };
+    let Some(repo) = Repo::discover(&ws.dir) else { return Ok((allocated, None)) };
     let lock = lock_in(&repo.common_dir);
     let highest = highest_in_repo(&repo, ws, t);
     let digits = allocated.trim_start_matches(|c: char| !c.is_ascii_digit());
-    let own = digits.parse::<u64>().unwrap_or(0);
+    let own = bounded_id_number(digits).unwrap_or(0);
     if highest < own {
-        return (allocated, lock);
+        return Ok((allocated, lock));
     }
-    (format!("{}{:06}", t.prefix(), highest + 1), lock)
+    Ok((id_after(t, highest, ws.collection(t))?, lock))
 }
 
 fn lock_in(common_dir: &Path) -> Option<BranchLock> {
-    let path = common_dir.join("docket-ids.lock");
-    let file = OpenOptions::new().create(true).truncate(false).write(true).open(&path).ok()?;
-    file.lock().ok()?;
-    Some(BranchLock { _file: file })
+    let file = Root::open(common_dir).and_then(|r| r.lock(&common_dir.join("docket-ids.lock")));
+    match file {
+        Ok(file) => Some(BranchLock { _file: file }),
+        Err(e) => {
+            tracing::warn!(error = %e, "creates in other worktrees are not serialized with this one");
+            None
+        }
+    }
 }
 
 #[cfg(test)]
@@ -125,6 +150,9 @@ mod tests {
         assert_eq!(number_in_file_name("2025-11-22-workflow.md"), None);
         assert_eq!(number_in_file_name("figma.md"), None);
         assert_eq!(number_in_file_name("TASK-000009-x.md"), None);
+        assert_eq!(number_in_file_name("ISS-18446744073709551615-x.md"), None);
+        assert_eq!(number_in_file_name("ISS-99999999999999999999999-x.md"), None);
+        assert_eq!(number_in_file_name("ISS-1000000-x.md"), Some(1_000_000));
     }
 
     #[test]
@@ -135,7 +163,7 @@ mod tests {
             return; // the temp dir sits inside a repository on this machine
         }
         assert_eq!(highest_id_number(&ws, IssueType::Issue), None);
-        let (id, lock) = above_branches(&ws, IssueType::Issue, "ISS-000003".into(), true);
+        let (id, lock) = above_branches(&ws, IssueType::Issue, "ISS-000003".into(), true).expect("ids");
         assert_eq!(id, "ISS-000003");
         assert!(lock.is_none());
     }

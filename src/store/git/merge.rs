@@ -72,14 +72,10 @@ pub fn merge_file(base: &str, ours: &str, theirs: &str) -> Merged {
     Merged { text, conflicts: body.conflicts }
 }
 
-/// `git merge-file`'s line merge (diffy), markers at line starts.
+/// `git merge-file`'s line merge, markers at line starts, in near-linear time.
 fn merge_text(base: &str, ours: &str, theirs: &str) -> Merged {
-    let mut options = diffy::MergeOptions::new();
-    options.set_conflict_style(diffy::ConflictStyle::Merge).set_incomplete_hunk_style(diffy::IncompleteHunkStyle::Git);
-    match options.merge(base, ours, theirs) {
-        Ok(text) => Merged { text, conflicts: false },
-        Err(text) => Merged { text, conflicts: true },
-    }
+    let (text, conflicts) = super::diff3::merge(base, ours, theirs);
+    Merged { text, conflicts }
 }
 
 /// Whether ours was updated at or after theirs (ours wins a tie).

@@ -11,6 +11,7 @@
 //! lists a collection folder only for commits it has not seen (see [`ids`]), a few milliseconds in
 //! all (numbers in docs/benchmarks.md, "Branch-aware ids").
 
+mod diff3;
 pub mod ids;
 pub mod merge;
 pub mod setup;

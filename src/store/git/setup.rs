@@ -6,7 +6,8 @@
 use std::path::Path;
 
 use super::Repo;
-use crate::store::{IssueType, Workspace};
+use crate::store::fs::Root;
+use crate::store::{IssueType, StoreError, Workspace};
 
 const HEADER: &str = "# docket: merge issue files field by field (written by `docket git-setup`)";
 
@@ -31,10 +32,13 @@ pub fn git_setup(ws: &Workspace, exe: &Path) -> Result<Vec<String>, String> {
     })?;
     let mut report = Vec::new();
     let attributes = ws.dir.join(".gitattributes");
-    let existing = match std::fs::read_to_string(&attributes) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(format!("cannot read {}: {e}", attributes.display())),
+    // Through the rooted layer: a `.gitattributes` committed as a link is refused, never
+    // read or written through.
+    let root = Root::workspace(ws).map_err(|e| e.to_string())?;
+    let existing = match root.read(&attributes, crate::store::files::MAX_FILE_BYTES) {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        Err(StoreError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(format!("cannot read {e}")),
     };
     let present: Vec<&str> = existing.lines().map(str::trim).collect();
     let missing: Vec<String> = attribute_lines().into_iter().filter(|l| !present.contains(&l.as_str())).collect();
@@ -53,7 +57,7 @@ pub fn git_setup(ws: &Workspace, exe: &Path) -> Result<Vec<String>, String> {
             text.push_str(line);
             text.push('\n');
         }
-        std::fs::write(&attributes, text).map_err(|e| format!("cannot write {}: {e}", attributes.display()))?;
+        root.write_atomic(&attributes, text.as_bytes(), None).map_err(|e| format!("cannot write {e}"))?;
         report.push(format!("{}: added {}", attributes.display(), missing.join(", ")));
     }
     let driver = format!("{} merge-file %O %A %B %P", shell_quote(&exe.to_string_lossy()));
