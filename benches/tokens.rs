@@ -13,8 +13,8 @@
 //! * **title match**: the title gives the spec away: list, then read that one (docket: its outline
 //!   and its acceptance criteria);
 //!
-//! and, when `WRANGLER_FIXTURE` names a wrangler workspace (default: `../shared/fixtures/
-//! wrangler-workspace` if it exists), its five largest specifications read whole (wrangler)
+//! and, when `DOCKET_REAL_FIXTURE` names a wrangler workspace (as for the tests), its five
+//! largest specifications read whole (wrangler)
 //! against their outlines plus one section (docket). Prints markdown tables; asserts nothing.
 //!
 //! Run: `cargo bench --bench tokens` (Cargo builds `target/release/docket` first); token counts do

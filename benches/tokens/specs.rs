@@ -163,9 +163,10 @@ fn table(title: &str, subjects: &[Subject], columns: &[Steps]) {
 /// The five largest specifications of a real wrangler workspace: wrangler reads them whole;
 /// docket reads their outlines (one issues_get_batch) and one section of the first.
 fn real_specs(subjects: &[Subject], bin: &Path, bundle: Option<&Path>, tmp: &Path) {
-    let fixture = std::env::var_os("WRANGLER_FIXTURE")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/wrangler-workspace"));
+    let Some(fixture) = std::env::var_os("DOCKET_REAL_FIXTURE").map(PathBuf::from) else {
+        eprintln!("DOCKET_REAL_FIXTURE names no wrangler workspace: the real-spec table is left out");
+        return;
+    };
     let specs_dir = fixture.join(".wrangler/specifications");
     let Ok(entries) = std::fs::read_dir(&specs_dir) else {
         eprintln!("no wrangler workspace at {}: the real-spec table is left out", fixture.display());
