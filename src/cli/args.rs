@@ -111,8 +111,8 @@ impl Filters {
 
 #[derive(Args, Debug)]
 pub struct ListArgs {
-    /// Only these statuses (repeatable or comma-separated; default open,in_progress; `all` for
-    /// finished work too).
+    /// Only these statuses (repeatable or comma-separated; default open,in_progress, or every
+    /// status with --json; `all` for finished work too).
     #[arg(long, value_delimiter = ',', value_name = "STATUS")]
     pub status: Vec<String>,
     #[command(flatten)]
@@ -147,9 +147,11 @@ pub const LIST_PAGE: i64 = 25;
 pub const LIST_STATUSES: [&str; 2] = ["open", "in_progress"];
 
 impl ListArgs {
-    /// The statuses to list: those given, every one for `all`, else [`LIST_STATUSES`].
+    /// The statuses to list: those given, every one for `all`, else [`LIST_STATUSES`] for the
+    /// table and every one for `--json` (scripts get what issues_list gives).
     pub fn statuses(&self) -> Vec<String> {
         match self.status.as_slice() {
+            [] if self.json => Vec::new(),
             [] => LIST_STATUSES.iter().map(|s| s.to_string()).collect(),
             [all] if all == "all" => Vec::new(),
             given => given.to_vec(),
@@ -512,7 +514,7 @@ mod tests {
             json!({"status": LIST_STATUSES, "fields": TABLE_FIELDS, "cursor": "abc"})
         );
         let Command::List(list) = parse(&["list", "--json", "--format", "minimal"]) else { panic!("not list") };
-        assert_eq!(Value::Object(list.to_arguments(None)), json!({"status": LIST_STATUSES, "format": "minimal"}));
+        assert_eq!(Value::Object(list.to_arguments(None)), json!({"format": "minimal"}));
     }
 
     #[test]

@@ -35,7 +35,8 @@ pub(super) fn list(core: &Core, a: &ListArgs) -> Result<String, String> {
     }
     let mut out = list_table(&issues, terminal_width(), style::enabled());
     let total = page.total_count.max(0) as u64;
-    let scope = if a.status.is_empty() { " open or in progress" } else { "" };
+    let defaulted = a.status.is_empty() && !a.json;
+    let scope = if defaulted { " open or in progress" } else { "" };
     match &page.next_cursor {
         _ if total == 0 => out = format!("No{scope} issues match.\n"),
         Some(cursor) => {
@@ -50,7 +51,7 @@ pub(super) fn list(core: &Core, a: &ListArgs) -> Result<String, String> {
             let _ = writeln!(out, "{} of {total}{scope} issues.", issues.len());
         }
     }
-    if a.status.is_empty() {
+    if defaulted {
         let hint = "Finished work is left out: --status all (or closed, cancelled) lists it.";
         out.push_str(&table::wrap(hint, terminal_width()));
     }

@@ -1,25 +1,8 @@
-//! How search scores a hit (issue 25): BM25-like word points by field, computed by
-//! [`super::search_index`] with each word's rarity, and the boosts a title adds when it is the
-//! query word for word, holds it as a phrase, or is short.
+//! How search ranks a hit (issue 25) beyond its BM25-like word points (which
+//! [`super::search_index`] computes with each word's rarity): the boosts a title adds when it is
+//! the query word for word, holds it as a phrase, or is short.
 
-use super::search_index::{BODY, LABELS, Query, TITLE, words};
-
-/// Points a field earns for one query word, before its rarity (IDF) scales them: title words
-/// weigh most, then labels, then the body. An exact word earns a field's points twice, a prefix
-/// or infix match once. IDs are not words: [`super::Store::search`] ranks them above all.
-pub(super) fn points(fields: u8) -> u32 {
-    let mut w = 0;
-    if fields & TITLE != 0 {
-        w += 10;
-    }
-    if fields & LABELS != 0 {
-        w += 4;
-    }
-    if fields & BODY != 0 {
-        w += 1;
-    }
-    w
-}
+use super::search_index::{Query, words};
 
 /// A title that is the query, word for word: above any other match but an ID.
 pub const EXACT_TITLE: u32 = 1_000_000;
@@ -27,15 +10,6 @@ pub const EXACT_TITLE: u32 = 1_000_000;
 const TITLE_PHRASE: u32 = 1_500;
 /// The part of the title the query covers, at most this (shorter titles first).
 const TITLE_COVER: u32 = 1_000;
-
-/// The score of one search hit, before the title boosts.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Hit {
-    pub doc: u32,
-    pub score: u32,
-    /// Every query word occurs in the title (so [`title_boost`] can add something).
-    pub in_title: bool,
-}
 
 /// What `title` adds to a hit's score for `q`: [`EXACT_TITLE`] when it is the query word for
 /// word, else a phrase boost when the query's words stand together in it, plus a share of

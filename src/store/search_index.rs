@@ -13,7 +13,6 @@ use std::io::{self, Read, Write};
 use hashbrown::HashTable;
 
 use super::model::IssueMeta;
-use super::ranking::{Hit, points};
 use super::snapshot::{Decoder, Encoder};
 
 /// Where a word occurs: the bits of a posting.
@@ -22,6 +21,32 @@ pub const TITLE: u8 = 2;
 pub const LABELS: u8 = 4;
 pub const BODY: u8 = 8;
 const FIELDS: u8 = 0b1111;
+
+/// Points a field earns for one query word, before its rarity (IDF) scales them: title words
+/// weigh most, then labels, then the body. An exact word earns a field's points twice, a prefix
+/// or infix match once. IDs are not words: [`super::Store::search`] ranks them above all.
+fn points(fields: u8) -> u32 {
+    let mut w = 0;
+    if fields & TITLE != 0 {
+        w += 10;
+    }
+    if fields & LABELS != 0 {
+        w += 4;
+    }
+    if fields & BODY != 0 {
+        w += 1;
+    }
+    w
+}
+
+/// The score of one search hit, before the title boosts.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Hit {
+    pub doc: u32,
+    pub score: u32,
+    /// Every query word occurs in the title (so [`super::ranking::title_boost`] can add something).
+    pub in_title: bool,
+}
 
 /// Words are cut to this many characters (long hashes and blobs would only bloat the index).
 const MAX_TERM_CHARS: usize = 32;
