@@ -189,3 +189,31 @@ async fn two_processes_racing_fifty_claims_each_over_ten_issues_give_one_winner_
         std::sync::Arc::into_inner(c).expect("one owner").cancel().await.unwrap();
     }
 }
+
+#[tokio::test]
+async fn doctor_reports_hand_made_cycles_and_missing_blockers_and_outside_edits_reach_the_index() {
+    let ws = workspace();
+    let c = start(ws.path()).await;
+    let x = create(&c, "Ex", json!({})).await;
+    let y = create(&c, "Why", json!({})).await;
+    // Hand edits, as a person (or wrangler's files) would make them: the watcher picks them up.
+    for (id, blockers) in [(&x, format!("[{y}]")), (&y, format!("[{x}, ISS-000777]"))] {
+        let dir = ws.path().join(".docket/issues");
+        let entry = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .find(|e| e.file_name().to_string_lossy().starts_with(id.as_str()))
+            .unwrap();
+        let text = std::fs::read_to_string(entry.path()).unwrap();
+        std::fs::write(entry.path(), text.replacen("\n---\n", &format!("\nblockedBy: {blockers}\n---\n"), 1)).unwrap();
+    }
+    let doctor = structured(&call(&c, "workspace_doctor", json!({})).await);
+    let kinds: Vec<&str> = doctor["problems"].as_array().unwrap().iter().map(|p| p["kind"].as_str().unwrap()).collect();
+    assert!(kinds.contains(&"missing_blocker") && kinds.contains(&"blocker_cycle"), "{doctor}");
+    let cycle = doctor["problems"].as_array().unwrap().iter().find(|p| p["kind"] == "blocker_cycle").unwrap();
+    assert!(cycle["message"].as_str().unwrap().contains(&format!("{x} -> {y} -> {x}")), "{cycle}");
+    let ready = structured(&call(&c, "issues_ready", json!({})).await);
+    assert_eq!(ready["totalCount"], 0, "both wait on each other: {ready}");
+    assert_eq!(ready["blocked"], 2);
+    c.cancel().await.unwrap();
+}

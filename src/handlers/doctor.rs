@@ -52,5 +52,7 @@ fn kind(k: doctor::Kind) -> DoctorProblemKind {
         doctor::Kind::BrokenFrontmatter => DoctorProblemKind::BrokenFrontmatter,
         doctor::Kind::MissingParent => DoctorProblemKind::MissingParent,
         doctor::Kind::StaleTempFile => DoctorProblemKind::StaleTempFile,
+        doctor::Kind::MissingBlocker => DoctorProblemKind::MissingBlocker,
+        doctor::Kind::BlockerCycle => DoctorProblemKind::BlockerCycle,
     }
 }
