@@ -217,3 +217,35 @@ async fn doctor_reports_hand_made_cycles_and_missing_blockers_and_outside_edits_
     assert_eq!(ready["blocked"], 2);
     c.cancel().await.unwrap();
 }
+
+#[test]
+fn cli_block_unblock_claim_ready_and_tree() {
+    let ws = workspace();
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_docket"))
+            .args(args)
+            .arg("--workspace")
+            .arg(ws.path())
+            .env_remove("DOCKET_WORKSPACE")
+            .output()
+            .expect("docket runs");
+        (out.status.code(), String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr))
+    };
+    for title in ["One", "Two"] {
+        assert_eq!(run(&["create", "--title", title]).0, Some(0));
+    }
+    assert_eq!(
+        run(&["block", "ISS-000002", "--by", "ISS-000001"]),
+        (Some(0), "ISS-000002 is blocked by ISS-000001.\n".into())
+    );
+    let (code, out) = run(&["block", "ISS-000001", "--by", "ISS-000002"]);
+    assert!(code == Some(1) && out.contains("ISS-000001 -> ISS-000002 -> ISS-000001"), "{out}");
+    let (_, tree) = run(&["tree", "ISS-000002"]);
+    assert!(tree.contains("blocked by:\n    ISS-000001 open One"), "{tree}");
+    let (_, ready) = run(&["ready"]);
+    assert!(ready.contains("ISS-000001") && !ready.contains("ISS-000002 "), "{ready}");
+    let (code, out) = run(&["claim", "ISS-000002", "--as", "ann"]);
+    assert!(code == Some(1) && out.contains("blocked by ISS-000001"), "{out}");
+    assert_eq!(run(&["unblock", "ISS-000002", "--by", "ISS-000001"]).1, "ISS-000002 has no blockers now.\n");
+    assert_eq!(run(&["claim", "ISS-000002", "--as", "ann"]), (Some(0), "Claimed ISS-000002 for ann: Two\n".into()));
+}
