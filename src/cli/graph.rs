@@ -172,7 +172,7 @@ pub(super) fn ready(core: &Core, a: &ReadyArgs) -> Result<String, String> {
 fn records(core: &Core, ids: &[String]) -> Result<Vec<IssueRecord>, String> {
     let fields = json!(["title", "type", "status", "priority", "labels", "assignee", "dates"]);
     let mut out = Vec::new();
-    for chunk in ids.chunks(limits::issues_get_batch::MAX_BATCH as usize) {
+    for chunk in ids.chunks(limits::issues_get_batch::MAX_BATCH) {
         let args = object(json!({"ids": chunk, "fields": fields}));
         let (batch, _) = core.call_as::<IssuesGetBatchOutput>("issues_get_batch", args)?;
         out.extend(batch.issues);

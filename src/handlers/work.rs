@@ -28,7 +28,7 @@ pub fn ready(cx: &Handlers, input: IssuesReadyInput) -> ToolResult<IssuesReadyOu
         Some(c) => query.offset(c).map_err(|why| errors::invalid_cursor("issues_ready", why))?,
         None => 0,
     };
-    let size = input.limit.map_or(limits::issues_ready::DEFAULT_PAGE_SIZE as usize, |l| l as usize);
+    let size = input.limit.map_or(limits::issues_ready::DEFAULT_PAGE_SIZE, |l| l as usize);
     let snap = store.ready(&filter, assignee).map_err(store_error)?;
     let ready = snap.value;
     let page = Page::new(offset, size, ready.issues.len());

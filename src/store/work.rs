@@ -15,6 +15,9 @@ pub struct Ready {
     pub open_blocked: usize,
 }
 
+/// What a hand edit broke in the graph: blockers naming no issue (issue, missing ID) and cycles.
+pub type GraphProblems = (Vec<(String, String)>, Vec<Vec<String>>);
+
 /// An issue's place in the graph.
 #[derive(Debug, Clone, Default)]
 pub struct Blockers {
@@ -73,7 +76,7 @@ impl Store {
     }
 
     /// Blockers that name no issue (issue, missing ID), and cycles, from hand edits.
-    pub fn graph_problems(&self) -> Result<(Vec<(String, String)>, Vec<Vec<String>>), StoreError> {
+    pub fn graph_problems(&self) -> Result<GraphProblems, StoreError> {
         let (mut index, _) = self.fresh()?;
         let graph = index.graph();
         Ok((graph.missing(), graph.cycles()))
