@@ -35,8 +35,9 @@ pub struct Graph {
     epics: HashSet<String>,
     /// Issues with an active blocker, their own or an ancestor's.
     blocked: HashSet<String>,
-    /// Open issues that are neither blocked nor epics: highest priority first, then oldest.
-    ready: Vec<Arc<IssueMeta>>,
+    /// Open issues that are neither blocked nor epics, with how many active issues each blocks:
+    /// highest priority first, then oldest.
+    ready: Vec<(Arc<IssueMeta>, usize)>,
     /// Open issues that are blocked.
     open_blocked: usize,
 }
@@ -102,15 +103,20 @@ impl Graph {
             if g.blocked.contains(&k) {
                 g.open_blocked += 1;
             } else if !g.epics.contains(&k) {
-                g.ready.push(Arc::clone(m));
+                g.ready.push((Arc::clone(m), 0));
             }
         }
-        g.ready.sort_unstable_by(|a, b| {
+        g.ready.sort_unstable_by(|(a, _), (b, _)| {
             Reverse(a.priority)
                 .cmp(&Reverse(b.priority))
                 .then_with(|| a.created_at.cmp(&b.created_at))
                 .then_with(|| a.id.cmp(&b.id))
         });
+        if !g.blocks.is_empty() {
+            for i in 0..g.ready.len() {
+                g.ready[i].1 = g.unblocks(&g.ready[i].0.id);
+            }
+        }
         g
     }
 
@@ -170,7 +176,7 @@ impl Graph {
     }
 
     /// Open issues, not blocked and not epics, highest priority first, then oldest.
-    pub fn ready(&self) -> &[Arc<IssueMeta>] {
+    pub fn ready(&self) -> &[(Arc<IssueMeta>, usize)] {
         &self.ready
     }
 
@@ -289,7 +295,7 @@ mod tests {
         let g = Graph::build(all.iter());
         assert!(g.is_blocked("B") && g.is_blocked("E") && !g.is_blocked("D") && !g.is_blocked("F"));
         assert!(g.is_epic("B"));
-        let ready: Vec<&str> = g.ready().iter().map(|m| m.id.as_str()).collect();
+        let ready: Vec<&str> = g.ready().iter().map(|(m, _)| m.id.as_str()).collect();
         assert_eq!(ready, ["A", "D", "F"]);
         assert_eq!(g.open_blocked(), 2);
         assert_eq!(g.open_blockers("E", None), vec![("A".to_string(), Some("B".to_string()))]);

@@ -43,12 +43,7 @@ impl Store {
             None => true,
             Some(a) => assignee.is_some_and(|me| me == a),
         };
-        let issues = graph
-            .ready()
-            .iter()
-            .filter(|m| mine(m) && matches(&filter, m))
-            .map(|m| (Arc::clone(m), graph.unblocks(&m.id)))
-            .collect();
+        let issues = graph.ready().iter().filter(|(m, _)| mine(m) && matches(&filter, m)).cloned().collect();
         Ok(Snapshot { value: Ready { issues, open_blocked: graph.open_blocked() }, cached, warnings })
     }
 
