@@ -186,6 +186,7 @@ async fn the_board_in_a_real_browser() {
             assignee: Some("ann".into()),
             project: Some("web".into()),
             context: serde_json::Map::from_iter([("parentTaskId".to_string(), json!("ISS-000004"))]),
+            blocked_by: vec![],
         })
         .expect("create")
         .meta

@@ -150,21 +150,36 @@ fn close_and_reopen_move_the_file_and_say_what_they_did() {
 }
 
 #[test]
-fn ready_lists_open_unassigned_issues_highest_priority_first() {
+fn ready_lists_open_unblocked_unassigned_issues_highest_priority_first() {
     let dir = generated();
     let ws = dir.path();
-    let json: Value = serde_json::from_str(&ok(ws, &["ready", "--json", "--limit", "100"])).unwrap();
+    let json: Value = serde_json::from_str(&ok(ws, &["ready", "--json", "--limit", "1000"])).unwrap();
     let issues = json["issues"].as_array().unwrap();
-    let filter = IssueFilter { status: vec![Status::Open], ..IssueFilter::default() };
-    let expected: Vec<String> = store(ws)
-        .list(&filter, SortField::Id, SortOrder::Asc)
-        .unwrap()
-        .value
+    let filter = IssueFilter { status: vec![Status::Open], blocked: Some(false), ..IssueFilter::default() };
+    let listed = store(ws).list(&filter, SortField::Id, SortOrder::Asc).unwrap().value;
+    // Open, unassigned, no open blocker, and no open child (epics are not work to pick up).
+    let parents: Vec<String> = listed
         .iter()
-        .filter(|m| m.assignee.as_deref().is_none_or(str::is_empty))
+        .chain(
+            store(ws)
+                .list(
+                    &IssueFilter { status: vec![Status::InProgress], ..IssueFilter::default() },
+                    SortField::Id,
+                    SortOrder::Asc,
+                )
+                .unwrap()
+                .value
+                .iter(),
+        )
+        .filter_map(|m| m.context.get("parentTaskId").and_then(|p| p.as_str()).map(str::to_string))
+        .collect();
+    let expected: Vec<String> = listed
+        .iter()
+        .filter(|m| m.assignee.as_deref().is_none_or(str::is_empty) && !parents.contains(&m.id))
         .map(|m| m.id.clone())
         .collect();
-    assert!(!expected.is_empty(), "the generated workspace has open, unassigned issues");
+    assert!(!expected.is_empty(), "the generated workspace has ready issues");
+    assert!(json["blocked"].as_i64().is_some(), "{json}");
     let mut got: Vec<String> = issues.iter().map(|i| i["id"].as_str().unwrap().to_string()).collect();
     let rank = |p: &str| ["low", "medium", "high", "critical"].iter().position(|x| *x == p).unwrap();
     let ranks: Vec<usize> = issues.iter().map(|i| rank(i["priority"].as_str().unwrap())).collect();
@@ -180,7 +195,7 @@ fn ready_lists_open_unassigned_issues_highest_priority_first() {
         2,
         "{table}"
     );
-    assert!(table.contains(&format!("2 of {} open, unassigned issues", expected.len())), "{table}");
+    assert!(table.contains(&format!("2 of {} ready issues", expected.len())), "{table}");
 }
 
 #[test]

@@ -23,6 +23,7 @@ fn new_issue(title: &str) -> NewIssue {
         assignee: None,
         project: None,
         context: Default::default(),
+        blocked_by: vec![],
     }
 }
 

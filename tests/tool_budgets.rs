@@ -1,10 +1,11 @@
 //! What tools/list costs the model, counted as a model sees it: for each tool its name,
 //! description and inputSchema as compact JSON, o200k_base. Each tool's budget is the manifest's
 //! `definition_tokens` limit (tools.yaml), so a new or grown tool fails here until its budget
-//! is declared and met. The totals hold issue 13's targets: at most 2,500 tokens for the 23
-//! granular tools (2,461 when set, from 3,756; 2,449 since issue 25) and 1,500 for the 4
-//! consolidated ones (1,459, from 3,098; 1,492 since issue 25). A tool that needs more must make
-//! room elsewhere (docs/manifest.md lists what is left unpublished and how).
+//! is declared and met. The totals hold issue 13's targets as issue 27 raised them for its two
+//! tools (issues_ready, issues_claim) and the work graph's parameters: at most 2,700 tokens for
+//! the 25 granular tools (2,684; 2,449 for 23 before, from 3,756) and 1,600 for the 4 consolidated
+//! ones (1,595; 1,492 before, from 3,098). A tool that needs more must make room elsewhere (docs/manifest.md
+//! lists what is left unpublished and how).
 
 mod common;
 
@@ -48,7 +49,7 @@ async fn every_granular_tool_stays_within_its_manifest_budget() {
     let total: usize = tools.iter().map(|t| t.1).sum();
     println!("granular total: {total} tokens for {} tools", tools.len());
     assert!(over.is_empty(), "over budget: {over:?}");
-    assert!(total <= 2_500, "granular tools/list costs the model {total} tokens (issue 13: at most 2,500)");
+    assert!(total <= 2_700, "granular tools/list costs the model {total} tokens (issue 27: at most 2,700)");
 }
 
 #[tokio::test]
@@ -57,8 +58,8 @@ async fn the_consolidated_profile_is_smaller() {
     let granular: usize = surface("granular").await.iter().map(|t| t.1).sum();
     println!("consolidated total: {consolidated} tokens (granular {granular})");
     assert!(
-        consolidated <= 1_500,
-        "consolidated tools/list costs the model {consolidated} tokens (issue 13: at most 1,500)"
+        consolidated <= 1_600,
+        "consolidated tools/list costs the model {consolidated} tokens (issue 27: at most 1,600)"
     );
     assert!(consolidated < granular, "{consolidated} is not smaller than {granular}");
 }

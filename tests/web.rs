@@ -341,6 +341,7 @@ async fn issue_pages_render_markdown_safely_and_link_issues() {
         assignee: None,
         project: None,
         context: serde_json::Map::from_iter([("parentTaskId".to_string(), json!(other))]),
+        blocked_by: vec![other.clone()],
     };
     let id = store.create(new).unwrap().meta.id;
     let data = get_json(&board.url(&format!("/api/issues/{id}"))).await;
@@ -352,6 +353,14 @@ async fn issue_pages_render_markdown_safely_and_link_issues() {
     assert_eq!(data["parent"]["id"], other.as_str());
     let parent = get_json(&board.url(&format!("/api/issues/{other}"))).await;
     assert!(parent["children"].as_array().unwrap().iter().any(|c| c["id"] == id.as_str()), "{parent}");
+    // The work graph: the page lists the blocker (with the form to add or remove one) and the other way round.
+    assert_eq!(data["blockedBy"][0]["id"], other.as_str(), "{data}");
+    assert_eq!(data["openBlockers"], json!([other]), "{data}");
+    assert_eq!(parent["blocks"][0]["id"], id.as_str(), "{parent}");
+    let cards = get_json(&board.url("/api/board")).await["columns"][0]["cards"].clone();
+    let card = |i: &str| cards.as_array().unwrap().iter().find(|c| c["id"] == i).cloned().unwrap_or_default();
+    assert_eq!(card(&id)["blocked"], true, "the blocked card is marked: {cards}");
+    assert!(card(&other).get("blocked").is_none(), "{cards}");
     assert_eq!(reqwest::get(board.url("/api/issues/ISS-999999")).await.unwrap().status(), 404);
 }
 

@@ -545,8 +545,18 @@ pub enum Daily {
     Reopen(IdArgs),
     /// Edit an issue's file in $VISUAL or $EDITOR; saved only if its frontmatter still parses.
     Edit(IdArgs),
-    /// What to pick up next: open, unassigned issues, highest priority first (issues_list).
-    Ready(ReadyArgs),
+    /// What to pick up next: open issues nothing blocks, unassigned (or --assignee's), highest
+    /// priority first, then oldest (issues_ready).
+    Ready(super::graph::ReadyArgs),
+    /// Make an issue wait for others: `docket block ID --by ID...` (issues_update blockedBy).
+    Block(super::graph::BlockArgs),
+    /// Stop an issue waiting for others: `docket unblock ID --by ID...`.
+    Unblock(super::graph::BlockArgs),
+    /// Take an issue: assignee and in_progress in one write, if nobody has it and nothing blocks
+    /// it (issues_claim).
+    Claim(super::graph::ClaimArgs),
+    /// An issue with its parent, children, blockers and what it blocks.
+    Tree(IdArgs),
     /// Serve the web board alone on loopback and print its URL (`docket serve --http` serves it
     /// beside /mcp).
     Web(WebArgs),
@@ -597,20 +607,6 @@ pub struct CloseArgs {
     /// Mark it cancelled (won't do) rather than closed (done).
     #[arg(long, conflicts_with = "note")]
     pub cancel: bool,
-    #[command(flatten)]
-    pub ws: WorkspaceArg,
-}
-
-#[derive(Args, Debug)]
-pub struct ReadyArgs {
-    #[command(flatten)]
-    pub filters: Filters,
-    /// Most issues to show (default 10).
-    #[arg(long, default_value_t = 10)]
-    pub limit: usize,
-    /// Print the issues as JSON.
-    #[arg(long)]
-    pub json: bool,
     #[command(flatten)]
     pub ws: WorkspaceArg,
 }

@@ -1,16 +1,16 @@
-//! The commands of daily use: `search`, `close`, `reopen`, `edit`, `ready`, `web` and
-//! `completions`. Like the others, each turns its flags into tool arguments and renders the
-//! result; `edit` and `web` are the exceptions that work on files and serve a page.
+//! The commands of daily use: `search`, `close`, `reopen`, `edit`, `web` and `completions`
+//! (`ready` and the other work-graph commands are in graph.rs). Like the others, each turns its
+//! flags into tool arguments and renders the result; `edit` and `web` are the exceptions that work on files and serve a page.
 
 use std::fmt::Write as _;
 
 use serde_json::{Map, Value, json};
 
-use super::args::{CloseArgs, Daily, ReadyArgs, SearchArgs};
+use super::args::{CloseArgs, Daily, SearchArgs};
 use super::commands::list_table;
 use super::table::terminal_width;
 use super::{Core, json_text, style};
-use crate::generated::{IssueRecord, IssuesListOutput, IssuesSearchOutput, IssuesUpdateOutput, limits};
+use crate::generated::{IssuesSearchOutput, IssuesUpdateOutput};
 
 /// Runs one daily command; `top` builds the whole command line (for completions).
 pub(super) fn run(command: &Daily, top: fn() -> clap::Command) -> Result<String, String> {
@@ -19,7 +19,11 @@ pub(super) fn run(command: &Daily, top: fn() -> clap::Command) -> Result<String,
         Daily::Close(a) => Core::open(&a.ws).and_then(|core| close(&core, a)),
         Daily::Reopen(a) => Core::open(&a.ws).and_then(|core| set_status(&core, &a.id, "open", "Reopened")),
         Daily::Edit(a) => super::edit::edit(&a.ws, &a.id),
-        Daily::Ready(a) => Core::open(&a.ws).and_then(|core| ready(&core, a)),
+        Daily::Ready(a) => Core::open(&a.ws).and_then(|core| super::graph::ready(&core, a)),
+        Daily::Block(a) => Core::open(&a.ws).and_then(|core| super::graph::block(&core, a, true)),
+        Daily::Unblock(a) => Core::open(&a.ws).and_then(|core| super::graph::block(&core, a, false)),
+        Daily::Claim(a) => Core::open(&a.ws).and_then(|core| super::graph::claim(&core, a)),
+        Daily::Tree(a) => Core::open(&a.ws).and_then(|core| super::graph::tree(&core, &a.id)),
         Daily::Web(a) => crate::web::run(crate::web::WebOptions {
             workspace: a.workspace.clone(),
             port: a.port,
@@ -112,58 +116,6 @@ fn set_status(core: &Core, id: &str, status: &str, verb: &str) -> Result<String,
     if out.changed.is_empty() {
         return Ok(format!("{} is already {status}: {title}\n", out.issue.id));
     }
-    Ok(format!("{verb} {}: {title}\n", out.issue.id))
-}
-
-fn ready(core: &Core, a: &ReadyArgs) -> Result<String, String> {
-    let mut issues: Vec<IssueRecord> = Vec::new();
-    let mut cursor: Option<String> = None;
-    loop {
-        let mut args = Map::new();
-        args.insert("status".into(), json!(["open"]));
-        a.filters.apply(&mut args);
-        args.insert("fields".into(), json!(["title", "type", "status", "priority", "labels", "assignee", "dates"]));
-        args.insert("limit".into(), json!(limits::issues_list::MAX_PAGE_SIZE));
-        if let Some(c) = cursor.take() {
-            args.insert("cursor".into(), json!(c));
-        }
-        let (mut page, _) = core.call_as::<IssuesListOutput>("issues_list", args)?;
-        issues.extend(
-            page.issues
-                .take()
-                .unwrap_or_default()
-                .into_iter()
-                .filter(|r| r.assignee.as_deref().is_none_or(str::is_empty)),
-        );
-        match page.next_cursor {
-            Some(c) => cursor = Some(c),
-            None => break,
-        }
-    }
-    // Highest priority first, then the oldest (waiting longest); the list came newest first.
-    let rank = |r: &IssueRecord| {
-        r.priority.map_or(0, |p| crate::generated::IssuePriority::ALL.iter().position(|x| *x == p).unwrap_or(0))
-    };
-    issues.sort_by(|x, y| rank(y).cmp(&rank(x)).then_with(|| x.created_at.cmp(&y.created_at)));
-    let total = issues.len();
-    issues.truncate(a.limit);
-    for r in &mut issues {
-        r.description = None;
-        r.description_length = None;
-        r.truncated = None;
-    }
-    if a.json {
-        return Ok(json_text(&json!({"issues": issues, "totalCount": total})));
-    }
-    if issues.is_empty() {
-        return Ok("Nothing is ready: no open issue without an assignee matches.\n".to_string());
-    }
-    const HINT: &str = "Take one: docket update ID --assignee NAME --status in_progress";
-    let width = terminal_width();
-    let mut text = list_table(&issues, width, style::enabled());
-    let _ = writeln!(text, "{} of {total} open, unassigned issues.", issues.len());
-    if HINT.len() <= width {
-        let _ = writeln!(text, "{HINT}");
-    }
-    Ok(text)
+    let unblocked = out.unblocked.map(|u| format!("Unblocked: {}\n", u.join(", "))).unwrap_or_default();
+    Ok(format!("{verb} {}: {title}\n{unblocked}", out.issue.id))
 }

@@ -8,6 +8,7 @@ mod board;
 mod commands;
 mod daily;
 mod edit;
+mod graph;
 mod human;
 mod style;
 mod table;

@@ -31,6 +31,10 @@ pub enum Kind {
     StaleTempFile,
     /// An id or file name whose number is beyond the id format's range: allocation ignores it.
     MalformedId,
+    /// `blockedBy` names an id no file holds.
+    MissingBlocker,
+    /// `blockedBy` lists that go round in a circle (made by hand edits; docket refuses them).
+    BlockerCycle,
 }
 
 impl Kind {
@@ -44,6 +48,8 @@ impl Kind {
             Kind::MissingParent => "missing_parent",
             Kind::StaleTempFile => "stale_temp_file",
             Kind::MalformedId => "malformed_id",
+            Kind::MissingBlocker => "missing_blocker",
+            Kind::BlockerCycle => "blocker_cycle",
         }
     }
 
@@ -320,6 +326,25 @@ pub fn check(store: &Store) -> Result<Report, StoreError> {
                 ),
             );
         }
+    }
+    for m in &scan.issues {
+        for b in m.blocked_by.iter().filter(|b| !known.resolves(b)) {
+            let message = format!("{}'s blockedBy names {b}, which no file holds; correct or remove it", m.id);
+            push(Kind::MissingBlocker, Some(&m.id), vec![scan.rel(&m.path)], message);
+        }
+    }
+    for cycle in store.graph_problems()?.1 {
+        let paths = cycle.iter().filter_map(|id| scan.issues.iter().find(|m| &m.id == id)).map(|m| scan.rel(&m.path));
+        let message = format!(
+            "blockedBy goes round in a circle: {}; none of them can become ready until one of these blockers is removed",
+            cycle.join(" -> ")
+        );
+        push(
+            Kind::BlockerCycle,
+            cycle.first().map(String::as_str),
+            paths.collect::<std::collections::BTreeSet<_>>().into_iter().collect(),
+            message,
+        );
     }
     for p in &scan.temps {
         push(

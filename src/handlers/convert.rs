@@ -18,6 +18,7 @@ pub fn issue_filter(f: &IssueFilters) -> store::IssueFilter {
         types,
         parent_task_id: f.parent_task_id.clone(),
         ids: Vec::new(),
+        blocked: f.blocked,
     }
 }
 
@@ -100,6 +101,10 @@ pub fn store_error(e: store::StoreError) -> ToolError {
         ),
         store::StoreError::Refused { path, reason } => errors::file_refused(path.display(), reason),
         e @ store::StoreError::Conflict { .. } => errors::edit_conflict(e),
+        store::StoreError::BadBlocker { id, blocker, reason } => errors::invalid_blocker(id, blocker, reason),
+        store::StoreError::Cycle { id, cycle } => errors::blocker_cycle(id, cycle),
+        store::StoreError::ClaimRefused { id, reason } => errors::claim_conflict(id, reason),
+        store::StoreError::Stale { id, current, expected } => errors::stale_update(id, current, expected),
         e @ (store::StoreError::NotEditable { .. } | store::StoreError::Unwritable { .. }) => {
             errors::file_not_editable(e)
         }

@@ -53,5 +53,7 @@ fn kind(k: doctor::Kind) -> DoctorProblemKind {
         doctor::Kind::MissingParent => DoctorProblemKind::MissingParent,
         doctor::Kind::StaleTempFile => DoctorProblemKind::StaleTempFile,
         doctor::Kind::MalformedId => DoctorProblemKind::MalformedId,
+        doctor::Kind::MissingBlocker => DoctorProblemKind::MissingBlocker,
+        doctor::Kind::BlockerCycle => DoctorProblemKind::BlockerCycle,
     }
 }

@@ -32,6 +32,7 @@ pub fn create(cx: &Handlers, input: IssuesCreateInput) -> ToolResult<IssuesCreat
         assignee: input.assignee.filter(|a| !a.is_empty()),
         project: input.project.filter(|p| !p.is_empty()),
         context,
+        blocked_by: input.blocked_by.unwrap_or_default(),
     };
     if let Some(existing) = open_issue_titled(store, &new)? {
         return Err(errors::duplicate_title(existing));
@@ -85,6 +86,8 @@ pub fn get(cx: &Handlers, input: IssuesGetInput) -> ToolResult<IssuesGetOutput> 
         let snap = store.get_meta(&input.id).map_err(store_error)?;
         (projection.record(&snap.value, None), snap.cached, snap.warnings)
     };
+    // The whole issue shows where it stands in the work graph.
+    let record = if input.fields.is_none() { super::work::with_graph(store, record)? } else { record };
     let text = match input.response_format {
         ResponseFormat::Markdown => Some(text::issue_document(&record)),
         ResponseFormat::Json => None,

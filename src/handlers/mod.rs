@@ -13,6 +13,7 @@ mod records;
 pub(crate) mod search;
 pub(crate) mod session;
 mod text;
+pub(crate) mod work;
 pub(crate) mod workspace;
 pub(crate) mod write;
 

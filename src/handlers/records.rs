@@ -31,6 +31,7 @@ enum Part {
     Dates,
     Context,
     Description,
+    Blockers,
 }
 
 const SUMMARY: &[Part] = &[Part::Title, Part::Status, Part::Priority, Part::Labels, Part::Dates];
@@ -45,6 +46,7 @@ const FULL: &[Part] = &[
     Part::Dates,
     Part::Context,
     Part::Description,
+    Part::Blockers,
 ];
 
 impl Projection {
@@ -135,6 +137,9 @@ impl Projection {
             section: None,
             outline: None,
             wrangler_context: (has(Part::Context) && !meta.context.is_empty()).then(|| meta.context.clone()),
+            blocked_by: (has(Part::Blockers) && !meta.blocked_by.is_empty()).then(|| meta.blocked_by.clone()),
+            open_blockers: None,
+            blocks: None,
         }
     }
 }

@@ -60,6 +60,9 @@ pub fn issue_document(r: &IssueRecord) -> String {
     fact("updated", r.updated_at.clone());
     fact("closed", r.closed_at.clone());
     fact("context", r.wrangler_context.as_ref().map(|c| serde_json::Value::Object(c.clone()).to_string()));
+    fact("blocked by", r.blocked_by.as_ref().map(|b| b.join(", ")));
+    fact("waiting on", r.open_blockers.as_ref().map(|b| b.join(", ")));
+    fact("blocks", r.blocks.as_ref().map(|b| b.join(", ")));
     if !facts.is_empty() {
         let _ = write!(out, "\n{}", facts.join(" | "));
     }

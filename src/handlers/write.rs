@@ -9,7 +9,7 @@ use crate::generated::{
     IssuesUpdateBatchInput, IssuesUpdateBatchOutput, IssuesUpdateInput, IssuesUpdateOutput, ListFormat, errors,
 };
 use crate::runtime::{Reply, ResultCounts, ToolError, ToolResult};
-use crate::store::{IssueMeta, IssuePatch, Status, Store};
+use crate::store::{Expect, IssueMeta, IssuePatch, Status, Store};
 
 /// `""` (wrangler's convention) or `null` clears an optional text field; absent leaves it.
 fn clearable(v: Option<Option<String>>) -> Option<Option<String>> {
@@ -29,7 +29,8 @@ pub fn update(cx: &Handlers, input: IssuesUpdateInput) -> ToolResult<IssuesUpdat
         || input.labels.is_some()
         || input.assignee.is_some()
         || input.project.is_some()
-        || context.is_some();
+        || context.is_some()
+        || input.blocked_by.is_some();
     let patch = IssuePatch {
         title: input.title,
         description: input.description,
@@ -40,9 +41,13 @@ pub fn update(cx: &Handlers, input: IssuesUpdateInput) -> ToolResult<IssuesUpdat
         assignee: clearable(input.assignee),
         project: clearable(input.project),
         context,
+        blocked_by: input.blocked_by,
+        expect: input.if_updated_at.map(Expect::UpdatedAt),
         ..IssuePatch::default()
     };
     let (meta, changed) = apply(store, &input.id, patch)?;
+    let closed = changed.iter().any(|c| c == "status") && meta.status.is_archived();
+    let (unblocked, unblocked_line) = super::work::unblocked(store, &meta.id, closed);
     let record = Projection::format(ListFormat::Summary).record(&meta, None);
     let text = if !requested {
         format!(
@@ -53,9 +58,9 @@ pub fn update(cx: &Handlers, input: IssuesUpdateInput) -> ToolResult<IssuesUpdat
     } else if changed.is_empty() {
         format!("No change to {}: the values given are already set.", meta.id)
     } else {
-        format!("Updated {} ({}): {}", meta.id, changed.join(", "), text::issue_line(&record))
+        format!("Updated {} ({}): {}{unblocked_line}", meta.id, changed.join(", "), text::issue_line(&record))
     };
-    Ok(Reply::new(IssuesUpdateOutput { issue: record, changed }).with_text(text))
+    Ok(Reply::new(IssuesUpdateOutput { issue: record, changed, unblocked }).with_text(text))
 }
 
 /// Applies `patch` (under the store's lock, to the file as it is now) and reports which fields
@@ -83,10 +88,13 @@ pub fn mark_complete(cx: &Handlers, input: IssuesMarkCompleteInput) -> ToolResul
         .filter(|n| !n.trim().is_empty())
         .map(|note| format!("\n\n---\n**Completion Notes ({now}):**\n{note}"));
     let patch = IssuePatch { status: Some(Status::Closed), append_body, ..IssuePatch::default() };
-    let issue = store.update(&input.id, patch).map_err(store_error)?.issue;
+    let updated = store.update(&input.id, patch).map_err(store_error)?;
+    let closed = updated.changed.contains(&"status");
+    let issue = updated.issue;
+    let (unblocked, unblocked_line) = super::work::unblocked(store, &issue.meta.id, closed);
     let record = Projection::format(ListFormat::Summary).record(&issue.meta, None);
-    let text = format!("Closed {}", text::issue_line(&record));
-    Ok(Reply::new(IssuesMarkCompleteOutput { issue: record }).with_text(text))
+    let text = format!("Closed {}{unblocked_line}", text::issue_line(&record));
+    Ok(Reply::new(IssuesMarkCompleteOutput { issue: record, unblocked }).with_text(text))
 }
 
 pub fn update_batch(cx: &Handlers, input: IssuesUpdateBatchInput) -> ToolResult<IssuesUpdateBatchOutput> {

@@ -173,7 +173,13 @@ pub fn meta_values(meta: &IssueMeta) -> Vec<(&'static str, Option<Yaml>)> {
         ("updatedAt", s(&meta.updated_at)),
         ("closedAt", opt(&meta.closed_at)),
         ("wranglerContext", context),
+        ("blockedBy", blocked_by_value(&meta.blocked_by)),
     ]
+}
+
+/// `blockedBy` as written: a list of IDs, or no key at all when there are none.
+pub fn blocked_by_value(ids: &[String]) -> Option<Yaml> {
+    (!ids.is_empty()).then(|| Yaml::Sequence(ids.iter().map(|i| Yaml::String(i.clone())).collect()))
 }
 
 /// The ID a file name starts with (`ISS-000042-...` or legacy `000042-...`), if any. Numbers
@@ -205,6 +211,7 @@ struct Front {
     updated_at: Option<Yaml>,
     closed_at: Option<Yaml>,
     context: Option<Yaml>,
+    blocked_by: Option<Yaml>,
 }
 
 impl Front {
@@ -224,6 +231,7 @@ impl Front {
             updated_at: get("updatedAt"),
             closed_at: get("closedAt"),
             context: get("wranglerContext"),
+            blocked_by: get("blockedBy"),
         }
     }
 }
@@ -256,11 +264,16 @@ fn meta_from(f: Front, has_front: bool, body: &str, path: &Path, folder_type: Is
             .and_then(id_text)
             .or_else(|| id_from_file_name(path))
             .unwrap_or_else(|| path.file_stem().and_then(|s| s.to_str()).unwrap_or("unnamed").to_string());
-    let labels = match &f.labels {
-        Some(Yaml::Sequence(items)) => items.iter().filter_map(scalar_text).collect(),
-        Some(v) => scalar_text(v).filter(|s| !s.is_empty()).map(|s| vec![s]).unwrap_or_default(),
-        None => Vec::new(),
+    let list = |v: &Option<Yaml>| -> Vec<String> {
+        match v {
+            Some(Yaml::Sequence(items)) => items.iter().filter_map(scalar_text).collect(),
+            Some(v) => scalar_text(v).filter(|s| !s.is_empty()).map(|s| vec![s]).unwrap_or_default(),
+            None => Vec::new(),
+        }
     };
+    let labels = list(&f.labels);
+    let mut blocked_by = list(&f.blocked_by);
+    blocked_by.retain(|b| !b.trim().is_empty());
     let context = match f.context.as_ref().map(serde_json::to_value) {
         Some(Ok(Json::Object(m))) => m,
         _ => Map::new(),
@@ -278,6 +291,7 @@ fn meta_from(f: Front, has_front: bool, body: &str, path: &Path, folder_type: Is
         updated_at: text(&f.updated_at).or_else(|| text(&f.created_at)).unwrap_or_else(|| modified.to_string()),
         closed_at: text(&f.closed_at),
         context,
+        blocked_by,
         path: path.to_path_buf(),
         body_len: body.chars().count(),
         frontmatter: has_front,
@@ -346,7 +360,7 @@ pub fn nonstandard_values(doc: &Document) -> Vec<String> {
 pub fn not_editable(doc: &Document, key: &str) -> Option<String> {
     let v = doc.front.get(key)?;
     let ok = match key {
-        "labels" => match v {
+        "labels" | "blockedBy" => match v {
             Yaml::Sequence(items) => items.iter().all(|i| scalar_text(i).is_some()),
             Yaml::Null | Yaml::String(_) => true,
             _ => false,

@@ -104,6 +104,11 @@ pub fn generate_workspace(root: &Path, n: usize, seed: u64) -> Workspace {
         if i % 5 == 0 {
             context.insert("parentTaskId".into(), serde_json::json!("SPEC-000001"));
         }
+        // A sparse work graph: one issue in seven waits for an issue five numbers before it.
+        let blocked_by = match issue_type == IssueType::Issue && next[slot] > 5 && i % 7 == 3 {
+            true => vec![format!("ISS-{:06}", next[slot] - 5)],
+            false => Vec::new(),
+        };
         let meta = IssueMeta {
             path: new_path(&ws, issue_type, status.is_archived(), &id, &title),
             id,
@@ -118,6 +123,7 @@ pub fn generate_workspace(root: &Path, n: usize, seed: u64) -> Workspace {
             created_at,
             updated_at,
             context,
+            blocked_by,
             body_len: body.chars().count(),
             frontmatter: true,
         };

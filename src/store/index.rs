@@ -16,6 +16,7 @@ use super::facts::{Counts, GroupBy};
 use super::files;
 use super::frontmatter;
 use super::fs::Root;
+use super::graph::Graph;
 use super::model::{IssueFilter, IssueMeta, IssueType, StoreError, StoreWarning, StoreWarningCode};
 use super::search_index::{DocText, Query};
 use super::slots::Slots;
@@ -89,6 +90,8 @@ pub struct Index {
     unsaved: usize,
     /// Enough was read that the snapshot should be written soon (the store does it off-call).
     pub save_wanted: bool,
+    /// The work graph as of a generation (rebuilt on the first use after a change).
+    graph: Option<(u64, Arc<Graph>)>,
 }
 
 impl Index {
@@ -110,6 +113,7 @@ impl Index {
             generation: 0,
             unsaved: 0,
             save_wanted: false,
+            graph: None,
         }
     }
 
@@ -393,6 +397,19 @@ impl Index {
     fn folder_type(&self, path: &Path) -> Option<IssueType> {
         let parent = path.parent()?;
         self.dirs.iter().find(|(_, d)| d == parent).map(|(t, _)| *t)
+    }
+
+    /// The work graph of every issue (blockers, parents, what is ready), cached until a change.
+    pub fn graph(&mut self) -> Arc<Graph> {
+        if let Some((generation, graph)) = &self.graph
+            && *generation == self.generation
+        {
+            return Arc::clone(graph);
+        }
+        let metas: Vec<&Arc<IssueMeta>> = self.slots.entries().map(|(_, x)| &x.meta).collect();
+        let graph = Arc::new(Graph::build(metas.into_iter()));
+        self.graph = Some((self.generation, Arc::clone(&graph)));
+        graph
     }
 
     /// Every issue, newest update first (ties by ID).

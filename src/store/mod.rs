@@ -8,6 +8,7 @@ mod frontmatter;
 pub mod fs;
 pub mod generate;
 pub mod git;
+mod graph;
 mod history;
 mod index;
 mod layout;
@@ -18,6 +19,7 @@ pub mod sessions;
 mod slots;
 mod snapshot;
 mod watch;
+mod work;
 mod workspace;
 mod write;
 mod yaml_edit;
@@ -31,6 +33,7 @@ pub use facts::{Counts, GroupBy};
 pub use files::read_text as read_file_safely;
 pub use layout::{LayoutReport, Split};
 pub use model::*;
+pub use work::{Blockers, Ready};
 pub use workspace::Workspace;
 
 use frontmatter::Document;
@@ -227,7 +230,9 @@ impl Store {
     ) -> Result<Snapshot<Vec<Arc<IssueMeta>>>, StoreError> {
         let (mut index, cached) = self.fresh()?;
         let warnings = index.warnings();
-        let mut items: Vec<Arc<IssueMeta>> = index.by_updated().filter(|m| matches(filter, m)).cloned().collect();
+        let graph = filter.blocked.map(|_| index.graph());
+        let mut items: Vec<Arc<IssueMeta>> =
+            index.by_updated().filter(|m| keep(filter, graph.as_deref(), m)).cloned().collect();
         if (sort, order) != (SortField::Updated, SortOrder::Desc) {
             sort_metas(&mut items, sort, order);
         }
@@ -239,12 +244,13 @@ impl Store {
     pub fn count_by(&self, filter: &IssueFilter, by: GroupBy) -> Result<Snapshot<Counts>, StoreError> {
         let (mut index, cached) = self.fresh()?;
         let warnings = index.warnings();
-        let value = match index.count_by(filter, by) {
+        let graph = filter.blocked.map(|_| index.graph());
+        let value = match graph.is_none().then(|| index.count_by(filter, by)).flatten() {
             Some(counted) => counted,
             None => {
                 let mut groups: std::collections::BTreeMap<Option<String>, usize> = Default::default();
                 let mut total = 0;
-                for m in index.by_updated().filter(|m| matches(filter, m)) {
+                for m in index.by_updated().filter(|m| keep(filter, graph.as_deref(), m)) {
                     let key = match by {
                         GroupBy::Status => Some(m.status.as_str().to_string()),
                         GroupBy::Priority => Some(m.priority.as_str().to_string()),
@@ -268,8 +274,9 @@ impl Store {
     /// names by ID first, then titles that are the query word for word, then titles holding it
     /// as a phrase, shorter titles first. From the index: no file is read.
     pub fn search(&self, q: &SearchQuery) -> Result<Snapshot<Vec<SearchHit>>, StoreError> {
-        let (index, cached) = self.fresh()?;
+        let (mut index, cached) = self.fresh()?;
         let warnings = index.warnings();
+        let graph = q.filter.blocked.map(|_| index.graph());
         let mut allowed = 0;
         for f in &q.fields {
             allowed |= match f {
@@ -279,13 +286,13 @@ impl Store {
             };
         }
         let query = search_index::Query::parse(&q.text);
-        let mut hits = index.search(&query, allowed, |m| matches(&q.filter, m));
+        let mut hits = index.search(&query, allowed, |m| keep(&q.filter, graph.as_deref(), m));
         // A query that is an ID (`ISS-000042`, `42`, `#42`) finds that issue first.
         let id = q.text.trim().trim_start_matches('#');
         if allowed & search_index::ID != 0
             && let Ok(paths) = candidates(&index, id)
         {
-            for meta in paths.iter().filter_map(|p| index.meta_at(p)).filter(|m| matches(&q.filter, m)) {
+            for meta in paths.iter().filter_map(|p| index.meta_at(p)).filter(|m| keep(&q.filter, graph.as_deref(), m)) {
                 match hits.iter_mut().find(|(m, _)| m.path == meta.path) {
                     Some(hit) => hit.1 += ID_MATCH,
                     None => hits.push((meta, ID_MATCH)),
@@ -368,7 +375,7 @@ fn resolve_for_read(index: &Index, id: &str) -> Result<(PathBuf, Option<StoreWar
 
 /// Every file holding `id`: exact match first, then short forms (`42`, `000042`, `ISS-000042` for
 /// a legacy `000042`).
-fn candidates(index: &Index, id: &str) -> Result<Vec<PathBuf>, StoreError> {
+pub(super) fn candidates(index: &Index, id: &str) -> Result<Vec<PathBuf>, StoreError> {
     let id = id.trim();
     files::validate_id(id)?;
     let exact = index.paths_of(id);
@@ -401,7 +408,12 @@ fn folder_type(ws: &Workspace, path: &Path) -> Option<IssueType> {
     ws.issue_dirs().into_iter().find(|(_, d)| d == parent).map(|(t, _)| t)
 }
 
-fn matches(f: &IssueFilter, m: &IssueMeta) -> bool {
+/// [`matches`], and the `blocked` filter, which needs the work graph.
+fn keep(f: &IssueFilter, graph: Option<&graph::Graph>, m: &IssueMeta) -> bool {
+    matches(f, m) && f.blocked.zip(graph).is_none_or(|(want, g)| g.is_blocked(&m.id) == want)
+}
+
+pub(super) fn matches(f: &IssueFilter, m: &IssueMeta) -> bool {
     (f.status.is_empty() || f.status.contains(&m.status))
         && (f.priority.is_empty() || f.priority.contains(&m.priority))
         && (f.types.is_empty() || f.types.contains(&m.issue_type))

@@ -143,6 +143,9 @@ pub struct IssueMeta {
     pub closed_at: Option<String>,
     /// `wranglerContext`: agentId, parentTaskId, estimatedEffort and any key set through metadata.
     pub context: Map<String, Value>,
+    /// `blockedBy`: IDs of the issues that must be done before this one (any collection).
+    #[serde(default)]
+    pub blocked_by: Vec<String>,
     /// Absolute path of the file.
     pub path: PathBuf,
     /// Length of the body in characters.
@@ -175,6 +178,8 @@ pub struct NewIssue {
     pub assignee: Option<String>,
     pub project: Option<String>,
     pub context: Map<String, Value>,
+    /// `blockedBy`, checked like an update's (known IDs, no cycle).
+    pub blocked_by: Vec<String>,
 }
 
 /// A change: `None` leaves a field alone; `Some(None)` clears an optional one.
@@ -198,6 +203,21 @@ pub struct IssuePatch {
     /// Keys set in / removed from `wranglerContext` as it is when written.
     pub set_context: Vec<(String, Value)>,
     pub remove_context: Vec<String>,
+    /// Replaces `blockedBy` (empty removes the key); refused for unknown IDs, the issue itself
+    /// or a cycle.
+    pub blocked_by: Option<Vec<String>>,
+    /// Checked under the lock against the file as it is before anything is written.
+    pub expect: Option<Expect>,
+}
+
+/// A condition an update needs, checked under the workspace lock (compare-and-set).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Expect {
+    /// The file's `updatedAt` is still this one.
+    UpdatedAt(String),
+    /// A claim by this assignee: the issue is open, unassigned or already theirs, and unblocked
+    /// (or already in progress by them: the claim is repeated, nothing changes).
+    Claim(String),
 }
 
 /// What an update did: the issue just before (read under the lock) and after, and which fields
@@ -221,6 +241,8 @@ pub struct IssueFilter {
     pub types: Vec<IssueType>,
     pub parent_task_id: Option<String>,
     pub ids: Vec<String>,
+    /// Only issues with (true) or without (false) an open or in-progress blocker.
+    pub blocked: Option<bool>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -335,6 +357,14 @@ pub enum StoreError {
         path.display()
     )]
     Conflict { path: PathBuf, attempts: usize },
+    #[error("{id} cannot be blocked by {blocker}: {reason}")]
+    BadBlocker { id: String, blocker: String, reason: String },
+    #[error("blockedBy of {id} would close a cycle: {cycle}")]
+    Cycle { id: String, cycle: String },
+    #[error("{id} cannot be claimed: {reason}")]
+    ClaimRefused { id: String, reason: String },
+    #[error("{id} changed since it was read: updatedAt is {current}, not {expected}")]
+    Stale { id: String, current: String, expected: String },
 }
 
 impl StoreError {

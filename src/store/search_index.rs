@@ -515,6 +515,7 @@ mod tests {
             updated_at: String::new(),
             closed_at: None,
             context: Default::default(),
+            blocked_by: Vec::new(),
             path: Default::default(),
             body_len: 0,
             frontmatter: true,

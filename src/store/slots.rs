@@ -409,6 +409,7 @@ mod tests {
             updated_at: updated.into(),
             closed_at: None,
             context: Default::default(),
+            blocked_by: Vec::new(),
             path: PathBuf::from(format!("/w/.docket/issues/ISS-{i:06}-x.md")),
             body_len: 0,
             frontmatter: true,

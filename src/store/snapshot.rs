@@ -22,7 +22,7 @@ use super::model::{IssueMeta, IssueType, Priority, Status, StoreError};
 
 const MAGIC: &[u8; 8] = b"DOCKETIX";
 /// Bumped whenever the layout or what it holds changes; other versions are ignored.
-const VERSION: u32 = 3;
+const VERSION: u32 = 4;
 /// Below this many issues a cold load is already fast; no snapshot is kept.
 pub const MIN_ENTRIES: usize = 200;
 const FILE: &str = "index.bin";
@@ -160,6 +160,10 @@ impl<W: Write> Encoder<W> {
         self.opt_str(m.closed_at.as_deref())?;
         let context = if m.context.is_empty() { String::new() } else { serde_json::to_string(&m.context)? };
         self.str(&context)?;
+        self.varint(m.blocked_by.len() as u64)?;
+        for b in &m.blocked_by {
+            self.str(b)?;
+        }
         self.varint(m.body_len as u64)?;
         self.varint(m.frontmatter as u64)
     }
@@ -270,6 +274,7 @@ impl<R: Read> Decoder<R> {
             c if c.is_empty() => Default::default(),
             c => serde_json::from_str(&c).map_err(|_| damaged("context"))?,
         };
+        let blocked_by = (0..self.len()?).map(|_| self.string()).collect::<io::Result<Vec<_>>>()?;
         let body_len = self.varint()? as usize;
         let frontmatter = self.varint()? != 0;
         Ok(IssueMeta {
@@ -285,6 +290,7 @@ impl<R: Read> Decoder<R> {
             updated_at,
             closed_at,
             context,
+            blocked_by,
             path,
             body_len,
             frontmatter,

@@ -29,6 +29,10 @@ impl Store {
         // Inside git, also above every branch head and worktree; the lock is held until written.
         let (id, _branch_lock) =
             crate::store::git::ids::above_branches(&self.ws, new.issue_type, allocated, self.branch_aware_ids)?;
+        let blocked_by = match new.blocked_by.is_empty() {
+            true => Vec::new(),
+            false => super::work::check_blockers(&mut self.lock(), &id, &new.blocked_by)?,
+        };
         let now = iso(SystemTime::now());
         let path = files::new_path(&self.ws, new.issue_type, new.status.is_archived(), &id, &new.title);
         let meta = IssueMeta {
@@ -44,6 +48,7 @@ impl Store {
             updated_at: now.clone(),
             closed_at: new.status.is_archived().then_some(now),
             context: new.context,
+            blocked_by,
             path,
             body_len: new.description.chars().count(),
             frontmatter: true,
@@ -59,10 +64,14 @@ impl Store {
 
     /// Applies `patch` under the workspace lock to the file as it is on disk now. A file that
     /// changes between the read and the rename is read again and the patch applied again.
-    pub fn update(&self, id: &str, patch: IssuePatch) -> Result<Updated, StoreError> {
+    pub fn update(&self, id: &str, mut patch: IssuePatch) -> Result<Updated, StoreError> {
         let _lock = WorkspaceLock::acquire(&self.ws)?;
-        let (index, _) = self.fresh()?;
+        let (mut index, _) = self.fresh()?;
         let path = resolve_for_write(&index, id)?;
+        if let Some(given) = &patch.blocked_by {
+            let own = index.meta_at(&path).map_or_else(|| id.trim().to_string(), |m| m.id.clone());
+            patch.blocked_by = Some(super::work::check_blockers(&mut index, &own, given)?);
+        }
         drop(index);
         for _ in 0..ATTEMPTS {
             let original = settled_read(&path)?;
@@ -71,6 +80,9 @@ impl Store {
             let doc =
                 frontmatter::parse(&text).map_err(|reason| StoreError::Malformed { path: path.clone(), reason })?;
             let before = self.meta_of(&path, &doc);
+            if let Some(expect) = &patch.expect {
+                super::work::check_expect(&mut self.lock(), &before, expect)?;
+            }
             let plan = plan(&path, &doc, &before, &patch)?;
             if plan.changed.is_empty() {
                 return Ok(Updated { issue: Issue { meta: before.clone(), body: doc.body }, before, changed: vec![] });
@@ -255,6 +267,9 @@ fn plan(path: &Path, doc: &Document, before: &IssueMeta, patch: &IssuePatch) -> 
     if let Some(v) = &patch.context {
         m.context = v.clone();
     }
+    if let Some(v) = &patch.blocked_by {
+        m.blocked_by = v.clone();
+    }
     if !patch.set_context.is_empty() || !patch.remove_context.is_empty() {
         refuse("wranglerContext")?;
         for (k, v) in &patch.set_context {
@@ -289,6 +304,8 @@ fn plan(path: &Path, doc: &Document, before: &IssueMeta, patch: &IssuePatch) -> 
     field("assignee", "assignee", differs(&m.assignee, &before.assignee), opt(&m.assignee));
     field("project", "project", differs(&m.project, &before.project), opt(&m.project));
     field("wranglerContext", "wranglerContext", m.context != before.context, context_value(&m.context));
+    let blockers = frontmatter::blocked_by_value(&m.blocked_by);
+    field("blockedBy", "blockedBy", m.blocked_by != before.blocked_by, blockers);
     if body.as_deref().is_some_and(|b| b != doc.body) {
         changed.push("description");
     }

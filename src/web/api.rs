@@ -67,6 +67,9 @@ pub struct Card {
     #[serde(skip_serializing_if = "Option::is_none")]
     project: Option<String>,
     updated_at: String,
+    /// Waits on an open or in-progress blocker (its own or a parent's).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    blocked: bool,
 }
 
 impl Card {
@@ -82,8 +85,21 @@ impl Card {
             assignee: non_empty(&m.assignee),
             project: non_empty(&m.project),
             updated_at: m.updated_at.clone(),
+            blocked: false,
         }
     }
+
+    fn marked(mut self, blocked: &HashSet<String>) -> Card {
+        self.blocked = blocked.contains(&self.id);
+        self
+    }
+}
+
+/// The IDs of every issue waiting on an open blocker, for marking cards.
+fn blocked_ids(store: &Store) -> Result<HashSet<String>, ApiError> {
+    let filter = IssueFilter { blocked: Some(true), ..IssueFilter::default() };
+    let blocked = store.list(&filter, SortField::Updated, SortOrder::Desc).map_err(store_error)?.value;
+    Ok(blocked.iter().map(|m| m.id.clone()).collect())
 }
 
 #[derive(Debug, Serialize)]
@@ -222,6 +238,7 @@ pub async fn board(State(web): State<Arc<Web>>, Query(q): Query<BoardQuery>) -> 
     let store = Arc::clone(&web.app.store);
     let body = blocking(move || {
         let items = q.matching(&store)?;
+        let blocked = blocked_ids(&store)?;
         let limit = q.limit.unwrap_or(PAGE).min(MAX_PAGE);
         let columns: Vec<Column> = statuses(&q)
             .into_iter()
@@ -230,7 +247,7 @@ pub async fn board(State(web): State<Arc<Web>>, Query(q): Query<BoardQuery>) -> 
                 Column {
                     status,
                     count: of_status.clone().count(),
-                    cards: of_status.take(limit).map(|m| Card::of(m)).collect(),
+                    cards: of_status.take(limit).map(|m| Card::of(m).marked(&blocked)).collect(),
                 }
             })
             .collect();
@@ -259,7 +276,9 @@ pub async fn column(State(web): State<Arc<Web>>, Query(q): Query<BoardQuery>) ->
         let items = q.matching(&store)?;
         let of_status: Vec<&Arc<IssueMeta>> = items.iter().filter(|m| m.status == status).collect();
         let limit = q.limit.unwrap_or(PAGE).min(MAX_PAGE);
-        let cards: Vec<Card> = of_status.iter().skip(q.offset).take(limit).map(|m| Card::of(m)).collect();
+        let blocked = blocked_ids(&store)?;
+        let cards: Vec<Card> =
+            of_status.iter().skip(q.offset).take(limit).map(|m| Card::of(m).marked(&blocked)).collect();
         Ok(json!({"status": status, "count": of_status.len(), "offset": q.offset, "cards": cards}))
     })
     .await?;
@@ -331,6 +350,14 @@ pub async fn issue(State(web): State<Arc<Web>>, Path(id): Path<String>) -> Resul
             .filter(|m| seen.insert(m.to_uppercase()))
             .filter_map(|m| by_id.get(&m.to_uppercase()).map(|m| brief(m)))
             .collect();
+        let graph = store.blockers(&meta).map_err(store_error)?;
+        let link = |id: &str| match by_id.get(&id.to_uppercase()) {
+            Some(m) => brief(m),
+            None => json!({"id": id}),
+        };
+        let blocked_by: Vec<Value> = meta.blocked_by.iter().map(|b| link(b)).collect();
+        let blocks: Vec<Value> = graph.blocks.iter().map(|(b, _)| link(b)).collect();
+        let open_blockers: Vec<&String> = graph.open.iter().map(|(b, _)| b).collect();
         let sessions: Vec<Value> =
             store.sessions_about(&meta).iter().map(|s| serde_json::to_value(s).unwrap_or(Value::Null)).collect();
         let relative = meta.path.strip_prefix(&store.workspace().root).unwrap_or(&meta.path).display().to_string();
@@ -346,6 +373,9 @@ pub async fn issue(State(web): State<Arc<Web>>, Path(id): Path<String>) -> Resul
             "parent": parent,
             "children": children,
             "mentions": mentions,
+            "blockedBy": blocked_by,
+            "blocks": blocks,
+            "openBlockers": open_blockers,
             "sessions": sessions,
             "warnings": snap.warnings.iter().map(|w| w.message.clone()).collect::<Vec<_>>(),
             "workspace": workspace_name(&store),

@@ -16,6 +16,7 @@ fn sample_meta(title: &str) -> IssueMeta {
         updated_at: "2026-02-17T21:01:15.176Z".into(),
         closed_at: None,
         context: Map::new(),
+        blocked_by: Vec::new(),
         path: PathBuf::from("/w/issues/ISS-000001-x.md"),
         body_len: 0,
         frontmatter: true,

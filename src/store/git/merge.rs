@@ -135,19 +135,12 @@ fn merge_both(
     notes: &mut Vec<String>,
 ) -> Option<Yaml> {
     match (full, b, o, t) {
-        ("labels", _, Some(Yaml::Sequence(o)), Some(Yaml::Sequence(t))) => {
-            let empty = Vec::new();
-            let base = match b {
-                Some(Yaml::Sequence(b)) => b,
-                _ => &empty,
-            };
-            let mut out: Vec<Yaml> = o.iter().filter(|x| !base.contains(x) || t.contains(x)).cloned().collect();
-            for x in t.iter().filter(|x| !base.contains(x)) {
-                if !out.contains(x) {
-                    out.push(x.clone());
-                }
-            }
-            Some(Yaml::Sequence(out))
+        ("labels", _, Some(Yaml::Sequence(o)), Some(Yaml::Sequence(t))) => Some(Yaml::Sequence(merge_set(b, o, t))),
+        // Blockers merge as a set too; a side without the key has none (an empty list removes it).
+        ("blockedBy", ..) if [b, o, t].iter().all(|v| matches!(v, None | Some(Yaml::Sequence(_)))) => {
+            let seq = |v: Option<&Yaml>| v.and_then(Yaml::as_sequence).cloned().unwrap_or_default();
+            let out = merge_set(b, &seq(o), &seq(t));
+            (!out.is_empty()).then_some(Yaml::Sequence(out))
         }
         ("updatedAt" | "closedAt", ..) => if ours_later { o.or(t) } else { t.or(o) }.cloned(),
         (_, _, Some(Yaml::Mapping(om)), Some(Yaml::Mapping(tm))) => {
@@ -168,6 +161,22 @@ fn merge_both(
             kept.cloned()
         }
     }
+}
+
+/// Both sides' additions to and removals from the base list.
+fn merge_set(b: Option<&Yaml>, o: &[Yaml], t: &[Yaml]) -> Vec<Yaml> {
+    let empty = Vec::new();
+    let base = match b {
+        Some(Yaml::Sequence(b)) => b,
+        _ => &empty,
+    };
+    let mut out: Vec<Yaml> = o.iter().filter(|x| !base.contains(x) || t.contains(x)).cloned().collect();
+    for x in t.iter().filter(|x| !base.contains(x)) {
+        if !out.contains(x) {
+            out.push(x.clone());
+        }
+    }
+    out
 }
 
 fn show(v: Option<&Yaml>) -> String {
@@ -304,6 +313,28 @@ mod tests {
         assert!(!m.conflicts);
         assert!(m.text.contains("\ntitle: Ours\n"), "{}", m.text);
         assert!(m.text.trim_end().ends_with("the other branch had \"Theirs\"."), "{}", m.text);
+    }
+
+    #[test]
+    fn blockers_merge_as_a_set() {
+        let base = BASE.replace("custom: 'keep'\n", "custom: 'keep'\nblockedBy:\n  - ISS-000002\n");
+        let ours = base.replace("  - ISS-000002\n", "  - ISS-000002\n  - ISS-000003\n");
+        let theirs = base.replace("blockedBy:\n  - ISS-000002\n", "blockedBy:\n  - ISS-000004\n");
+        let m = merge_file(&base, &ours, &theirs);
+        let p = split(&m.text).expect("parses");
+        let got: Vec<&str> = p
+            .front
+            .get("blockedBy")
+            .and_then(Yaml::as_sequence)
+            .expect("list")
+            .iter()
+            .filter_map(Yaml::as_str)
+            .collect();
+        assert_eq!(got, ["ISS-000003", "ISS-000004"], "{}", m.text);
+        let cleared = base.replace("blockedBy:\n  - ISS-000002\n", "");
+        let m = merge_file(&base, &cleared, &base.replace("ISS-000002", "ISS-000005"));
+        let p = split(&m.text).expect("parses");
+        assert_eq!(p.front.get("blockedBy").and_then(Yaml::as_sequence).map(Vec::len), Some(1), "{}", m.text);
     }
 
     #[test]

@@ -284,9 +284,10 @@ function renderCard(card) {
   const move = el('select', { class: 'move', 'aria-label': `Status of ${card.id}`, dataset: { move: card.id } },
     STATUSES.map((s) => el('option', { value: s, selected: s === card.status }, statusName(s))));
   move.addEventListener('change', () => moveCard(card.id, move.value));
-  const item = el('li', { class: `card priority-${card.priority}`, draggable: 'true', dataset: { id: card.id, status: card.status } },
+  const item = el('li', { class: `card priority-${card.priority}${card.blocked ? ' blocked' : ''}`, draggable: 'true', dataset: { id: card.id, status: card.status } },
     el('div', { class: 'card-top' },
       el('a', { class: 'id', href, tabindex: '-1' }, card.id),
+      card.blocked ? el('span', { class: 'blocked-mark', title: 'Waits on an open blocker' }, 'Blocked') : null,
       el('span', { class: `priority priority-${card.priority}`, title: `Priority: ${card.priority}` }, card.priority)),
     el('a', { class: 'title', href }, card.title || card.id),
     chips(card.labels),
@@ -390,6 +391,7 @@ function renderIssue(data) {
   const related = [];
   if (data.parent) related.push(el('section', { class: 'related' }, el('h3', {}, 'Parent'), el('ul', {}, issueLink(data.parent))));
   if (data.children.length) related.push(el('section', { class: 'related' }, el('h3', {}, `Sub-tasks (${data.children.length})`), el('ul', {}, data.children.map(issueLink))));
+  related.push(renderBlockers(issue.id, data));
   if (data.mentions.length) related.push(el('section', { class: 'related' }, el('h3', {}, 'Mentions'), el('ul', {}, data.mentions.map(issueLink))));
   const body = el('div', { class: 'markdown', id: 'issue-body' });
   body.innerHTML = data.bodyHtml; // sanitized by the server (ammonia)
@@ -411,6 +413,33 @@ function renderIssue(data) {
   $('#main').replaceChildren(el('nav', { class: 'crumbs' }, backLink()),
     el('article', { class: 'issue', dataset: { id: issue.id } }, header, ...warnings,
       el('div', { class: 'issue-layout' }, el('div', { class: 'main-col' }, content, ...related), aside)));
+}
+
+// Blockers: each with a remove button, and a field to add one (issues_update blockedBy).
+function renderBlockers(id, data) {
+  const ids = (data.blockedBy || []).map((b) => b.id);
+  const save = (list) => saveIssue(id, { blockedBy: list });
+  const rows = (data.blockedBy || []).map((b) => {
+    const remove = el('button', { type: 'button', class: 'link remove-blocker', 'aria-label': `Remove blocker ${b.id}` }, 'Remove');
+    remove.addEventListener('click', () => save(ids.filter((x) => x !== b.id)));
+    const row = issueLink(b);
+    row.append(' ', remove);
+    return row;
+  });
+  const add = el('form', { class: 'add-blocker', id: 'add-blocker' },
+    el('input', { name: 'blocker', placeholder: 'ISS-000042', autocomplete: 'off', 'aria-label': 'Add a blocker' }),
+    el('button', { type: 'submit', class: 'button' }, 'Add blocker'));
+  add.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const value = add.elements.blocker.value.trim();
+    if (value) save([...ids, value]);
+  });
+  const open = (data.openBlockers || []).length;
+  return el('section', { class: 'related blockers', id: 'blockers' },
+    el('h3', {}, open ? `Blocked by (${open} open)` : 'Blocked by'),
+    rows.length ? el('ul', {}, rows) : el('p', { class: 'muted' }, 'Nothing blocks it.'),
+    add,
+    (data.blocks || []).length ? el('div', {}, el('h3', {}, 'Blocks'), el('ul', {}, data.blocks.map(issueLink))) : null);
 }
 
 function renderSessions(sessions) {

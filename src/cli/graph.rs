@@ -1,0 +1,229 @@
+//! The work graph for people: `block`, `unblock`, `claim`, `ready` and `tree`. Like every
+//! command, each calls tools (issues_get, issues_update with ifUpdatedAt, issues_claim,
+//! issues_ready, issues_get_batch, issues_list) and renders their results.
+
+use std::fmt::Write as _;
+
+use clap::Args;
+use serde_json::{Map, Value, json};
+
+use super::args::{Filters, WorkspaceArg};
+use super::commands::list_table;
+use super::table::terminal_width;
+use super::{Core, json_text, style};
+use crate::generated::{
+    IssueRecord, IssuesClaimOutput, IssuesGetBatchOutput, IssuesGetOutput, IssuesListOutput, IssuesReadyOutput,
+    IssuesUpdateOutput, limits,
+};
+
+#[derive(Args, Debug)]
+pub struct BlockArgs {
+    /// The issue that waits, e.g. ISS-000042.
+    pub id: String,
+    /// The issues it waits for (repeatable or comma-separated).
+    #[arg(long = "by", value_delimiter = ',', value_name = "ID", required = true, num_args = 1..)]
+    pub by: Vec<String>,
+    #[command(flatten)]
+    pub ws: WorkspaceArg,
+}
+
+#[derive(Args, Debug)]
+pub struct ClaimArgs {
+    /// Issue ID, e.g. ISS-000042.
+    pub id: String,
+    /// Who takes it.
+    #[arg(long = "as", value_name = "NAME")]
+    pub assignee: String,
+    #[command(flatten)]
+    pub ws: WorkspaceArg,
+}
+
+#[derive(Args, Debug)]
+pub struct ReadyArgs {
+    #[command(flatten)]
+    pub filters: Filters,
+    /// Most issues to show (default 10).
+    #[arg(long, default_value_t = 10)]
+    pub limit: usize,
+    /// Print the issues as JSON.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub ws: WorkspaceArg,
+}
+
+fn object(v: Value) -> Map<String, Value> {
+    v.as_object().cloned().unwrap_or_default()
+}
+
+/// `docket block ID --by X,Y` (`add`) and `docket unblock ID --by X` (not `add`): a
+/// read-modify-write of blockedBy made safe by ifUpdatedAt, retried when someone wrote between.
+pub(super) fn block(core: &Core, a: &BlockArgs, add: bool) -> Result<String, String> {
+    for _ in 0..5 {
+        let (got, _) = core.call_as::<IssuesGetOutput>("issues_get", object(json!({"id": a.id})))?;
+        let mut list = got.issue.blocked_by.clone().unwrap_or_default();
+        let same = |x: &String, y: &String| x.eq_ignore_ascii_case(y);
+        for b in &a.by {
+            match add {
+                true if !list.iter().any(|x| same(x, b)) => list.push(b.clone()),
+                false => list.retain(|x| !same(x, b)),
+                _ => {}
+            }
+        }
+        let args = json!({"id": got.issue.id, "blockedBy": list, "ifUpdatedAt": got.issue.updated_at});
+        match core.call_as::<IssuesUpdateOutput>("issues_update", object(args)) {
+            Ok((out, _)) => {
+                let now = out.issue.id;
+                return Ok(match (out.changed.is_empty(), list.is_empty()) {
+                    (true, _) => format!("No change to {now}: its blockers are already so.\n"),
+                    (false, true) => format!("{now} has no blockers now.\n"),
+                    (false, false) => format!("{now} is blocked by {}.\n", list.join(", ")),
+                });
+            }
+            Err(e) if e.contains("changed since you read it") => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(format!("{} kept changing while its blockers were being written; try again.", a.id))
+}
+
+pub(super) fn claim(core: &Core, a: &ClaimArgs) -> Result<String, String> {
+    let args = object(json!({"id": a.id, "assignee": a.assignee}));
+    let (out, _) = core.call_as::<IssuesClaimOutput>("issues_claim", args)?;
+    let title = out.issue.title.unwrap_or_default();
+    Ok(match out.claimed {
+        true => format!("Claimed {} for {}: {title}\n", out.issue.id, a.assignee),
+        false => format!("{} is already {}'s and in progress: {title}\n", out.issue.id, a.assignee),
+    })
+}
+
+/// Open work nothing blocks, highest priority first then oldest (issues_ready), shown as a table.
+pub(super) fn ready(core: &Core, a: &ReadyArgs) -> Result<String, String> {
+    let f = &a.filters;
+    let wanted_type = f.issue_type.as_deref().map(|t| t.trim().to_lowercase());
+    let mut rows: Vec<(String, usize)> = Vec::new();
+    let mut cursor: Option<String> = None;
+    let (mut total, mut blocked) = (0, 0i64);
+    loop {
+        let mut args = object(json!({"limit": limits::issues_list::MAX_PAGE_SIZE}));
+        for (k, v) in [("labels", json!(f.labels)), ("project", json!(f.project)), ("assignee", json!(f.assignee))] {
+            if !(v.is_null() || v == json!([])) {
+                args.insert(k.into(), v);
+            }
+        }
+        if let Some(c) = cursor.take() {
+            args.insert("cursor".into(), json!(c));
+        }
+        let (page, _) = core.call_as::<IssuesReadyOutput>("issues_ready", args)?;
+        blocked = blocked.max(page.blocked);
+        for row in &page.rows {
+            let mut words = row.split(' ');
+            let (id, priority) = (words.next().unwrap_or_default(), words.next().unwrap_or_default());
+            let unblocks = row.rsplit_once("unblocks ").and_then(|(_, n)| n.trim_end_matches(')').parse().ok());
+            let type_ok = wanted_type.as_deref().is_none_or(|t| {
+                let prefix = match t {
+                    "specification" | "spec" => "SPEC-",
+                    "idea" => "IDEA-",
+                    _ => "ISS-",
+                };
+                id.starts_with(prefix)
+            });
+            let priority_ok = f.priority.is_empty() || f.priority.iter().any(|p| p.eq_ignore_ascii_case(priority));
+            if type_ok && priority_ok {
+                total += 1;
+                rows.push((id.to_string(), unblocks.unwrap_or(0)));
+            }
+        }
+        match page.next_cursor {
+            Some(c) => cursor = Some(c),
+            None => break,
+        }
+    }
+    rows.truncate(a.limit);
+    let issues = records(core, &rows.iter().map(|r| r.0.clone()).collect::<Vec<_>>())?;
+    if a.json {
+        let list: Vec<Value> = issues
+            .iter()
+            .zip(&rows)
+            .map(|(r, (_, n))| {
+                let mut v = serde_json::to_value(r).unwrap_or_default();
+                v["unblocks"] = json!(n);
+                v
+            })
+            .collect();
+        return Ok(json_text(&json!({"issues": list, "totalCount": total, "blocked": blocked})));
+    }
+    if issues.is_empty() {
+        return Ok(format!(
+            "Nothing is ready: no open, unblocked, unassigned issue matches ({blocked} wait on a blocker).\n"
+        ));
+    }
+    const HINT: &str = "Take one: docket claim ID --as NAME";
+    let width = terminal_width();
+    let mut text = list_table(&issues, width, style::enabled());
+    let _ = writeln!(text, "{} of {total} ready issues; {blocked} wait on a blocker.", issues.len());
+    if HINT.len() <= width {
+        let _ = writeln!(text, "{HINT}");
+    }
+    Ok(text)
+}
+
+/// The records of `ids`, in that order (issues_get_batch, 50 at a time).
+fn records(core: &Core, ids: &[String]) -> Result<Vec<IssueRecord>, String> {
+    let fields = json!(["title", "type", "status", "priority", "labels", "assignee", "dates"]);
+    let mut out = Vec::new();
+    for chunk in ids.chunks(limits::issues_get_batch::MAX_BATCH) {
+        let args = object(json!({"ids": chunk, "fields": fields}));
+        let (batch, _) = core.call_as::<IssuesGetBatchOutput>("issues_get_batch", args)?;
+        out.extend(batch.issues);
+    }
+    Ok(out)
+}
+
+/// `docket tree ID`: the issue, its parent, its children, what blocks it and what it blocks.
+pub(super) fn tree(core: &Core, id: &str) -> Result<String, String> {
+    let (got, _) = core.call_as::<IssuesGetOutput>("issues_get", object(json!({"id": id})))?;
+    let issue = got.issue;
+    let parent = issue.wrangler_context.as_ref().and_then(|c| c.get("parentTaskId")).and_then(Value::as_str);
+    let args = object(json!({"parentTaskId": issue.id, "fields": ["title", "status"], "limit": 100}));
+    let (children, _) = core.call_as::<IssuesListOutput>("issues_list", args)?;
+    let children: Vec<String> = children.issues.unwrap_or_default().into_iter().map(|r| r.id).collect();
+    let line = |r: &IssueRecord| {
+        let status = r.status.map(|s| s.to_string()).unwrap_or_default();
+        format!("{} {status} {}", r.id, r.title.clone().unwrap_or_default())
+    };
+    let mut text = format!("{}\n", line(&issue));
+    let open = issue.open_blockers.clone().unwrap_or_default();
+    let groups = [
+        ("parent", parent.map(|p| vec![p.to_string()]).unwrap_or_default()),
+        ("children", children),
+        ("blocked by", issue.blocked_by.clone().unwrap_or_default()),
+        ("blocks", issue.blocks.clone().unwrap_or_default()),
+    ];
+    for (name, ids) in groups {
+        if ids.is_empty() {
+            continue;
+        }
+        let _ = writeln!(text, "  {name}:");
+        let found = records(core, &ids)?;
+        for id in &ids {
+            match found.iter().find(|r| r.id.eq_ignore_ascii_case(id)) {
+                Some(r) => {
+                    let _ = writeln!(text, "    {}", line(r));
+                }
+                None => {
+                    let _ = writeln!(text, "    {id} (no such issue)");
+                }
+            }
+        }
+    }
+    let inherited: Vec<&String> = open.iter().filter(|b| b.contains("via parent")).collect();
+    if !inherited.is_empty() {
+        let _ = writeln!(
+            text,
+            "  waits through its parent on: {}",
+            inherited.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+        );
+    }
+    Ok(text)
+}

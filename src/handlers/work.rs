@@ -1,0 +1,116 @@
+//! issues_ready, issues_claim, and the work graph in other tools' answers (issues_get's blockers,
+//! what a close unblocked).
+
+use serde_json::json;
+
+use super::Handlers;
+use super::convert::store_error;
+use super::paging::{Page, Query};
+use super::records::Projection;
+use super::text;
+use crate::generated::{
+    IssueRecord, IssuesClaimInput, IssuesClaimOutput, IssuesReadyInput, IssuesReadyOutput, ListFormat, errors, limits,
+};
+use crate::runtime::{Reply, ResultCounts, ToolError, ToolResult};
+use crate::store::{IssueFilter, Store};
+
+pub fn ready(cx: &Handlers, input: IssuesReadyInput) -> ToolResult<IssuesReadyOutput> {
+    let store: &Store = &cx.store;
+    let filter = IssueFilter {
+        labels: input.labels.clone().unwrap_or_default(),
+        project: input.project.clone(),
+        parent_task_id: input.parent_task_id.clone(),
+        ..IssueFilter::default()
+    };
+    let assignee = input.assignee.as_deref().map(str::trim).filter(|a| !a.is_empty());
+    let query = Query::new("ready", &json!([assignee, input.labels, input.project, input.parent_task_id]));
+    let offset = match &input.cursor {
+        Some(c) => query.offset(c).map_err(|why| errors::invalid_cursor("issues_ready", why))?,
+        None => 0,
+    };
+    let size = input.limit.map_or(limits::issues_ready::DEFAULT_PAGE_SIZE, |l| l as usize);
+    let snap = store.ready(&filter, assignee).map_err(store_error)?;
+    let ready = snap.value;
+    let page = Page::new(offset, size, ready.issues.len());
+    let rows: Vec<String> = ready.issues[page.range()]
+        .iter()
+        .map(|(m, unblocks)| {
+            let mut extra = Vec::new();
+            if let Some(a) = m.assignee.as_deref().filter(|a| !a.trim().is_empty()) {
+                extra.push(format!("assignee: {a}"));
+            }
+            if *unblocks > 0 {
+                extra.push(format!("unblocks {unblocks}"));
+            }
+            let tail = if extra.is_empty() { String::new() } else { format!(" ({})", extra.join("; ")) };
+            format!("{} {} {}{tail}", m.id, m.priority, m.title)
+        })
+        .collect();
+    let next = (page.remaining() > 0).then(|| query.cursor(page.offset + page.len));
+    let returned = rows.len();
+    let mut lines = rows.clone();
+    lines.push(text::page_line("ready issues", returned, page.total, page.remaining(), next.as_deref()));
+    if ready.open_blocked > 0 {
+        lines.push(format!("{} open issue(s) wait on a blocker (issues_list with blocked: true).", ready.open_blocked));
+    }
+    let text = Some(lines.join("\n"));
+    let output = IssuesReadyOutput {
+        rows,
+        total_count: page.total as i64,
+        blocked: ready.open_blocked as i64,
+        next: text::next_page(page.remaining(), next.as_deref()),
+        next_cursor: next,
+    };
+    let mut reply = Reply::new(output)
+        .with_context(json!({"sort": "priority desc, created asc", "page_size": size, "offset": page.offset}))
+        .with_cached(snap.cached)
+        .with_results(ResultCounts { total: page.total, returned, truncated: page.remaining() > 0 });
+    reply.text = text;
+    Ok(snap.warnings.into_iter().fold(reply, |r, w| r.warn(w.code, w.message)))
+}
+
+pub fn claim(cx: &Handlers, input: IssuesClaimInput) -> ToolResult<IssuesClaimOutput> {
+    let store: &Store = &cx.store;
+    let assignee = input.assignee.trim();
+    let updated = store.claim(&input.id, assignee).map_err(store_error)?;
+    let mut record = Projection::format(ListFormat::Summary).record(&updated.issue.meta, None);
+    record.assignee = updated.issue.meta.assignee.clone();
+    let claimed = !updated.changed.is_empty();
+    let text = match claimed {
+        true => format!("Claimed {} for {assignee}: {}", record.id, text::issue_line(&record)),
+        false => format!("{} is already yours ({assignee}) and in progress; nothing changed.", record.id),
+    };
+    Ok(Reply::new(IssuesClaimOutput { issue: record, claimed }).with_text(text))
+}
+
+/// `record` with its open blockers (its own and its parents') and the issues it blocks.
+pub fn with_graph(store: &Store, mut record: IssueRecord) -> Result<IssueRecord, ToolError> {
+    let meta = store.get_meta(&record.id).map_err(store_error)?.value;
+    let graph = store.blockers(&meta).map_err(store_error)?;
+    let open: Vec<String> = graph
+        .open
+        .iter()
+        .map(|(b, via)| match via {
+            None => b.clone(),
+            Some(p) => format!("{b} (via parent {p})"),
+        })
+        .collect();
+    record.open_blockers = (!open.is_empty()).then_some(open);
+    let blocks: Vec<String> = graph.blocks.iter().map(|(b, _)| b.clone()).collect();
+    record.blocks = (!blocks.is_empty()).then_some(blocks);
+    Ok(record)
+}
+
+/// After an update that closed an issue: the open issues it left unblocked, and a line saying so.
+pub fn unblocked(store: &Store, id: &str, closed: bool) -> (Option<Vec<String>>, String) {
+    if !closed {
+        return (None, String::new());
+    }
+    match store.unblocked_by(id) {
+        Ok(ids) if !ids.is_empty() => {
+            let line = format!("\nUnblocked (now ready unless taken): {}", ids.join(", "));
+            (Some(ids), line)
+        }
+        _ => (None, String::new()),
+    }
+}

@@ -1,0 +1,251 @@
+//! The work graph over a real stdio client: blockers in the files, issues_ready before and after a
+//! blocker closes (parents' blockers and epics included), cycles and bad blockers refused,
+//! compare-and-set updates, and claims raced from two server processes.
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use common::{call, is_error, start, structured, text, workspace};
+use futures::future::join_all;
+use serde_json::{Value, json};
+
+async fn create(client: &common::Client, title: &str, extra: Value) -> String {
+    let mut args = json!({"title": title, "description": format!("{title}.")});
+    args.as_object_mut().unwrap().extend(extra.as_object().cloned().unwrap_or_default());
+    let r = call(client, "issues_create", args).await;
+    assert!(!is_error(&r), "create {title}: {}", text(&r));
+    structured(&r)["issue"]["id"].as_str().expect("id").to_string()
+}
+
+/// The IDs of the ready rows, in order.
+fn ready_ids(result: &Value) -> Vec<String> {
+    result["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|r| r.as_str().unwrap().split(' ').next().unwrap().to_string())
+        .collect()
+}
+
+fn file_of(dir: &std::path::Path, id: &str) -> String {
+    for folder in ["issues", "issues/archived", "specifications", "specifications/archived"] {
+        let Ok(entries) = std::fs::read_dir(dir.join(".docket").join(folder)) else { continue };
+        for e in entries.flatten() {
+            if e.file_name().to_string_lossy().starts_with(&format!("{id}-")) {
+                return std::fs::read_to_string(e.path()).unwrap();
+            }
+        }
+    }
+    panic!("no file for {id}");
+}
+
+#[tokio::test]
+async fn ready_follows_blockers_parents_and_epics_before_and_after_a_close() {
+    let ws = workspace();
+    let c = start(ws.path()).await;
+    let a = create(&c, "Blocker", json!({"priority": "low"})).await;
+    let b = create(&c, "Waits on the blocker", json!({"priority": "critical", "blockedBy": [a]})).await;
+    let m = create(&c, "Parent waiting", json!({"blockedBy": [a.to_lowercase()]})).await;
+    let k = create(&c, "Child of the waiting parent", json!({"wranglerContext": {"parentTaskId": m}})).await;
+    let p = create(&c, "Epic", json!({"priority": "high"})).await;
+    let q = create(&c, "Epic's child", json!({"wranglerContext": {"parentTaskId": p}})).await;
+    let taken = create(&c, "Someone else's", json!({"assignee": "bob", "priority": "critical"})).await;
+    assert!(file_of(ws.path(), &m).contains(&a), "the blocker is written as the issue's own ID");
+
+    let r = structured(&call(&c, "issues_ready", json!({})).await);
+    assert_eq!(ready_ids(&r), vec![q.clone(), a.clone()], "{r}");
+    assert_eq!(r["blocked"], 3, "B, M and M's child K wait on A: {r}");
+    let row_a = r["rows"][1].as_str().unwrap();
+    assert!(row_a.contains("unblocks 2"), "{row_a}");
+    let mine = structured(&call(&c, "issues_ready", json!({"assignee": "bob"})).await);
+    assert_eq!(ready_ids(&mine)[0], taken, "bob's own issue is ready for bob: {mine}");
+
+    let got = call(&c, "issues_get", json!({"id": k})).await;
+    let issue = &structured(&got)["issue"];
+    assert_eq!(issue["openBlockers"][0], format!("{a} (via parent {m})"), "{issue}");
+    let got_a = structured(&call(&c, "issues_get", json!({"id": a})).await);
+    assert_eq!(got_a["issue"]["blocks"], json!([b, m]));
+    let blocked = structured(&call(&c, "issues_list", json!({"blocked": true, "format": "minimal"})).await);
+    assert_eq!(blocked["totalCount"], 3, "{blocked}");
+    let stats = structured(&call(&c, "issues_stats", json!({"groupBy": "status", "blocked": false})).await);
+    assert_eq!(stats["total"], 4, "{stats}");
+
+    let closed = call(&c, "issues_mark_complete", json!({"id": a})).await;
+    assert_eq!(structured(&closed)["unblocked"], json!([b, m]), "{}", text(&closed));
+    assert!(text(&closed).contains("Unblocked"), "{}", text(&closed));
+
+    let r = structured(&call(&c, "issues_ready", json!({})).await);
+    assert_eq!(ready_ids(&r), vec![b.clone(), k.clone(), q.clone()], "M has an open child now: {r}");
+    assert_eq!(r["blocked"], 0);
+    c.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn cycles_self_blocks_and_unknown_ids_are_refused_and_nothing_is_written() {
+    let ws = workspace();
+    let c = start(ws.path()).await;
+    let one = create(&c, "One", json!({})).await;
+    let two = create(&c, "Two", json!({"blockedBy": [one]})).await;
+    let three = create(&c, "Three", json!({"blockedBy": [two]})).await;
+    let before = common::snapshot(ws.path());
+
+    let r = call(&c, "issues_update", json!({"id": one, "blockedBy": [three]})).await;
+    assert!(is_error(&r));
+    let cycle = format!("{one} -> {three} -> {two} -> {one}");
+    assert!(text(&r).contains(&cycle), "names the cycle {cycle}: {}", text(&r));
+    let r = call(&c, "issues_update", json!({"id": one, "blockedBy": [one]})).await;
+    assert!(is_error(&r) && text(&r).contains("cannot block itself"), "{}", text(&r));
+    let r = call(&c, "issues_update", json!({"id": one, "blockedBy": ["ISS-000999"]})).await;
+    assert!(is_error(&r) && text(&r).contains("ISS-000999"), "{}", text(&r));
+    let r = call(&c, "issues_create", json!({"title": "X", "description": "x", "blockedBy": ["SPEC-000404"]})).await;
+    assert!(is_error(&r), "{}", text(&r));
+    assert_eq!(common::snapshot(ws.path()), before, "refused calls write nothing");
+
+    // A file without the key is left without it; an empty list removes it.
+    let r = call(&c, "issues_update", json!({"id": one, "priority": "high"})).await;
+    assert!(!is_error(&r));
+    assert!(!file_of(ws.path(), &one).contains("blockedBy"));
+    let r = call(&c, "issues_update", json!({"id": three, "blockedBy": []})).await;
+    assert_eq!(structured(&r)["changed"], json!(["blockedBy"]), "{}", text(&r));
+    assert!(!file_of(ws.path(), &three).contains("blockedBy"));
+    c.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn if_updated_at_is_compare_and_set() {
+    let ws = workspace();
+    let c = start(ws.path()).await;
+    let id = create(&c, "Shared", json!({})).await;
+    let seen = structured(&call(&c, "issues_get", json!({"id": id})).await)["issue"]["updatedAt"].clone();
+    let ok = call(&c, "issues_update", json!({"id": id, "priority": "high", "ifUpdatedAt": seen})).await;
+    assert!(!is_error(&ok), "{}", text(&ok));
+    let stale = call(&c, "issues_update", json!({"id": id, "priority": "low", "ifUpdatedAt": seen})).await;
+    assert!(is_error(&stale), "the first update moved updatedAt");
+    assert!(
+        text(&stale).contains("CONFLICT") || text(&stale).contains("changed since you read it"),
+        "{}",
+        text(&stale)
+    );
+    let now = structured(&call(&c, "issues_get", json!({"id": id})).await)["issue"].clone();
+    assert_eq!(now["priority"], "high");
+    c.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn claims_conflict_on_holders_and_blockers_and_repeat_for_the_winner() {
+    let ws = workspace();
+    let c = start(ws.path()).await;
+    let a = create(&c, "First", json!({})).await;
+    let b = create(&c, "Second", json!({"blockedBy": [a]})).await;
+    let r = call(&c, "issues_claim", json!({"id": b, "assignee": "ann"})).await;
+    assert!(is_error(&r) && text(&r).contains(&a), "names the open blocker: {}", text(&r));
+    let r = call(&c, "issues_claim", json!({"id": a, "assignee": "ann"})).await;
+    assert_eq!(structured(&r)["claimed"], true, "{}", text(&r));
+    let again = call(&c, "issues_claim", json!({"id": a, "assignee": "ann"})).await;
+    assert_eq!(structured(&again)["claimed"], false, "{}", text(&again));
+    let other = call(&c, "issues_claim", json!({"id": a, "assignee": "bob"})).await;
+    assert!(is_error(&other) && text(&other).contains("ann"), "names the holder: {}", text(&other));
+    let file = file_of(ws.path(), &a);
+    assert!(file.contains("status: in_progress") && file.contains("assignee: ann"), "{file}");
+    c.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn two_processes_racing_fifty_claims_each_over_ten_issues_give_one_winner_per_issue() {
+    let ws = workspace();
+    let first = start(ws.path()).await;
+    let mut ids = Vec::new();
+    for i in 0..10 {
+        ids.push(create(&first, &format!("Race {i}"), json!({})).await);
+    }
+    let second = start(ws.path()).await;
+    let (first, second) = (std::sync::Arc::new(first), std::sync::Arc::new(second));
+    let claims = |prefix: &'static str, c: &std::sync::Arc<common::Client>| {
+        join_all((0..50).map(|n| {
+            let (id, who, c) = (ids[n % 10].clone(), format!("{prefix}-{n}"), std::sync::Arc::clone(c));
+            async move {
+                let r = call(&c, "issues_claim", json!({"id": id, "assignee": who})).await;
+                (id, who, r)
+            }
+        }))
+    };
+    let (one, two) = tokio::join!(claims("p1", &first), claims("p2", &second));
+    let mut winners: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (id, who, r) in one.into_iter().chain(two) {
+        if is_error(&r) {
+            assert!(text(&r).contains("Cannot claim"), "a losing claim is a CONFLICT: {}", text(&r));
+        } else {
+            assert_eq!(structured(&r)["claimed"], true, "{}", text(&r));
+            winners.entry(id).or_default().push(who);
+        }
+    }
+    assert_eq!(winners.len(), 10, "every issue was claimed: {winners:?}");
+    for (id, who) in &winners {
+        assert_eq!(who.len(), 1, "{id} had more than one winner: {who:?}");
+        assert!(file_of(ws.path(), id).contains(&format!("assignee: {}", who[0])), "the file names the winner");
+    }
+    for c in [first, second] {
+        std::sync::Arc::into_inner(c).expect("one owner").cancel().await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn doctor_reports_hand_made_cycles_and_missing_blockers_and_outside_edits_reach_the_index() {
+    let ws = workspace();
+    let c = start(ws.path()).await;
+    let x = create(&c, "Ex", json!({})).await;
+    let y = create(&c, "Why", json!({})).await;
+    // Hand edits, as a person (or wrangler's files) would make them: the watcher picks them up.
+    for (id, blockers) in [(&x, format!("[{y}]")), (&y, format!("[{x}, ISS-000777]"))] {
+        let dir = ws.path().join(".docket/issues");
+        let entry = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .find(|e| e.file_name().to_string_lossy().starts_with(id.as_str()))
+            .unwrap();
+        let text = std::fs::read_to_string(entry.path()).unwrap();
+        std::fs::write(entry.path(), text.replacen("\n---\n", &format!("\nblockedBy: {blockers}\n---\n"), 1)).unwrap();
+    }
+    let doctor = structured(&call(&c, "workspace_doctor", json!({})).await);
+    let kinds: Vec<&str> = doctor["problems"].as_array().unwrap().iter().map(|p| p["kind"].as_str().unwrap()).collect();
+    assert!(kinds.contains(&"missing_blocker") && kinds.contains(&"blocker_cycle"), "{doctor}");
+    let cycle = doctor["problems"].as_array().unwrap().iter().find(|p| p["kind"] == "blocker_cycle").unwrap();
+    assert!(cycle["message"].as_str().unwrap().contains(&format!("{x} -> {y} -> {x}")), "{cycle}");
+    let ready = structured(&call(&c, "issues_ready", json!({})).await);
+    assert_eq!(ready["totalCount"], 0, "both wait on each other: {ready}");
+    assert_eq!(ready["blocked"], 2);
+    c.cancel().await.unwrap();
+}
+
+#[test]
+fn cli_block_unblock_claim_ready_and_tree() {
+    let ws = workspace();
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_docket"))
+            .args(args)
+            .arg("--workspace")
+            .arg(ws.path())
+            .env_remove("DOCKET_WORKSPACE")
+            .output()
+            .expect("docket runs");
+        (out.status.code(), String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr))
+    };
+    for title in ["One", "Two"] {
+        assert_eq!(run(&["create", "--title", title]).0, Some(0));
+    }
+    assert_eq!(
+        run(&["block", "ISS-000002", "--by", "ISS-000001"]),
+        (Some(0), "ISS-000002 is blocked by ISS-000001.\n".into())
+    );
+    let (code, out) = run(&["block", "ISS-000001", "--by", "ISS-000002"]);
+    assert!(code == Some(1) && out.contains("ISS-000001 -> ISS-000002 -> ISS-000001"), "{out}");
+    let (_, tree) = run(&["tree", "ISS-000002"]);
+    assert!(tree.contains("blocked by:\n    ISS-000001 open One"), "{tree}");
+    let (_, ready) = run(&["ready"]);
+    assert!(ready.contains("ISS-000001") && !ready.contains("ISS-000002 "), "{ready}");
+    let (code, out) = run(&["claim", "ISS-000002", "--as", "ann"]);
+    assert!(code == Some(1) && out.contains("blocked by ISS-000001"), "{out}");
+    assert_eq!(run(&["unblock", "ISS-000002", "--by", "ISS-000001"]).1, "ISS-000002 has no blockers now.\n");
+    assert_eq!(run(&["claim", "ISS-000002", "--as", "ann"]), (Some(0), "Claimed ISS-000002 for ann: Two\n".into()));
+}
