@@ -36,6 +36,7 @@ fn spec_workspace(root: &Path) -> Vec<String> {
                 assignee: None,
                 project: Some("core".into()),
                 context: Default::default(),
+                blocked_by: Vec::new(),
             })
             .expect("create a spec");
         ids.push(issue.meta.id.clone());
