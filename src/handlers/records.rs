@@ -17,6 +17,8 @@ pub struct Projection {
     /// Summary rows carry the date of the last update only: the time and the creation date cost
     /// ~25 tokens a row, lists are already sorted by them, and issues_get has the full timestamps.
     row_dates: bool,
+    /// With `row_dates`, keep `updatedAt` whole: it is what `ifUpdatedAt` compares against.
+    exact_update: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -56,20 +58,30 @@ impl Projection {
             ListFormat::Summary => SUMMARY,
             ListFormat::Full => FULL,
         };
-        Projection { fields: parts.iter().copied().collect(), limit: None, row_dates: format == ListFormat::Summary }
+        Projection {
+            fields: parts.iter().copied().collect(),
+            limit: None,
+            row_dates: format == ListFormat::Summary,
+            exact_update: false,
+        }
     }
 
-    /// The whole issue as issues_get answers it by default: every field, but the date of the
-    /// last update only, as wrangler's answer (which has no dates) costs no more; `fields` with
-    /// `dates` gives the exact times.
+    /// The whole issue as issues_get answers it by default: every field, but of the dates only
+    /// the last update (exact, for `ifUpdatedAt`), as wrangler's answer (which has no dates)
+    /// costs hardly less; `fields` with `dates` gives them all.
     pub fn whole() -> Self {
-        Projection { fields: FULL.iter().copied().collect(), limit: None, row_dates: true }
+        Projection { fields: FULL.iter().copied().collect(), limit: None, row_dates: true, exact_update: true }
     }
 
     /// The whole issue, or only `fields` (the ID is always included).
     pub fn fields(fields: Option<&[IssueField]>) -> Self {
         let Some(fields) = fields else {
-            return Projection { fields: FULL.iter().copied().collect(), limit: None, row_dates: false };
+            return Projection {
+                fields: FULL.iter().copied().collect(),
+                limit: None,
+                row_dates: false,
+                exact_update: false,
+            };
         };
         let fields = fields
             .iter()
@@ -86,7 +98,7 @@ impl Projection {
                 IssueField::WranglerContext => Part::Context,
             })
             .collect();
-        Projection { fields, limit: None, row_dates: false }
+        Projection { fields, limit: None, row_dates: false, exact_update: false }
     }
 
     /// Cuts descriptions longer than `chars` characters.
@@ -111,7 +123,7 @@ impl Projection {
         let next = cut.as_ref().map(|c| reading::call(&meta.id, None, Some(c.kept)));
         let description = cut.map(|c| c.text).or_else(|| body.map(str::to_string));
         let dates = has(Part::Dates);
-        let updated_at = match dates && self.row_dates {
+        let updated_at = match dates && self.row_dates && !self.exact_update {
             true => Some(meta.updated_at.get(..10).unwrap_or(&meta.updated_at).to_string()),
             false => dates.then(|| meta.updated_at.clone()),
         };
