@@ -26,6 +26,17 @@ pub struct Server {
     pub name: String,
     pub title: String,
     pub instructions: String,
+    /// What the whole tools/list may cost the model, in each profile (tests/tool_budgets.rs).
+    #[serde(default)]
+    pub tools_list_tokens: Option<ToolsListTokens>,
+}
+
+/// Token budgets of the whole tools/list (name, description and inputSchema of every tool).
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolsListTokens {
+    pub granular: usize,
+    pub consolidated: usize,
 }
 
 #[derive(Debug, Deserialize)]

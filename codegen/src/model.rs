@@ -18,6 +18,7 @@ pub struct Server {
     pub name: String,
     pub title: String,
     pub instructions: String,
+    pub tools_list_tokens: Option<crate::manifest::ToolsListTokens>,
 }
 
 #[derive(Debug, Clone)]

@@ -47,6 +47,7 @@ pub fn validate(file: &str, m: &manifest::Manifest, loc: &Locator) -> Result<Mod
                 name: m.server.name.clone(),
                 title: m.server.title.clone(),
                 instructions: m.server.instructions.clone(),
+                tools_list_tokens: m.server.tools_list_tokens,
             },
             groups: m
                 .groups
