@@ -11,28 +11,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{call, is_error, structured, text};
+use common::{call, git, is_error, structured, text};
 use serde_json::{Value, json};
 
 /// Every call here must answer well within this (a hang is the failure).
 const BOUND: Duration = Duration::from_secs(30);
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_AUTHOR_NAME", "Tester")
-        .env("GIT_AUTHOR_EMAIL", "tester@example.invalid")
-        .env("GIT_COMMITTER_NAME", "Tester")
-        .env("GIT_COMMITTER_EMAIL", "tester@example.invalid")
-        .output()
-        .expect("git runs");
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
 
 /// A git repository with a committed `.docket/` workspace (one commit).
 fn repo() -> tempfile::TempDir {
