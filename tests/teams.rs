@@ -220,17 +220,8 @@ fn one_issue_two_branches(
     }
     git(&main, &["checkout", "-q", "main"]);
     git(&main, &["merge", "-q", first]);
-    let merged = Command::new("git")
-        .current_dir(&main)
-        .args(["merge", "--no-edit", second])
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_AUTHOR_NAME", "Tester")
-        .env("GIT_AUTHOR_EMAIL", "tester@example.invalid")
-        .env("GIT_COMMITTER_NAME", "Tester")
-        .env("GIT_COMMITTER_EMAIL", "tester@example.invalid")
-        .output()
-        .expect("git merge");
+    // May stop on a conflict: the caller judges the outcome.
+    let merged = common::git_command(&main).args(["merge", "--no-edit", second]).output().expect("git merge");
     (tmp, main, merged)
 }
 

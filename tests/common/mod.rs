@@ -279,20 +279,23 @@ pub fn page_records(page: &Value) -> Vec<Value> {
         .collect()
 }
 
-/// `git ARGS` in `dir`, isolated from the user's and the system's git config; must succeed.
-pub fn git(dir: &Path, args: &[&str]) -> String {
-    let out = std::process::Command::new("git")
-        .arg("-C")
+/// `git -C dir`, isolated from the user's and the system's git config, with a fixed identity.
+pub fn git_command(dir: &Path) -> std::process::Command {
+    let mut cmd = std::process::Command::new("git");
+    cmd.arg("-C")
         .arg(dir)
-        .args(args)
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .env("GIT_AUTHOR_NAME", "Tester")
         .env("GIT_AUTHOR_EMAIL", "tester@example.invalid")
         .env("GIT_COMMITTER_NAME", "Tester")
-        .env("GIT_COMMITTER_EMAIL", "tester@example.invalid")
-        .output()
-        .expect("git runs");
+        .env("GIT_COMMITTER_EMAIL", "tester@example.invalid");
+    cmd
+}
+
+/// `git ARGS` in `dir` ([`git_command`]); must succeed.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = git_command(dir).args(args).output().expect("git runs");
     assert!(
         out.status.success(),
         "git {args:?} in {} failed: {}{}",
