@@ -33,7 +33,8 @@ impl App {
     pub fn open(ws: Workspace, config: Config) -> App {
         let store = Arc::new(Store::open(ws, config.store_options()));
         let memory = Arc::new(ErrorMemory::open(&store.workspace().dir, config.memory_settings()));
-        let handlers = Arc::new(Handlers::new(Arc::clone(&store), Arc::clone(&memory), config.limits));
+        let handlers =
+            Arc::new(Handlers::new(Arc::clone(&store), Arc::clone(&memory), config.limits, config.read_only));
         let (writes, _) = tokio::sync::broadcast::channel(WRITES_BUFFER);
         App { store, memory, handlers, config: Arc::new(config), writes }
     }

@@ -78,6 +78,8 @@ pub struct Config {
     /// Send structuredContent and publish outputSchemas (false: text only, for clients that
     /// forward structuredContent in place of a text the user prefers).
     pub structured_content: bool,
+    /// Refuse every call that would write to the workspace (a reviewer's or a CI's server).
+    pub read_only: bool,
     /// Where each key's value came from (keys absent here are defaults).
     sources: BTreeMap<&'static str, Source>,
 }
@@ -95,6 +97,7 @@ impl Default for Config {
             token_count: Counter::Estimate,
             branch_aware_ids: true,
             structured_content: true,
+            read_only: false,
             sources: BTreeMap::new(),
         }
     }
@@ -247,7 +250,14 @@ const KEYS: &[Key] = &[
         env: "DOCKET_BRANCH_AWARE_IDS",
         kind: Kind::Bool(|c, on| c.branch_aware_ids = on),
         get: |c| json!(c.branch_aware_ids),
-        help: "inside git, number new ids above every local branch head and worktree",
+        help: "inside git, number new ids above every local and remote-tracking branch and worktree",
+    },
+    Key {
+        name: "read_only",
+        env: "DOCKET_READ_ONLY",
+        kind: Kind::Bool(|c, on| c.read_only = on),
+        get: |c| json!(c.read_only),
+        help: "refuse every tool call that would write (workspace_doctor still checks, without fix)",
     },
 ];
 

@@ -111,3 +111,40 @@ async fn structured_content_false_serves_text_only() {
     assert!(r.structured_content.is_some(), "the environment overrides the file");
     client.cancel().await.expect("close");
 }
+
+/// `read_only: true`: every call that would write is refused before it runs, with the message
+/// naming what to do instead; reads (and workspace_doctor without fix) answer as usual; no file
+/// changes.
+#[tokio::test]
+async fn a_read_only_server_refuses_every_write_and_still_reads() {
+    let dir = workspace_with(5, "read_only: true\n");
+    let before = common::snapshot(dir.path());
+    let client = start(dir.path()).await;
+    let writes = [
+        ("issues_create", json!({"title": "x", "description": "y"})),
+        ("issues_update", json!({"id": "ISS-000001", "priority": "high"})),
+        ("issues_delete", json!({"id": "ISS-000001", "confirm": true})),
+        ("workspace_doctor", json!({"fix": true})),
+        ("init_workspace", json!({"fix": true})),
+    ];
+    for (tool, args) in writes {
+        let r = call(&client, tool, args).await;
+        assert!(common::is_error(&r), "{tool} wrote on a read-only server");
+        let text = common::text(&r);
+        assert!(text.contains("This docket server is read-only") && text.contains(tool), "{tool}: {text}");
+    }
+    for (tool, args) in [
+        ("issues_list", json!({})),
+        ("issues_get", json!({"id": "ISS-000001"})),
+        ("workspace_doctor", json!({})),
+        ("init_workspace", json!({})),
+    ] {
+        let r = call(&client, tool, args).await;
+        assert!(!common::is_error(&r), "{tool}: {}", common::text(&r));
+    }
+    client.cancel().await.expect("close");
+    let after = common::snapshot(dir.path());
+    let changed: Vec<&String> =
+        after.keys().filter(|k| !k.contains("cache/") && before.get(*k) != after.get(*k)).collect();
+    assert!(changed.is_empty(), "files changed: {changed:?}");
+}

@@ -174,10 +174,63 @@ async fn duplicate_title_names_the_existing_issue() {
     let r = call(&client, "issues_create", json!({"title": "same title ", "description": "again"})).await;
     assert!(is_error(&r));
     assert!(
-        text(&r).contains(&format!("An issue with this title already exists ({id}). Use issues_update to modify it")),
+        text(&r).contains(&format!(
+            "An issue with this title already exists ({id}, no project, created in the last 10 minutes): this looks like a retry. Use issues_update to modify {id}"
+        )),
         "{}",
         text(&r)
     );
+    client.cancel().await.expect("close");
+}
+
+/// writing-plans names tasks "Task 1: ..." in every plan: the same title in another project or
+/// under another parent is a new issue; the retry protection stays within one project.
+#[tokio::test]
+async fn a_title_may_repeat_in_another_project_or_under_another_parent() {
+    let ws = workspace();
+    let client = start(ws.path()).await;
+    let title = "Task 1: set up the crate";
+    let first = create(&client, title, json!({"project": "plan-a"})).await;
+    let other_project = create(&client, title, json!({"project": "plan-b"})).await;
+    assert_ne!(first, other_project);
+    let parent = create(&client, "Plan C", json!({})).await;
+    let under_parent = create(&client, title, json!({"wranglerContext": {"parentTaskId": parent.clone()}})).await;
+    assert_ne!(under_parent, first);
+    let retried =
+        call(&client, "issues_create", json!({"title": title, "description": "x", "project": "plan-a"})).await;
+    assert!(is_error(&retried));
+    assert!(text(&retried).contains(&format!("({first}, project plan-a,")), "{}", text(&retried));
+    let retried = call(
+        &client,
+        "issues_create",
+        json!({"title": title, "description": "x", "wranglerContext": {"parentTaskId": parent}}),
+    )
+    .await;
+    assert!(text(&retried).contains(&format!("({under_parent}, parent ")), "{}", text(&retried));
+    client.cancel().await.expect("close");
+}
+
+/// The retry window is measured from the existing issue's createdAt: an old open issue with
+/// the same title does not block a new one.
+#[tokio::test]
+async fn an_old_issue_with_the_same_title_does_not_block_a_new_one() {
+    let ws = workspace();
+    let client = start(ws.path()).await;
+    let old = create(&client, "Recurring chore", json!({})).await;
+    client.cancel().await.expect("close");
+    // Backdate it by hand, as if it were created yesterday.
+    let file = std::fs::read_dir(ws.path().join(".docket/issues"))
+        .expect("issues")
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().contains(&old))
+        .expect("file");
+    let text_before = std::fs::read_to_string(&file).expect("read");
+    let created = text_before.lines().find(|l| l.starts_with("createdAt:")).expect("createdAt").to_string();
+    std::fs::write(&file, text_before.replace(&created, "createdAt: '2020-01-01T00:00:00.000Z'")).expect("write");
+    let client = start(ws.path()).await;
+    let again = create(&client, "Recurring chore", json!({})).await;
+    assert_ne!(again, old);
     client.cancel().await.expect("close");
 }
 

@@ -58,11 +58,22 @@ fn all_issues(root: &Path) -> Vec<Value> {
 }
 
 /// `docket doctor --json [--fix]`: the report and whether the command said the workspace is clean.
+/// Its exit code says what is left: 0 nothing, 1 problems `--fix` repairs, 3 only problems that
+/// need a person.
 fn doctor(root: &Path, fix: bool) -> (Value, bool) {
     let args: &[&str] = if fix { &["doctor", "--json", "--fix"] } else { &["doctor", "--json"] };
     let o = docket(root, args);
-    assert!(o.status.code().is_some_and(|c| c <= 1), "doctor crashed: {}", text(&o.stderr));
-    (json(&text(&o.stdout)), o.status.success())
+    let report = json(&text(&o.stdout));
+    let problems = report["problems"].as_array().expect("problems");
+    let expected = if problems.is_empty() {
+        0
+    } else if problems.iter().any(|p| p["fixable"] == true) {
+        1
+    } else {
+        3
+    };
+    assert_eq!(o.status.code(), Some(expected), "doctor exit code for {report}: {}", text(&o.stderr));
+    (report, o.status.success())
 }
 
 fn problems_of(report: &Value, kind: &str) -> Vec<Value> {
@@ -283,7 +294,7 @@ fn git_setup_is_idempotent() {
     let first = std::fs::read_to_string(&attributes).expect("written");
     assert!(first.contains("issues/**/*.md merge=docket"), "{first}");
     let again = ok(tmp.path(), &["git-setup"]);
-    assert_eq!(again.matches("already").count(), 3, "{again}");
+    assert_eq!(again.matches("already").count(), 6, "attributes, 2 config keys, 3 hooks: {again}");
     assert_eq!(std::fs::read_to_string(&attributes).expect("read"), first);
     let driver = git(tmp.path(), &["config", "--get", "merge.docket.driver"]);
     assert!(driver.trim_end().ends_with("merge-file %O %A %B %P"), "{driver}");
@@ -378,6 +389,14 @@ on_each_fixture! {
         let left: BTreeSet<String> = problems_of(&fixed, "duplicate_id").iter().map(|p| p["id"].as_str().expect("id").to_uppercase()).collect();
         assert_eq!(left, unfixable, "{fixed}");
         assert!(problems_of(&fixed, "misplaced").is_empty(), "{fixed}");
+        // What --fix leaves needs a person, each thing reported once (a missing parent once,
+        // however many children name it), and the exit code says so (3, checked by `doctor`).
+        let (left_over, clean) = doctor(dir.path(), false);
+        let problems = left_over["problems"].as_array().expect("problems");
+        assert!(clean || problems.iter().all(|p| p["fixable"] == false), "{left_over}");
+        let parents: Vec<String> =
+            problems_of(&left_over, "missing_parent").iter().map(|p| p["id"].as_str().expect("id").to_string()).collect();
+        assert_eq!(parents.iter().collect::<BTreeSet<_>>().len(), parents.len(), "{left_over}");
         let after = issue_files(&ws_dir);
         assert_eq!(after.len(), before.len(), "no file lost");
         assert_eq!(bodies(&after), bodies(&before), "every body unchanged");
@@ -451,7 +470,15 @@ on_each_fixture! {
             problems_of(&report, "duplicate_id").iter().map(|p| p["id"].as_str().expect("id").to_uppercase()).collect();
         assert_eq!(found, expected);
         assert!(problems_of(&report, "misplaced").iter().all(|p| p["fixable"] == true));
-        assert!(common::text(&checked).contains("docket doctor --fix"));
+        assert!(common::text(&checked).contains("Call workspace_doctor with fix: true"), "{}", common::text(&checked));
+        // An agent with only MCP repairs them.
+        let fixed = common::call(&client, "workspace_doctor", value!({"fix": true})).await;
+        assert!(!common::is_error(&fixed), "{}", common::text(&fixed));
+        let after = common::structured(&fixed);
+        assert!(problems_of(&after, "duplicate_id").iter().all(|p| p["fixable"] == false), "{after}");
+        let changes = after["changes"].as_array().expect("changes");
+        assert!(changes.iter().any(|c| c.as_str().is_some_and(|c| c.starts_with("renumbered"))), "{after}");
+        assert!(after["problems"].as_array().expect("problems").iter().all(|p| p["fixable"] == false), "{after}");
         client.cancel().await.expect("close");
     }
 }

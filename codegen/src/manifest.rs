@@ -92,6 +92,9 @@ pub struct Tool {
     #[serde(default)]
     pub error_context: Vec<String>,
     pub deprecated: Option<Deprecation>,
+    /// A boolean parameter without which a write tool only reads (`fix` of workspace_doctor):
+    /// a read-only server refuses the call only when it is true.
+    pub writes_when: Option<String>,
     /// Sample calls, run in manifest order by the tests and both CI clients (`codegen samples`).
     #[serde(default)]
     pub samples: Vec<Sample>,

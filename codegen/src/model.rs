@@ -148,6 +148,9 @@ pub struct Tool {
     pub errors: Vec<String>,
     pub error_context: Vec<String>,
     pub deprecated: Option<Deprecation>,
+    /// The Rust field of the boolean parameter that makes a call of this write tool a write
+    /// (`writes_when:`); `None` for a tool whose every call writes (or that never writes).
+    pub writes_when: Option<String>,
     /// Validated sample calls as JSON objects: `args`, and `read`, `save`, `expect`, `error` when set.
     pub samples: Vec<Value>,
 }

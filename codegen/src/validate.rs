@@ -403,6 +403,7 @@ impl Validator<'_> {
                     );
                 }
             }
+            let writes_when = self.writes_when(&path, t, &input);
             let samples = self.samples(&path, t, &input, &mut saved);
             self.rust_types.push(RustType::Struct(input.clone()));
             self.rust_types.push(RustType::Struct(output.clone()));
@@ -421,16 +422,48 @@ impl Validator<'_> {
                 input,
                 output,
                 limits: t.limits.iter().map(|(k, v)| (k.clone(), *v)).collect(),
-                errors: t.errors.clone(),
+                errors: t
+                    .errors
+                    .iter()
+                    .cloned()
+                    // A read-only server refuses every write tool's call with this template.
+                    .chain(
+                        (!a.read_only
+                            && errors.iter().any(|e| e.name == "read_only")
+                            && !t.errors.iter().any(|e| e == "read_only"))
+                        .then(|| "read_only".to_string()),
+                    )
+                    .collect(),
                 error_context: t.error_context.clone(),
                 deprecated: t
                     .deprecated
                     .as_ref()
                     .map(|d| Deprecation { replacement: d.replacement.clone(), note: d.note.clone() }),
+                writes_when,
                 samples,
             });
         }
         out
+    }
+
+    /// `writes_when:` names a boolean parameter of a tool that is not read-only; its Rust field.
+    fn writes_when(&mut self, path: &str, t: &manifest::Tool, input: &Object) -> Option<String> {
+        let wire = t.writes_when.as_ref()?;
+        let key = format!("{path}.writes_when");
+        if t.annotations.read_only {
+            let help = Some("a read-only tool never writes; remove writes_when or set read_only: false");
+            self.error_at_key(&key, "writes-when-read-only", format!("`{}` is read_only", t.name), help);
+            return None;
+        }
+        match input.fields.iter().find(|f| &f.wire == wire) {
+            Some(f) if matches!(f.shape, Shape::Boolean) && !f.required => Some(f.rust.clone()),
+            _ => {
+                let help = Some("name an optional boolean parameter of the tool, e.g. fix");
+                let message = format!("writes_when names `{wire}`, which is not an optional boolean parameter");
+                self.error_at_key(&key, "bad-writes-when", message, help);
+                None
+            }
+        }
     }
 
     /// Checks a tool's samples: at least one that succeeds, arguments the tool declares with values

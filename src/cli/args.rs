@@ -34,6 +34,10 @@ pub enum Command {
     /// git merge driver for issue files: `docket merge-file %O %A %B %P` (set by git-setup).
     /// Writes the merge to OURS; exit 0 when clean, 1 when the body keeps conflict markers.
     MergeFile(MergeFileArgs),
+    /// What the git hooks installed by git-setup run: renumbers ids a merge duplicated and
+    /// commits the repair. `docket hook post-merge|post-rewrite|post-commit [HOOK ARGS]`.
+    #[command(hide = true)]
+    Hook(HookArgs),
     // Daily use (src/cli/daily.rs): search, close, reopen, edit, ready, web, completions.
     #[command(flatten)]
     Daily(Daily),
@@ -41,8 +45,10 @@ pub enum Command {
 
 #[derive(Args, Debug)]
 pub struct DoctorArgs {
-    /// Repair what is safe (renumber duplicates, move misplaced files, remove stale temp files)
-    /// and print every change. Without it nothing is written.
+    /// Repair what is safe (renumber duplicates, move misplaced files, rename files named after
+    /// another id, remove stale temp files) and print every change. Without it nothing is
+    /// written. Exit code: 0 nothing wrong, 1 problems --fix repairs, 3 only problems that need a
+    /// person.
     #[arg(long)]
     pub fix: bool,
     /// Print the problems (and changes) as JSON.
@@ -68,6 +74,17 @@ pub struct MergeFileArgs {
     pub theirs: PathBuf,
     /// The path of the file in the repository (%P), for messages.
     pub path: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct HookArgs {
+    /// The git hook running: post-merge, post-rewrite or post-commit.
+    pub name: String,
+    /// The arguments git gave the hook.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    pub args: Vec<String>,
+    #[command(flatten)]
+    pub ws: WorkspaceArg,
 }
 
 /// Where the workspace is, resolved like `docket serve`.

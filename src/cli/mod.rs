@@ -9,6 +9,7 @@ mod commands;
 mod daily;
 mod edit;
 mod graph;
+mod hook;
 mod human;
 mod style;
 mod table;
@@ -57,12 +58,20 @@ pub fn run(command: Command, top: fn() -> clap::Command) -> ExitCode {
         Command::GitSetup(a) => team::git_setup(a),
         Command::Doctor(a) => {
             return match team::doctor(a) {
-                Ok((text, clean)) => match print(&text) {
-                    ExitCode::SUCCESS if !clean => ExitCode::FAILURE,
+                Ok((text, verdict)) => match print(&text) {
+                    ExitCode::SUCCESS => ExitCode::from(verdict.exit_code()),
                     code => code,
                 },
                 Err(message) => fail(&message),
             };
+        }
+        Command::Hook(a) => {
+            // A hook never fails the git command that ran it: problems are printed, exit 0.
+            match hook::run(a) {
+                Ok(lines) => lines.iter().for_each(|l| eprintln!("{l}")),
+                Err(message) => eprintln!("docket hook {}: {message}", a.name),
+            }
+            return ExitCode::SUCCESS;
         }
         Command::MergeFile(a) => {
             return match team::merge_file(a) {

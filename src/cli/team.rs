@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use super::args::{DoctorArgs, GitSetupArgs, MergeFileArgs, WorkspaceArg};
 use crate::app::App;
-use crate::doctor::{self, Problem};
+use crate::doctor::{self, Problem, Verdict};
 use crate::store::Workspace;
 
 fn open(ws: &WorkspaceArg) -> Result<App, String> {
@@ -19,15 +19,16 @@ fn open(ws: &WorkspaceArg) -> Result<App, String> {
 }
 
 fn problem_json(p: &Problem) -> Value {
-    json!({"kind": p.kind.as_str(), "id": p.id, "paths": p.paths, "message": p.message})
+    json!({"kind": p.kind.as_str(), "id": p.id, "paths": p.paths, "message": p.message, "fixable": p.fixable})
 }
 
-/// `docket doctor [--fix]`: the text (or JSON) to print and whether the workspace is clean now.
-pub(super) fn doctor(a: &DoctorArgs) -> Result<(String, bool), String> {
+/// `docket doctor [--fix]`: the text (or JSON) to print and what is left (the exit code).
+pub(super) fn doctor(a: &DoctorArgs) -> Result<(String, Verdict), String> {
     let app = open(&a.ws)?;
     let outcome = if a.fix { Some(doctor::fix::fix(&app.store)?) } else { None };
     let report = doctor::check(&app.store).map_err(|e| e.to_string())?;
-    let clean = report.problems.is_empty();
+    let verdict = Verdict::of(&report.problems);
+    let clean = verdict == Verdict::Clean;
     if a.json {
         let mut out = json!({
             "problems": report.problems.iter().map(problem_json).collect::<Vec<_>>(),
@@ -37,7 +38,7 @@ pub(super) fn doctor(a: &DoctorArgs) -> Result<(String, bool), String> {
             out["changes"] = json!(o.changes);
             out["notes"] = json!(o.notes);
         }
-        return Ok((super::json_text(&out), clean));
+        return Ok((super::json_text(&out), verdict));
     }
     let mut text = String::new();
     if let Some(o) = &outcome {
@@ -61,18 +62,21 @@ pub(super) fn doctor(a: &DoctorArgs) -> Result<(String, bool), String> {
     if clean {
         let _ = writeln!(text, "No problems found in {ws}.");
     } else {
-        let fixable = report.problems.iter().filter(|p| p.kind.fixable()).count();
+        let fixable = report.problems.iter().filter(|p| p.fixable).count();
         let _ = write!(text, "{} problem(s) in {ws}: {}.", report.problems.len(), doctor::summary(&report.problems));
         if fixable > 0 && !a.fix {
             let _ = write!(text, " `docket doctor --fix` repairs {fixable} of them.");
         }
-        let _ = writeln!(
-            text,
-            " {} need a person (each line says what to do).",
-            if a.fix || fixable == 0 { "They" } else { "The rest" }
-        );
+        if fixable < report.problems.len() {
+            let _ = write!(
+                text,
+                " {} need a person (each line says what to do).",
+                if fixable == 0 { "They" } else { "The rest" }
+            );
+        }
+        text.push('\n');
     }
-    Ok((text, clean))
+    Ok((text, verdict))
 }
 
 pub(super) fn git_setup(a: &GitSetupArgs) -> Result<String, String> {

@@ -119,6 +119,61 @@ pub fn replace_value(text: &str, parent: Option<&str>, key: &str, new: &str) -> 
     (parse_front(&out[s2..e2]).ok()? == expected && out[e2..] == text[end..]).then_some(out)
 }
 
+/// `text` with the entry `old` of the top-level list `key` (`blockedBy: [A, B]` or a block list)
+/// replaced by `new`, every other byte kept. `None` unless the result reads back as the same
+/// frontmatter with exactly that entry changed.
+pub fn replace_list_item(text: &str, key: &str, old: &str, new: &str) -> Option<String> {
+    let (start, end) = front_range(text)?;
+    let yaml = &text[start..end];
+    // The entry's lines: the `key:` line and the indented or `- ` lines after it.
+    let mut offset = start;
+    let mut region: Option<(usize, usize)> = None;
+    for line in yaml.split_inclusive('\n') {
+        let top_level = !line.starts_with([' ', '\t', '-']) && !line.trim().is_empty() && !line.starts_with('#');
+        match region.as_mut() {
+            None if top_level
+                && line.split_once(':').is_some_and(|(k, _)| k.trim().trim_matches(['"', '\'']) == key) =>
+            {
+                region = Some((offset, offset + line.len()));
+            }
+            Some(_) if top_level => break,
+            Some(r) => r.1 = offset + line.len(),
+            None => {}
+        }
+        offset += line.len();
+    }
+    let (a, b) = region?;
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+    let entry = &text[a..b];
+    let mut edited = String::with_capacity(entry.len() + new.len());
+    let mut rest = entry;
+    let mut replaced = 0;
+    while let Some(i) = rest.find(old) {
+        let whole =
+            !rest[..i].chars().next_back().is_some_and(word) && !rest[i + old.len()..].chars().next().is_some_and(word);
+        edited.push_str(&rest[..i]);
+        edited.push_str(if whole { new } else { old });
+        replaced += usize::from(whole);
+        rest = &rest[i + old.len()..];
+    }
+    edited.push_str(rest);
+    if replaced != 1 {
+        return None;
+    }
+    let out = format!("{}{edited}{}", &text[..a], &text[b..]);
+    let mut expected = parse_front(yaml).ok()?;
+    let Some(Yaml::Sequence(items)) = expected.get_mut(key) else { return None };
+    let hits = items.iter().filter(|i| i.as_str() == Some(old)).count();
+    if hits != 1 {
+        return None;
+    }
+    for item in items.iter_mut().filter(|i| i.as_str() == Some(old)) {
+        *item = Yaml::String(new.into());
+    }
+    let (s2, e2) = front_range(&out)?;
+    (parse_front(&out[s2..e2]).ok()? == expected && out[e2..] == text[end..]).then_some(out)
+}
+
 /// Writes `contents` to `path` through the rooted layer (a synced temp file beside it and a
 /// rename), keeping the file's mode.
 pub fn write_atomic(ws: &Workspace, path: &Path, contents: &str) -> Result<(), StoreError> {
@@ -150,6 +205,18 @@ mod tests {
         assert_eq!(out, FILE.replace("'000043'", "'SPEC-000061'"));
         let bare = "---\nid: 000007\n---\nx";
         assert_eq!(replace_value(bare, None, "id", "ISS-000009").as_deref(), Some("---\nid: ISS-000009\n---\nx"));
+    }
+
+    #[test]
+    fn one_list_entry_changes() {
+        let flow = "---\nid: ISS-000002\nblockedBy: [ISS-000001, ISS-0000011] # why\ntitle: x\n---\nISS-000001 stays\n";
+        let out = replace_list_item(flow, "blockedBy", "ISS-000001", "ISS-000009").expect("edited");
+        assert_eq!(out, flow.replacen("[ISS-000001,", "[ISS-000009,", 1));
+        let block = "---\nblockedBy:\n  - 'SPEC-000003'\n  - ISS-000001\nstatus: open\n---\n";
+        let out = replace_list_item(block, "blockedBy", "ISS-000001", "ISS-000010").expect("edited");
+        assert_eq!(out, block.replace("  - ISS-000001", "  - ISS-000010"));
+        assert_eq!(replace_list_item(block, "blockedBy", "ISS-000004", "ISS-000010"), None);
+        assert_eq!(replace_list_item("---\nblockedBy: ISS-000001\n---\n", "blockedBy", "ISS-000001", "X"), None);
     }
 
     #[test]

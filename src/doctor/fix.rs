@@ -1,10 +1,12 @@
 //! `docket doctor --fix`: the repairs that are safe, planned from one check and then applied under
 //! the workspace lock. Removes stale temp files; resolves interrupted moves (keeps the copy updated
-//! last); moves files to the folder their status asks for; gives every holder of a duplicate id
-//! but the first created a new id (file renamed, its `id:` line rewritten, nothing else); points
-//! `parentTaskId` references that unambiguously meant a renumbered file at its new id. Which file
-//! a reference meant is read from git: the holders present in the commit that added the
-//! referencing file. Ambiguous references and mentions in bodies are reported, never rewritten.
+//! last); moves files to the folder their status asks for; renames a file named after another id
+//! than its own when that is unambiguous; gives every holder of a duplicate id but the one that
+//! keeps it (on a remote branch, else created first) a new id (file renamed, its `id:` line
+//! rewritten, nothing else); points `parentTaskId` and `blockedBy` references that unambiguously
+//! meant a renumbered file at its new id. Which file a reference meant is read from git: the
+//! holders present in the commit that added the referencing file. Ambiguous references and
+//! mentions in bodies are reported, never rewritten.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -21,18 +23,40 @@ use crate::store::{IssueMeta, IssueType, Store};
 pub struct Outcome {
     pub changes: Vec<String>,
     pub notes: Vec<String>,
+    /// Every file path a change removed, created or rewrote (absolute): what a git hook commits.
+    pub touched: Vec<PathBuf>,
 }
 
-/// A parentTaskId naming a duplicate id that git history cannot attribute to one holder.
+/// Where a reference to another issue is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Field {
+    /// `wranglerContext.parentTaskId`.
+    Parent,
+    /// An entry of `blockedBy`.
+    Blocker,
+}
+
+impl Field {
+    fn name(self) -> &'static str {
+        match self {
+            Field::Parent => "parentTaskId",
+            Field::Blocker => "blockedBy",
+        }
+    }
+}
+
+/// A reference naming a duplicate id that git history cannot attribute to one holder.
 struct Ambiguous<'a> {
     referrer: &'a Arc<IssueMeta>,
-    parent: &'a str,
+    field: Field,
+    target: &'a str,
     holders: &'a [Arc<IssueMeta>],
 }
 
-/// A parentTaskId that git history attributes to a renumbered holder: `old` becomes `new`.
+/// A reference that git history attributes to a renumbered holder: `old` becomes `new`.
 struct Rewrite {
     referrer: Arc<IssueMeta>,
+    field: Field,
     old: String,
     new: String,
 }
@@ -44,7 +68,24 @@ struct Renumber {
     path: PathBuf,
 }
 
+/// What a repair covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Everything `docket doctor --fix` repairs.
+    All,
+    /// What a merge can cause: duplicate ids, copies left in a folder and its `archived/`, and
+    /// the references to renumbered files (the git hooks' repair).
+    Ids,
+}
+
+/// `docket doctor --fix`: every safe repair.
 pub fn fix(store: &Store) -> Result<Outcome, String> {
+    fix_in(store, Scope::All, None)
+}
+
+/// The repairs of `scope`. `before` names the branch as it was before a rebase (`ORIG_HEAD`):
+/// a reference the rebased history cannot attribute is read in the history it was written in.
+pub fn fix_in(store: &Store, scope: Scope, before: Option<&str>) -> Result<Outcome, String> {
     let ws = store.workspace().clone();
     let _lock = edit::lock(&ws)
         .map_err(|e| format!("cannot lock the workspace ({e}); retry when other docket calls are done"))?;
@@ -55,18 +96,22 @@ pub fn fix(store: &Store) -> Result<Outcome, String> {
     let diverged = diverged_copies(&scan);
     // Everything that reads git history is decided first, on the files where they were committed.
     let plan = plan_renumbering(&scan, &diverged);
-    let (rewrites, ambiguous) = attribute_references(&scan, &plan);
+    let (rewrites, ambiguous) = attribute_references(&scan, &plan, before);
     let mut out = Outcome::default();
     // Where each file is now, as the repairs move it.
     let mut moved: HashMap<PathBuf, PathBuf> = HashMap::new();
     let at = |moved: &HashMap<PathBuf, PathBuf>, p: &Path| moved.get(p).cloned().unwrap_or_else(|| p.to_path_buf());
 
-    for tmp in &scan.temps {
+    let all = scope == Scope::All;
+    for tmp in scan.temps.iter().filter(|_| all) {
         match root.remove_file(tmp).or_else(|e| match e {
             crate::store::StoreError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => Ok(()),
             e => Err(e),
         }) {
-            Ok(()) => out.changes.push(format!("removed stale temp file {}", scan.rel(tmp))),
+            Ok(()) => {
+                out.changes.push(format!("removed stale temp file {}", scan.rel(tmp)));
+                out.touched.push(tmp.clone());
+            }
             Err(e) => out.notes.push(format!("could not remove {}: {e}", scan.rel(tmp))),
         }
     }
@@ -96,6 +141,7 @@ pub fn fix(store: &Store) -> Result<Outcome, String> {
         match root.remove_file(&drop.path) {
             Ok(()) => {
                 removed.push(drop.path.clone());
+                out.touched.push(drop.path.clone());
                 out.changes.push(format!(
                     "removed {}: the older copy of {} left by an interrupted move (kept {}, updated {})",
                     scan.rel(&drop.path),
@@ -108,7 +154,7 @@ pub fn fix(store: &Store) -> Result<Outcome, String> {
         }
     }
 
-    for m in scan.issues.iter().filter(|m| !removed.contains(&m.path)) {
+    for m in scan.issues.iter().filter(|m| all && !removed.contains(&m.path)) {
         if m.status.is_archived() == in_archive(&m.path) {
             continue;
         }
@@ -128,9 +174,24 @@ pub fn fix(store: &Store) -> Result<Outcome, String> {
         match done {
             Ok(()) => {
                 out.changes.push(format!("moved {} -> {} (status {})", scan.rel(&m.path), scan.rel(&dest), m.status));
+                out.touched.extend([m.path.clone(), dest.clone()]);
                 moved.insert(m.path.clone(), dest);
             }
             Err(e) => out.notes.push(format!("could not move {}: {e}", scan.rel(&m.path))),
+        }
+    }
+
+    for m in scan.issues.iter().filter(|m| all && !removed.contains(&m.path)) {
+        let Some(dest) = super::renamed_after_id(&scan, m) else { continue };
+        let (from, name) = (at(&moved, &m.path), dest.file_name().unwrap_or_default());
+        let to = from.with_file_name(name);
+        match root.rename(&from, &to, Rename::NoReplace) {
+            Ok(()) => {
+                out.changes.push(format!("renamed {} -> {} (after its id {})", scan.rel(&from), scan.rel(&to), m.id));
+                out.touched.extend([from, to.clone()]);
+                moved.insert(m.path.clone(), to);
+            }
+            Err(e) => out.notes.push(format!("could not rename {}: {e}", scan.rel(&from))),
         }
     }
 
@@ -145,39 +206,48 @@ pub fn fix(store: &Store) -> Result<Outcome, String> {
                     scan.rel(&path),
                     scan.rel(&dest)
                 ));
+                out.touched.extend([path.clone(), dest.clone()]);
                 moved.insert(r.path.clone(), dest);
             }
             Err(why) => out.notes.push(format!("could not renumber {} ({}): {why}", r.old_id, scan.rel(&path))),
         }
     }
 
-    for Ambiguous { referrer: m, parent, holders } in &ambiguous {
+    for Ambiguous { referrer: m, field, target, holders } in &ambiguous {
         let now = |h: &Arc<IssueMeta>| {
             let id = plan.iter().find(|r| r.path == h.path).map_or(h.id.as_str(), |r| r.new_id.as_str());
             format!("{id} ({})", scan.rel(&at(&moved, &h.path)))
         };
         out.notes.push(format!(
-            "{} has parentTaskId {parent}, which {} files held, and git history cannot tell which it meant; it now means {}. The others: {}. Check it by hand",
+            "{}'s {} names {target}, which {} files held, and git history cannot tell which it meant; it now means {}. The others: {}. Check it by hand",
             now(m),
+            field.name(),
             holders.len(),
             now(&holders[0]),
             holders[1..].iter().map(now).collect::<Vec<_>>().join(", ")
         ));
     }
 
-    for Rewrite { referrer: m, old, new } in &rewrites {
+    for Rewrite { referrer: m, field, old, new } in &rewrites {
         let path = at(&moved, &m.path);
         let result = crate::store::read_file_safely(&path).map_err(|e| e.to_string()).and_then(|text| {
-            let edited = edit::replace_value(&text, Some("wranglerContext"), "parentTaskId", new).ok_or_else(|| {
-                "its parentTaskId is not a plain `parentTaskId: value` line under wranglerContext".to_string()
-            })?;
+            let edited = match field {
+                Field::Parent => {
+                    edit::replace_value(&text, Some("wranglerContext"), "parentTaskId", new).ok_or_else(|| {
+                        "its parentTaskId is not a plain `parentTaskId: value` line under wranglerContext".to_string()
+                    })?
+                }
+                Field::Blocker => edit::replace_list_item(&text, "blockedBy", old, new)
+                    .ok_or_else(|| format!("its blockedBy does not list {old} as a plain item"))?,
+            };
             edit::write_atomic(&ws, &path, &edited).map_err(|e| e.to_string())
         });
         match result {
             Ok(()) => {
-                out.changes.push(format!("rewrote parentTaskId of {} ({}): {old} -> {new}", m.id, scan.rel(&path)))
+                out.changes.push(format!("rewrote {} of {} ({}): {old} -> {new}", field.name(), m.id, scan.rel(&path)));
+                out.touched.push(path);
             }
-            Err(why) => out.notes.push(format!("could not point {}'s parentTaskId {old} at {new}: {why}", m.id)),
+            Err(why) => out.notes.push(format!("could not point {}'s {} {old} at {new}: {why}", m.id, field.name())),
         }
     }
 
@@ -198,36 +268,52 @@ pub fn fix(store: &Store) -> Result<Outcome, String> {
         }
     }
     out.notes.dedup();
+    out.touched.sort();
+    out.touched.dedup();
     Ok(out)
 }
 
-/// The `parentTaskId` references that name a renumbered id: (referencing file, old id, new id)
-/// for those git history attributes to one holder, and the ambiguous rest.
-fn attribute_references<'a>(scan: &'a Scan, plan: &[Renumber]) -> (Vec<Rewrite>, Vec<Ambiguous<'a>>) {
+/// The references (`parentTaskId`, `blockedBy` entries) that name a renumbered id: (referencing
+/// file, old id, new id) for those git history attributes to one holder, and the ambiguous rest.
+fn attribute_references<'a>(
+    scan: &'a Scan,
+    plan: &[Renumber],
+    before: Option<&str>,
+) -> (Vec<Rewrite>, Vec<Ambiguous<'a>>) {
     let repo = Repo::discover(&scan.ws.dir);
     let mut commit_names: HashMap<String, Vec<String>> = HashMap::new();
     let mut rewrites: Vec<Rewrite> = Vec::new();
     let mut ambiguous: Vec<Ambiguous> = Vec::new();
     for m in &scan.issues {
-        let Some(parent) = parent_of(m) else { continue };
-        let Some((id, holders)) = scan.duplicates.iter().find(|(id, h)| !interrupted_pair(h) && same_id(id, parent))
-        else {
-            continue;
-        };
-        let renumbered: Vec<&Renumber> = plan.iter().filter(|r| r.old_id.eq_ignore_ascii_case(id)).collect();
-        if renumbered.is_empty() {
-            continue;
-        }
-        match meant_holder(repo.as_ref(), &mut commit_names, &m.path, holders) {
-            Some(i) => {
-                if let Some(r) = renumbered.iter().find(|r| r.path == holders[i].path) {
-                    rewrites.push(Rewrite { referrer: Arc::clone(m), old: parent.to_string(), new: r.new_id.clone() });
-                }
+        let references = parent_of(m)
+            .map(|p| (Field::Parent, p))
+            .into_iter()
+            .chain(m.blocked_by.iter().map(|b| (Field::Blocker, b.as_str())));
+        for (field, target) in references {
+            let Some((id, holders)) =
+                scan.duplicates.iter().find(|(id, h)| !interrupted_pair(h) && same_id(id, target))
+            else {
+                continue;
+            };
+            let renumbered: Vec<&Renumber> = plan.iter().filter(|r| r.old_id.eq_ignore_ascii_case(id)).collect();
+            if renumbered.is_empty() {
+                continue;
             }
-            None => ambiguous.push(Ambiguous { referrer: m, parent, holders }),
+            let histories = std::iter::once("HEAD").chain(before);
+            let meant = histories
+                .into_iter()
+                .find_map(|rev| meant_holder(repo.as_ref(), &mut commit_names, rev, &m.path, holders));
+            match meant {
+                Some(i) => {
+                    if let Some(r) = renumbered.iter().find(|r| r.path == holders[i].path) {
+                        let (old, new) = (target.to_string(), r.new_id.clone());
+                        rewrites.push(Rewrite { referrer: Arc::clone(m), field, old, new });
+                    }
+                }
+                None => ambiguous.push(Ambiguous { referrer: m, field, target, holders }),
+            }
         }
     }
-
     (rewrites, ambiguous)
 }
 
@@ -324,15 +410,17 @@ fn renumber(root: &Root, path: &Path, new: &str) -> Result<PathBuf, String> {
 }
 
 /// Which of `holders` the file at `referrer` meant: the only one present in the commit that
-/// added `referrer`. `None` outside git, for an uncommitted file, or when several were present.
+/// added `referrer` in the history of `rev`. `None` outside git, for an uncommitted file, or
+/// when several were present.
 fn meant_holder(
     repo: Option<&Repo>,
     names_at: &mut HashMap<String, Vec<String>>,
+    rev: &str,
     referrer: &Path,
     holders: &[Arc<IssueMeta>],
 ) -> Option<usize> {
     let repo = repo?;
-    let oid = repo.commit_adding(referrer)?;
+    let oid = repo.commit_adding(rev, referrer)?;
     if !names_at.contains_key(&oid) {
         let dirs: Vec<String> = IssueType::ALL
             .iter()

@@ -53,8 +53,9 @@ impl Kind {
         }
     }
 
-    /// Whether `docket doctor --fix` repairs this kind.
-    pub fn fixable(&self) -> bool {
+    /// Whether `docket doctor --fix` repairs every problem of this kind (a name mismatch only
+    /// when the file can simply be renamed after its id: see [`Problem::fixable`]).
+    fn always_fixable(&self) -> bool {
         matches!(self, Kind::DuplicateId | Kind::InterruptedMove | Kind::Misplaced | Kind::StaleTempFile)
     }
 }
@@ -66,6 +67,40 @@ pub struct Problem {
     /// Files concerned, relative to the workspace root.
     pub paths: Vec<String>,
     pub message: String,
+    /// Whether `docket doctor --fix` (or workspace_doctor with fix: true) repairs it; the rest
+    /// need a person, and the message says what to do.
+    pub fixable: bool,
+}
+
+/// What a check's problems ask for, which `docket doctor` says with its exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Nothing wrong: exit 0.
+    Clean,
+    /// At least one problem `--fix` repairs: exit 1.
+    Fixable,
+    /// Problems only a person can resolve (each message says how): exit 3.
+    NeedsPerson,
+}
+
+impl Verdict {
+    pub fn of(problems: &[Problem]) -> Verdict {
+        if problems.is_empty() {
+            Verdict::Clean
+        } else if problems.iter().any(|p| p.fixable) {
+            Verdict::Fixable
+        } else {
+            Verdict::NeedsPerson
+        }
+    }
+
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Verdict::Clean => 0,
+            Verdict::Fixable => 1,
+            Verdict::NeedsPerson => 3,
+        }
+    }
 }
 
 /// What the doctor found; `issues` is the scan it was found in (for [`fix`]).
@@ -173,9 +208,61 @@ pub(crate) fn number_out_of_range(text: &str) -> bool {
     known && digits.len() >= 6 && crate::store::bounded_id_number(&digits).is_none()
 }
 
+/// Whether `id` is in the numbered form docket allocates (`ISS-000042`, legacy `000042`), as
+/// opposed to a custom id such as `SPEC-TOS`.
+pub(crate) fn numbered_id(id: &str) -> bool {
+    let Some(split) = id.find(|c: char| c.is_ascii_digit()) else { return false };
+    let (prefix, digits) = id.split_at(split);
+    let known = prefix.is_empty() || IssueType::ALL.iter().any(|t| t.prefix() == prefix);
+    known && digits.len() >= 6 && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Where `--fix` renames a file named after another id than its frontmatter's: the same name
+/// with the frontmatter id in front. `None` unless that is safe: a numbered id of the file's own
+/// collection, held by no other file, and a free destination name.
+pub(crate) fn renamed_after_id(scan: &Scan, m: &IssueMeta) -> Option<PathBuf> {
+    let named = id_in_name(&m.path)?;
+    let t = scan.folder_type(&m.path)?;
+    let prefix = m.id.find(|c: char| c.is_ascii_digit()).map(|i| &m.id[..i])?;
+    if !numbered_id(&m.id) || (prefix != t.prefix() && !prefix.is_empty()) {
+        return None;
+    }
+    if scan.duplicates.contains_key(&m.id.to_uppercase()) {
+        return None;
+    }
+    let name = m.path.file_name()?.to_str()?;
+    let dest = m.path.with_file_name(format!("{}{}", m.id, &name[named.len()..]));
+    (!dest.exists() && dest.symlink_metadata().is_err()).then_some(dest)
+}
+
+/// Whether `--fix` can give the file a new id: its name starts with one, or it has an `id:` line.
+fn renumberable(m: &IssueMeta) -> bool {
+    id_in_name(&m.path).is_some()
+        || crate::store::read_file_safely(&m.path).is_ok_and(|text| edit::has_key(&text, "id"))
+}
+
 /// The parentTaskId a file names, if any.
 pub(crate) fn parent_of(m: &IssueMeta) -> Option<&str> {
     m.context.get("parentTaskId").and_then(|v| v.as_str()).map(str::trim).filter(|s| !s.is_empty())
+}
+
+/// The issue file names on any remote-tracking branch (what `git fetch` brought): files a
+/// teammate may already have. Empty outside git.
+fn published_names(ws: &Workspace) -> std::collections::HashSet<String> {
+    let Some(repo) = crate::store::git::Repo::discover(&ws.dir) else { return Default::default() };
+    let dirs: Vec<String> = IssueType::ALL
+        .iter()
+        .flat_map(|t| {
+            let folder = repo.in_ws(t.folder());
+            [format!("{folder}/archived"), folder]
+        })
+        .collect();
+    repo.branch_tips()
+        .into_iter()
+        .filter(|(name, _)| name.starts_with("refs/remotes/"))
+        .filter_map(|(_, oid)| repo.names_in_commit(&oid, &dirs))
+        .flatten()
+        .collect()
 }
 
 fn read_scan(store: &Store) -> Result<Scan, StoreError> {
@@ -208,8 +295,13 @@ fn read_scan(store: &Store) -> Result<Scan, StoreError> {
         by_id.entry(m.id.to_uppercase()).or_default().push(Arc::clone(m));
     }
     by_id.retain(|_, holders| holders.len() > 1);
+    // Which holder keeps the id: one already on a remote-tracking branch first (teammates may
+    // have it, and references to it, already), then the one created first.
+    let published = if by_id.is_empty() { Default::default() } else { published_names(&ws) };
+    let unpublished =
+        |m: &IssueMeta| !m.path.file_name().and_then(|n| n.to_str()).is_some_and(|n| published.contains(n));
     for holders in by_id.values_mut() {
-        holders.sort_by(|a, b| a.created_at.cmp(&b.created_at).then_with(|| a.path.cmp(&b.path)));
+        holders.sort_by(|a, b| (unpublished(a), &a.created_at, &a.path).cmp(&(unpublished(b), &b.created_at, &b.path)));
     }
     Ok(Scan { ws, issues: snap.value, broken, temps, duplicates: by_id })
 }
@@ -219,8 +311,9 @@ pub fn check(store: &Store) -> Result<Report, StoreError> {
     let scan = read_scan(store)?;
     let mut problems = Vec::new();
     let mut push = |kind, id: Option<&str>, paths: Vec<String>, message: String| {
-        problems.push(Problem { kind, id: id.map(str::to_string), paths, message });
+        problems.push(Problem { kind, id: id.map(str::to_string), paths, message, fixable: kind.always_fixable() });
     };
+    let mut stuck_duplicates = Vec::new();
     for holders in scan.duplicates.values() {
         let paths: Vec<String> = holders.iter().map(|m| scan.rel(&m.path)).collect();
         let id = holders[0].id.as_str();
@@ -234,13 +327,29 @@ pub fn check(store: &Store) -> Result<Report, StoreError> {
                     paths[0], paths[1]
                 ),
             );
+        } else if let Some(stuck) = holders[1..].iter().find(|h| !renumberable(h)) {
+            // A note without frontmatter whose name carries no id (two README.md files):
+            // nothing in the file says its id, so nothing can be renumbered.
+            let message = format!(
+                "{id} is held by {} files: {}; --fix cannot give {} a new id (it has no `id:` line and its name carries none): add an `id:` line to its frontmatter or rename the file",
+                holders.len(),
+                paths.join(", "),
+                scan.rel(&stuck.path)
+            );
+            stuck_duplicates.push(Problem {
+                kind: Kind::DuplicateId,
+                id: Some(id.to_string()),
+                paths: paths.clone(),
+                message,
+                fixable: false,
+            });
         } else {
             push(
                 Kind::DuplicateId,
                 Some(id),
                 paths.clone(),
                 format!(
-                    "{id} is held by {} files: {}; --fix keeps {} (created first) and gives the others new ids",
+                    "{id} is held by {} files: {}; --fix keeps {} (on a remote branch, or else created first) and gives the others new ids",
                     holders.len(),
                     paths.join(", "),
                     paths[0]
@@ -266,19 +375,39 @@ pub fn check(store: &Store) -> Result<Report, StoreError> {
             );
         }
     }
+    let mut mismatched = Vec::new();
     for m in &scan.issues {
-        if let Some(named) = id_in_name(&m.path).filter(|n| !same_id(n, &m.id)) {
-            push(
-                Kind::NameMismatch,
-                Some(&m.id),
-                vec![scan.rel(&m.path)],
+        let Some(named) = id_in_name(&m.path).filter(|n| !same_id(n, &m.id)) else { continue };
+        // A custom id (`SPEC-TOS` in `000005-template-override-system.md`) is wrangler's own
+        // style: the leading number is only an ordinal, nothing disagrees.
+        if !numbered_id(&m.id) {
+            continue;
+        }
+        let rel = scan.rel(&m.path);
+        let (message, fixable) = match renamed_after_id(&scan, m) {
+            Some(dest) => (
                 format!(
-                    "{} is named after {named} but its frontmatter id is {}; rename the file or fix its id: line",
-                    scan.rel(&m.path),
+                    "{rel} is named after {named} but its frontmatter id is {}; --fix renames it to {} (every reference and lookup uses the frontmatter id)",
+                    m.id,
+                    dest.file_name().unwrap_or_default().to_string_lossy()
+                ),
+                true,
+            ),
+            None => (
+                format!(
+                    "{rel} is named after {named} but its frontmatter id is {}; rename the file or fix its id: line by hand (--fix cannot: the id is held twice, belongs to another collection, or the new name is taken)",
                     m.id
                 ),
-            );
-        }
+                false,
+            ),
+        };
+        mismatched.push(Problem {
+            kind: Kind::NameMismatch,
+            id: Some(m.id.clone()),
+            paths: vec![rel],
+            message,
+            fixable,
+        });
     }
     for p in &scan.broken {
         let why =
@@ -294,20 +423,30 @@ pub fn check(store: &Store) -> Result<Report, StoreError> {
         );
     }
     let known = Known::new(&scan.issues);
+    // One problem per missing parent, however many children name it: one thing for a person to
+    // decide (restore the parent, or point the children elsewhere).
+    let mut orphans: BTreeMap<String, Vec<&Arc<IssueMeta>>> = BTreeMap::new();
     for m in &scan.issues {
         if let Some(parent) = parent_of(m)
             && !known.resolves(parent)
         {
-            push(
-                Kind::MissingParent,
-                Some(&m.id),
-                vec![scan.rel(&m.path)],
-                format!(
-                    "{}'s wranglerContext.parentTaskId is {parent}, which no file holds; correct or clear it",
-                    m.id
-                ),
-            );
+            orphans.entry(parent.to_string()).or_default().push(m);
         }
+    }
+    for (parent, children) in &orphans {
+        let ids: Vec<&str> = children.iter().map(|m| m.id.as_str()).collect();
+        let whose = match ids.as_slice() {
+            [one] => format!("{one}'s wranglerContext.parentTaskId is"),
+            many => format!("{} issues ({}) have wranglerContext.parentTaskId", many.len(), many.join(", ")),
+        };
+        push(
+            Kind::MissingParent,
+            Some(parent),
+            children.iter().map(|m| scan.rel(&m.path)).collect(),
+            format!(
+                "{whose} {parent}, which no file holds; restore {parent}, or point them at another parent with issues_update (wranglerContext.parentTaskId)"
+            ),
+        );
     }
     for m in &scan.issues {
         let name = m.path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
@@ -354,6 +493,8 @@ pub fn check(store: &Store) -> Result<Report, StoreError> {
             format!("{} is a temp file abandoned by an interrupted write; --fix removes it", scan.rel(p)),
         );
     }
+    problems.extend(mismatched);
+    problems.extend(stuck_duplicates);
     problems.sort_by(|a, b| a.kind.cmp(&b.kind).then_with(|| a.paths.cmp(&b.paths)));
     Ok(Report { problems, scan })
 }

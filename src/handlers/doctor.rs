@@ -1,14 +1,18 @@
-//! workspace_doctor: the read-only half of `docket doctor` (repairs stay with the CLI's `--fix`).
+//! workspace_doctor: `docket doctor` for an agent; `fix: true` is `docket doctor --fix` (the same
+//! repairs, the same rules), so an agent with only MCP can repair a duplicated id.
 
 use super::Handlers;
 use super::convert::store_error;
 use crate::doctor;
-use crate::generated::{DoctorProblem, DoctorProblemKind, ResponseFormat, WorkspaceDoctorInput, WorkspaceDoctorOutput};
+use crate::generated::{
+    DoctorProblem, DoctorProblemKind, ResponseFormat, WorkspaceDoctorInput, WorkspaceDoctorOutput, errors,
+};
 use crate::runtime::{Reply, ResultCounts, ToolResult};
 use crate::store::Store;
 
 pub fn check(cx: &Handlers, input: WorkspaceDoctorInput) -> ToolResult<WorkspaceDoctorOutput> {
     let store: &Store = &cx.store;
+    let outcome = if input.fix { Some(doctor::fix::fix(store).map_err(errors::storage_failed)?) } else { None };
     let report = doctor::check(store).map_err(store_error)?;
     let problems: Vec<DoctorProblem> = report
         .problems
@@ -18,28 +22,43 @@ pub fn check(cx: &Handlers, input: WorkspaceDoctorInput) -> ToolResult<Workspace
             id: p.id.clone(),
             paths: p.paths.clone(),
             message: p.message.clone(),
-            fixable: p.kind.fixable(),
+            fixable: p.fixable,
         })
         .collect();
     let text = match input.response_format {
         ResponseFormat::Json => None,
-        ResponseFormat::Markdown if problems.is_empty() => Some("No problems found in the workspace files.".into()),
-        ResponseFormat::Markdown => {
-            let fixable = problems.iter().filter(|p| p.fixable).count();
-            let mut lines: Vec<String> = problems.iter().map(|p| format!("- {}: {}", p.kind, p.message)).collect();
-            lines.push(format!(
-                "{} problem(s): {}. {fixable} can be repaired by a person running `docket doctor --fix`.",
-                problems.len(),
-                doctor::summary(&report.problems)
-            ));
-            Some(lines.join("\n"))
-        }
+        ResponseFormat::Markdown => Some(markdown(&problems, &report.problems, outcome.as_ref())),
     };
     let counts = ResultCounts { total: problems.len(), returned: problems.len(), truncated: false };
     let total = problems.len() as i64;
-    let mut reply = Reply::new(WorkspaceDoctorOutput { problems, total }).with_results(counts);
+    let (changes, notes) = outcome.map(|o| (o.changes, o.notes)).unzip();
+    let mut reply = Reply::new(WorkspaceDoctorOutput { problems, total, changes, notes }).with_results(counts);
     reply.text = text;
     Ok(reply)
+}
+
+fn markdown(problems: &[DoctorProblem], found: &[doctor::Problem], outcome: Option<&doctor::fix::Outcome>) -> String {
+    let mut lines: Vec<String> = Vec::new();
+    if let Some(o) = outcome {
+        lines.extend(o.changes.iter().map(|c| format!("- fixed: {c}")));
+        lines.extend(o.notes.iter().map(|n| format!("- note: {n}")));
+        if o.changes.is_empty() {
+            lines.push("Nothing to repair.".into());
+        }
+    }
+    if problems.is_empty() {
+        lines.push("No problems found in the workspace files.".into());
+        return lines.join("\n");
+    }
+    lines.extend(problems.iter().map(|p| format!("- {}: {}", p.kind, p.message)));
+    let fixable = problems.iter().filter(|p| p.fixable).count();
+    let next = match (fixable, outcome.is_some()) {
+        (0, _) => "They need a person: each says what to do.".to_string(),
+        (n, false) => format!("Call workspace_doctor with fix: true to repair {n} of them."),
+        (n, true) => format!("{n} could not be repaired: see the notes."),
+    };
+    lines.push(format!("{} problem(s): {}. {next}", problems.len(), doctor::summary(found)));
+    lines.join("\n")
 }
 
 /// Exhaustive: a kind added on either side fails to compile until mapped here.

@@ -34,8 +34,13 @@ pub fn create(cx: &Handlers, input: IssuesCreateInput) -> ToolResult<IssuesCreat
         context,
         blocked_by: input.blocked_by.unwrap_or_default(),
     };
-    if let Some(existing) = open_issue_titled(store, &new)? {
-        return Err(errors::duplicate_title(existing));
+    if let Some(existing) = retried_create(store, &new)? {
+        let scope = match (&new.project, parent_of(&new.context)) {
+            (Some(p), _) => format!("project {p}"),
+            (None, Some(parent)) => format!("parent {parent}"),
+            (None, None) => "no project".to_string(),
+        };
+        return Err(errors::duplicate_title(existing, scope, RETRY_WINDOW_MINUTES));
     }
     let issue = store.create(new).map_err(store_error)?;
     let record = Projection::format(ListFormat::Summary).record(&issue.meta, None);
@@ -43,11 +48,29 @@ pub fn create(cx: &Handlers, input: IssuesCreateInput) -> ToolResult<IssuesCreat
     Ok(Reply::new(IssuesCreateOutput { issue: record }).with_text(text))
 }
 
-/// The ID of an open or in-progress issue of the same type with the same title (ignoring case
-/// and surrounding space): creating it again is almost always an agent retrying.
-fn open_issue_titled(store: &Store, new: &NewIssue) -> Result<Option<String>, ToolError> {
-    let found = store.open_issue_titled(new.issue_type, &new.title).map_err(store_error)?;
-    Ok(found.map(|m| m.id.clone()))
+/// How long after a create the same create again reads as an agent's retry.
+const RETRY_WINDOW_MINUTES: i64 = 10;
+
+/// The ID of an open or in-progress issue that this create would repeat: same type and title
+/// (ignoring case and surrounding space), same project and same parent, created in the last
+/// [`RETRY_WINDOW_MINUTES`]. A title repeated in another project or under another parent ("Task
+/// 1: ..." in every plan), or long after, is a new issue.
+fn retried_create(store: &Store, new: &NewIssue) -> Result<Option<String>, ToolError> {
+    let found = store.open_issues_titled(new.issue_type, &new.title).map_err(store_error)?;
+    let since = chrono::Utc::now() - chrono::Duration::minutes(RETRY_WINDOW_MINUTES);
+    let recent = |m: &IssueMeta| {
+        chrono::DateTime::parse_from_rfc3339(&m.created_at).is_ok_and(|at| at.with_timezone(&chrono::Utc) >= since)
+    };
+    let normalize = |s: Option<&str>| s.map(str::trim).filter(|s| !s.is_empty()).map(str::to_lowercase);
+    let same_place = |m: &IssueMeta| {
+        normalize(m.project.as_deref()) == normalize(new.project.as_deref())
+            && normalize(parent_of(&m.context)) == normalize(parent_of(&new.context))
+    };
+    Ok(found.iter().find(|m| same_place(m) && recent(m)).map(|m| m.id.clone()))
+}
+
+fn parent_of(context: &serde_json::Map<String, serde_json::Value>) -> Option<&str> {
+    context.get("parentTaskId").and_then(|v| v.as_str()).filter(|s| !s.trim().is_empty())
 }
 
 pub fn get(cx: &Handlers, input: IssuesGetInput) -> ToolResult<IssuesGetOutput> {

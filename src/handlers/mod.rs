@@ -31,11 +31,18 @@ pub struct Handlers {
     store: Arc<Store>,
     memory: Arc<ErrorMemory>,
     limits: ResponseLimits,
+    /// `read_only` in the config: every write is refused before its handler runs.
+    read_only: bool,
 }
 
 impl Handlers {
-    pub fn new(store: Arc<Store>, memory: Arc<ErrorMemory>, limits: ResponseLimits) -> Self {
-        Handlers { store, memory, limits }
+    pub fn new(store: Arc<Store>, memory: Arc<ErrorMemory>, limits: ResponseLimits, read_only: bool) -> Self {
+        Handlers { store, memory, limits, read_only }
+    }
+
+    /// What the generated dispatch calls before a tool call that writes.
+    pub fn refuse_if_read_only(&self, tool: &str) -> Result<(), crate::runtime::ToolError> {
+        if self.read_only { Err(errors::read_only(tool)) } else { Ok(()) }
     }
 
     /// Runs a handler off the async runtime's worker threads (its store work blocks).

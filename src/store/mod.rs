@@ -313,9 +313,10 @@ impl Store {
         Some(excerpt_around(&body, at, len))
     }
 
-    /// An open or in-progress issue of type `t` titled `title` (ignoring case and surrounding
-    /// space), found through the title words rather than a pass over every issue.
-    pub fn open_issue_titled(&self, t: IssueType, title: &str) -> Result<Option<Arc<IssueMeta>>, StoreError> {
+    /// Every open or in-progress issue of type `t` titled `title` (ignoring case and surrounding
+    /// space), most recently updated first; found through the title words rather than a pass
+    /// over every issue.
+    pub fn open_issues_titled(&self, t: IssueType, title: &str) -> Result<Vec<Arc<IssueMeta>>, StoreError> {
         let wanted = title.trim().to_lowercase();
         let same = |m: &IssueMeta| {
             matches!(m.status, Status::Open | Status::InProgress)
@@ -325,11 +326,12 @@ impl Store {
         let (mut index, _) = self.fresh()?;
         let query = search_index::Query::exact(&wanted);
         if query.is_empty() {
-            return Ok(index.by_updated().find(|m| same(m)).cloned());
+            return Ok(index.by_updated().filter(|m| same(m)).cloned().collect());
         }
-        let mut hits = index.search(&query, search_index::TITLE, same);
-        hits.sort_by(|a, b| b.0.updated_at.cmp(&a.0.updated_at).then_with(|| a.0.id.cmp(&b.0.id)));
-        Ok(hits.into_iter().next().map(|(m, _)| m))
+        let mut hits: Vec<Arc<IssueMeta>> =
+            index.search(&query, search_index::TITLE, same).into_iter().map(|(m, _)| m).collect();
+        hits.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then_with(|| a.id.cmp(&b.id)));
+        Ok(hits)
     }
 }
 

@@ -150,8 +150,19 @@ pub fn handler_impl(tools: &[Tool]) -> TokenStream {
         let input = ident(&t.input.rust_name);
         let output = ident(&t.output.rust_name);
         let segments = t.handler.split("::").map(|s| format_ident!("{}", s));
+        let name = &t.name;
+        // A read-only server refuses a write before the handler runs.
+        let guard = match (&t.writes_when, t.annotations.read_only) {
+            (_, true) => quote! {},
+            (Some(flag), false) => {
+                let flag = format_ident!("{}", flag);
+                quote! { if input.#flag { self.refuse_if_read_only(#name)?; } }
+            }
+            (None, false) => quote! { self.refuse_if_read_only(#name)?; },
+        };
         quote! {
             async fn #m(&self, input: #input, _: CallContext) -> ToolResult<#output> {
+                #guard
                 self.run(move |cx| super::handlers:: #( #segments )::* (cx, input)).await
             }
         }

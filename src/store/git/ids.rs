@@ -1,8 +1,9 @@
 //! Branch-aware id allocation: a new id is above the highest id of its collection in the working
-//! tree, in every local branch head and in every linked worktree, so two branches (or two agents
-//! in two worktrees) never hand out the same "next" number.
+//! tree, in every local branch, every remote-tracking branch (what `git fetch` brought) and every
+//! linked worktree, so two branches, two agents in two worktrees, or two clones that fetched each
+//! other's work never hand out the same "next" number.
 //!
-//! Cost per create: `git rev-parse`, `git for-each-ref refs/heads`, `git worktree list` and a
+//! Cost per create: `git rev-parse`, `git for-each-ref refs/heads refs/remotes`, `git worktree list` and a
 //! directory listing per worktree. A commit's tree never changes, so the highest number found in
 //! a commit is kept in `cache/git-ids.json` keyed by (commit, collection folder): a branch tip is
 //! listed (`git ls-tree` of the two collection folders only, never a tree walk) once, the first
@@ -33,8 +34,8 @@ pub fn number_in_file_name(name: &str) -> Option<u64> {
     (known && digits.len() >= 6).then(|| bounded_id_number(&digits)).flatten()
 }
 
-/// The highest id number of collection `t` in every local branch head and in the working tree
-/// of every worktree of the repository holding `ws`; `None` outside git.
+/// The highest id number of collection `t` in every local and remote-tracking branch tip and in
+/// the working tree of every worktree of the repository holding `ws`; `None` outside git.
 pub fn highest_id_number(ws: &Workspace, t: IssueType) -> Option<u64> {
     let repo = Repo::discover(&ws.dir)?;
     Some(highest_in_repo(&repo, ws, t))
@@ -44,7 +45,7 @@ fn highest_in_repo(repo: &Repo, ws: &Workspace, t: IssueType) -> u64 {
     let folder = repo.in_ws(t.folder());
     let dirs = [folder.clone(), format!("{folder}/archived")];
     let worktrees = repo.worktrees();
-    let mut commits: Vec<String> = repo.branch_heads().into_iter().map(|(_, oid)| oid).collect();
+    let mut commits: Vec<String> = repo.branch_tips().into_iter().map(|(_, oid)| oid).collect();
     commits.extend(worktrees.iter().filter_map(|(_, head)| head.clone()));
     commits.sort();
     commits.dedup();

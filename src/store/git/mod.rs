@@ -1,6 +1,6 @@
 //! git as the engine that shares a workspace between branches and worktrees: id allocation that
-//! sees every branch ([`ids`]), the merge driver for issue files ([`merge`]) and its setup
-//! ([`setup`]).
+//! sees every branch ([`ids`]), the merge driver for issue files ([`merge`]), the hooks that
+//! renumber ids a merge duplicated ([`hooks`]) and their setup ([`setup`]).
 //!
 //! docket talks to git through the `git` command line, not a Rust git library such as gix. The
 //! command line is present wherever worktrees and branches are (it made them), reads every
@@ -12,6 +12,7 @@
 //! all (numbers in docs/benchmarks.md, "Branch-aware ids").
 
 mod diff3;
+pub mod hooks;
 pub mod ids;
 pub mod merge;
 pub mod setup;
@@ -77,10 +78,20 @@ impl Repo {
         run(&self.toplevel, args)
     }
 
-    /// The object id of every local branch head (`refs/heads/*`), with its ref name.
-    pub fn branch_heads(&self) -> Vec<(String, String)> {
-        let out = self.git(&["for-each-ref", "--format=%(objectname) %(refname)", "refs/heads"]).unwrap_or_default();
-        out.lines().filter_map(|l| l.split_once(' ')).map(|(oid, name)| (name.to_string(), oid.to_string())).collect()
+    /// The object id of every branch tip this clone knows, with its ref name: local branches
+    /// (`refs/heads/*`) and remote-tracking branches (`refs/remotes/*`, what `git fetch` brought).
+    /// Symbolic refs such as `origin/HEAD` are skipped: they repeat a branch listed anyway.
+    pub fn branch_tips(&self) -> Vec<(String, String)> {
+        let out = self
+            .git(&["for-each-ref", "--format=%(objectname) %(refname) %(symref)", "refs/heads", "refs/remotes"])
+            .unwrap_or_default();
+        out.lines()
+            .filter_map(|l| {
+                let mut parts = l.splitn(3, ' ');
+                let (oid, name, symref) = (parts.next()?, parts.next()?, parts.next().unwrap_or(""));
+                symref.is_empty().then(|| (name.to_string(), oid.to_string()))
+            })
+            .collect()
     }
 
     /// Every worktree of the repository (this one included): its top level and its HEAD commit
@@ -116,10 +127,13 @@ impl Repo {
         Some(out.split('\0').filter(|p| !p.is_empty()).map(|p| p.rsplit('/').next().unwrap_or(p).to_string()).collect())
     }
 
-    /// The commit that first added `path` (followed through renames), if it is committed.
-    pub fn commit_adding(&self, path: &Path) -> Option<String> {
+    /// The commit that first put a file at `path` in the history of `rev` (`HEAD`, or the branch
+    /// as it was before a rebase), if it is committed there. Not `--follow`: its rename guess
+    /// pairs near-identical issue files (two branches' "child of ISS-000001") and would name the
+    /// other branch's commit; a file that arrived by a rename is dated by that rename instead.
+    pub fn commit_adding(&self, rev: &str, path: &Path) -> Option<String> {
         let rel = path.canonicalize().ok()?.strip_prefix(&self.toplevel).ok()?.to_string_lossy().into_owned();
-        let out = self.git(&["log", "--follow", "--diff-filter=A", "--format=%H", "--", &rel])?;
+        let out = self.git(&["log", "--no-renames", "--diff-filter=A", "--format=%H", rev, "--", &rel])?;
         out.lines().last().map(str::to_string)
     }
 }

@@ -1,7 +1,8 @@
-//! `docket git-setup`: route the workspace's issue files through the merge driver. Writes a
-//! `.gitattributes` inside the workspace directory (it applies to that directory only and moves
-//! with it) and the `merge.docket` driver to the repository's config. Idempotent: running it
-//! again changes nothing and says so.
+//! `docket git-setup`: route the workspace's issue files through the merge driver and install
+//! the hooks that renumber ids a merge duplicated ([`super::hooks`]). Writes a `.gitattributes`
+//! inside the workspace directory (it applies to that directory only and moves with it), the
+//! `merge.docket` driver to the repository's config, and the hooks. Idempotent: running it again
+//! changes nothing and says so.
 
 use std::path::Path;
 
@@ -72,5 +73,6 @@ pub fn git_setup(ws: &Workspace, exe: &Path) -> Result<Vec<String>, String> {
             report.push(format!("git config {key} = {value}"));
         }
     }
+    report.extend(super::hooks::install(&repo, exe)?);
     Ok(report)
 }

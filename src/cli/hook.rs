@@ -1,0 +1,146 @@
+//! `docket hook NAME`: what the git hooks installed by `docket git-setup` run (see
+//! `store::git::hooks`). After a merge, a rebase or a merge commit concluded by hand it renumbers
+//! the ids the merge duplicated, with `doctor --fix`'s rules (a file already on a remote branch
+//! keeps its id; references that git history attributes are rewritten; no text is lost), prints
+//! every change, and commits them on their own, so the next push carries distinct ids. It never
+//! commits a file that had uncommitted changes of its own, and never fails the git command.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use super::args::HookArgs;
+use crate::app::App;
+use crate::doctor::{self, Kind, fix::Scope};
+use crate::store::Workspace;
+use crate::store::git::Repo;
+
+/// Set while docket's own commit runs, so the post-commit hook it triggers does nothing.
+const ACTIVE: &str = "DOCKET_HOOK_ACTIVE";
+
+const MESSAGE: &str = "docket: renumber ids the merge duplicated\n\nWritten by docket's git hook (`docket git-setup`): same repairs as `docket doctor --fix`.";
+
+/// Runs hook `a.name`; the lines to print (on stderr: git shows a hook's output as it runs).
+pub(super) fn run(a: &HookArgs) -> Result<Vec<String>, String> {
+    if std::env::var_os(ACTIVE).is_some() {
+        return Ok(Vec::new());
+    }
+    let ws = Workspace::resolve(a.ws.workspace.as_deref()).map_err(|e| e.to_string())?;
+    let Some(repo) = Repo::discover(&ws.dir) else { return Ok(Vec::new()) };
+    let commit = match a.name.as_str() {
+        // `git merge --squash` leaves the merge uncommitted: the repair joins it.
+        "post-merge" => a.args.first().is_none_or(|squash| squash != "1"),
+        "post-rewrite" => true,
+        // Only a merge concluded by hand (after conflicts): an ordinary commit adds no duplicate.
+        "post-commit" => {
+            if repo.git(&["rev-parse", "-q", "--verify", "HEAD^2"]).is_none() {
+                return Ok(Vec::new());
+            }
+            true
+        }
+        other => {
+            return Err(format!(
+                "unknown hook `{other}`: docket's hooks are {}",
+                crate::store::git::hooks::HOOKS.join(", ")
+            ));
+        }
+    };
+    let app = App::load(ws.clone(), &[]).map_err(|e| e.to_string())?;
+    let report = doctor::check(&app.store).map_err(|e| e.to_string())?;
+    if !report.problems.iter().any(|p| matches!(p.kind, Kind::DuplicateId | Kind::InterruptedMove)) {
+        return Ok(Vec::new());
+    }
+    let dirty = dirty_paths(&repo)?;
+    // After a rebase, the references were written in the branch as it was (git keeps it as
+    // ORIG_HEAD), where each names only the file it meant.
+    let before = (a.name == "post-rewrite").then(|| repo.git(&["rev-parse", "-q", "--verify", "ORIG_HEAD"])).flatten();
+    let outcome = doctor::fix::fix_in(&app.store, Scope::Ids, before.as_deref().map(str::trim))?;
+    let mut lines: Vec<String> = outcome.changes.iter().map(|c| format!("docket: {c}")).collect();
+    lines.extend(outcome.notes.iter().map(|n| format!("docket: note: {n}")));
+    if outcome.touched.is_empty() {
+        return Ok(lines);
+    }
+    let paths: Vec<String> = outcome.touched.iter().filter_map(|p| from_top(&repo, &ws, p)).collect();
+    let unsafe_to_commit: Vec<&String> = paths.iter().filter(|p| dirty.contains(p.as_str())).collect();
+    if !commit || !unsafe_to_commit.is_empty() || paths.len() != outcome.touched.len() {
+        let why = if commit {
+            format!("{} had uncommitted changes of its own", unsafe_to_commit.first().map_or("a file", |p| p.as_str()))
+        } else {
+            "a squash merge is committed by you".to_string()
+        };
+        lines.push(format!(
+            "docket: the repair is left in the working tree, not committed ({why}); review it, then `git add -A {} && git commit`",
+            if repo.ws_rel.is_empty() { "." } else { repo.ws_rel.as_str() }
+        ));
+        return Ok(lines);
+    }
+    let staged = git(&repo.toplevel, &["diff", "--cached", "--name-only", "-z"])?;
+    if !staged.is_empty() {
+        lines.push(format!(
+            "docket: the repair is left in the working tree, not committed (other changes are staged); review it, then `git add -A {} && git commit`",
+            if repo.ws_rel.is_empty() { "." } else { repo.ws_rel.as_str() }
+        ));
+        return Ok(lines);
+    }
+    git(&repo.toplevel, &[&["add", "-A", "--"], &as_strs(&paths)[..]].concat())?;
+    commit_index(&repo.toplevel)?;
+    lines.push(format!("docket: committed the repair ({} file(s)); push it with your merge", paths.len()));
+    Ok(lines)
+}
+
+/// Commits the index on top of HEAD with plumbing: inside post-merge git still has the merge's
+/// state files (`MERGE_HEAD`), and `git commit` would take the repair for the merge's conclusion.
+fn commit_index(top: &Path) -> Result<(), String> {
+    let head = git(top, &["rev-parse", "--verify", "HEAD"])?;
+    let head = head.trim();
+    let tree = git(top, &["write-tree"])?;
+    let commit = git(top, &["commit-tree", tree.trim(), "-p", head, "-m", MESSAGE])?;
+    git(top, &["update-ref", "-m", "docket: renumber ids the merge duplicated", "HEAD", commit.trim(), head])?;
+    Ok(())
+}
+
+fn as_strs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}
+
+/// `git ARGS` in `dir` as docket's hook: its own commit triggers no docket hook again.
+fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env(ACTIVE, "1")
+        .output()
+        .map_err(|e| format!("cannot run git ({e})"))?;
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    } else {
+        Err(format!("`git {}` failed: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim()))
+    }
+}
+
+/// `path` (inside the workspace) as a path from the repository's top level, as git prints them.
+fn from_top(repo: &Repo, ws: &Workspace, path: &Path) -> Option<String> {
+    let in_root = path.strip_prefix(&ws.root).ok()?;
+    let root_rel = Path::new(&repo.ws_rel).parent().map(Path::to_path_buf).unwrap_or_default();
+    let rel: PathBuf = root_rel.join(in_root);
+    let text = rel.to_str()?;
+    Some(text.replace('\\', "/"))
+}
+
+/// Files of the workspace git sees changed or untracked, from the top level (renames give both
+/// names): the files the hook must not commit on the user's behalf.
+fn dirty_paths(repo: &Repo) -> Result<HashSet<String>, String> {
+    let spec = if repo.ws_rel.is_empty() { "." } else { repo.ws_rel.as_str() };
+    let out = git(&repo.toplevel, &["status", "--porcelain=v1", "-z", "--untracked-files=all", "--", spec])?;
+    let mut paths = HashSet::new();
+    let mut fields = out.split('\0').filter(|f| !f.is_empty());
+    while let Some(entry) = fields.next() {
+        let (status, path) = entry.split_at(entry.len().min(3));
+        paths.insert(path.to_string());
+        if status.contains('R') || status.contains('C') {
+            paths.extend(fields.next().map(str::to_string));
+        }
+    }
+    Ok(paths)
+}

@@ -1,0 +1,245 @@
+//! Teams without collisions (issue 28), with real git: a bare origin and five clones, each set up
+//! with `docket git-setup`. Ids count every remote-tracking branch, and the hooks git-setup
+//! installs renumber what a merge or a rebase duplicated and commit the repair, so after every
+//! clone has merged in turn the issues hold distinct ids with no command typed by hand.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+mod common;
+
+use common::{git, git_command};
+
+fn docket(root: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_docket"))
+        .args(args)
+        .arg("--workspace")
+        .arg(root)
+        .current_dir(root)
+        .env_remove("DOCKET_WORKSPACE")
+        .env_remove("WRANGLER_WORKSPACE_ROOT")
+        .env_remove("DOCKET_BRANCH_AWARE_IDS")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .expect("docket runs")
+}
+
+fn ok(root: &Path, args: &[&str]) -> String {
+    let o = docket(root, args);
+    let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.success(), "docket {args:?} failed: {out}{err}");
+    out.into_owned()
+}
+
+/// `git ARGS` that must succeed; its stdout and stderr together (hooks print to stderr).
+fn git_all(dir: &Path, args: &[&str]) -> String {
+    let o = git_command(dir).args(args).output().expect("git runs");
+    let all = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.success(), "git {args:?} in {} failed: {all}", dir.display());
+    all
+}
+
+fn all_issues(root: &Path) -> Vec<Value> {
+    let out = ok(root, &["list", "--all", "--json", "--format", "full"]);
+    let v: Value = serde_json::from_str(&out).expect("JSON");
+    v["issues"].as_array().cloned().expect("issues")
+}
+
+/// A bare origin holding a committed `.docket/` workspace (and its `.gitattributes`), and `n` clones of it, each set up
+/// with `docket git-setup` (merge driver and hooks).
+fn origin_and_clones(n: usize) -> (tempfile::TempDir, Vec<PathBuf>) {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let origin = tmp.path().join("origin.git");
+    git(tmp.path(), &["init", "-q", "--bare", "-b", "main", origin.to_str().expect("utf-8")]);
+    let seed = tmp.path().join("seed");
+    git(tmp.path(), &["clone", "-q", origin.to_str().expect("utf-8"), "seed"]);
+    docket::store::Workspace::init(&seed).expect("init");
+    // The README's order: git-setup once, its .gitattributes committed; then every clone runs
+    // git-setup for its own config and hooks.
+    ok(&seed, &["git-setup"]);
+    git(&seed, &["add", "-A"]);
+    git(&seed, &["commit", "-q", "-m", "docket workspace"]);
+    git(&seed, &["push", "-q", "origin", "main"]);
+    let clones: Vec<PathBuf> = (0..n)
+        .map(|i| {
+            let name = format!("clone-{i}");
+            git(tmp.path(), &["clone", "-q", origin.to_str().expect("utf-8"), &name]);
+            let dir = tmp.path().join(name);
+            let setup = ok(&dir, &["git-setup"]);
+            assert!(setup.is_empty() || setup.contains("post-merge"), "{setup}");
+            dir
+        })
+        .collect();
+    (tmp, clones)
+}
+
+/// Creates issues in `dir`: `parent` (when given, as the parent of a child) and returns the id.
+fn create(dir: &Path, title: &str, parent: Option<&str>) -> String {
+    let mut args = vec!["create", "--title", title];
+    if let Some(p) = parent {
+        args.extend(["--parent", p]);
+    }
+    ok(dir, &args).trim().to_string()
+}
+
+/// Every child's parentTaskId names the parent its title says (`child N of TITLE`).
+fn assert_parents_intact(issues: &[Value]) -> usize {
+    let by_id: BTreeMap<&str, &Value> = issues.iter().map(|i| (i["id"].as_str().expect("id"), i)).collect();
+    let mut children = 0;
+    for issue in issues {
+        let title = issue["title"].as_str().expect("title");
+        if let Some((_, parent_title)) = title.split_once(" of ") {
+            let parent_id = issue["wranglerContext"]["parentTaskId"].as_str().expect("a parent");
+            let parent = by_id.get(parent_id).unwrap_or_else(|| panic!("{title}: parent {parent_id} missing"));
+            assert_eq!(parent["title"], parent_title, "{title} points at {parent_id}");
+            children += 1;
+        }
+    }
+    children
+}
+
+#[test]
+fn five_clones_merge_in_turn_and_end_with_distinct_ids_and_right_parents() {
+    let (tmp, clones) = origin_and_clones(5);
+    // Clones 0-2 fetch before every create; 3 and 4 never fetch before creating. Clone 4
+    // integrates with `pull --rebase` (the post-rewrite hook), the others with merges.
+    let fetches = |i: usize| i < 3;
+    let mut titles = BTreeSet::new();
+    let mut repaired = BTreeSet::new();
+    for round in 0..2 {
+        for (i, dir) in clones.iter().enumerate() {
+            // Three issues a turn: a parent and two children, committed, then merged with what
+            // is on origin and pushed.
+            if fetches(i) {
+                git(dir, &["fetch", "-q"]);
+            }
+            let parent_title = format!("clone {i} round {round} parent");
+            let parent = create(dir, &parent_title, None);
+            titles.insert(parent_title.clone());
+            for c in 0..2 {
+                if fetches(i) {
+                    git(dir, &["fetch", "-q"]);
+                }
+                let title = format!("clone {i} round {round} child {c} of {parent_title}");
+                create(dir, &title, Some(&parent));
+                titles.insert(title);
+            }
+            git(dir, &["add", "-A"]);
+            git(dir, &["commit", "-q", "-m", &format!("clone {i} round {round}")]);
+            let how = if i == 4 { "--rebase" } else { "--no-rebase" };
+            let pulled = git_all(dir, &["pull", how, "--no-edit", "origin", "main"]);
+            if pulled.contains("docket: renumbered") {
+                assert!(pulled.contains("docket: committed the repair"), "{pulled}");
+                repaired.insert(i);
+            }
+            git(dir, &["push", "-q", "origin", "main"]);
+        }
+    }
+    // A clone that fetched before creating never collided; the others did and were repaired by
+    // their hooks (a merge for clone 3, a rebase for clone 4).
+    assert_eq!(repaired, BTreeSet::from([3, 4]));
+    // What everyone gets: a fresh clone of origin.
+    let last = tmp.path().join("reader");
+    git(tmp.path(), &["clone", "-q", tmp.path().join("origin.git").to_str().expect("utf-8"), "reader"]);
+    let issues = all_issues(&last);
+    let ids: BTreeSet<&str> = issues.iter().map(|i| i["id"].as_str().expect("id")).collect();
+    assert_eq!(issues.len(), 30, "nothing lost, nothing doubled");
+    assert_eq!(ids.len(), 30, "distinct ids: {ids:?}");
+    let found: BTreeSet<String> = issues.iter().map(|i| i["title"].as_str().expect("title").to_string()).collect();
+    assert_eq!(found, titles);
+    assert_eq!(assert_parents_intact(&issues), 20);
+    let doctor = docket(&last, &["doctor"]);
+    assert_eq!(doctor.status.code(), Some(0), "{}", String::from_utf8_lossy(&doctor.stdout));
+}
+
+#[test]
+fn after_a_fetch_new_ids_are_above_every_remote_branch() {
+    let (_tmp, clones) = origin_and_clones(2);
+    let (a, b) = (&clones[0], &clones[1]);
+    for t in ["a one", "a two", "a three"] {
+        create(a, t, None);
+    }
+    git(a, &["checkout", "-q", "-b", "feature"]);
+    create(a, "a on a feature branch", None);
+    git(a, &["add", "-A"]);
+    git(a, &["commit", "-q", "-m", "a"]);
+    git(a, &["push", "-q", "origin", "feature"]);
+    // b has no local branch of a's: only the remote-tracking one after the fetch.
+    git(b, &["fetch", "-q"]);
+    assert!(git(b, &["branch", "--list"]).lines().all(|l| !l.contains("feature")));
+    assert_eq!(create(b, "b one", None), "ISS-000005");
+}
+
+/// A hook the user already has keeps running, before docket's; running git-setup again changes
+/// nothing.
+#[test]
+fn existing_hooks_are_kept_and_chained_and_setup_is_idempotent() {
+    let (tmp, clones) = origin_and_clones(1);
+    let dir = tmp.path().join("own");
+    git(tmp.path(), &["clone", "-q", tmp.path().join("origin.git").to_str().expect("utf-8"), "own"]);
+    let hooks = dir.join(".git/hooks");
+    std::fs::create_dir_all(&hooks).expect("hooks dir");
+    let mine = "#!/bin/sh\necho \"mine ran: $1\" >> \"$(git rev-parse --git-dir)/mine.log\"\n";
+    std::fs::write(hooks.join("post-merge"), mine).expect("own hook");
+    set_executable(&hooks.join("post-merge"));
+    let first = ok(&dir, &["git-setup"]);
+    assert!(first.contains("post-merge: kept as"), "{first}");
+    assert_eq!(std::fs::read_to_string(hooks.join("post-merge.legacy")).expect("kept"), mine);
+    let again = ok(&dir, &["git-setup"]);
+    for name in ["post-merge", "post-rewrite", "post-commit"] {
+        assert!(again.contains(&format!("hooks/{name}: already installed")), "{again}");
+    }
+    assert!(!hooks.join("post-rewrite.legacy").exists());
+    // The other clone pushes ISS-000001 first; this one made its own ISS-000001 meanwhile.
+    create(&clones[0], "pushed first", None);
+    git(&clones[0], &["add", "-A"]);
+    git(&clones[0], &["commit", "-q", "-m", "first"]);
+    git(&clones[0], &["push", "-q", "origin", "main"]);
+    create(&dir, "mine", None);
+    git(&dir, &["add", "-A"]);
+    git(&dir, &["commit", "-q", "-m", "mine"]);
+    let merged = git_all(&dir, &["pull", "--no-rebase", "--no-edit", "origin", "main"]);
+    assert!(merged.contains("docket: renumbered ISS-000001 -> ISS-000002"), "{merged}");
+    assert!(merged.contains("docket: committed the repair"), "{merged}");
+    assert_eq!(std::fs::read_to_string(dir.join(".git/mine.log")).expect("log"), "mine ran: 0\n");
+    let by_title: BTreeMap<String, String> = all_issues(&dir)
+        .iter()
+        .map(|i| (i["title"].as_str().expect("t").to_string(), i["id"].as_str().expect("id").to_string()))
+        .collect();
+    assert_eq!(by_title["pushed first"], "ISS-000001", "the published file keeps its id");
+    assert_eq!(by_title["mine"], "ISS-000002");
+    assert!(git(&dir, &["status", "--porcelain"]).is_empty(), "the repair is committed");
+}
+
+/// The hook never commits a file with uncommitted changes of its own: the repair stays in the
+/// working tree and the hook says so.
+#[test]
+fn a_repair_touching_uncommitted_work_is_left_for_the_user_to_commit() {
+    let (_tmp, clones) = origin_and_clones(2);
+    let (a, b) = (&clones[0], &clones[1]);
+    create(a, "a one", None);
+    git(a, &["add", "-A"]);
+    git(a, &["commit", "-q", "-m", "a"]);
+    git(a, &["push", "-q", "origin", "main"]);
+    // b's issue is never committed: the pull (a fast-forward) brings a's ISS-000001 beside it.
+    create(b, "b one, uncommitted", None);
+    let pulled = git_all(b, &["pull", "--no-rebase", "--no-edit", "origin", "main"]);
+    assert!(pulled.contains("not committed"), "{pulled}");
+    let ids: BTreeSet<String> = all_issues(b).iter().map(|i| i["id"].as_str().expect("id").to_string()).collect();
+    assert_eq!(ids.len(), 2, "{ids:?}");
+    let by_title: BTreeMap<String, String> = all_issues(b)
+        .iter()
+        .map(|i| (i["title"].as_str().expect("t").to_string(), i["id"].as_str().expect("id").to_string()))
+        .collect();
+    assert_eq!(by_title["a one"], "ISS-000001", "the pushed file keeps its id");
+    assert_eq!(git(b, &["rev-list", "--count", "HEAD"]).trim(), "2", "no commit made on the user's behalf");
+}
+
+fn set_executable(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+}
