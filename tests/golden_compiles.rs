@@ -14,6 +14,11 @@ mod handlers {
         pub async fn run<T>(&self, work: impl FnOnce(&Handlers) -> ToolResult<T>) -> ToolResult<T> {
             work(self)
         }
+
+        /// The real context refuses writes on a read-only server; this one never is.
+        pub fn refuse_if_read_only(&self, _tool: &str) -> Result<(), docket::runtime::ToolError> {
+            Ok(())
+        }
     }
 
     pub mod items {

@@ -18,8 +18,6 @@ const READ_ONLY: &[&str] = &[
     "issues_all_complete",
     "session_get",
     "session_status",
-    // Not in SPEC section 3 either (issue 15): the read-only half of `docket doctor`.
-    "workspace_doctor",
 ];
 const IDEMPOTENT_WRITES: &[&str] = &[
     "issues_mark_complete",
@@ -63,6 +61,15 @@ async fn tools_list_has_every_manifest_tool_with_the_spec_annotations() {
         let idempotent = READ_ONLY.contains(&name) || IDEMPOTENT_WRITES.contains(&name);
         assert_eq!(a["idempotentHint"], json!(idempotent), "{name} idempotentHint");
     }
+    // Not in SPEC section 3 (issue 15); since issue 28 `fix: true` repairs, a destructive write
+    // (renames, removals) that gives the same result when repeated.
+    let doctor = tools.iter().find(|t| t.name == "workspace_doctor").expect("workspace_doctor");
+    let a = serde_json::to_value(&doctor.annotations).expect("annotations");
+    assert_eq!(
+        (&a["readOnlyHint"], &a["destructiveHint"], &a["idempotentHint"]),
+        (&json!(false), &json!(true), &json!(true)),
+        "{a}"
+    );
     let names: BTreeSet<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
     for listed in [READ_ONLY, IDEMPOTENT_WRITES, OTHER_WRITES].concat() {
         assert!(names.contains(listed), "{listed} is served");

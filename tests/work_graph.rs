@@ -81,6 +81,35 @@ async fn ready_follows_blockers_parents_and_epics_before_and_after_a_close() {
     c.cancel().await.unwrap();
 }
 
+/// issues_update_batch reports what its closes unblocked, counted after the whole batch: an
+/// issue waiting on two blockers closed in one batch is unblocked once, and an issue the batch
+/// closed itself is not offered.
+#[tokio::test]
+async fn a_batch_that_closes_blockers_reports_what_it_unblocked() {
+    let ws = workspace();
+    let c = start(ws.path()).await;
+    let a = create(&c, "First blocker", json!({})).await;
+    let b = create(&c, "Second blocker", json!({})).await;
+    let both = create(&c, "Waits on both", json!({"blockedBy": [a, b]})).await;
+    let closed_too = create(&c, "Waits on the first, closed in the batch", json!({"blockedBy": [a]})).await;
+    let only_a = create(&c, "Waits on the first only", json!({"blockedBy": [a]})).await;
+    let first = call(&c, "issues_update_batch", json!({"updates": [{"id": a, "status": "closed"}]})).await;
+    assert_eq!(structured(&first)["unblocked"], json!([closed_too, only_a]), "{}", text(&first));
+    let r = call(
+        &c,
+        "issues_update_batch",
+        json!({"updates": [{"id": closed_too, "status": "closed"}, {"id": b, "status": "closed"}, {"id": only_a, "priority": "high"}]}),
+    )
+    .await;
+    let out = structured(&r);
+    assert_eq!(out["unblocked"], json!([both]), "{out}");
+    assert!(text(&r).contains(&format!("Unblocked (now ready unless taken): {both}")), "{}", text(&r));
+    let quiet =
+        structured(&call(&c, "issues_update_batch", json!({"updates": [{"id": both, "priority": "low"}]})).await);
+    assert!(quiet.get("unblocked").is_none(), "{quiet}");
+    c.cancel().await.unwrap();
+}
+
 #[tokio::test]
 async fn cycles_self_blocks_and_unknown_ids_are_refused_and_nothing_is_written() {
     let ws = workspace();

@@ -175,31 +175,48 @@ pub fn path_of(sections: &[Section], i: usize) -> String {
     names.join("/")
 }
 
-/// One line per heading, indented one space per level below the shallowest heading, with the
-/// section's size in characters (its subsections included): `  Component 3 (1204)`. Without `depth`, the
-/// deepest levels are left out when showing them all would take more than
-/// [`DEFAULT_OUTLINE_LINES`] lines; the note says so and how to see them.
+/// The outline: one line per heading, indented one space per level below the shallowest, with
+/// the section's size in characters (its subsections included): ` Component 3 (1204)`. A heading
+/// whose subsections have none of their own names them on its line, without sizes:
+/// ` Component 3 (1204): Purpose, Interface, Tests`; every section is named at a fraction of a
+/// line each. Without `depth`, the deepest levels are left out when showing them all would take
+/// more than [`DEFAULT_OUTLINE_LINES`] lines; the note says so and how to see them.
 pub fn outline(sections: &[Section], depth: Option<usize>) -> (String, Option<String>) {
     if sections.is_empty() {
         return ("(no headings)".into(), None);
     }
     let top = sections.iter().map(|s| s.level).min().unwrap_or(1);
-    let rel = |s: &Section| s.level - top + 1;
-    let deepest = sections.iter().map(rel).max().unwrap_or(1);
-    let shown = depth.unwrap_or_else(|| {
-        (1..=deepest)
-            .rev()
-            .find(|&d| sections.iter().filter(|s| rel(s) <= d).count() <= DEFAULT_OUTLINE_LINES)
-            .unwrap_or(1)
-    });
+    let rel = |i: usize| sections[i].level - top + 1;
+    let parent: Vec<Option<usize>> = (0..sections.len()).map(|i| ancestors_of(sections, i).next()).collect();
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); sections.len()];
+    for (i, p) in parent.iter().enumerate() {
+        if let Some(p) = p {
+            children[*p].push(i);
+        }
+    }
+    // Listed on its parent's line: a leaf whose siblings are all leaves too.
+    let inline = |i: usize| parent[i].is_some_and(|p| children[p].iter().all(|&c| children[c].is_empty()));
+    let deepest = (0..sections.len()).map(rel).max().unwrap_or(1);
+    let lines_at = |d: usize| (0..sections.len()).filter(|&i| rel(i) <= d && !inline(i)).count();
+    let shown =
+        depth.unwrap_or_else(|| (1..=deepest).rev().find(|&d| lines_at(d) <= DEFAULT_OUTLINE_LINES).unwrap_or(1));
     let mut out = String::new();
-    for s in sections.iter().filter(|s| rel(s) <= shown) {
+    for i in (0..sections.len()).filter(|&i| rel(i) <= shown && !inline(i)) {
         if !out.is_empty() {
             out.push('\n');
         }
-        let _ = write!(out, "{}{} ({})", " ".repeat(rel(s) - 1), s.title, s.end - s.start);
+        let s = &sections[i];
+        let _ = write!(out, "{}{} ({})", " ".repeat(rel(i) - 1), s.title, s.end - s.start);
+        let listed: Vec<&str> = children[i]
+            .iter()
+            .filter(|&&c| inline(c) && rel(c) <= shown)
+            .map(|&c| sections[c].title.as_str())
+            .collect();
+        if !listed.is_empty() {
+            let _ = write!(out, ": {}", listed.join(", "));
+        }
     }
-    let hidden = sections.iter().filter(|s| rel(s) > shown).count();
+    let hidden = (0..sections.len()).filter(|&i| rel(i) > shown).count();
     let note = (hidden > 0).then(|| format!("{hidden} deeper headings left out; depth {deepest} shows all"));
     (out, note)
 }
@@ -275,8 +292,8 @@ mod tests {
         assert_eq!(p.missing.as_deref(), Some("Rollout"));
         assert!(p.text.is_none());
         let outline = p.outline.expect("outline");
-        assert_eq!(outline.lines().count(), 6, "{outline}");
-        assert!(outline.contains("\n Design (39)\n  Component 3 (24)"), "{outline}");
+        assert_eq!(outline.lines().count(), 4, "{outline}");
+        assert!(outline.contains("\n Design (39): Component 3\n"), "{outline}");
     }
 
     #[test]
@@ -297,15 +314,34 @@ mod tests {
     }
 
     #[test]
+    fn subsections_without_their_own_are_named_on_their_parents_line() {
+        let mut body = String::from("# Spec\n## Design\n");
+        for i in 0..30 {
+            body.push_str(&format!("### Part {i}\n#### A {i}\nx\n#### B {i}\ny\n"));
+        }
+        body.push_str("## Acceptance\n- done\n");
+        let sections = bodies::outline(&body);
+        let (lines, note) = outline(&sections, None);
+        assert_eq!(note, None, "every section is named");
+        assert_eq!(lines.lines().count(), 33, "{lines}");
+        let part = lines.lines().find(|l| l.starts_with("  Part 7 (")).expect("a part line");
+        assert!(part.ends_with("): A 7, B 7"), "{part}");
+        assert!(lines.ends_with(" Acceptance (21)"), "{lines}");
+        let (shallow, note) = outline(&sections, Some(2));
+        assert_eq!(shallow.lines().count(), 3);
+        assert_eq!(note.as_deref(), Some("90 deeper headings left out; depth 4 shows all"));
+    }
+
+    #[test]
     fn the_default_outline_leaves_out_the_deepest_levels_of_a_long_one() {
         let mut body = String::new();
         for i in 0..30 {
-            body.push_str(&format!("## Part {i}\n### A {i}\n### B {i}\n"));
+            body.push_str(&format!("## Part {i}\n### A {i}\n#### a\n### B {i}\n#### b\n"));
         }
         let sections = bodies::outline(&body);
         let (lines, note) = outline(&sections, None);
         assert_eq!(lines.lines().count(), 30);
-        assert_eq!(note.as_deref(), Some("60 deeper headings left out; depth 2 shows all"));
-        assert_eq!(outline(&sections, Some(2)).0.lines().count(), 90);
+        assert_eq!(note.as_deref(), Some("120 deeper headings left out; depth 3 shows all"));
+        assert_eq!(outline(&sections, Some(3)).0.lines().count(), 90);
     }
 }

@@ -101,6 +101,7 @@ pub fn update_batch(cx: &Handlers, input: IssuesUpdateBatchInput) -> ToolResult<
     let store: &Store = &cx.store;
     let total = input.updates.len();
     let (mut updated, mut unchanged, mut errors) = (Vec::new(), Vec::new(), Vec::new());
+    let mut closed: Vec<String> = Vec::new();
     for item in input.updates {
         let patch = IssuePatch {
             status: item.status.map(status),
@@ -112,8 +113,23 @@ pub fn update_batch(cx: &Handlers, input: IssuesUpdateBatchInput) -> ToolResult<
         };
         match apply(store, &item.id, patch) {
             Ok((meta, changed)) if changed.is_empty() => unchanged.push(meta.id),
-            Ok((meta, _)) => updated.push(meta.id),
+            Ok((meta, changed)) => {
+                if changed.iter().any(|c| c == "status") && meta.status.is_archived() {
+                    closed.push(meta.id.clone());
+                }
+                updated.push(meta.id);
+            }
             Err(e) => errors.push(BatchFailure { id: item.id, error: e.message }),
+        }
+    }
+    // Asked once every update is in: an issue two closes of the batch were blocking is ready
+    // only after both, and one the batch itself closed is not offered.
+    let mut unblocked: Vec<String> = Vec::new();
+    for id in &closed {
+        for ready in super::work::unblocked(store, id, true).0.into_iter().flatten() {
+            if !unblocked.contains(&ready) && !closed.contains(&ready) {
+                unblocked.push(ready);
+            }
         }
     }
     // The model asked for the changes; what it needs back is which IDs took them and why others did not.
@@ -124,6 +140,9 @@ pub fn update_batch(cx: &Handlers, input: IssuesUpdateBatchInput) -> ToolResult<
         }
     }
     lines.extend(errors.iter().map(|f| format!("Failed {}: {}", f.id, f.error)));
+    if !unblocked.is_empty() {
+        lines.push(format!("Unblocked (now ready unless taken): {}", unblocked.join(", ")));
+    }
     let non_empty = |v: Vec<String>| (!v.is_empty()).then_some(v);
     let output = IssuesUpdateBatchOutput {
         succeeded: (updated.len() + unchanged.len()) as i64,
@@ -131,6 +150,7 @@ pub fn update_batch(cx: &Handlers, input: IssuesUpdateBatchInput) -> ToolResult<
         updated: non_empty(updated),
         unchanged: non_empty(unchanged),
         errors: (!errors.is_empty()).then_some(errors),
+        unblocked: non_empty(unblocked),
     };
     Ok(Reply::new(output).with_text(lines.join("\n")).with_results(ResultCounts {
         total,

@@ -669,6 +669,7 @@ impl ToolHandlers for super::handlers::Handlers {
         input: AddItemInput,
         _: CallContext,
     ) -> ToolResult<AddItemOutput> {
+        self.refuse_if_read_only("add_item")?;
         self.run(move |cx| super::handlers::items::add_item(cx, input)).await
     }
 }
