@@ -210,7 +210,11 @@ fn edit_saves_a_good_edit_and_refuses_a_broken_one_keeping_the_file() {
     assert!(out.starts_with(&format!("Saved {id}")), "{out}");
     let after = std::fs::read_to_string(&path).unwrap();
     assert!(after.contains("priority: critical"), "{after}");
-    assert_eq!(after.lines().count(), before.lines().count(), "only the edited line changed");
+    assert_eq!(after.lines().count(), before.lines().count(), "only the edited line and updatedAt changed");
+    let updated = |t: &str| t.lines().find(|l| l.starts_with("updatedAt:")).map(str::to_string);
+    assert_ne!(updated(&after), updated(&before), "an edit is an update: updatedAt moves");
+    let changed: Vec<(&str, &str)> = before.lines().zip(after.lines()).filter(|(a, b)| a != b).collect();
+    assert_eq!(changed.len(), 2, "{changed:?}");
 
     let broken = docket(ws, &["edit", &id], &[("VISUAL", "sed -i -e 's/^title: /title: [unclosed /'")]);
     assert_eq!(broken.status.code(), Some(1));
@@ -231,6 +235,31 @@ fn edit_saves_a_good_edit_and_refuses_a_broken_one_keeping_the_file() {
     let failing = docket(ws, &["edit", &id], &[("EDITOR", "false")]);
     assert_eq!(failing.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&failing.stderr).contains("nothing was saved"));
+}
+
+/// `edit` that closes an issue does what `docket close` does: the file moves to `archived/` with a
+/// `closedAt`; reopening it by hand moves it back and drops `closedAt`. doctor finds nothing.
+#[test]
+fn edit_that_changes_the_status_moves_the_file_like_an_update() {
+    let dir = generated();
+    let ws = dir.path();
+    let id = ids(ws, Status::Open)[0].clone();
+    let path = file_of(ws, &id);
+    let out = ok_env(ws, &["edit", &id], &[("EDITOR", "sed -i -e 's/^status: .*/status: closed/'")]);
+    assert!(out.contains("moved it to") && out.contains("archived/"), "{out}");
+    assert!(!path.exists(), "the file left issues/");
+    let archived = file_of(ws, &id);
+    assert!(archived.parent().unwrap().ends_with("archived"), "{}", archived.display());
+    let text = std::fs::read_to_string(&archived).unwrap();
+    assert!(text.lines().any(|l| l.starts_with("closedAt:")), "{text}");
+    let doctor = docket(ws, &["doctor"], &[]);
+    let report = String::from_utf8_lossy(&doctor.stdout).to_string();
+    assert!(!report.contains("misplaced"), "{report}");
+
+    ok_env(ws, &["edit", &id], &[("EDITOR", "sed -i -e 's/^status: .*/status: open/'")]);
+    let back = file_of(ws, &id);
+    assert_eq!(back, path, "reopened, it is back in issues/");
+    assert!(!std::fs::read_to_string(&back).unwrap().contains("closedAt"), "closedAt goes with the reopening");
 }
 
 #[test]

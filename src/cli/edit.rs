@@ -1,7 +1,8 @@
 //! `docket edit ID`: the file in the user's editor. The editor works on a copy; the
 //! file is replaced only if the copy still has parsing frontmatter with the same ID, and only
 //! if nobody changed the file meanwhile (an agent, another editor). Otherwise the file is left
-//! as it was and the edited copy is kept, so no work is lost.
+//! as it was and the edited copy is kept, so no work is lost. A saved edit gets what an update
+//! gets: a new `updatedAt`, `closedAt` when it closes, and the folder its status asks for.
 
 use std::path::Path;
 use std::process::Command;
@@ -43,8 +44,12 @@ pub(super) fn edit(ws: &WorkspaceArg, id: &str) -> Result<String, String> {
         return Err(keep(format!("{id} was not saved: {reason}")));
     }
     match store.replace_text(&path, &original, &edited) {
-        Ok(true) => Ok(format!("Saved {id} ({rel}).\n")),
-        Ok(false) => Err(keep(format!(
+        Ok(Some(now)) if now != path => {
+            let moved = now.strip_prefix(&store.workspace().root).unwrap_or(&now).display().to_string();
+            Ok(format!("Saved {id} and moved it to {moved} (its status asks for that folder).\n"))
+        }
+        Ok(Some(_)) => Ok(format!("Saved {id} ({rel}).\n")),
+        Ok(None) => Err(keep(format!(
             "{id} was not saved: the file changed on disk while you edited it (an agent or another editor wrote it)"
         ))),
         Err(e) => Err(keep(format!("{id} was not saved: {e}"))),

@@ -364,7 +364,8 @@ fn resolve_for_read(index: &Index, id: &str) -> Result<(PathBuf, Option<StoreWar
         code: StoreWarningCode::DuplicateId,
         message: format!(
             "{} is held by {} files; this is {} (not archived and created first). The others: {}. Updates to \
-             this ID are refused until `docket doctor --fix` renumbers the duplicates.",
+             this ID are refused until the duplicates are renumbered: call workspace_doctor with fix: true (or run \
+             `docket doctor --fix`).",
             id.trim(),
             paths.len(),
             rel(&paths[0]),

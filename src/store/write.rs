@@ -127,7 +127,7 @@ impl Store {
     }
 
     /// Where the file belongs after the update: its collection, in `archived/` when closed.
-    fn destination(&self, path: &Path, after: &IssueMeta) -> PathBuf {
+    pub(super) fn destination(&self, path: &Path, after: &IssueMeta) -> PathBuf {
         let old_type = folder_type(&self.ws, path);
         let was_archived = path.parent().and_then(Path::file_name).is_some_and(|n| n == "archived");
         let in_archive = after.status.is_archived();
