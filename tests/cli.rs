@@ -291,13 +291,13 @@ fn board_shows_the_columns_with_their_counts() {
     let issues = all_issues(ws.path());
     let (open, doing, closed) =
         (count_status(&issues, "open"), count_status(&issues, "in_progress"), count_status(&issues, "closed"));
-    assert!(closed > 3, "the generated workspace has more than 3 closed issues ({closed})");
-    let out = ok(ws.path(), &["board", "--closed", "3"]);
+    assert!(closed > 3 && open > 5, "the generated workspace has enough issues ({open} open, {closed} closed)");
+    let out = ok(ws.path(), &["board", "--closed", "3", "--limit", "5"]);
     let lines: Vec<&str> = out.lines().collect();
     let heads: Vec<&str> = lines[0].split('│').map(str::trim).collect();
     assert_eq!(
         heads,
-        [format!("OPEN ({open})"), format!("IN_PROGRESS ({doing})"), format!("CLOSED ({closed}, 3 shown)")],
+        [format!("OPEN ({open})"), format!("IN_PROGRESS ({doing})"), format!("CLOSED ({closed})")],
         "{out}"
     );
     assert!(lines.iter().all(|l| l.chars().count() <= 100), "{out}");
@@ -308,14 +308,27 @@ fn board_shows_the_columns_with_their_counts() {
             .filter(|c| !c.is_empty())
             .collect()
     };
-    assert_eq!(cells(0).len(), open, "{out}");
-    assert_eq!(cells(1).len(), doing, "{out}");
-    assert_eq!(cells(2).len(), 3, "{out}");
+    // A capped column: its first cards, highest priority first, then "+N more".
+    let open_cells = cells(0);
+    assert_eq!(open_cells.len(), 6, "{out}");
+    assert!(open_cells[5].starts_with(&format!("+{} more", open - 5)), "{out}");
+    let rank = |card: &str| ["crit", "high", "med", "low"].iter().position(|p| card.split(' ').nth(1) == Some(*p));
+    let ranks: Vec<usize> =
+        open_cells[..5].iter().map(|c| rank(c).unwrap_or_else(|| panic!("no priority: {c}"))).collect();
+    assert!(ranks.windows(2).all(|w| w[0] <= w[1]), "highest priority first: {out}");
+    assert_eq!(cells(1).len(), doing.min(5) + usize::from(doing > 5), "{out}");
+    assert_eq!(cells(2).len(), 4, "{out}");
     // The closed cards are the three most recently updated closed issues.
     let recent: Vec<&str> =
         issues.iter().filter(|i| i["status"] == "closed").take(3).filter_map(|i| i["id"].as_str()).collect();
-    let shown: Vec<String> = cells(2).iter().map(|c| c.split(' ').next().unwrap_or_default().to_string()).collect();
+    let shown: Vec<String> =
+        cells(2)[..3].iter().map(|c| c.split(' ').next().unwrap_or_default().to_string()).collect();
     assert_eq!(shown, recent, "{out}");
+    assert!(cells(2)[3].starts_with(&format!("+{} more", closed - 3)), "{out}");
+    // --limit 0 shows every open card.
+    let all = ok(ws.path(), &["board", "--closed", "1", "--limit", "0", "--width", "200"]);
+    let open_all = all.lines().skip(2).filter(|l| l.split('│').next().is_some_and(|c| !c.trim().is_empty())).count();
+    assert_eq!(open_all, open, "{all}");
     let cancelled = count_status(&issues, "cancelled");
     let four = ok(ws.path(), &["board", "--cancelled"]);
     assert!(four.lines().next().is_some_and(|l| l.contains(&format!("CANCELLED ({cancelled}"))), "{four}");

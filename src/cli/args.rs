@@ -431,6 +431,10 @@ impl UpdateArgs {
 pub struct BoardArgs {
     #[command(flatten)]
     pub filters: Filters,
+    /// Cards per open or in-progress column, highest priority first; the rest are counted in a
+    /// "+N more" line (0: every card).
+    #[arg(long, default_value_t = 12, value_name = "N")]
+    pub limit: usize,
     /// How many of the most recently updated closed (and cancelled) issues to show.
     #[arg(long, default_value_t = 10, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=100))]
     pub closed: u8,
@@ -450,7 +454,7 @@ impl BoardArgs {
         let mut args = Map::new();
         args.insert("status".into(), json!([status]));
         self.filters.apply(&mut args);
-        args.insert("fields".into(), json!(["title"]));
+        args.insert("fields".into(), json!(["title", "priority"]));
         args.insert("limit".into(), json!(limit));
         put(&mut args, "cursor", &cursor.map(str::to_string));
         args

@@ -9,8 +9,12 @@ pub struct Column {
     pub name: String,
     /// Issues with that status (all of them, shown or not).
     pub count: usize,
-    /// The cards shown: `ID title`.
+    /// The cards shown: `ID priority title`.
     pub cards: Vec<String>,
+    /// Issues of the column not shown as cards, counted in a last "+N more" line.
+    pub more: usize,
+    /// The command that lists them all, shown in that line when it fits.
+    pub hint: Option<String>,
 }
 
 const SEPARATOR: &str = " │ ";
@@ -30,12 +34,7 @@ pub fn render(columns: &[Column], width: usize, colour: bool) -> String {
     let headers: Vec<String> = columns
         .iter()
         .map(|c| {
-            let shown = c.cards.len();
-            let head = if shown < c.count {
-                format!("{} ({}, {} shown)", c.name.to_uppercase(), c.count, shown)
-            } else {
-                format!("{} ({})", c.name.to_uppercase(), c.count)
-            };
+            let head = format!("{} ({})", c.name.to_uppercase(), c.count);
             let head = truncate(&head, col);
             let gap = " ".repeat(col.saturating_sub(head.chars().count()));
             super::style::paint(colour, super::style::header(), &head) + &gap
@@ -43,13 +42,23 @@ pub fn render(columns: &[Column], width: usize, colour: bool) -> String {
         .collect();
     let mut lines = vec![join(headers)];
     lines.push(vec!["─".repeat(col); columns.len()].join("─┼─"));
-    let depth = columns.iter().map(|c| c.cards.len()).max().unwrap_or(0);
+    let cells: Vec<Vec<String>> = columns
+        .iter()
+        .map(|c| {
+            let mut cells = c.cards.clone();
+            if c.more > 0 {
+                let long = c.hint.as_ref().map(|h| format!("+{} more: {h}", c.more));
+                let line = long.filter(|l| l.chars().count() <= col).unwrap_or_else(|| format!("+{} more", c.more));
+                cells.push(line);
+            }
+            cells
+        })
+        .collect();
+    let depth = cells.iter().map(Vec::len).max().unwrap_or(0);
     for row in 0..depth {
-        let cells = columns
-            .iter()
-            .map(|c| pad(&c.cards.get(row).map(|card| truncate(card, col)).unwrap_or_default(), col))
-            .collect();
-        lines.push(join(cells));
+        let row_cells =
+            cells.iter().map(|c| pad(&c.get(row).map(|card| truncate(card, col)).unwrap_or_default(), col)).collect();
+        lines.push(join(row_cells));
     }
     lines.join("\n") + "\n"
 }
@@ -59,7 +68,8 @@ mod tests {
     use super::*;
 
     fn column(name: &str, count: usize, cards: &[&str]) -> Column {
-        Column { name: name.into(), count, cards: cards.iter().map(|c| c.to_string()).collect() }
+        let more = count.saturating_sub(cards.len());
+        Column { name: name.into(), count, cards: cards.iter().map(|c| c.to_string()).collect(), more, hint: None }
     }
 
     #[test]
@@ -81,10 +91,11 @@ mod tests {
         assert!(lines.iter().all(|l| l.chars().count() <= 100), "{board}");
         assert!(lines[0].starts_with("OPEN (2)"), "{board}");
         assert!(lines[0].contains("│ IN_PROGRESS (0)"), "{board}");
-        assert!(lines[0].contains("│ CLOSED (12, 1 shown)"), "{board}");
+        assert!(lines[0].contains("│ CLOSED (12)"), "{board}");
         assert!(lines[2].starts_with("ISS-000001 A title far too lon… │ "), "{board}");
         assert!(lines[2].contains('…'), "{board}");
         assert!(lines[2].ends_with("│ ISS-000003 C"), "{board}");
-        assert_eq!(lines.len(), 4, "{board}");
+        assert!(lines[3].ends_with("│ +11 more"), "the rest of a capped column is counted: {board}");
+        assert_eq!(lines.len(), 5, "{board}");
     }
 }

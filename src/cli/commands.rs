@@ -11,7 +11,7 @@ use super::table::{self, terminal_width, truncate};
 use super::{Core, json_text};
 use super::{human, style};
 use crate::generated::{
-    IssueRecord, IssueStatus, IssuesCreateOutput, IssuesGetOutput, IssuesListOutput, IssuesStatsOutput,
+    IssuePriority, IssueRecord, IssueStatus, IssuesCreateOutput, IssuesGetOutput, IssuesListOutput, IssuesStatsOutput,
     IssuesUpdateOutput, limits,
 };
 
@@ -264,29 +264,66 @@ pub(super) fn board(core: &Core, a: &BoardArgs) -> Result<String, String> {
     let page_size = limits::issues_list::MAX_PAGE_SIZE as i64;
     let mut columns = Vec::new();
     for status in IssueStatus::ALL {
-        let capped = matches!(status, IssueStatus::Closed | IssueStatus::Cancelled);
+        let closed = matches!(status, IssueStatus::Closed | IssueStatus::Cancelled);
         if *status == IssueStatus::Cancelled && !a.cancelled {
             continue;
         }
-        // Closed columns show the most recently updated few (the list's order); the others all.
-        let limit = if capped { i64::from(a.closed).max(1) } else { page_size };
+        // Closed columns show the most recently closed few (the list's order); the others their
+        // highest priority first (as the web board does), capped at --limit.
+        let limit = if closed { i64::from(a.closed).max(1) } else { page_size };
         let (mut page, _) =
             core.call_as::<IssuesListOutput>("issues_list", a.to_arguments(status.as_str(), limit, None))?;
         let count = page.total_count.max(0) as usize;
         let mut issues = page.issues.take().unwrap_or_default();
-        while !capped && let Some(cursor) = page.next_cursor.take() {
+        while !closed && let Some(cursor) = page.next_cursor.take() {
             page = core
                 .call_as::<IssuesListOutput>("issues_list", a.to_arguments(status.as_str(), limit, Some(&cursor)))?
                 .0;
             issues.extend(page.issues.take().unwrap_or_default());
         }
-        if capped {
-            issues.truncate(usize::from(a.closed));
+        let cap = if closed {
+            usize::from(a.closed)
+        } else if a.limit == 0 {
+            usize::MAX
+        } else {
+            a.limit
+        };
+        if !closed {
+            // Stable: within a priority, the list's order (latest update first) stays.
+            issues.sort_by_key(|r| std::cmp::Reverse(r.priority.map(priority_rank).unwrap_or(0)));
         }
-        let cards = issues.iter().map(|r| format!("{} {}", r.id, r.title.as_deref().unwrap_or_default())).collect();
-        columns.push(Column { name: status.to_string(), count, cards });
+        issues.truncate(cap);
+        let cards = issues
+            .iter()
+            .map(|r| {
+                let tag = r.priority.map_or("", priority_tag);
+                format!("{} {tag:<4} {}", r.id, r.title.as_deref().unwrap_or_default())
+            })
+            .collect::<Vec<_>>();
+        let more = count.saturating_sub(cards.len());
+        let hint = (more > 0).then(|| format!("docket list --status {status}"));
+        columns.push(Column { name: status.to_string(), count, cards, more, hint });
     }
     Ok(board::render(&columns, a.width.map_or_else(terminal_width, usize::from), style::enabled()))
+}
+
+fn priority_rank(p: IssuePriority) -> u8 {
+    match p {
+        IssuePriority::Critical => 3,
+        IssuePriority::High => 2,
+        IssuePriority::Medium => 1,
+        IssuePriority::Low => 0,
+    }
+}
+
+/// A card's priority, four characters at most.
+fn priority_tag(p: IssuePriority) -> &'static str {
+    match p {
+        IssuePriority::Critical => "crit",
+        IssuePriority::High => "high",
+        IssuePriority::Medium => "med",
+        IssuePriority::Low => "low",
+    }
 }
 
 /// The groupings `stats` shows, in order.
