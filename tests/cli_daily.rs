@@ -262,6 +262,24 @@ fn edit_that_changes_the_status_moves_the_file_like_an_update() {
     assert!(!std::fs::read_to_string(&back).unwrap().contains("closedAt"), "closedAt goes with the reopening");
 }
 
+/// Errors speak commands and flags at the command line, not tool calls and parameters.
+#[test]
+fn errors_name_commands_and_flags_not_tool_calls() {
+    let dir = generated();
+    let ws = dir.path();
+    let bad = docket(ws, &["list", "--status", "open,done"], &[]);
+    let said = String::from_utf8_lossy(&bad.stderr).to_string();
+    assert_eq!(bad.status.code(), Some(1), "{said}");
+    assert!(said.starts_with("docket: Invalid --status 'done'."), "{said}");
+    let missing = docket(ws, &["show", "ISS-000999"], &[]);
+    let said = String::from_utf8_lossy(&missing.stderr).to_string();
+    assert!(said.contains("`docket list` or `docket search TEXT`"), "{said}");
+    for out in [&bad, &missing] {
+        let text = String::from_utf8_lossy(&out.stderr);
+        assert!(!text.contains("issues_"), "a tool name reached a person: {text}");
+    }
+}
+
 #[test]
 fn completions_cover_every_command() {
     let completions =

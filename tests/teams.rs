@@ -366,6 +366,11 @@ on_each_fixture! {
             stderr.contains(&format!("{} duplicate id(s)", expected.len())) && stderr.contains("docket doctor"),
             "{stderr}"
         );
+        // Reading one duplicated issue counts the workspace's duplicates too, not the one it met.
+        let one = expected.iter().next().expect("a duplicate");
+        let shown = docket(dir.path(), &["show", one]);
+        let said = text(&shown.stderr);
+        assert!(said.contains(&format!("{} duplicate id(s)", expected.len())), "{said}");
 
         let (report, clean) = doctor(dir.path(), false);
         assert!(!clean);

@@ -14,6 +14,7 @@ mod human;
 mod style;
 mod table;
 mod team;
+mod words;
 
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashSet};
@@ -143,15 +144,21 @@ impl Core {
             .runtime
             .block_on(crate::generated::dispatch(self.handlers.as_ref(), tool, args, ctx))
             .ok_or_else(|| format!("{tool} is not a docket tool. This is a docket bug; please report it."))?
-            .map_err(|e| e.message)?;
+            .map_err(|e| words::in_cli_terms(&e.message))?;
         // The MCP summary of workspace problems is replaced by the CLI's own line at the end.
         for w in
             reply.warnings.iter().filter(|w| !matches!(w.code, WarningCode::Truncated | WarningCode::WorkspaceProblems))
         {
             if let Some(kind) = WORKSPACE_PROBLEMS.iter().find(|k| **k == w.code) {
-                self.problems.borrow_mut().entry(*kind).or_default().insert(w.message.clone());
+                // Counted by the id a warning is about (its first word): a read and a list word
+                // the warning for one duplicated id differently.
+                let key = match kind {
+                    WarningCode::DuplicateId => w.message.split_whitespace().next().unwrap_or_default().to_uppercase(),
+                    _ => w.message.clone(),
+                };
+                self.problems.borrow_mut().entry(*kind).or_default().insert(key);
             } else if self.warned.borrow_mut().insert(w.message.clone()) {
-                eprintln!("docket: warning: {}", w.message);
+                eprintln!("docket: warning: {}", words::in_cli_terms(&w.message));
             }
         }
         Ok(reply)
@@ -173,6 +180,14 @@ const WORKSPACE_PROBLEMS: [WarningCode; 2] = [WarningCode::DuplicateId, WarningC
 impl Drop for Core {
     /// One line for every workspace problem the command met, instead of one warning each.
     fn drop(&mut self) {
+        // A command that read one issue met only that issue's problems: the count is the
+        // workspace's, the same for every command (a one-row list reports them all).
+        if !self.problems.borrow().is_empty() {
+            let mut args = Map::new();
+            args.insert("limit".into(), Value::from(1));
+            args.insert("format".into(), Value::from("minimal"));
+            let _ = self.call("issues_list", args);
+        }
         let problems = self.problems.borrow();
         let mut parts = Vec::new();
         if let Some(dups) = problems.get(&WarningCode::DuplicateId) {
