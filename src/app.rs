@@ -5,13 +5,12 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+pub use crate::call::{Called, Write};
 use crate::config::Config;
 use crate::error_memory::ErrorMemory;
-use crate::generated::{self, TOOLS};
+use crate::generated::TOOLS;
 use crate::handlers::Handlers;
-use crate::runtime::{CallContext, Reply, ToolError, Warning};
-use crate::server::notify::Write;
-use crate::server::{DocketServer, intelligence};
+use crate::server::DocketServer;
 use crate::store::{Store, Workspace};
 
 /// The core every front end drives.
@@ -56,34 +55,12 @@ impl App {
         .hearing(self.writes.clone())
     }
 
-    /// A tool call from a front end other than MCP (the web board): the same error memory
-    /// (preflight warnings, failures recorded) and dispatch as `tools/call`, and a successful write
-    /// is announced on [`App::writes`] so MCP sessions subscribed to the board or the issue hear of
-    /// it. `None` when no such tool exists.
+    /// A tool call from a front end other than MCP (the web board, the CLI): [`crate::call::run`],
+    /// the path every call takes. `None` when no such tool exists.
     pub async fn call(&self, tool: &str, args: Map<String, Value>, request_id: String) -> Option<Called> {
         let spec = TOOLS.iter().find(|t| t.name == tool)?;
-        let error_context = intelligence::context_of(spec, &args);
-        let mut warnings = intelligence::preflight(&self.memory, tool, &error_context).await;
-        warnings.extend(intelligence::deprecation(spec));
-        let announce = (!spec.read_only).then(|| args.clone());
-        let ctx = CallContext { tool: tool.to_string(), request_id };
-        let result = generated::dispatch(self.handlers.as_ref(), tool, args, ctx).await?;
-        match &result {
-            Err(e) => warnings.extend(intelligence::record(&self.memory, tool, e, &error_context).await),
-            Ok(reply) => {
-                if let Some(args) = announce {
-                    // No receiver (no MCP session listening) is not an error.
-                    let _ = self.writes.send(Write { tool: spec, args, output: reply.data.clone() });
-                }
-            }
-        }
-        Some(Called { result, warnings })
+        let core =
+            crate::call::Core { handlers: self.handlers.as_ref(), memory: &self.memory, writes: Some(&self.writes) };
+        Some(crate::call::run(&core, spec, args, request_id).await)
     }
-}
-
-/// What a call gave: the reply or the tool's error, and the warnings around it (KNOWN_FAILURE,
-/// DEPRECATED_TOOL, ERROR_MEMORY_UNAVAILABLE; the reply carries its own).
-pub struct Called {
-    pub result: Result<Reply<Value>, ToolError>,
-    pub warnings: Vec<Warning>,
 }

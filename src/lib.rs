@@ -2,13 +2,15 @@
 //!
 //! The flow: `tools.yaml` -> `codegen/` (run by build.rs) -> [`generated`] (typed inputs and
 //! outputs, the [`generated::ToolHandlers`] trait and its impl, tools/list, dispatch) ->
-//! [`handlers`] (one function per tool, named by its `handler:`) -> [`store`] (markdown files and the in-memory index). [`server`] serves it
-//! over MCP; [`runtime`] holds what the generated code builds on.
+//! [`handlers`] (one function per tool, named by its `handler:`) -> [`store`] (markdown files and the in-memory index). Every front end
+//! ([`server`] over MCP, [`web`], [`cli`]) runs a tool call through [`call`]; [`runtime`] holds what the
+//! generated code builds on.
 
 // Generated code names this crate `::docket`, so it reads the same inside and outside the crate.
 extern crate self as docket;
 
 pub mod app;
+pub mod call;
 pub mod cli;
 pub mod config;
 pub mod doctor;

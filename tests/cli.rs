@@ -369,7 +369,7 @@ fn invalid_values_exit_1_with_the_valid_ones() {
     let o = docket(ws.path(), &["create", "--title", "Bad", "--priority", "urgent"]);
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
-    assert!(err.starts_with("docket: Invalid priority 'urgent'"), "{err}");
+    assert!(err.starts_with("docket: Invalid --priority 'urgent'"), "{err}");
     assert!(err.contains("low, medium, high, critical"), "{err}");
     assert_eq!(all_issues(ws.path()).len(), ISSUES, "nothing was created");
     let o = docket(ws.path(), &["list", "--status", "done"]);

@@ -157,3 +157,49 @@ fn a_bad_listen_address_is_a_usage_error_with_an_example() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("expected PORT or HOST:PORT, e.g. --http 8080"), "{stderr}");
 }
+
+/// Records the URIs of `notifications/resources/updated`.
+#[derive(Clone, Default)]
+struct Heard(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+impl rmcp::ClientHandler for Heard {
+    async fn on_resource_updated(
+        &self,
+        params: rmcp::model::ResourceUpdatedNotificationParam,
+        _: rmcp::service::NotificationContext<RoleClient>,
+    ) {
+        self.0.lock().unwrap().push(params.uri);
+    }
+}
+
+/// One call path (issue 29): a write through MCP in one HTTP session is announced to every
+/// session subscribed to the board, not only to the session that made it.
+#[tokio::test]
+#[allow(deprecated)] // resources/subscribe: the protocol versions docket serves still have it
+async fn a_write_in_one_http_session_is_announced_to_every_subscribed_session() {
+    use rmcp::ServiceExt;
+    let server = HttpServer::start(&[]);
+    let (a, b) = (Heard::default(), Heard::default());
+    let mut clients = Vec::new();
+    for heard in [&a, &b] {
+        let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(server.url.as_str());
+        let client = heard.clone().serve(transport).await.expect("initialize over HTTP");
+        client.subscribe(rmcp::model::SubscribeRequestParams::new("docket://board")).await.expect("subscribe");
+        clients.push(client);
+    }
+    let args = json!({"title": "Heard by both", "description": "x"}).as_object().cloned().unwrap();
+    let created = clients[0].call_tool(CallToolRequestParams::new("issues_create").with_arguments(args)).await;
+    assert_ne!(created.expect("tools/call").is_error, Some(true));
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let heard = |h: &Heard| h.0.lock().unwrap().contains(&"docket://board".to_string());
+        if heard(&a) && heard(&b) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "board notifications: writer {:?}, other {:?}", a.0, b.0);
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    for client in clients {
+        client.cancel().await.expect("close");
+    }
+}

@@ -20,7 +20,6 @@ use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashSet};
 use std::io::Write;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -30,8 +29,7 @@ use args::WorkspaceArg;
 pub use team::setup_lines;
 
 use crate::app::App;
-use crate::handlers::Handlers;
-use crate::runtime::{CallContext, Reply, WarningCode};
+use crate::runtime::{Reply, WarningCode};
 use crate::store::Workspace;
 
 /// Runs one command: its output on stdout, `docket: <message>` on stderr when it fails.
@@ -109,7 +107,7 @@ fn fail(message: &str) -> ExitCode {
 /// The tool handlers of one workspace and a runtime to call them on.
 pub(crate) struct Core {
     runtime: tokio::runtime::Runtime,
-    handlers: Arc<Handlers>,
+    app: App,
     calls: Cell<u64>,
     /// Warnings already printed (a paged command would repeat them).
     warned: RefCell<HashSet<String>>,
@@ -126,25 +124,24 @@ impl Core {
             .build()
             .map_err(|e| format!("cannot start the async runtime: {e}"))?;
         let app = App::load(ws, &[]).map_err(|e| e.to_string())?;
-        Ok(Core {
-            runtime,
-            handlers: app.handlers,
-            calls: Cell::new(0),
-            warned: RefCell::default(),
-            problems: RefCell::default(),
-        })
+        Ok(Core { runtime, app, calls: Cell::new(0), warned: RefCell::default(), problems: RefCell::default() })
     }
 
-    /// Calls `tool` through the generated dispatch; a tool error becomes its message. Warnings go
-    /// to stderr, except TRUNCATED (about descriptions, which commands report themselves).
+    /// Calls `tool` the way every front end does ([`crate::call::run`]); a tool error becomes its
+    /// message. Warnings go to stderr, except TRUNCATED (about descriptions, which commands
+    /// report themselves).
     fn call(&self, tool: &str, args: Map<String, Value>) -> Result<Reply<Value>, String> {
         self.calls.set(self.calls.get() + 1);
-        let ctx = CallContext { tool: tool.to_string(), request_id: format!("cli-{}", self.calls.get()) };
-        let reply = self
+        let called = self
             .runtime
-            .block_on(crate::generated::dispatch(self.handlers.as_ref(), tool, args, ctx))
-            .ok_or_else(|| format!("{tool} is not a docket tool. This is a docket bug; please report it."))?
-            .map_err(|e| words::in_cli_terms(&e.message))?;
+            .block_on(self.app.call(tool, args, format!("cli-{}", self.calls.get())))
+            .ok_or_else(|| format!("{tool} is not a docket tool. This is a docket bug; please report it."))?;
+        for w in &called.warnings {
+            if self.warned.borrow_mut().insert(w.message.clone()) {
+                eprintln!("docket: warning: {}", words::in_cli_terms(&w.message));
+            }
+        }
+        let reply = called.result.map_err(|e| words::in_cli_terms(&e.message))?;
         // The MCP summary of workspace problems is replaced by the CLI's own line at the end.
         for w in
             reply.warnings.iter().filter(|w| !matches!(w.code, WarningCode::Truncated | WarningCode::WorkspaceProblems))

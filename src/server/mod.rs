@@ -3,7 +3,6 @@
 
 mod compat;
 mod envelope;
-pub(crate) mod intelligence;
 mod methods;
 pub mod notify;
 mod profile;
@@ -26,7 +25,6 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use crate::config::Config;
 use crate::error_memory::ErrorMemory;
 use crate::generated::{self, ToolHandlers};
-use crate::runtime::CallContext;
 use crate::store::Store;
 
 pub use crate::config::ToolStyle;
@@ -231,35 +229,30 @@ impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
         let spec = generated::TOOLS.iter().find(|t| t.name == name);
         let mut args = args;
         let ignored = if resolve_error.is_none() { compat::normalize(&name, &mut args) } else { Vec::new() };
-        let ctx = CallContext { tool: name.clone(), request_id: request_id.clone() };
-        let error_context = spec.map(|s| intelligence::context_of(s, &args)).unwrap_or_default();
-        // Only a write with subscribers needs the arguments after dispatch has consumed them.
-        let watched = spec.filter(|s| self.listeners.wants(s)).map(|s| (s, args.clone()));
-        let mut warnings = match spec {
-            Some(_) => intelligence::preflight(&self.memory, &name, &error_context).await,
-            None => Vec::new(),
-        };
-        warnings.extend(spec.and_then(intelligence::deprecation));
-        warnings.extend(ignored);
-        let result = match resolve_error {
-            Some(e) => Some(Err(e)),
-            None => generated::dispatch(self.handlers.as_ref(), &name, args, ctx).await,
-        };
-        let Some(mut result) = result else { return Err(self.unknown_tool(&requested)) };
-        match &result {
-            Err(e) => {
-                tracing::info!(tool = %name, code = e.code.as_str(), "tool call failed");
-                // A call without a valid action has no underlying tool to remember the failure by.
-                if spec.is_some() {
-                    warnings.extend(intelligence::record(&self.memory, &name, e, &error_context).await);
-                }
-                self.listeners.log_failure(&context.peer, &name, e).await;
-            }
-            Ok(reply) => {
-                if let Some((spec, args)) = &watched {
+        let mut warnings = ignored;
+        let mut result = match (resolve_error, spec) {
+            // A call without a valid action has no underlying tool to remember the failure by.
+            (Some(e), _) => Err(e),
+            (None, None) => return Err(self.unknown_tool(&requested)),
+            (None, Some(spec)) => {
+                // Subscribers of this session hear of its own write through the same channel as
+                // every other session (call::run announces it); without a channel, directly.
+                let watched = (self.writes.is_none() && self.listeners.wants(spec)).then(|| args.clone());
+                let core = crate::call::Core {
+                    handlers: self.handlers.as_ref(),
+                    memory: &self.memory,
+                    writes: self.writes.as_ref(),
+                };
+                let called = crate::call::run(&core, spec, args, request_id.clone()).await;
+                warnings.splice(0..0, called.warnings);
+                if let (Ok(reply), Some(args)) = (&called.result, &watched) {
                     self.notify_subscribers(&context, spec, args, &reply.data).await;
                 }
+                called.result
             }
+        };
+        if let Err(e) = &result {
+            self.listeners.log_failure(&context.peer, &name, e).await;
         }
         if style == ToolStyle::Consolidated {
             result = profile::rewrite_result(result);

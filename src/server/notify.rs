@@ -18,13 +18,7 @@ use serde_json::{Map, Value, json};
 use crate::runtime::uri::ResourceUri;
 use crate::runtime::{ToolError, ToolSpec};
 
-/// A successful write made outside an MCP session: the tool, its arguments and its output.
-#[derive(Debug, Clone)]
-pub struct Write {
-    pub tool: &'static ToolSpec,
-    pub args: serde_json::Map<String, serde_json::Value>,
-    pub output: serde_json::Value,
-}
+pub use crate::call::Write;
 
 /// Subscriptions one connection may hold.
 pub const MAX_SUBSCRIPTIONS: usize = 256;

@@ -48,7 +48,7 @@ pub fn resolve(name: &str, args: Map<String, Value>) -> Option<Resolved> {
     // context parameters (only those are copied, not the whole call).
     let kept = underlying
         .and_then(|tool| generated::TOOLS.iter().find(|t| t.name == tool))
-        .map(|spec| super::intelligence::context_of(spec, &args))
+        .map(|spec| crate::call::memory::context_of(spec, &args))
         .unwrap_or_default();
     Some(match runtime::consolidated::resolve(consolidated::GROUPS, &consolidated::ERRORS, name, args)? {
         Ok((tool, args)) => Resolved { tool: Some(tool), args, error: None },

@@ -363,7 +363,7 @@ fn resolve_for_read(index: &Index, id: &str) -> Result<(PathBuf, Option<StoreWar
     let warning = StoreWarning {
         code: StoreWarningCode::DuplicateId,
         message: format!(
-            "{} is held by {} files; this is {} (not archived and created first). The others: {}. Updates to \
+            "{} is held by {} files; this is {} (reads show an open one before a closed one, then the one created first). The others: {}. Updates to \
              this ID are refused until the duplicates are renumbered: call workspace_doctor with fix: true (or run \
              `docket doctor --fix`).",
             id.trim(),
