@@ -1,6 +1,7 @@
 //! The workspace store: markdown issues with YAML frontmatter in wrangler's layout, an always-fresh
 //! in-memory index, atomic writes under a workspace lock. It knows nothing of MCP.
 
+mod counts;
 mod edit;
 mod facts;
 mod files;
@@ -12,7 +13,9 @@ mod graph;
 mod history;
 mod index;
 mod layout;
+mod listing;
 mod model;
+mod orders;
 mod ranking;
 mod search_index;
 pub mod sessions;
@@ -221,22 +224,79 @@ impl Store {
         Ok(self.read(&meta.path)?.1.body)
     }
 
-    /// Every issue matching `filter`, sorted; the caller pages.
+    /// Every issue matching `filter`, sorted.
     pub fn list(
         &self,
         filter: &IssueFilter,
         sort: SortField,
         order: SortOrder,
     ) -> Result<Snapshot<Vec<Arc<IssueMeta>>>, StoreError> {
+        let snap = self.list_page(filter, sort, order, 0, None)?;
+        Ok(Snapshot { value: snap.value.items, cached: snap.cached, warnings: snap.warnings })
+    }
+
+    /// A page of the issues matching `filter`, sorted: `limit` of them (all for `None`) after
+    /// the first `offset`, and how many match in all. In list order (updated, newest first) it
+    /// walks only what the page needs where the kept counts give the total; other orders sort
+    /// every match.
+    pub fn list_page(
+        &self,
+        filter: &IssueFilter,
+        sort: SortField,
+        order: SortOrder,
+        offset: usize,
+        limit: Option<usize>,
+    ) -> Result<Snapshot<Listed>, StoreError> {
         let (mut index, cached) = self.fresh()?;
         let warnings = index.warnings();
         let graph = filter.blocked.map(|_| index.graph());
-        let mut items: Vec<Arc<IssueMeta>> =
-            index.by_updated().filter(|m| keep(filter, graph.as_deref(), m)).cloned().collect();
-        if (sort, order) != (SortField::Updated, SortOrder::Desc) {
+        let keep = |m: &IssueMeta| keep(filter, graph.as_deref(), m);
+        let value = if (sort, order) == (SortField::Updated, SortOrder::Desc) {
+            let (items, total) = index.page(filter, keep, offset, limit);
+            Listed { items, total }
+        } else {
+            let (mut items, total) = index.page(filter, keep, 0, None);
             sort_metas(&mut items, sort, order);
-        }
-        Ok(Snapshot { value: items, cached, warnings })
+            let start = offset.min(total);
+            let end = limit.map_or(total, |l| start.saturating_add(l).min(total));
+            items.truncate(end);
+            items.drain(..start);
+            Listed { items, total }
+        };
+        Ok(Snapshot { value, cached, warnings })
+    }
+
+    /// The issues matching `filter` that are still open or in progress (in list order), with
+    /// how many match in all (`total`), from one state of the index.
+    pub fn unfinished(&self, filter: &IssueFilter) -> Result<Snapshot<Listed>, StoreError> {
+        let (mut index, cached) = self.fresh()?;
+        let warnings = index.warnings();
+        let graph = filter.blocked.map(|_| index.graph());
+        let (_, total) = index.page(filter, |m| keep(filter, graph.as_deref(), m), 0, Some(0));
+        let unfinished = [Status::Open, Status::InProgress];
+        let status: Vec<Status> =
+            unfinished.into_iter().filter(|s| filter.status.is_empty() || filter.status.contains(s)).collect();
+        let items = match status.is_empty() {
+            true => Vec::new(),
+            false => {
+                let open = IssueFilter { status, ..filter.clone() };
+                index.page(&open, |m| keep(&open, graph.as_deref(), m), 0, None).0
+            }
+        };
+        Ok(Snapshot { value: Listed { items, total }, cached, warnings })
+    }
+
+    /// Every label written on some issue with how often it is written (twice in one issue
+    /// counts twice), from the counts the index keeps.
+    pub fn label_counts(&self) -> Result<Snapshot<Vec<(String, usize)>>, StoreError> {
+        let (index, cached) = self.fresh()?;
+        Ok(Snapshot { value: index.label_counts(), cached, warnings: index.warnings() })
+    }
+
+    /// Every project some issue is in with its number of issues, from the kept counts.
+    pub fn project_counts(&self) -> Result<Snapshot<Vec<(String, usize)>>, StoreError> {
+        let (index, cached) = self.fresh()?;
+        Ok(Snapshot { value: index.project_counts(), cached, warnings: index.warnings() })
     }
 
     /// How many issues match `filter` in each group of `by` (`None`: no assignee or project),
