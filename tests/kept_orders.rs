@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use docket::store::generate::generate_workspace;
 use docket::store::{
-    GroupBy, IssueFilter, IssueMeta, IssuePatch, IssueType, NewIssue, Priority, SortField, SortOrder, Status, Store,
-    StoreOptions,
+    GroupBy, IssueFilter, IssueMeta, IssuePatch, IssueType, NewIssue, Priority, SearchField, SearchQuery, SortField,
+    SortOrder, Status, Store, StoreOptions,
 };
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
@@ -255,6 +255,7 @@ fn check(rng: &mut StdRng, store: &Store, round: usize) {
             1 => Some(0),
             _ => Some(rng.random_range(1..30)),
         };
+        check_search(rng, store, &filter, &at);
         let page = store.list_page(&filter, sort, order, offset, limit).expect("page").value;
         let end = limit.map_or(want.len(), |l| (offset + l).min(want.len()));
         let want_page: Vec<&str> = want
@@ -267,6 +268,54 @@ fn check(rng: &mut StdRng, store: &Store, round: usize) {
         assert_eq!(page.total, want.len(), "total of {filter:?} {sort:?} {order:?}, {at}");
         assert_eq!(got, want_page, "page {offset}+{limit:?} of {filter:?} {sort:?} {order:?}, {at}");
     }
+}
+
+const QUERIES: &[&str] = &[
+    "request",
+    "fix",
+    "fi",
+    "hook",
+    "login redirect",
+    "ISS-000010",
+    "10",
+    "#12",
+    "bug",
+    "zzz",
+    "random issue",
+    "edited",
+];
+
+/// A page of ranked search hits against every hit sorted (score, newest update, ID, path).
+fn check_search(rng: &mut StdRng, store: &Store, filter: &IssueFilter, at: &str) {
+    let fields = match rng.random_range(0..3) {
+        0 => vec![SearchField::Title, SearchField::Description, SearchField::Labels],
+        1 => vec![SearchField::Title],
+        _ => vec![SearchField::Labels, SearchField::Description],
+    };
+    let text = QUERIES.choose(rng).expect("queries").to_string();
+    let q = SearchQuery { text, fields, filter: filter.clone() };
+    let mut want = store.search(&q).expect("search").value;
+    want.sort_by(|a, b| {
+        b.score
+            .cmp(&a.score)
+            .then_with(|| b.meta.updated_at.cmp(&a.meta.updated_at))
+            .then_with(|| a.meta.id.cmp(&b.meta.id))
+            .then_with(|| a.meta.path.cmp(&b.meta.path))
+    });
+    let offset = if rng.random_bool(0.7) { 0 } else { rng.random_range(0..=want.len() + 2) };
+    let limit = rng.random_range(1..25);
+    let page = store.search_page(&q, offset, limit).expect("search page").value;
+    let shown = |hits: &[docket::store::SearchHit]| -> Vec<(String, u32)> {
+        hits.iter().map(|h| (h.meta.path.display().to_string(), h.score)).collect()
+    };
+    let end = (offset + limit).min(want.len());
+    assert_eq!(page.total, want.len(), "hits of {:?} with {filter:?}, {at}", q.text);
+    assert_eq!(
+        shown(&page.hits),
+        shown(want.get(offset.min(end)..end).unwrap_or_default()),
+        "page {offset}+{limit} of {:?} with {filter:?}, {at}",
+        q.text
+    );
 }
 
 fn run(seed: u64, issues: usize, steps: usize) {

@@ -40,6 +40,8 @@ pub struct Tally {
     projects: Vec<[u32; BUCKETS]>,
     /// Issues per assignee (by [`Names`] number; 0 is none) and bucket.
     assignees: Vec<[u32; BUCKETS]>,
+    /// Markdown files without frontmatter.
+    plain: u32,
 }
 
 fn adjust(counter: &mut u32, by: i32) {
@@ -66,6 +68,9 @@ impl Tally {
 
     fn apply(&mut self, meta: &IssueMeta, facts: &Facts, by: i32) {
         let b = bucket(facts.issue_type(), facts.status());
+        if !meta.frontmatter {
+            adjust(&mut self.plain, by);
+        }
         adjust(&mut self.facts[b][facts.priority() as usize], by);
         adjust(&mut named(&mut self.projects, facts.project())[b], by);
         adjust(&mut named(&mut self.assignees, facts.assignee())[b], by);
@@ -83,6 +88,11 @@ impl Tally {
                 self.labels.remove(label.as_str());
             }
         }
+    }
+
+    /// How many markdown files without frontmatter the index holds.
+    pub fn plain_files(&self) -> u32 {
+        self.plain
     }
 
     /// How many issues `filter` accepts, when the counts can tell: statuses and types with at

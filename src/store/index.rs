@@ -458,6 +458,21 @@ impl Index {
         self.slots.project_counts()
     }
 
+    /// See [`Slots::search_page`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn search_page(
+        &mut self,
+        q: &Query,
+        allowed: u8,
+        keep: Option<&dyn Fn(&IssueMeta) -> bool>,
+        ids: &[PathBuf],
+        id_points: u32,
+        offset: usize,
+        limit: usize,
+    ) -> Option<super::slots::RankedPage> {
+        self.slots.search_page(q, allowed, keep, ids, id_points, offset, limit)
+    }
+
     /// See [`Slots::count_by`].
     pub fn count_by(&self, filter: &IssueFilter, by: GroupBy) -> Option<Counts> {
         self.slots.count_by(filter, by)

@@ -337,30 +337,57 @@ impl Store {
         let (mut index, cached) = self.fresh()?;
         let warnings = index.warnings();
         let graph = q.filter.blocked.map(|_| index.graph());
-        let mut allowed = 0;
-        for f in &q.fields {
-            allowed |= match f {
-                SearchField::Title => search_index::ID | search_index::TITLE,
-                SearchField::Labels => search_index::LABELS,
-                SearchField::Description => search_index::BODY,
-            };
-        }
-        let query = search_index::Query::parse(&q.text);
+        let (query, allowed) = parse_search(q);
         let mut hits = index.search(&query, allowed, |m| keep(&q.filter, graph.as_deref(), m));
-        // A query that is an ID (`ISS-000042`, `42`, `#42`) finds that issue first.
-        let id = q.text.trim().trim_start_matches('#');
-        if allowed & search_index::ID != 0
-            && let Ok(paths) = candidates(&index, id)
-        {
-            for meta in paths.iter().filter_map(|p| index.meta_at(p)).filter(|m| keep(&q.filter, graph.as_deref(), m)) {
-                match hits.iter_mut().find(|(m, _)| m.path == meta.path) {
-                    Some(hit) => hit.1 += ID_MATCH,
-                    None => hits.push((meta, ID_MATCH)),
-                }
+        for meta in named_by_id(&index, q, allowed, graph.as_deref()) {
+            match hits.iter_mut().find(|(m, _)| m.path == meta.path) {
+                Some(hit) => hit.1 += ID_MATCH,
+                None => hits.push((meta, ID_MATCH)),
             }
         }
         drop(index);
         let value = hits.into_iter().map(|(meta, score)| SearchHit { meta, score }).collect();
+        Ok(Snapshot { value, cached, warnings })
+    }
+
+    /// A page of [`Store::search`]'s hits best first (highest score, then newest update, then
+    /// ID, then path): `limit` of them after the first `offset`, and how many hits in all. Only
+    /// the page's hits are built and only the best `offset + limit` sorted.
+    pub fn search_page(
+        &self,
+        q: &SearchQuery,
+        offset: usize,
+        limit: usize,
+    ) -> Result<Snapshot<SearchPage>, StoreError> {
+        let (mut index, cached) = self.fresh()?;
+        let warnings = index.warnings();
+        let graph = q.filter.blocked.map(|_| index.graph());
+        let (query, allowed) = parse_search(q);
+        let ids: Vec<PathBuf> =
+            named_by_id(&index, q, allowed, graph.as_deref()).into_iter().map(|m| m.path.clone()).collect();
+        let everything = is_everything(&q.filter);
+        let keep = |m: &IssueMeta| keep(&q.filter, graph.as_deref(), m);
+        let keep: Option<&dyn Fn(&IssueMeta) -> bool> = if everything { None } else { Some(&keep) };
+        let ranked = index.search_page(&query, allowed, keep, &ids, ID_MATCH, offset, limit);
+        drop(index);
+        let value = match ranked {
+            Some((page, total)) => {
+                SearchPage { hits: page.into_iter().map(|(meta, score)| SearchHit { meta, score }).collect(), total }
+            }
+            None => {
+                // Files without frontmatter break the ties differently: every hit is sorted.
+                let mut hits = self.search(q)?.value;
+                hits.sort_by(|a, b| {
+                    b.score
+                        .cmp(&a.score)
+                        .then_with(|| b.meta.updated_at.cmp(&a.meta.updated_at))
+                        .then_with(|| a.meta.id.cmp(&b.meta.id))
+                        .then_with(|| a.meta.path.cmp(&b.meta.path))
+                });
+                let total = hits.len();
+                SearchPage { hits: hits.into_iter().skip(offset).take(limit).collect(), total }
+            }
+        };
         Ok(Snapshot { value, cached, warnings })
     }
 
@@ -391,6 +418,43 @@ impl Store {
         hits.sort_by(|a, b| b.0.updated_at.cmp(&a.0.updated_at).then_with(|| a.0.id.cmp(&b.0.id)));
         Ok(hits.into_iter().next().map(|(m, _)| m))
     }
+}
+
+/// The words of a search and the fields it searches.
+fn parse_search(q: &SearchQuery) -> (search_index::Query, u8) {
+    let mut allowed = 0;
+    for f in &q.fields {
+        allowed |= match f {
+            SearchField::Title => search_index::ID | search_index::TITLE,
+            SearchField::Labels => search_index::LABELS,
+            SearchField::Description => search_index::BODY,
+        };
+    }
+    (search_index::Query::parse(&q.text), allowed)
+}
+
+/// The issues a search query names by ID (`ISS-000042`, `42`, `#42`) that its filter accepts:
+/// found first, whatever their words.
+fn named_by_id(index: &Index, q: &SearchQuery, allowed: u8, graph: Option<&graph::Graph>) -> Vec<Arc<IssueMeta>> {
+    let id = q.text.trim().trim_start_matches('#');
+    if allowed & search_index::ID == 0 {
+        return Vec::new();
+    }
+    let Ok(paths) = candidates(index, id) else { return Vec::new() };
+    paths.iter().filter_map(|p| index.meta_at(p)).filter(|m| keep(&q.filter, graph, m)).collect()
+}
+
+/// Whether a filter accepts every issue.
+fn is_everything(f: &IssueFilter) -> bool {
+    f.status.is_empty()
+        && f.priority.is_empty()
+        && f.labels.is_empty()
+        && f.assignee.is_none()
+        && f.project.is_none()
+        && f.types.is_empty()
+        && f.parent_task_id.is_none()
+        && f.ids.is_empty()
+        && f.blocked.is_none()
 }
 
 /// The one file holding `id`, for a write: an ID held by several files is refused (a write must

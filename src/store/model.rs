@@ -289,6 +289,13 @@ pub struct Listed {
     pub total: usize,
 }
 
+/// A page of search hits, and how many hits there are in all.
+#[derive(Debug, Clone, Default)]
+pub struct SearchPage {
+    pub hits: Vec<SearchHit>,
+    pub total: usize,
+}
+
 /// A result and how it was served.
 #[derive(Debug, Clone)]
 pub struct Snapshot<T> {

@@ -16,6 +16,9 @@ use std::sync::Arc;
 
 use hashbrown::HashTable;
 
+mod ranked;
+pub use ranked::RankedPage;
+
 use super::counts::Tally;
 use super::facts::{self, Counts, FactFilter, Facts, GroupBy, Names};
 use super::model::{IssueFilter, IssueMeta, IssueType};
@@ -55,6 +58,8 @@ pub struct Slots {
     orders: Orders,
     /// Issues per status, priority, label, project and assignee.
     tally: Tally,
+    /// Each slot's place in list order, for ranking search hits; dropped on every change.
+    ranks: Option<Vec<u32>>,
     text: SearchIndex,
     /// Interned status, priority, type, assignee and project of each slot (dead ones included).
     facts: Vec<Facts>,
@@ -129,6 +134,7 @@ impl Slots {
     /// Adds `meta` (replacing whatever was at its path) with the words of its file.
     pub fn insert(&mut self, meta: IssueMeta, stamp: Option<FileStamp>, words: &DocText) {
         self.remove(&meta.path);
+        self.ranks = None;
         let slot = self.slots.len() as u32;
         self.text.add(slot, words);
         let facts = Facts::of(&meta, &mut self.names);
@@ -160,6 +166,7 @@ impl Slots {
     pub fn remove(&mut self, path: &Path) -> Option<Arc<IssueMeta>> {
         let slot = self.slot_of(path)?;
         let meta = Arc::clone(&self.slots[slot as usize].as_ref()?.meta);
+        self.ranks = None;
         self.orders.remove(&self.slots[..], slot);
         self.tally.remove(&meta, &self.facts[slot as usize]);
         let drop_from = |table: &mut HashTable<u32>, hash: u64| {
@@ -317,6 +324,7 @@ impl Slots {
     }
 
     fn compact(&mut self) {
+        self.ranks = None;
         let mut remap = vec![u32::MAX; self.slots.len()];
         let mut kept = Vec::with_capacity(self.live);
         let mut kept_facts = Vec::with_capacity(self.live);
