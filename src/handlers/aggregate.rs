@@ -1,9 +1,6 @@
 //! Tools that read many issues from the index: issues_get_batch, issues_stats, issues_labels,
 //! issues_projects, issues_metadata, issues_all_complete.
 
-use std::collections::BTreeMap;
-use std::sync::Arc;
-
 use super::Handlers;
 use super::convert::{issue_filter, issue_type, store_error};
 use super::reading;
@@ -17,13 +14,7 @@ use crate::generated::{
     IssuesStatsOutput, ListFormat, ResponseFormat, StatsGroupBy, errors, limits,
 };
 use crate::runtime::{Reply, ResultCounts, ToolError, ToolResult, WarningCode};
-use crate::store::{GroupBy, IssueFilter, IssueMeta, IssuePatch, SortField, SortOrder, Status, Store, StoreError};
-
-/// Every issue matching `filter`, and whether the index served it.
-fn all(store: &Store, filter: &IssueFilter) -> Result<(Vec<Arc<IssueMeta>>, bool), ToolError> {
-    let snap = store.list(filter, SortField::Updated, SortOrder::Desc).map_err(store_error)?;
-    Ok((snap.value, snap.cached))
-}
+use crate::store::{GroupBy, IssueFilter, IssuePatch, Store, StoreError};
 
 pub fn get_batch(cx: &Handlers, input: IssuesGetBatchInput) -> ToolResult<IssuesGetBatchOutput> {
     let (store, limits): (&Store, &ResponseLimits) = (&cx.store, &cx.limits);
@@ -142,13 +133,10 @@ pub fn stats(cx: &Handlers, input: IssuesStatsInput) -> ToolResult<IssuesStatsOu
     Ok(reply)
 }
 
-/// Counts of each key, largest first, then alphabetical.
-fn count(keys: impl Iterator<Item = String>) -> Vec<CountEntry> {
-    let mut counts: BTreeMap<String, i64> = BTreeMap::new();
-    for k in keys {
-        *counts.entry(k).or_default() += 1;
-    }
-    let mut groups: Vec<CountEntry> = counts.into_iter().map(|(key, count)| CountEntry { key, count }).collect();
+/// Counts as entries, largest first, then alphabetical.
+fn counted(counts: Vec<(String, usize)>) -> Vec<CountEntry> {
+    let mut groups: Vec<CountEntry> =
+        counts.into_iter().map(|(key, count)| CountEntry { key, count: count as i64 }).collect();
     groups.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.key.cmp(&b.key)));
     groups
 }
@@ -166,8 +154,8 @@ pub fn labels(cx: &Handlers, input: IssuesLabelsInput) -> ToolResult<IssuesLabel
     let store: &Store = &cx.store;
     const TOOL: &str = "issues_labels";
     if input.operation == IssuesLabelsOperation::List {
-        let (issues, cached) = all(store, &IssueFilter::default())?;
-        let labels = count(issues.iter().flat_map(|m| m.labels.iter().cloned()));
+        let snap = store.label_counts().map_err(store_error)?;
+        let (labels, cached) = (counted(snap.value), snap.cached);
         let text = if labels.is_empty() {
             "No labels yet.".to_string()
         } else {
@@ -205,8 +193,8 @@ pub fn projects(cx: &Handlers, input: IssuesProjectsInput) -> ToolResult<IssuesP
     let store: &Store = &cx.store;
     const TOOL: &str = "issues_projects";
     if input.operation == IssuesProjectsOperation::List {
-        let (issues, cached) = all(store, &IssueFilter::default())?;
-        let projects = count(issues.iter().filter_map(|m| m.project.clone().filter(|p| !p.is_empty())));
+        let snap = store.project_counts().map_err(store_error)?;
+        let (projects, cached) = (counted(snap.value), snap.cached);
         let text = if projects.is_empty() {
             "No projects yet.".to_string()
         } else {
@@ -284,14 +272,11 @@ pub fn all_complete(cx: &Handlers, input: IssuesAllCompleteInput) -> ToolResult<
         },
         ..IssueFilter::default()
     };
-    let (issues, cached) = all(store, &filter)?;
+    // The total from the kept counts where they tell it; only the incomplete ones are walked.
+    let snap = store.unfinished(&filter).map_err(store_error)?;
+    let (total, cached) = (snap.value.total, snap.cached);
     let minimal = Projection::format(ListFormat::Minimal);
-    let incomplete: Vec<_> = issues
-        .iter()
-        .filter(|m| matches!(m.status, Status::Open | Status::InProgress))
-        .map(|m| minimal.record(m, None))
-        .collect();
-    let total = issues.len();
+    let incomplete: Vec<_> = snap.value.items.iter().map(|m| minimal.record(m, None)).collect();
     // Nothing matching is not "all complete" (wrangler's rule): a wrong filter must not end a wait.
     let text = if total == 0 {
         "No issues match these filters, so allComplete is false; check the IDs, parentTaskId, labels or types."

@@ -183,9 +183,9 @@ pub fn list(cx: &Handlers, input: IssuesListInput) -> ToolResult<IssuesListOutpu
         (None, ListFormat::Full) => limits.full_page_size,
         (None, _) => limits.page_size,
     };
-    let snap = store.list(&filter, SortField::Updated, SortOrder::Desc).map_err(store_error)?;
-    let all = snap.value;
-    let page = Page::new(offset, size, all.len());
+    let snap =
+        store.list_page(&filter, SortField::Updated, SortOrder::Desc, offset, Some(size)).map_err(store_error)?;
+    let page = Page::new(offset, size, snap.value.total);
     // Rows (one line each) are what a model reads; records are for format full and for `fields`.
     let projection = match &input.fields {
         Some(fields) => Projection::fields(Some(fields)),
@@ -193,7 +193,7 @@ pub fn list(cx: &Handlers, input: IssuesListInput) -> ToolResult<IssuesListOutpu
     }
     .limit(limits::issues_list::DESCRIPTION_CHARS);
     let mut issues = Vec::with_capacity(page.len);
-    for meta in &all[page.range()] {
+    for meta in &snap.value.items {
         let body = if projection.needs_body() { Some(store.read_body(meta).map_err(store_error)?) } else { None };
         issues.push(projection.record(meta, body.as_deref()));
     }

@@ -35,13 +35,6 @@ pub fn search(cx: &Handlers, input: IssuesSearchInput) -> ToolResult<IssuesSearc
             .collect(),
         _ => vec![store::SearchField::Title, store::SearchField::Description, store::SearchField::Labels],
     };
-    let snap = store.search(&SearchQuery { text: input.query.clone(), fields, filter }).map_err(store_error)?;
-    let mut hits: Vec<SearchHit> = snap
-        .value
-        .into_iter()
-        .filter(|h| created_after.as_deref().is_none_or(|a| h.meta.created_at.as_str() >= a))
-        .filter(|h| created_before.as_deref().is_none_or(|b| h.meta.created_at.as_str() < b))
-        .collect();
     let sort_key = format!("{}:{}", input.sort_by.map_or("relevance", |s| s.as_str()), input.sort_order);
     let query = Query::new(&sort_key, &json!([input.query, input.fields, input.filters]));
     let offset = match &input.cursor {
@@ -60,8 +53,26 @@ pub fn search(cx: &Handlers, input: IssuesSearchInput) -> ToolResult<IssuesSearc
     if legacy_offset.is_some() && input.cursor.is_none() {
         deprecated.push("filters.offset is deprecated; pass the cursor from the previous page instead.".to_string());
     }
-    sort(&mut hits, offset.saturating_add(size), input.sort_by, input.sort_order);
-    let page = Page::new(offset, size, hits.len());
+    let search = SearchQuery { text: input.query.clone(), fields, filter };
+    // Relevance order over every hit: the store ranks and builds only the page.
+    let (hits, total, cached, warnings) =
+        if input.sort_by.is_none() && created_after.is_none() && created_before.is_none() {
+            let snap = store.search_page(&search, offset, size).map_err(store_error)?;
+            (snap.value.hits, snap.value.total, snap.cached, snap.warnings)
+        } else {
+            let snap = store.search(&search).map_err(store_error)?;
+            let mut hits: Vec<SearchHit> = snap
+                .value
+                .into_iter()
+                .filter(|h| created_after.as_deref().is_none_or(|a| h.meta.created_at.as_str() >= a))
+                .filter(|h| created_before.as_deref().is_none_or(|b| h.meta.created_at.as_str() < b))
+                .collect();
+            sort(&mut hits, offset.saturating_add(size), input.sort_by, input.sort_order);
+            let total = hits.len();
+            let page: Vec<SearchHit> = hits.into_iter().skip(offset).take(size).collect();
+            (page, total, snap.cached, snap.warnings)
+        };
+    let page = Page::new(offset, size, total);
     // Minimal rows by default: a page of hits costs what a page of issues_list minimal costs.
     let excerpts = input.include_description || input.format == ListFormat::Full;
     // A sort key the rows do not show would leave the order unexplained: sorted pages are summary rows.
@@ -69,7 +80,7 @@ pub fn search(cx: &Handlers, input: IssuesSearchInput) -> ToolResult<IssuesSearc
         (ListFormat::Minimal, None) => ListFormat::Minimal,
         _ => ListFormat::Summary,
     });
-    let issues: Vec<_> = hits[page.range()]
+    let issues: Vec<_> = hits
         .iter()
         .map(|h| {
             let mut r = projection.record(&h.meta, None);
@@ -114,10 +125,10 @@ pub fn search(cx: &Handlers, input: IssuesSearchInput) -> ToolResult<IssuesSearc
         next_cursor: next,
     };
     let context = json!({"sort": sort_key, "page_size": size, "offset": page.offset, "fields_searched": input.fields});
-    let mut reply = Reply::new(output).with_cached(snap.cached).with_results(counts).with_context(context);
+    let mut reply = Reply::new(output).with_cached(cached).with_results(counts).with_context(context);
     reply.text = text;
     let reply = deprecated.into_iter().fold(reply, |r, w| r.warn_visibly(WarningCode::DeprecatedParameter, w));
-    Ok(snap.warnings.into_iter().fold(reply, |r, w| r.warn(w.code, w.message)))
+    Ok(warnings.into_iter().fold(reply, |r, w| r.warn(w.code, w.message)))
 }
 
 /// Relevance (score, then newest, then ID) unless a sort key is given (then ID breaks ties).

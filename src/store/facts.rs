@@ -54,17 +54,39 @@ impl Names {
     }
 
     /// The number of `name`, if some issue has it.
-    fn find(&self, name: &str) -> Option<u32> {
+    pub fn find(&self, name: &str) -> Option<u32> {
         let names = &self.names;
         self.lookup.find(self.hasher.hash_one(name), |&k| &*names[k as usize - 1] == name).copied()
     }
 
-    fn name(&self, n: u32) -> Option<&str> {
+    pub fn name(&self, n: u32) -> Option<&str> {
         n.checked_sub(1).and_then(|i| self.names.get(i as usize)).map(|s| &**s)
     }
 }
 
 impl Facts {
+    pub fn issue_type(&self) -> IssueType {
+        self.issue_type
+    }
+
+    pub fn status(&self) -> Status {
+        self.status
+    }
+
+    pub fn priority(&self) -> Priority {
+        self.priority
+    }
+
+    /// Its project's [`Names`] number (0: none).
+    pub fn project(&self) -> u32 {
+        self.project
+    }
+
+    /// Its assignee's [`Names`] number (0: none).
+    pub fn assignee(&self) -> u32 {
+        self.assignee
+    }
+
     pub fn of(meta: &IssueMeta, names: &mut Names) -> Facts {
         Facts {
             status: meta.status,

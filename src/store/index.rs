@@ -17,6 +17,7 @@ use super::files;
 use super::frontmatter;
 use super::fs::Root;
 use super::graph::Graph;
+use super::listing::{Checked, check, list};
 use super::model::{IssueFilter, IssueMeta, IssueType, StoreError, StoreWarning, StoreWarningCode};
 use super::search_index::{DocText, Query};
 use super::slots::Slots;
@@ -436,6 +437,42 @@ impl Index {
         self.slots.search(q, allowed, keep)
     }
 
+    /// See [`Slots::page`].
+    pub fn page(
+        &mut self,
+        filter: &IssueFilter,
+        keep: impl Fn(&IssueMeta) -> bool,
+        offset: usize,
+        limit: Option<usize>,
+    ) -> (Vec<Arc<IssueMeta>>, usize) {
+        self.slots.page(filter, keep, offset, limit)
+    }
+
+    /// Every label written on some issue, with how often it is written (kept, not counted).
+    pub fn label_counts(&self) -> Vec<(String, usize)> {
+        self.slots.label_counts()
+    }
+
+    /// Every project some issue is in, with its issues (kept, not counted).
+    pub fn project_counts(&self) -> Vec<(String, usize)> {
+        self.slots.project_counts()
+    }
+
+    /// See [`Slots::search_page`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn search_page(
+        &mut self,
+        q: &Query,
+        allowed: u8,
+        keep: Option<&dyn Fn(&IssueMeta) -> bool>,
+        ids: &[PathBuf],
+        id_points: u32,
+        offset: usize,
+        limit: usize,
+    ) -> Option<super::slots::RankedPage> {
+        self.slots.search_page(q, allowed, keep, ids, id_points, offset, limit)
+    }
+
     /// See [`Slots::count_by`].
     pub fn count_by(&self, filter: &IssueFilter, by: GroupBy) -> Option<Counts> {
         self.slots.count_by(filter, by)
@@ -535,16 +572,6 @@ fn note_number(max_number: &mut HashMap<IssueType, u64>, folder: IssueType, id: 
     *max = (*max).max(n);
 }
 
-/// What the scan learnt about one folder entry that is an issue file.
-struct Checked {
-    /// Its slot, if the index knows it.
-    slot: Option<u32>,
-    /// Its path, if it must be read (unknown, or its stamp changed).
-    read: Option<PathBuf>,
-    /// Its path, if it is a known broken file.
-    broken: Option<PathBuf>,
-}
-
 /// The snapshot in `cache`, if there is a sound one.
 fn read_snapshot(ws: &Workspace, root: &Path, dirs: &[(IssueType, PathBuf)]) -> Option<Slots> {
     let mut input = snapshot::open(&Root::workspace(ws).ok()?, &ws.cache_dir())?;
@@ -553,72 +580,6 @@ fn read_snapshot(ws: &Workspace, root: &Path, dirs: &[(IssueType, PathBuf)]) -> 
         Err(e) => {
             tracing::debug!(error = %e, "ignoring an unreadable index snapshot");
             None
-        }
-    }
-}
-
-/// The issue files of `dir` with their stamps (of the entry itself: a link is not followed),
-/// checked a chunk at a time in parallel; on the first scan, old temp files are removed.
-fn list(root: Option<&Root>, dir: &Path, first: bool) -> std::io::Result<Vec<(std::ffi::OsString, Option<FileStamp>)>> {
-    let mut listing = std::fs::read_dir(dir)?.flatten();
-    let mut out = Vec::new();
-    loop {
-        let chunk: Vec<std::fs::DirEntry> = listing.by_ref().take(4096).collect();
-        if chunk.is_empty() {
-            return Ok(out);
-        }
-        let files: Vec<_> = chunk
-            .par_iter()
-            .filter_map(|entry| {
-                let name = entry.file_name();
-                let text = name.to_str().unwrap_or_default();
-                if text.starts_with(".docket-") && text.ends_with(".tmp") {
-                    if first {
-                        remove_abandoned_temp_file(root, &entry.path());
-                    }
-                    return None;
-                }
-                if !text.ends_with(".md") || text.starts_with('.') {
-                    return None;
-                }
-                let stamp = entry.metadata().ok().map(|m| FileStamp::new(m.modified().ok(), m.len()));
-                Some((name, stamp))
-            })
-            .collect();
-        out.extend(files);
-    }
-}
-
-fn check(
-    dir: &Path,
-    name: &std::ffi::OsStr,
-    now: Option<FileStamp>,
-    slots: &Slots,
-    broken: &BTreeMap<PathBuf, (Option<FileStamp>, String)>,
-) -> Checked {
-    let slot = slots.slot_in(dir, name);
-    let broken_path = slot.is_none().then(|| dir.join(name)).filter(|p| broken.contains_key(p));
-    let known = match (slot, &broken_path) {
-        (Some(s), _) => slots.at(s).map(|x| x.stamp),
-        (None, Some(p)) => broken.get(p).map(|b| b.0),
-        (None, None) => None,
-    };
-    let read = known.is_none_or(|k| k.is_none() || now != k);
-    Checked { slot, read: read.then(|| dir.join(name)), broken: broken_path }
-}
-
-/// Temp files of atomic writes live for milliseconds; one that is minutes old was left by a
-/// process killed mid-write (its target file is intact: the rename never happened).
-fn remove_abandoned_temp_file(root: Option<&Root>, path: &Path) {
-    const ABANDONED_AFTER: Duration = Duration::from_secs(600);
-    let old = std::fs::metadata(path)
-        .and_then(|m| m.modified())
-        .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > ABANDONED_AFTER));
-    if old {
-        let Some(root) = root else { return };
-        match root.remove_file(path) {
-            Ok(()) => tracing::info!(path = %path.display(), "removed a temp file abandoned by a killed write"),
-            Err(e) => tracing::debug!(path = %path.display(), error = %e, "could not remove an abandoned temp file"),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The workspace store: markdown issues with YAML frontmatter in wrangler's layout, an always-fresh
 //! in-memory index, atomic writes under a workspace lock. It knows nothing of MCP.
 
+mod counts;
 mod edit;
 mod facts;
 mod files;
@@ -12,7 +13,9 @@ mod graph;
 mod history;
 mod index;
 mod layout;
+mod listing;
 mod model;
+mod orders;
 mod ranking;
 mod search_index;
 pub mod sessions;
@@ -221,22 +224,79 @@ impl Store {
         Ok(self.read(&meta.path)?.1.body)
     }
 
-    /// Every issue matching `filter`, sorted; the caller pages.
+    /// Every issue matching `filter`, sorted.
     pub fn list(
         &self,
         filter: &IssueFilter,
         sort: SortField,
         order: SortOrder,
     ) -> Result<Snapshot<Vec<Arc<IssueMeta>>>, StoreError> {
+        let snap = self.list_page(filter, sort, order, 0, None)?;
+        Ok(Snapshot { value: snap.value.items, cached: snap.cached, warnings: snap.warnings })
+    }
+
+    /// A page of the issues matching `filter`, sorted: `limit` of them (all for `None`) after
+    /// the first `offset`, and how many match in all. In list order (updated, newest first) it
+    /// walks only what the page needs where the kept counts give the total; other orders sort
+    /// every match.
+    pub fn list_page(
+        &self,
+        filter: &IssueFilter,
+        sort: SortField,
+        order: SortOrder,
+        offset: usize,
+        limit: Option<usize>,
+    ) -> Result<Snapshot<Listed>, StoreError> {
         let (mut index, cached) = self.fresh()?;
         let warnings = index.warnings();
         let graph = filter.blocked.map(|_| index.graph());
-        let mut items: Vec<Arc<IssueMeta>> =
-            index.by_updated().filter(|m| keep(filter, graph.as_deref(), m)).cloned().collect();
-        if (sort, order) != (SortField::Updated, SortOrder::Desc) {
+        let keep = |m: &IssueMeta| keep(filter, graph.as_deref(), m);
+        let value = if (sort, order) == (SortField::Updated, SortOrder::Desc) {
+            let (items, total) = index.page(filter, keep, offset, limit);
+            Listed { items, total }
+        } else {
+            let (mut items, total) = index.page(filter, keep, 0, None);
             sort_metas(&mut items, sort, order);
-        }
-        Ok(Snapshot { value: items, cached, warnings })
+            let start = offset.min(total);
+            let end = limit.map_or(total, |l| start.saturating_add(l).min(total));
+            items.truncate(end);
+            items.drain(..start);
+            Listed { items, total }
+        };
+        Ok(Snapshot { value, cached, warnings })
+    }
+
+    /// The issues matching `filter` that are still open or in progress (in list order), with
+    /// how many match in all (`total`), from one state of the index.
+    pub fn unfinished(&self, filter: &IssueFilter) -> Result<Snapshot<Listed>, StoreError> {
+        let (mut index, cached) = self.fresh()?;
+        let warnings = index.warnings();
+        let graph = filter.blocked.map(|_| index.graph());
+        let (_, total) = index.page(filter, |m| keep(filter, graph.as_deref(), m), 0, Some(0));
+        let unfinished = [Status::Open, Status::InProgress];
+        let status: Vec<Status> =
+            unfinished.into_iter().filter(|s| filter.status.is_empty() || filter.status.contains(s)).collect();
+        let items = match status.is_empty() {
+            true => Vec::new(),
+            false => {
+                let open = IssueFilter { status, ..filter.clone() };
+                index.page(&open, |m| keep(&open, graph.as_deref(), m), 0, None).0
+            }
+        };
+        Ok(Snapshot { value: Listed { items, total }, cached, warnings })
+    }
+
+    /// Every label written on some issue with how often it is written (twice in one issue
+    /// counts twice), from the counts the index keeps.
+    pub fn label_counts(&self) -> Result<Snapshot<Vec<(String, usize)>>, StoreError> {
+        let (index, cached) = self.fresh()?;
+        Ok(Snapshot { value: index.label_counts(), cached, warnings: index.warnings() })
+    }
+
+    /// Every project some issue is in with its number of issues, from the kept counts.
+    pub fn project_counts(&self) -> Result<Snapshot<Vec<(String, usize)>>, StoreError> {
+        let (index, cached) = self.fresh()?;
+        Ok(Snapshot { value: index.project_counts(), cached, warnings: index.warnings() })
     }
 
     /// How many issues match `filter` in each group of `by` (`None`: no assignee or project),
@@ -277,30 +337,57 @@ impl Store {
         let (mut index, cached) = self.fresh()?;
         let warnings = index.warnings();
         let graph = q.filter.blocked.map(|_| index.graph());
-        let mut allowed = 0;
-        for f in &q.fields {
-            allowed |= match f {
-                SearchField::Title => search_index::ID | search_index::TITLE,
-                SearchField::Labels => search_index::LABELS,
-                SearchField::Description => search_index::BODY,
-            };
-        }
-        let query = search_index::Query::parse(&q.text);
+        let (query, allowed) = parse_search(q);
         let mut hits = index.search(&query, allowed, |m| keep(&q.filter, graph.as_deref(), m));
-        // A query that is an ID (`ISS-000042`, `42`, `#42`) finds that issue first.
-        let id = q.text.trim().trim_start_matches('#');
-        if allowed & search_index::ID != 0
-            && let Ok(paths) = candidates(&index, id)
-        {
-            for meta in paths.iter().filter_map(|p| index.meta_at(p)).filter(|m| keep(&q.filter, graph.as_deref(), m)) {
-                match hits.iter_mut().find(|(m, _)| m.path == meta.path) {
-                    Some(hit) => hit.1 += ID_MATCH,
-                    None => hits.push((meta, ID_MATCH)),
-                }
+        for meta in named_by_id(&index, q, allowed, graph.as_deref()) {
+            match hits.iter_mut().find(|(m, _)| m.path == meta.path) {
+                Some(hit) => hit.1 += ID_MATCH,
+                None => hits.push((meta, ID_MATCH)),
             }
         }
         drop(index);
         let value = hits.into_iter().map(|(meta, score)| SearchHit { meta, score }).collect();
+        Ok(Snapshot { value, cached, warnings })
+    }
+
+    /// A page of [`Store::search`]'s hits best first (highest score, then newest update, then
+    /// ID, then path): `limit` of them after the first `offset`, and how many hits in all. Only
+    /// the page's hits are built and only the best `offset + limit` sorted.
+    pub fn search_page(
+        &self,
+        q: &SearchQuery,
+        offset: usize,
+        limit: usize,
+    ) -> Result<Snapshot<SearchPage>, StoreError> {
+        let (mut index, cached) = self.fresh()?;
+        let warnings = index.warnings();
+        let graph = q.filter.blocked.map(|_| index.graph());
+        let (query, allowed) = parse_search(q);
+        let ids: Vec<PathBuf> =
+            named_by_id(&index, q, allowed, graph.as_deref()).into_iter().map(|m| m.path.clone()).collect();
+        let everything = is_everything(&q.filter);
+        let keep = |m: &IssueMeta| keep(&q.filter, graph.as_deref(), m);
+        let keep: Option<&dyn Fn(&IssueMeta) -> bool> = if everything { None } else { Some(&keep) };
+        let ranked = index.search_page(&query, allowed, keep, &ids, ID_MATCH, offset, limit);
+        drop(index);
+        let value = match ranked {
+            Some((page, total)) => {
+                SearchPage { hits: page.into_iter().map(|(meta, score)| SearchHit { meta, score }).collect(), total }
+            }
+            None => {
+                // Files without frontmatter break the ties differently: every hit is sorted.
+                let mut hits = self.search(q)?.value;
+                hits.sort_by(|a, b| {
+                    b.score
+                        .cmp(&a.score)
+                        .then_with(|| b.meta.updated_at.cmp(&a.meta.updated_at))
+                        .then_with(|| a.meta.id.cmp(&b.meta.id))
+                        .then_with(|| a.meta.path.cmp(&b.meta.path))
+                });
+                let total = hits.len();
+                SearchPage { hits: hits.into_iter().skip(offset).take(limit).collect(), total }
+            }
+        };
         Ok(Snapshot { value, cached, warnings })
     }
 
@@ -333,6 +420,43 @@ impl Store {
         hits.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then_with(|| a.id.cmp(&b.id)));
         Ok(hits)
     }
+}
+
+/// The words of a search and the fields it searches.
+fn parse_search(q: &SearchQuery) -> (search_index::Query, u8) {
+    let mut allowed = 0;
+    for f in &q.fields {
+        allowed |= match f {
+            SearchField::Title => search_index::ID | search_index::TITLE,
+            SearchField::Labels => search_index::LABELS,
+            SearchField::Description => search_index::BODY,
+        };
+    }
+    (search_index::Query::parse(&q.text), allowed)
+}
+
+/// The issues a search query names by ID (`ISS-000042`, `42`, `#42`) that its filter accepts:
+/// found first, whatever their words.
+fn named_by_id(index: &Index, q: &SearchQuery, allowed: u8, graph: Option<&graph::Graph>) -> Vec<Arc<IssueMeta>> {
+    let id = q.text.trim().trim_start_matches('#');
+    if allowed & search_index::ID == 0 {
+        return Vec::new();
+    }
+    let Ok(paths) = candidates(index, id) else { return Vec::new() };
+    paths.iter().filter_map(|p| index.meta_at(p)).filter(|m| keep(&q.filter, graph, m)).collect()
+}
+
+/// Whether a filter accepts every issue.
+fn is_everything(f: &IssueFilter) -> bool {
+    f.status.is_empty()
+        && f.priority.is_empty()
+        && f.labels.is_empty()
+        && f.assignee.is_none()
+        && f.project.is_none()
+        && f.types.is_empty()
+        && f.parent_task_id.is_none()
+        && f.ids.is_empty()
+        && f.blocked.is_none()
 }
 
 /// The one file holding `id`, for a write: an ID held by several files is refused (a write must

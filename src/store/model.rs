@@ -282,6 +282,20 @@ pub struct SearchHit {
     pub score: u32,
 }
 
+/// A page of a list, and how many issues matched in all.
+#[derive(Debug, Clone, Default)]
+pub struct Listed {
+    pub items: Vec<std::sync::Arc<IssueMeta>>,
+    pub total: usize,
+}
+
+/// A page of search hits, and how many hits there are in all.
+#[derive(Debug, Clone, Default)]
+pub struct SearchPage {
+    pub hits: Vec<SearchHit>,
+    pub total: usize,
+}
+
 /// A result and how it was served.
 #[derive(Debug, Clone)]
 pub struct Snapshot<T> {

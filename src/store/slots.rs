@@ -16,8 +16,13 @@ use std::sync::Arc;
 
 use hashbrown::HashTable;
 
+mod ranked;
+pub use ranked::RankedPage;
+
+use super::counts::Tally;
 use super::facts::{self, Counts, FactFilter, Facts, GroupBy, Names};
 use super::model::{IssueFilter, IssueMeta, IssueType};
+use super::orders::{Metas, Orders, list_order};
 use super::ranking;
 use super::search_index::{DocText, Query, SearchIndex};
 use super::snapshot::{Decoder, Encoder, FileStamp};
@@ -25,6 +30,16 @@ use super::snapshot::{Decoder, Encoder, FileStamp};
 pub struct Slot {
     pub meta: Arc<IssueMeta>,
     pub stamp: Option<FileStamp>,
+}
+
+impl Metas for [Option<Slot>] {
+    fn meta(&self, slot: u32) -> &IssueMeta {
+        &self[slot as usize].as_ref().expect("orders hold live slots").meta
+    }
+
+    fn live(&self) -> Vec<u32> {
+        (0..self.len() as u32).filter(|&s| self[s as usize].is_some()).collect()
+    }
 }
 
 #[derive(Default)]
@@ -39,22 +54,16 @@ pub struct Slots {
     by_digits: HashTable<u32>,
     /// Upper-cased IDs held by more than one file.
     duplicates: BTreeSet<String>,
-    /// Live slots, newest update first; rebuilt when `ordered` is false.
-    order: Vec<u32>,
-    ordered: bool,
+    /// Live slots in list order, overall, per (type, status) and per label.
+    orders: Orders,
+    /// Issues per status, priority, label, project and assignee.
+    tally: Tally,
+    /// Each slot's place in list order, for ranking search hits; dropped on every change.
+    ranks: Option<Vec<u32>>,
     text: SearchIndex,
     /// Interned status, priority, type, assignee and project of each slot (dead ones included).
     facts: Vec<Facts>,
     names: Names,
-}
-
-/// List order: issues before files without frontmatter, newest update first, then ID, then path.
-fn list_order(a: &IssueMeta, b: &IssueMeta) -> std::cmp::Ordering {
-    b.frontmatter
-        .cmp(&a.frontmatter)
-        .then_with(|| b.updated_at.cmp(&a.updated_at))
-        .then_with(|| a.id.cmp(&b.id))
-        .then_with(|| a.path.cmp(&b.path))
 }
 
 /// Files are looked up by name (hashed) and folder (compared).
@@ -125,17 +134,16 @@ impl Slots {
     /// Adds `meta` (replacing whatever was at its path) with the words of its file.
     pub fn insert(&mut self, meta: IssueMeta, stamp: Option<FileStamp>, words: &DocText) {
         self.remove(&meta.path);
+        self.ranks = None;
         let slot = self.slots.len() as u32;
         self.text.add(slot, words);
-        self.facts.push(Facts::of(&meta, &mut self.names));
+        let facts = Facts::of(&meta, &mut self.names);
+        self.tally.add(&meta, &facts);
+        self.facts.push(facts);
         self.slots.push(Some(Slot { meta: Arc::new(meta), stamp }));
         self.live += 1;
         self.index_slot(slot);
-        if self.ordered {
-            let meta = self.meta(slot).expect("just added");
-            let at = self.order.partition_point(|&s| self.meta(s).is_some_and(|m| list_order(m, meta).is_lt()));
-            self.order.insert(at, slot);
-        }
+        self.orders.insert(&self.slots[..], slot);
     }
 
     /// Enters `slot` in the lookup tables.
@@ -158,15 +166,9 @@ impl Slots {
     pub fn remove(&mut self, path: &Path) -> Option<Arc<IssueMeta>> {
         let slot = self.slot_of(path)?;
         let meta = Arc::clone(&self.slots[slot as usize].as_ref()?.meta);
-        if self.ordered {
-            let at = self.order.partition_point(|&s| self.meta(s).is_some_and(|m| list_order(m, &meta).is_lt()));
-            match self.order.get(at) {
-                Some(&s) if s == slot => {
-                    self.order.remove(at);
-                }
-                _ => self.order.retain(|&s| s != slot),
-            }
-        }
+        self.ranks = None;
+        self.orders.remove(&self.slots[..], slot);
+        self.tally.remove(&meta, &self.facts[slot as usize]);
         let drop_from = |table: &mut HashTable<u32>, hash: u64| {
             if let Ok(entry) = table.find_entry(hash, |&s| s == slot) {
                 entry.remove();
@@ -225,21 +227,53 @@ impl Slots {
 
     /// Lets changes skip the list order (many are coming); it is rebuilt when next needed.
     pub fn unorder(&mut self) {
-        self.ordered = false;
-        self.order = Vec::new();
+        self.orders.unorder();
     }
 
     /// Every issue in list order.
     pub fn by_updated(&mut self) -> impl Iterator<Item = &Arc<IssueMeta>> {
-        if !self.ordered {
-            let slots = &self.slots;
-            let mut order: Vec<u32> = (0..slots.len() as u32).filter(|&s| slots[s as usize].is_some()).collect();
-            let meta = |s: u32| &*slots[s as usize].as_ref().expect("live").meta;
-            order.sort_unstable_by(|&a, &b| list_order(meta(a), meta(b)));
-            self.order = order;
-            self.ordered = true;
-        }
-        self.order.iter().filter_map(|&s| self.slots[s as usize].as_ref().map(|x| &x.meta))
+        self.orders.ensure(&self.slots[..]);
+        self.orders.all().iter().filter_map(|&s| self.slots[s as usize].as_ref().map(|x| &x.meta))
+    }
+
+    /// A page of the issues `filter` and `keep` accept (`keep` must imply `filter`), in list
+    /// order: `limit` of them (all for `None`) after the first `offset`, and how many match in all.
+    /// Walks only the sequences the filter selects, and only up to the page when the kept counts
+    /// give the total.
+    pub fn page(
+        &mut self,
+        filter: &IssueFilter,
+        keep: impl Fn(&IssueMeta) -> bool,
+        offset: usize,
+        limit: Option<usize>,
+    ) -> (Vec<Arc<IssueMeta>>, usize) {
+        self.orders.ensure(&self.slots[..]);
+        let ids = (!filter.ids.is_empty()).then(|| {
+            let mut held = Vec::new();
+            for id in &filter.ids {
+                let key = upper(id);
+                held.extend(
+                    self.by_id
+                        .iter_hash(self.id_hash(id))
+                        .filter(|&&s| self.meta(s).is_some_and(|m| upper(&m.id) == key)),
+                );
+            }
+            held
+        });
+        let known = self.tally.count(filter, &self.names);
+        let (found, total) = self.orders.page(&self.slots[..], filter, ids, keep, known, offset, limit);
+        let metas = found.into_iter().filter_map(|s| self.slots[s as usize].as_ref().map(|x| Arc::clone(&x.meta)));
+        (metas.collect(), total)
+    }
+
+    /// Every label written on some issue, with how often it is written.
+    pub fn label_counts(&self) -> Vec<(String, usize)> {
+        self.tally.labels()
+    }
+
+    /// Every project some issue is in, with its issues.
+    pub fn project_counts(&self) -> Vec<(String, usize)> {
+        self.tally.projects(&self.names)
     }
 
     /// Every live slot with its number.
@@ -272,6 +306,9 @@ impl Slots {
     /// Counts of the issues `filter` accepts, grouped `by` a field (`None`: no assignee or
     /// project), from the interned column; `None` when the filter needs more than it holds.
     pub fn count_by(&self, filter: &IssueFilter, by: GroupBy) -> Option<Counts> {
+        if let Some(counted) = self.tally.count_by(filter, by, &self.names) {
+            return Some(counted);
+        }
         let wanted = FactFilter::new(filter, &self.names)?;
         let live = self.slots.iter().zip(&self.facts).filter(|(s, f)| s.is_some() && wanted.matches(f));
         let groups = facts::count(live.map(|(_, f)| f), by, &self.names);
@@ -287,6 +324,7 @@ impl Slots {
     }
 
     fn compact(&mut self) {
+        self.ranks = None;
         let mut remap = vec![u32::MAX; self.slots.len()];
         let mut kept = Vec::with_capacity(self.live);
         let mut kept_facts = Vec::with_capacity(self.live);
@@ -300,7 +338,7 @@ impl Slots {
         }
         self.slots = kept;
         self.facts = kept_facts;
-        self.order = self.order.iter().map(|&s| remap[s as usize]).filter(|&s| s != u32::MAX).collect();
+        self.orders.remap(&remap);
         self.by_path.clear();
         self.by_id.clear();
         self.by_digits.clear();
@@ -335,7 +373,7 @@ impl Slots {
             out.str(&rel.to_string_lossy())?;
             out.meta(&slot.meta)?;
         }
-        for &s in &self.order {
+        for &s in self.orders.all() {
             out.varint(s as u64)?;
         }
         self.text.encode(out)
@@ -368,22 +406,27 @@ impl Slots {
                 return Err(bad("a path twice"));
             }
             let meta = input.meta(path)?;
-            slots.facts.push(Facts::of(&meta, &mut slots.names));
+            let facts = Facts::of(&meta, &mut slots.names);
+            slots.tally.add(&meta, &facts);
+            slots.facts.push(facts);
             let slot = slots.slots.len() as u32;
             slots.slots.push(Some(Slot { meta: Arc::new(meta), stamp }));
             slots.live += 1;
             slots.index_slot(slot);
         }
         let mut seen = vec![false; n];
+        let mut order = Vec::with_capacity(n);
         for _ in 0..n {
             let s = input.varint()? as usize;
             if s >= n || std::mem::replace(&mut seen[s], true) {
                 return Err(bad("list order"));
             }
-            slots.order.push(s as u32);
+            order.push(s as u32);
         }
         let meta = |s: &u32| slots.meta(*s).expect("decoded");
-        slots.ordered = slots.order.windows(2).all(|w| list_order(meta(&w[0]), meta(&w[1])).is_le());
+        if order.windows(2).all(|w| list_order(meta(&w[0]), meta(&w[1])).is_le()) {
+            slots.orders.set_all(&slots.slots[..], order);
+        }
         slots.text = SearchIndex::decode(input, n as u32)?;
         Ok(slots)
     }

@@ -1,6 +1,10 @@
 //! The HTTP accept loop: at most [`MAX_CONNECTIONS`] open connections (the rest wait in the
 //! listen backlog, so descriptors are never exhausted) and a deadline for each request's
 //! headers, so half-sent requests do not hold a connection forever (`axum::serve` has neither).
+//! Accepted sockets have Nagle's algorithm off ([`prepare`]): hyper writes each response's head
+//! and body with one vectored write, and without `TCP_NODELAY` a reply that spans two segments
+//! (or a board stream's small event after a previous one) could wait ~40 ms for the client's
+//! delayed ACK.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -52,6 +56,7 @@ pub async fn serve(
             },
             _ = &mut shutdown => break,
         };
+        prepare(&stream);
         let mut builder = http1::Builder::new();
         builder.timer(TokioTimer::new()).header_read_timeout(header_timeout);
         let connection = builder.serve_connection(TokioIo::new(stream), TowerToHyperService::new(router.clone()));
@@ -66,5 +71,31 @@ pub async fn serve(
     drop(listener);
     if tokio::time::timeout(DRAIN, graceful.shutdown()).await.is_err() {
         tracing::debug!("some HTTP connections were still open at exit");
+    }
+}
+
+/// Sets up an accepted connection: `TCP_NODELAY`, so small replies and stream events go out at
+/// once instead of waiting for the peer's delayed ACK.
+fn prepare(stream: &tokio::net::TcpStream) {
+    if let Err(e) = stream.set_nodelay(true) {
+        tracing::debug!(error = %e, "could not set TCP_NODELAY on an HTTP connection");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn accepted_connections_have_nagle_off() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let client = tokio::net::TcpStream::connect(addr);
+        let (accepted, client) = tokio::join!(listener.accept(), client);
+        let (stream, _) = accepted.expect("accept");
+        let _client = client.expect("connect");
+        assert!(!stream.nodelay().expect("nodelay"), "the default is Nagle on");
+        prepare(&stream);
+        assert!(stream.nodelay().expect("nodelay"));
     }
 }

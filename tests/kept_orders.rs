@@ -1,0 +1,363 @@
+//! The counts and list orders the index keeps (issue 30) against a recount and a full sort:
+//! after random sequences of creates, updates, closes, deletes and edits made outside docket,
+//! every kept count equals a count over every issue, and every page (any filter, sort, order,
+//! offset and limit) equals the same slice of a naive filter-and-sort of every issue.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use docket::store::generate::generate_workspace;
+use docket::store::{
+    GroupBy, IssueFilter, IssueMeta, IssuePatch, IssueType, NewIssue, Priority, SearchField, SearchQuery, SortField,
+    SortOrder, Status, Store, StoreOptions,
+};
+use rand::rngs::StdRng;
+use rand::seq::IndexedRandom;
+use rand::{Rng, SeedableRng};
+
+const LABELS: &[&str] = &["bug", "feature", "docs", "ux", "api", "new-label", "Bug"];
+const NAMES: &[&str] = &["ann", "bo", "core", "web", "zed", ""];
+
+/// Every issue, straight from an unfiltered list (its set is what every other test checks).
+fn everything(store: &Store) -> Vec<Arc<IssueMeta>> {
+    store.list(&IssueFilter::default(), SortField::Id, SortOrder::Asc).expect("list").value
+}
+
+fn matches(f: &IssueFilter, m: &IssueMeta) -> bool {
+    (f.status.is_empty() || f.status.contains(&m.status))
+        && (f.priority.is_empty() || f.priority.contains(&m.priority))
+        && (f.types.is_empty() || f.types.contains(&m.issue_type))
+        && (f.labels.is_empty() || f.labels.iter().any(|l| m.labels.contains(l)))
+        && f.assignee.as_ref().is_none_or(|a| m.assignee.as_ref() == Some(a))
+        && f.project.as_ref().is_none_or(|p| m.project.as_ref() == Some(p))
+        && f.parent_task_id
+            .as_ref()
+            .is_none_or(|p| m.context.get("parentTaskId").and_then(|v| v.as_str()) == Some(p.as_str()))
+        && (f.ids.is_empty() || f.ids.iter().any(|id| id.eq_ignore_ascii_case(&m.id)))
+}
+
+/// What lists always returned: list order (issues first, newest update first, then ID, then
+/// path) for updated/desc, else a stable sort of that by the field, then ID.
+fn naive(all: &[Arc<IssueMeta>], f: &IssueFilter, sort: SortField, order: SortOrder) -> Vec<Arc<IssueMeta>> {
+    let mut out: Vec<Arc<IssueMeta>> = all.iter().filter(|m| matches(f, m)).cloned().collect();
+    out.sort_by(|a, b| {
+        b.frontmatter
+            .cmp(&a.frontmatter)
+            .then_with(|| b.updated_at.cmp(&a.updated_at))
+            .then_with(|| a.id.cmp(&b.id))
+            .then_with(|| a.path.cmp(&b.path))
+    });
+    if (sort, order) != (SortField::Updated, SortOrder::Desc) {
+        out.sort_by(|a, b| {
+            let ord = match sort {
+                SortField::Created => a.created_at.cmp(&b.created_at),
+                SortField::Updated => a.updated_at.cmp(&b.updated_at),
+                SortField::Priority => a.priority.cmp(&b.priority),
+                SortField::Status => a.status.cmp(&b.status),
+                SortField::Id => a.id.cmp(&b.id),
+            }
+            .then_with(|| a.id.cmp(&b.id));
+            let ord = if order == SortOrder::Desc { ord.reverse() } else { ord };
+            b.frontmatter.cmp(&a.frontmatter).then(ord)
+        });
+    }
+    out
+}
+
+fn some<T: Copy>(rng: &mut StdRng, all: &[T], p: f64) -> Vec<T> {
+    all.iter().copied().filter(|_| rng.random_bool(p)).collect()
+}
+
+fn random_filter(rng: &mut StdRng, ids: &[String]) -> IssueFilter {
+    let pick = |rng: &mut StdRng| NAMES.choose(rng).map(|s| s.to_string());
+    let mut f = IssueFilter::default();
+    if rng.random_bool(0.5) {
+        f.status = some(rng, Status::ALL, 0.4);
+    }
+    if rng.random_bool(0.4) {
+        f.types = some(rng, IssueType::ALL, 0.5);
+    }
+    if rng.random_bool(0.25) {
+        f.priority = some(rng, Priority::ALL, 0.4);
+    }
+    if rng.random_bool(0.4) {
+        f.labels = (0..rng.random_range(1..=2)).filter_map(|_| LABELS.choose(rng).map(|l| l.to_string())).collect();
+    }
+    if rng.random_bool(0.2) {
+        f.assignee = pick(rng);
+    }
+    if rng.random_bool(0.2) {
+        f.project = pick(rng);
+    }
+    if rng.random_bool(0.1) {
+        f.parent_task_id = Some("SPEC-000001".into());
+    }
+    if rng.random_bool(0.15) && !ids.is_empty() {
+        f.ids = (0..rng.random_range(1..=4))
+            .filter_map(|_| ids.choose(rng).map(|id| if rng.random_bool(0.5) { id.to_lowercase() } else { id.clone() }))
+            .chain(["ISS-999999".to_string()])
+            .collect();
+    }
+    f
+}
+
+fn random_labels(rng: &mut StdRng) -> Vec<String> {
+    let mut labels: Vec<String> =
+        (0..rng.random_range(0..=3)).filter_map(|_| LABELS.choose(rng).map(|l| l.to_string())).collect();
+    if rng.random_bool(0.3) && !labels.is_empty() {
+        labels.push(labels[0].clone()); // the same label twice
+    }
+    labels
+}
+
+fn random_name(rng: &mut StdRng) -> Option<String> {
+    rng.random_bool(0.6).then(|| NAMES[..5].choose(rng).expect("names").to_string())
+}
+
+/// One random change, through the store or behind its back.
+fn change(rng: &mut StdRng, store: &Store, step: usize) {
+    let all = everything(store);
+    let target = all.choose(rng).cloned();
+    let status = *Status::ALL.choose(rng).expect("statuses");
+    match (rng.random_range(0..8), target) {
+        (0, _) | (_, None) => {
+            let new = NewIssue {
+                title: format!("Random issue {step}"),
+                description: "Made by the kept-orders test.".into(),
+                issue_type: *IssueType::ALL.choose(rng).expect("types"),
+                status,
+                priority: *Priority::ALL.choose(rng).expect("priorities"),
+                labels: random_labels(rng),
+                assignee: random_name(rng),
+                project: random_name(rng),
+                context: Default::default(),
+                blocked_by: vec![],
+            };
+            store.create(new).expect("create");
+        }
+        (1, Some(m)) => {
+            let patch = IssuePatch {
+                status: Some(status),
+                priority: rng.random_bool(0.5).then(|| *Priority::ALL.choose(rng).expect("priorities")),
+                labels: rng.random_bool(0.5).then(|| random_labels(rng)),
+                assignee: rng.random_bool(0.5).then(|| random_name(rng)),
+                project: rng.random_bool(0.5).then(|| random_name(rng)),
+                ..IssuePatch::default()
+            };
+            let _ = store.update(&m.id, patch);
+        }
+        (2, Some(m)) => {
+            let _ = store.update(&m.id, IssuePatch { add_labels: random_labels(rng), ..IssuePatch::default() });
+        }
+        (3, Some(m)) => {
+            let _ = store.update(&m.id, IssuePatch { status: Some(Status::Closed), ..IssuePatch::default() });
+        }
+        (4, Some(m)) => {
+            let _ = store.delete(&m.id);
+        }
+        (5, Some(m)) => {
+            // Rewritten outside docket: every counted field may change.
+            let labels = random_labels(rng).join(", ");
+            let project = random_name(rng).map(|p| format!("project: {p}\n")).unwrap_or_default();
+            let assignee = random_name(rng).map(|a| format!("assignee: {a}\n")).unwrap_or_default();
+            let text = format!(
+                "---\nid: {}\ntitle: Edited outside {step}\ntype: {}\nstatus: {status}\npriority: {}\nlabels: [{labels}]\n{project}{assignee}createdAt: 2026-03-0{}T00:00:00.000Z\nupdatedAt: 2026-12-{:02}T00:00:00.000Z\n---\nEdited by hand.\n",
+                m.id,
+                m.issue_type,
+                Priority::ALL.choose(rng).expect("priorities"),
+                rng.random_range(1..10),
+                rng.random_range(1..29),
+            );
+            std::fs::write(&m.path, text).expect("edit outside");
+        }
+        (6, Some(m)) => std::fs::remove_file(&m.path).expect("delete outside"),
+        (_, Some(m)) => {
+            // A file without frontmatter beside the issues, and a copy of an issue (a duplicate ID).
+            let dir = m.path.parent().expect("folder");
+            std::fs::write(dir.join(format!("notes-{step}.md")), "Just notes.\n").expect("notes");
+            if let Ok(text) = std::fs::read_to_string(&m.path) {
+                std::fs::write(dir.join(format!("{}-copy-{step}.md", m.id)), text).expect("copy");
+            }
+        }
+    }
+}
+
+fn recount(keys: impl Iterator<Item = String>) -> BTreeMap<String, usize> {
+    let mut counts = BTreeMap::new();
+    for k in keys {
+        *counts.entry(k).or_default() += 1;
+    }
+    counts
+}
+
+fn group_key(m: &IssueMeta, by: GroupBy) -> Option<String> {
+    match by {
+        GroupBy::Status => Some(m.status.as_str().to_string()),
+        GroupBy::Priority => Some(m.priority.as_str().to_string()),
+        GroupBy::Type => Some(m.issue_type.as_str().to_string()),
+        GroupBy::Project => m.project.clone().filter(|p| !p.is_empty()),
+        GroupBy::Assignee => m.assignee.clone().filter(|a| !a.is_empty()),
+    }
+}
+
+fn check(rng: &mut StdRng, store: &Store, round: usize) {
+    let all = everything(store);
+    let at = format!("round {round}");
+    let labels: BTreeMap<String, usize> = store.label_counts().expect("labels").value.into_iter().collect();
+    assert_eq!(labels, recount(all.iter().flat_map(|m| m.labels.iter().cloned())), "label counts, {at}");
+    let projects: BTreeMap<String, usize> = store.project_counts().expect("projects").value.into_iter().collect();
+    let counted = recount(all.iter().filter_map(|m| m.project.clone().filter(|p| !p.is_empty())));
+    assert_eq!(projects, counted, "project counts, {at}");
+
+    // Each label, collection and status alone: the totals the kept counts give.
+    let mut simple: Vec<IssueFilter> =
+        LABELS.iter().map(|l| IssueFilter { labels: vec![l.to_string()], ..IssueFilter::default() }).collect();
+    simple.extend(Status::ALL.iter().map(|&s| IssueFilter { status: vec![s], ..IssueFilter::default() }));
+    simple.extend(IssueType::ALL.iter().map(|&t| IssueFilter { types: vec![t], ..IssueFilter::default() }));
+    simple.extend(NAMES.iter().map(|n| IssueFilter { project: Some(n.to_string()), ..IssueFilter::default() }));
+    for filter in simple {
+        let page = store.list_page(&filter, SortField::Updated, SortOrder::Desc, 0, Some(1)).expect("page").value;
+        let want = all.iter().filter(|m| matches(&filter, m)).count();
+        assert_eq!(page.total, want, "total of {filter:?}, {at}");
+    }
+
+    let ids: Vec<String> = all.iter().map(|m| m.id.clone()).collect();
+    for _ in 0..12 {
+        let filter = if rng.random_bool(0.2) { IssueFilter::default() } else { random_filter(rng, &ids) };
+        for by in [GroupBy::Status, GroupBy::Priority, GroupBy::Type, GroupBy::Project, GroupBy::Assignee] {
+            let (total, groups) = store.count_by(&filter, by).expect("count").value;
+            let mut want: BTreeMap<Option<String>, usize> = BTreeMap::new();
+            for m in all.iter().filter(|m| matches(&filter, m)) {
+                *want.entry(group_key(m, by)).or_default() += 1;
+            }
+            assert_eq!(total, want.values().sum::<usize>(), "{by:?} total of {filter:?}, {at}");
+            assert_eq!(groups.into_iter().collect::<BTreeMap<_, _>>(), want, "{by:?} of {filter:?}, {at}");
+        }
+        let unfinished = store.unfinished(&filter).expect("unfinished").value;
+        let matching = naive(&all, &filter, SortField::Updated, SortOrder::Desc);
+        assert_eq!(unfinished.total, matching.len(), "all-complete total of {filter:?}, {at}");
+        let open: Vec<&str> = matching
+            .iter()
+            .filter(|m| matches!(m.status, Status::Open | Status::InProgress))
+            .map(|m| m.path.to_str().expect("utf-8"))
+            .collect();
+        let got: Vec<&str> = unfinished.items.iter().map(|m| m.path.to_str().expect("utf-8")).collect();
+        assert_eq!(got, open, "incomplete issues of {filter:?}, {at}");
+
+        let sort = *[SortField::Updated, SortField::Created, SortField::Priority, SortField::Status, SortField::Id]
+            .choose(rng)
+            .expect("sorts");
+        let order = if rng.random_bool(0.6) { SortOrder::Desc } else { SortOrder::Asc };
+        let want = naive(&all, &filter, sort, order);
+        let offset = if rng.random_bool(0.6) { 0 } else { rng.random_range(0..=want.len() + 3) };
+        let limit = match rng.random_range(0..4) {
+            0 => None,
+            1 => Some(0),
+            _ => Some(rng.random_range(1..30)),
+        };
+        check_search(rng, store, &filter, &at);
+        let page = store.list_page(&filter, sort, order, offset, limit).expect("page").value;
+        let end = limit.map_or(want.len(), |l| (offset + l).min(want.len()));
+        let want_page: Vec<&str> = want
+            .get(offset.min(want.len())..end.max(offset.min(want.len())))
+            .unwrap_or_default()
+            .iter()
+            .map(|m| m.path.to_str().expect("utf-8"))
+            .collect();
+        let got: Vec<&str> = page.items.iter().map(|m| m.path.to_str().expect("utf-8")).collect();
+        assert_eq!(page.total, want.len(), "total of {filter:?} {sort:?} {order:?}, {at}");
+        assert_eq!(got, want_page, "page {offset}+{limit:?} of {filter:?} {sort:?} {order:?}, {at}");
+    }
+}
+
+const QUERIES: &[&str] = &[
+    "request",
+    "fix",
+    "fi",
+    "hook",
+    "login redirect",
+    "ISS-000010",
+    "10",
+    "#12",
+    "bug",
+    "zzz",
+    "random issue",
+    "edited",
+];
+
+/// A page of ranked search hits against every hit sorted (score, newest update, ID, path).
+fn check_search(rng: &mut StdRng, store: &Store, filter: &IssueFilter, at: &str) {
+    let fields = match rng.random_range(0..3) {
+        0 => vec![SearchField::Title, SearchField::Description, SearchField::Labels],
+        1 => vec![SearchField::Title],
+        _ => vec![SearchField::Labels, SearchField::Description],
+    };
+    let text = QUERIES.choose(rng).expect("queries").to_string();
+    let q = SearchQuery { text, fields, filter: filter.clone() };
+    let mut want = store.search(&q).expect("search").value;
+    want.sort_by(|a, b| {
+        b.score
+            .cmp(&a.score)
+            .then_with(|| b.meta.updated_at.cmp(&a.meta.updated_at))
+            .then_with(|| a.meta.id.cmp(&b.meta.id))
+            .then_with(|| a.meta.path.cmp(&b.meta.path))
+    });
+    let offset = if rng.random_bool(0.7) { 0 } else { rng.random_range(0..=want.len() + 2) };
+    let limit = rng.random_range(1..25);
+    let page = store.search_page(&q, offset, limit).expect("search page").value;
+    let shown = |hits: &[docket::store::SearchHit]| -> Vec<(String, u32)> {
+        hits.iter().map(|h| (h.meta.path.display().to_string(), h.score)).collect()
+    };
+    let end = (offset + limit).min(want.len());
+    assert_eq!(page.total, want.len(), "hits of {:?} with {filter:?}, {at}", q.text);
+    assert_eq!(
+        shown(&page.hits),
+        shown(want.get(offset.min(end)..end).unwrap_or_default()),
+        "page {offset}+{limit} of {:?} with {filter:?}, {at}",
+        q.text
+    );
+}
+
+fn run(seed: u64, issues: usize, steps: usize) {
+    let dir = tempfile::tempdir().expect("tmp");
+    let ws = generate_workspace(dir.path(), issues, seed);
+    let store = Store::open(ws, StoreOptions { branch_aware_ids: false, ..StoreOptions::default() });
+    let mut rng = StdRng::seed_from_u64(seed);
+    check(&mut rng, &store, 0);
+    for step in 1..=steps {
+        change(&mut rng, &store, step);
+        if step % 3 == 0 {
+            check(&mut rng, &store, step);
+        }
+    }
+    // A new process starts from the snapshot and must derive the same.
+    store.flush();
+    drop(store);
+    let ws = docket::store::Workspace::at(dir.path()).expect("ws");
+    let again = Store::open(ws, StoreOptions { branch_aware_ids: false, ..StoreOptions::default() });
+    check(&mut rng, &again, steps + 1);
+}
+
+#[test]
+fn kept_counts_and_pages_equal_a_recount_and_a_full_sort() {
+    for seed in [1, 2, 3] {
+        run(seed, 150, 60);
+    }
+}
+
+#[test]
+fn bulk_changes_rebuild_the_orders_right() {
+    // Over 256 files changed in one scan: the orders are rebuilt, not kept up to date.
+    let dir = tempfile::tempdir().expect("tmp");
+    let ws = generate_workspace(dir.path(), 400, 9);
+    let store = Store::open(ws.clone(), StoreOptions { branch_aware_ids: false, ..StoreOptions::default() });
+    let mut rng = StdRng::seed_from_u64(9);
+    check(&mut rng, &store, 0);
+    for m in everything(&store).iter().take(300) {
+        let text = std::fs::read_to_string(&m.path).expect("read");
+        std::fs::write(&m.path, text.replacen("status: open", "status: cancelled", 1)).expect("edit");
+    }
+    for round in 1..4 {
+        check(&mut rng, &store, round);
+    }
+}
