@@ -99,12 +99,12 @@ function renderList(data, append) {
   table.dataset.count = String(data.count);
   const more = $('#list-more');
   const left = data.count - listRows;
-  more.replaceChildren(el('p', { class: 'muted list-count' }, `${listRows} of ${data.count}`),
-    left > 0 ? (() => {
-      const b = el('button', { type: 'button', class: 'button more' }, `Show ${Math.min(ROWS, left)} more`);
-      b.addEventListener('click', () => { b.disabled = true; loadList(true); });
-      return b;
-    })() : null);
+  more.replaceChildren(el('p', { class: 'muted list-count' }, `${listRows} of ${data.count}`));
+  if (left > 0) {
+    const b = el('button', { type: 'button', class: 'button more' }, `Show ${Math.min(ROWS, left)} more`);
+    b.addEventListener('click', () => { b.disabled = true; loadList(true); });
+    more.append(b);
+  }
 }
 
 // ---------------------------------------------------------------- statistics
@@ -197,17 +197,18 @@ async function loadProblems() {
       groups.get(p.kind).push(p);
     }
     const box = $('#problems');
-    box.replaceChildren(
+    box.replaceChildren(...[
       el('h1', {}, data.problems.length ? `${data.problems.length} problem${data.problems.length === 1 ? '' : 's'} in the workspace` : 'No problems in the workspace'),
       el('p', { class: 'muted' }, 'What `docket doctor` reports. ',
-        data.fixable ? `\`docket doctor --fix\` (or workspace_doctor with fix: true) repairs ${data.fixable} of them; the others say what to do.` : ''),
+        data.fixable ? `docket doctor --fix (or workspace_doctor with fix: true) repairs ${data.fixable} of them; the others say what to do.` : ''),
       [...groups].map(([kind, list]) => el('section', { class: 'problem-group', dataset: { kind } },
         el('h2', {}, `${KIND_NAMES[kind] || kind} (${list.length})`),
         el('ul', {}, list.map((p) => el('li', { class: 'problem-item', dataset: { kind: p.kind, id: p.id || '' } },
           el('p', {}, p.message),
-          el('p', { class: 'muted' }, p.fixable ? 'Repaired by --fix' : 'Needs a person'))))),
+          el('p', { class: 'muted' }, p.fixable ? 'Repaired by --fix' : 'Needs a person')))))),
       (data.otherWarnings || []).length ? el('section', { class: 'problem-group' }, el('h2', {}, 'Other warnings'),
-        el('ul', {}, data.otherWarnings.map((w) => el('li', { class: 'problem-item' }, w)))) : null);
+        el('ul', {}, data.otherWarnings.map((w) => el('li', { class: 'problem-item' }, w)))) : null,
+    ].flat().filter(Boolean));
     box.setAttribute('aria-busy', 'false');
   } catch (error) {
     if (view === 'problems') showError(error);
