@@ -1,11 +1,19 @@
 //! The web board in a real browser: headless Chromium driven through chromedriver (WebDriver)
 //! against `docket web` on a generated workspace. Skips, saying why, when chromium or
 //! chromedriver is not installed (`apt-get install -y chromium chromium-driver`; CI does).
+//! More in tests/browser/: editing.rs (title, description, task boxes, the save model),
+//! problems.rs (warnings and the duplicate banner), views.rs (the list and the statistics).
 //! Also takes the screenshots (light and dark, desktop and phone) into target/screenshots/, or into
 //! docs/screenshots/ with DOCKET_UPDATE_SCREENSHOTS=1.
 
+#[path = "browser/editing.rs"]
+mod editing;
+#[path = "browser/problems.rs"]
+mod problems;
 #[path = "browser/support.rs"]
 mod support;
+#[path = "browser/views.rs"]
+mod views;
 
 use std::time::Duration;
 

@@ -225,10 +225,20 @@ pub async fn wait_file(path: &Path, what: &str, check: impl Fn(&str) -> bool) ->
     }
 }
 
-/// Clicks the element at `css` (waiting for it).
+/// Clicks the element at `css` (waiting for it), looking it up again if a live update replaced
+/// it in between.
 pub async fn click(c: &Client, css: &str) {
-    let e = c.wait().for_element(Locator::Css(css)).await.unwrap_or_else(|e| panic!("{css}: {e}"));
-    e.click().await.unwrap_or_else(|e| panic!("clicking {css}: {e}"));
+    for _ in 0..50 {
+        let e = c.wait().for_element(Locator::Css(css)).await.unwrap_or_else(|e| panic!("{css}: {e}"));
+        match e.click().await {
+            Ok(()) => return,
+            Err(fantoccini::error::CmdError::Standard(e))
+                if e.error == fantoccini::error::ErrorStatus::StaleElementReference => {}
+            Err(e) => panic!("clicking {css}: {e}"),
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("{css} kept going stale");
 }
 
 /// Ticks `value` in the multi-value filter `name` of the filter bar, as a person would: open
