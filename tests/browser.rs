@@ -1,157 +1,28 @@
 //! The web board in a real browser: headless Chromium driven through chromedriver (WebDriver)
 //! against `docket web` on a generated workspace. Skips, saying why, when chromium or
 //! chromedriver is not installed (`apt-get install -y chromium chromium-driver`; CI does).
+//! More in tests/browser/: editing.rs (title, description, task boxes, the save model),
+//! problems.rs (warnings and the duplicate banner), views.rs (the list and the statistics).
 //! Also takes the screenshots (light and dark, desktop and phone) into target/screenshots/, or into
 //! docs/screenshots/ with DOCKET_UPDATE_SCREENSHOTS=1.
 
-use std::io::{BufRead, BufReader};
-use std::net::TcpListener;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+#[path = "browser/editing.rs"]
+mod editing;
+#[path = "browser/problems.rs"]
+mod problems;
+#[path = "browser/support.rs"]
+mod support;
+#[path = "browser/views.rs"]
+mod views;
+
+use std::time::Duration;
 
 use docket::store::{
     IssueFilter, IssueType, NewIssue, Priority, SortField, SortOrder, Status, Store, StoreOptions, Workspace,
 };
-use fantoccini::{Client, ClientBuilder, Locator};
+use fantoccini::Locator;
 use serde_json::{Value, json};
-
-/// Kills a child process on drop.
-struct Running(Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn which(names: &[&str]) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    names.iter().find_map(|n| std::env::split_paths(&path).map(|d| d.join(n)).find(|p| p.is_file()))
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr").port()
-}
-
-/// `docket web --workspace ROOT ARGS`; returns it and the URL it printed.
-fn docket_web(root: &Path, extra: &[&str]) -> (Running, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_docket"))
-        .args(["web", "--workspace"])
-        .arg(root)
-        .args(extra)
-        .env_remove("DOCKET_TOKEN")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn docket web");
-    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
-    let line = lines.next().expect("docket web prints its URL").expect("UTF-8");
-    let url = line[line.find("http://").expect("a URL")..].trim().to_string();
-    std::thread::spawn(move || lines.for_each(drop));
-    (Running(child), url)
-}
-
-fn chromedriver(binary: &Path) -> (Running, String) {
-    let port = free_port();
-    let child = Command::new(binary)
-        .arg(format!("--port={port}"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn chromedriver");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "chromedriver did not listen on {port}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    (Running(child), format!("http://127.0.0.1:{port}"))
-}
-
-async fn browser(driver: &str, chromium: &Path, profile: &Path, dark: bool) -> Client {
-    let mut args = vec![
-        "--headless".to_string(),
-        "--no-sandbox".into(),
-        "--disable-gpu".into(),
-        "--disable-quic".into(),
-        "--no-first-run".into(),
-        "--disable-background-networking".into(),
-        "--disable-component-update".into(),
-        "--disable-sync".into(),
-        "--disable-dev-shm-usage".into(),
-        "--hide-scrollbars".into(),
-        format!("--user-data-dir={}", profile.display()),
-    ];
-    if dark {
-        args.push("--force-dark-mode".into());
-    }
-    let caps = json!({
-        "browserName": "chrome",
-        "goog:chromeOptions": {"binary": chromium.display().to_string(), "args": args},
-    });
-    let caps = caps.as_object().cloned().expect("object");
-    let connector = hyper_util::client::legacy::connect::HttpConnector::new();
-    ClientBuilder::new(connector).capabilities(caps).connect(driver).await.expect("a WebDriver session")
-}
-
-/// Polls `check` (a JavaScript expression) until it is true; panics after `limit`.
-async fn wait_js(c: &Client, check: &str, limit: Duration, what: &str) -> Duration {
-    let started = Instant::now();
-    loop {
-        let v = c.execute(&format!("return !!({check});"), vec![]).await.expect("script runs");
-        if v == Value::Bool(true) {
-            return started.elapsed();
-        }
-        assert!(started.elapsed() < limit, "{what}: `{check}` still false after {limit:?}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-}
-
-async fn js(c: &Client, script: &str) -> Value {
-    c.execute(script, vec![]).await.expect("script runs")
-}
-
-async fn column_count(c: &Client, status: &str) -> u64 {
-    js(c, &format!("return Number(document.querySelector('.column[data-status={status}] .count').textContent)"))
-        .await
-        .as_u64()
-        .expect("a count")
-}
-
-fn count(store: &Store, filter: IssueFilter) -> usize {
-    store.list(&filter, SortField::Updated, SortOrder::Desc).expect("list").value.len()
-}
-
-fn of_status(status: Status) -> IssueFilter {
-    IssueFilter { status: vec![status], ..IssueFilter::default() }
-}
-
-fn open_ids(store: &Store) -> Vec<String> {
-    store
-        .list(&of_status(Status::Open), SortField::Id, SortOrder::Asc)
-        .expect("list")
-        .value
-        .iter()
-        .map(|m| m.id.clone())
-        .collect()
-}
-
-/// Waits until the file holding `id` says `status: STATUS` (the write is on disk).
-async fn wait_file_status(store: &Store, id: &str, status: &str) {
-    let deadline = Instant::now() + Duration::from_secs(5);
-    loop {
-        if let Ok(meta) = store.get_meta(id)
-            && std::fs::read_to_string(&meta.value.path).is_ok_and(|t| t.contains(&format!("status: {status}")))
-        {
-            return;
-        }
-        assert!(Instant::now() < deadline, "{id} never became {status} on disk");
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-}
+use support::*;
 
 /// A realistic body with hostile HTML pasted in (and `ISS-000001`, which the board links).
 const HOSTILE: &str = "A crash log pasted into an issue must show as text. Seen while closing ISS-000001.\n\n\
@@ -162,14 +33,8 @@ const HOSTILE: &str = "A crash log pasted into an issue must show as text. Seen 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_board_in_a_real_browser() {
-    let (Some(chromium), Some(driver_bin)) =
-        (which(&["chromium", "chromium-browser", "google-chrome"]), which(&["chromedriver"]))
-    else {
-        eprintln!(
-            "SKIP the_board_in_a_real_browser: chromium and chromedriver are not both installed (apt-get install -y chromium chromium-driver)"
-        );
-        return;
-    };
+    let Some((chromium, driver_bin)) = tools("the_board_in_a_real_browser") else { return };
+    let _serial = one_at_a_time().await;
     let root = tempfile::tempdir().expect("temp dir");
     // A stable name for the header in the screenshots.
     let ws_dir = root.path().join("acme-app");
@@ -207,13 +72,49 @@ async fn the_board_in_a_real_browser() {
     let cards = js(&c, "return document.querySelectorAll('.column[data-status=open] .card').length").await;
     assert_eq!(cards.as_u64().unwrap() as usize, count(&store, of_status(Status::Open)).min(50));
 
-    // The filter narrows them, and the address carries it.
-    choose(&c, "select[name=priority]", "critical").await;
-    let critical = |s| IssueFilter { status: vec![s], priority: vec![Priority::Critical], ..IssueFilter::default() };
-    let want = count(&store, critical(Status::Open));
+    // Every card shows its age: the issue's createdAt, shortened (`12d`, `4mo`).
+    let ages = js(&c, "return [...document.querySelectorAll('.card')].map(c => [c.dataset.id, c.querySelector('time.age')?.getAttribute('datetime'), c.querySelector('time.age')?.textContent])").await;
+    let ages = ages.as_array().expect("cards");
+    assert!(!ages.is_empty());
+    for a in ages {
+        let id = a[0].as_str().unwrap();
+        assert_eq!(a[1].as_str(), Some(store.get_meta(id).unwrap().value.created_at.as_str()), "age of {id}: {a}");
+        let text = a[2].as_str().unwrap_or_default();
+        let unit = text.trim_start_matches(|c: char| c.is_ascii_digit());
+        assert!(text.len() > unit.len() && ["m", "h", "d", "mo", "y"].contains(&unit), "age of {id}: {text:?}");
+    }
+
+    // The filter narrows them, and the address carries it; a filter takes several values.
+    tick(&c, "priority", "critical").await;
+    let with = |s, p: Vec<Priority>| IssueFilter { status: vec![s], priority: p, ..IssueFilter::default() };
+    let want = count(&store, with(Status::Open, vec![Priority::Critical]));
     wait_js(&c, &format!("location.search.includes('priority=critical') && document.querySelector('.column[data-status=open] .count').textContent === '{want}'"), Duration::from_secs(5), "priority filter").await;
-    assert_eq!(column_count(&c, "in_progress").await as usize, count(&store, critical(Status::InProgress)));
+    assert_eq!(
+        column_count(&c, "in_progress").await as usize,
+        count(&store, with(Status::InProgress, vec![Priority::Critical]))
+    );
     assert!(want < count(&store, of_status(Status::Open)), "the generated workspace has non-critical open issues");
+    tick(&c, "priority", "high").await;
+    let both = count(&store, with(Status::Open, vec![Priority::Critical, Priority::High]));
+    assert!(both > want, "the generated workspace has high open issues");
+    wait_js(&c, &format!("decodeURIComponent(location.search).includes('priority=critical,high') && document.querySelector('.column[data-status=open] .count').textContent === '{both}'"), Duration::from_secs(5), "two priorities").await;
+    let assignees = store.list(&of_status(Status::Open), SortField::Id, SortOrder::Asc).unwrap().value;
+    let mut people: Vec<String> = assignees.iter().filter_map(|m| m.assignee.clone()).collect();
+    people.sort();
+    people.dedup();
+    assert!(people.len() >= 2, "the generated workspace has two assignees with open issues");
+    tick(&c, "assignee", &people[0]).await;
+    tick(&c, "assignee", &people[1]).await;
+    let of_two = assignees
+        .iter()
+        .filter(|m| matches!(m.priority, Priority::Critical | Priority::High))
+        .filter(|m| m.assignee.as_ref().is_some_and(|a| a == &people[0] || a == &people[1]))
+        .count();
+    wait_js(&c, &format!("decodeURIComponent(location.search).includes('assignee={},{}') && document.querySelector('.column[data-status=open] .count').textContent === '{of_two}'", people[0], people[1]), Duration::from_secs(5), "two assignees").await;
+    assert_eq!(
+        js(&c, "return document.querySelector('details.multi[data-name=assignee] summary').textContent").await,
+        json!(format!("Assignee: {}, {}", people[0], people[1]))
+    );
     c.goto(&url).await.expect("back to the board");
     let search = c.wait().for_element(Locator::Css("input[name=q]")).await.expect("search box");
     search.send_keys("inert").await.expect("type");
@@ -335,29 +236,22 @@ async fn the_board_in_a_real_browser() {
     c.goto(&format!("{base}/issues/{created}")).await.expect("its page");
     choose(&c, "select[name=priority]", "critical").await;
     wait_file_status(&store, &created, "open").await;
-    // The page shows the saved issue again (and the live update after it); then type.
+    // The page says it saved, and shows the saved issue again; then type.
     wait_js(
         &c,
-        "document.querySelector('.toast') && document.querySelector('select[name=priority]').value === 'critical'",
+        "document.querySelector('#save-state').textContent === 'Saved priority' && document.querySelector('select[name=priority]').value === 'critical'",
         Duration::from_secs(5),
         "priority saved",
     )
     .await;
-    tokio::time::sleep(Duration::from_millis(400)).await;
-    let assignee = c.wait().for_element(Locator::Css("#edit-form input[name=assignee]")).await.unwrap();
-    assignee.click().await.unwrap();
-    assignee.send_keys("dana").await.unwrap();
-    c.find(Locator::Css("#edit-form button[type=submit]")).await.unwrap().click().await.unwrap();
-    let deadline = Instant::now() + Duration::from_secs(5);
-    loop {
-        let text = std::fs::read_to_string(store.get_meta(&created).unwrap().value.path).unwrap();
-        if text.contains("priority: critical") && text.contains("assignee: dana") {
-            break;
-        }
-        assert!(Instant::now() < deadline, "the issue page's edits never reached the file:\n{text}");
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-
+    // The assignee saves when the field is left, like every field (no Save button).
+    focus(&c, "#edit-form input[name=assignee]").await;
+    keys(&c, &format!("dana{}", fantoccini::key::Key::Tab)).await;
+    let path = store.get_meta(&created).unwrap().value.path;
+    wait_file(&path, "priority and assignee saved", |t| {
+        t.contains("priority: critical") && t.contains("assignee: dana")
+    })
+    .await;
     // Phone width.
     c.set_window_size(375, 812).await.expect("phone size");
     c.goto(&url).await.expect("board");
@@ -417,47 +311,4 @@ async fn the_board_in_a_real_browser() {
         .await
         .expect("request");
     assert_eq!(foreign.status(), 403);
-}
-
-/// Picks `value` in the `<select>` at `css`, as a person would; a live update may re-render the
-/// board between finding the control and using it, so a stale control is looked up again.
-async fn choose(c: &Client, css: &str, value: &str) {
-    // On a loaded machine the control may also be found before its options are rendered.
-    let mut last = String::new();
-    for _ in 0..50 {
-        let control = c.wait().for_element(Locator::Css(css)).await.expect("the control");
-        match control.select_by_value(value).await {
-            Ok(()) => return,
-            Err(fantoccini::error::CmdError::Standard(e))
-                if matches!(
-                    e.error,
-                    fantoccini::error::ErrorStatus::StaleElementReference
-                        | fantoccini::error::ErrorStatus::NoSuchElement
-                ) =>
-            {
-                last = e.to_string();
-                tokio::time::sleep(Duration::from_millis(100)).await;
-            }
-            Err(e) => panic!("choosing {value} in {css}: {e}"),
-        }
-    }
-    panic!("choosing {value} in {css} kept failing for 5 s: {last}");
-}
-
-/// `target/screenshots/` on every run; `docs/screenshots/` (the README's) only when
-/// `DOCKET_UPDATE_SCREENSHOTS=1`, so a test run never leaves the work tree modified.
-fn screenshots() -> PathBuf {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    if std::env::var_os("DOCKET_UPDATE_SCREENSHOTS").is_some_and(|v| v == "1") {
-        root.join("docs/screenshots")
-    } else {
-        root.join("target/screenshots")
-    }
-}
-
-async fn shoot(c: &Client, name: &str) {
-    // Let fonts and the live indicator settle.
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    let png = c.screenshot().await.expect("screenshot");
-    std::fs::write(screenshots().join(name), png).expect("save screenshot");
 }

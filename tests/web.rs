@@ -398,3 +398,45 @@ async fn docket_web_serves_the_board_alone_and_prints_a_url_with_the_token() {
     let no_mcp = plain.post(board.url("/mcp")).bearer_auth("abc 123").json(&json!({})).send().await.unwrap();
     assert_eq!(no_mcp.status(), 404, "docket web serves no MCP endpoint");
 }
+
+#[test]
+#[cfg(not(any(target_os = "macos", windows)))]
+fn docket_web_open_without_a_display_prints_the_url_and_says_why_no_browser_opened() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    docket::store::generate::generate_workspace(dir.path(), 3, 1);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_docket"))
+        .args(["web", "--open", "--workspace"])
+        .arg(dir.path())
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .env_remove("DOCKET_TOKEN")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn docket web --open");
+    let mut out = BufReader::new(child.stdout.take().unwrap()).lines();
+    let url_line = out.next().expect("a line").expect("UTF-8");
+    assert!(url_line.starts_with("docket: board at http://127.0.0.1:"), "{url_line}");
+    let url = url_line.trim_start_matches("docket: board at ").to_string();
+    // Read on a thread, so a missing note fails the test instead of hanging it.
+    let (tx, rx) = std::sync::mpsc::channel();
+    let err = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(err).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let mut seen = Vec::new();
+    let note = loop {
+        match rx.recv_timeout(Duration::from_secs(10)) {
+            Ok(line) if line.contains("--open") => break Some(line),
+            Ok(line) => seen.push(line),
+            Err(_) => break None,
+        }
+    };
+    let _ = child.kill();
+    let _ = child.wait();
+    let note = note.unwrap_or_else(|| panic!("no note about --open on stderr; it said: {seen:?}"));
+    assert!(note.contains("no display") && note.contains(&url), "{note}");
+}

@@ -11,45 +11,18 @@ use axum::Json;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use super::{Web, render};
+use super::query::BoardQuery;
+use super::{Web, problems, render};
 use crate::runtime::ErrorCode;
-use crate::store::{
-    IssueFilter, IssueMeta, IssueType, Priority, SearchField, SearchQuery, SortField, SortOrder, Status, Store,
-};
+use crate::store::{IssueFilter, IssueMeta, IssueType, Priority, SortField, SortOrder, Status, Store};
 
 /// Cards a column shows before "show more".
 pub const PAGE: usize = 50;
 /// Most cards one request returns.
-const MAX_PAGE: usize = 500;
-
-/// The filter bar, as the page's URL carries it (`?q=login&priority=high,critical&label=bug`).
-#[derive(Debug, Default, Deserialize)]
-pub struct BoardQuery {
-    #[serde(default)]
-    q: String,
-    #[serde(default)]
-    priority: String,
-    #[serde(default)]
-    label: String,
-    #[serde(default)]
-    assignee: String,
-    #[serde(default)]
-    project: String,
-    #[serde(default, rename = "type")]
-    issue_type: String,
-    /// "1" adds the cancelled column.
-    #[serde(default)]
-    cancelled: String,
-    /// One column's next page (`/api/column`).
-    #[serde(default)]
-    status: String,
-    #[serde(default)]
-    offset: usize,
-    limit: Option<usize>,
-}
+pub const MAX_PAGE: usize = 500;
 
 /// A card: what the board shows of an issue.
 #[derive(Debug, Serialize)]
@@ -66,6 +39,7 @@ pub struct Card {
     assignee: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     project: Option<String>,
+    created_at: String,
     updated_at: String,
     /// Waits on an open or in-progress blocker (its own or a parent's).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -73,7 +47,7 @@ pub struct Card {
 }
 
 impl Card {
-    fn of(m: &IssueMeta) -> Card {
+    pub fn of(m: &IssueMeta) -> Card {
         let non_empty = |s: &Option<String>| s.clone().filter(|s| !s.is_empty());
         Card {
             id: m.id.clone(),
@@ -84,19 +58,20 @@ impl Card {
             labels: m.labels.clone(),
             assignee: non_empty(&m.assignee),
             project: non_empty(&m.project),
+            created_at: m.created_at.clone(),
             updated_at: m.updated_at.clone(),
             blocked: false,
         }
     }
 
-    fn marked(mut self, blocked: &HashSet<String>) -> Card {
+    pub fn marked(mut self, blocked: &HashSet<String>) -> Card {
         self.blocked = blocked.contains(&self.id);
         self
     }
 }
 
 /// The IDs of every issue waiting on an open blocker, for marking cards.
-fn blocked_ids(store: &Store) -> Result<HashSet<String>, ApiError> {
+pub fn blocked_ids(store: &Store) -> Result<HashSet<String>, ApiError> {
     let filter = IssueFilter { blocked: Some(true), ..IssueFilter::default() };
     let blocked = store.list(&filter, SortField::Updated, SortOrder::Desc).map_err(store_error)?.value;
     Ok(blocked.iter().map(|m| m.id.clone()).collect())
@@ -111,7 +86,7 @@ struct Column {
 }
 
 /// An error as the page shows it: the message (from the tool or the store) and a status.
-pub struct ApiError(StatusCode, String);
+pub struct ApiError(pub StatusCode, pub String);
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
@@ -121,12 +96,12 @@ impl IntoResponse for ApiError {
     }
 }
 
-fn bad(message: String) -> ApiError {
+pub fn bad(message: String) -> ApiError {
     ApiError(StatusCode::BAD_REQUEST, message)
 }
 
 /// JSON that is never cached, with the time the server spent (`Server-Timing`).
-fn reply(value: impl Serialize, started: Instant) -> Response {
+pub fn reply(value: impl Serialize, started: Instant) -> Response {
     let mut r = Json(value).into_response();
     let h = r.headers_mut();
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
@@ -138,7 +113,7 @@ fn reply(value: impl Serialize, started: Instant) -> Response {
 }
 
 /// Runs store work off the async workers.
-async fn blocking<T: Send + 'static>(
+pub async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, ApiError> {
     tokio::task::spawn_blocking(work)
@@ -146,7 +121,7 @@ async fn blocking<T: Send + 'static>(
         .unwrap_or_else(|e| Err(ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("the request stopped: {e}"))))
 }
 
-fn store_error(e: crate::store::StoreError) -> ApiError {
+pub fn store_error(e: crate::store::StoreError) -> ApiError {
     use crate::store::StoreError as E;
     let status = match &e {
         E::NotFound { .. } => StatusCode::NOT_FOUND,
@@ -157,82 +132,8 @@ fn store_error(e: crate::store::StoreError) -> ApiError {
     ApiError(status, e.to_string())
 }
 
-/// Values of a comma-separated filter, each parsed like the tools parse them.
-fn parse_list<T>(name: &str, raw: &str, parse: fn(&str) -> Option<T>, valid: &[&str]) -> Result<Vec<T>, ApiError> {
-    raw.split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(|s| parse(s).ok_or_else(|| bad(format!("unknown {name} `{s}`; use one of: {}", valid.join(", ")))))
-        .collect()
-}
-
-fn names<T: Copy>(all: &[T], f: fn(&T) -> &'static str) -> Vec<&'static str> {
-    all.iter().map(f).collect()
-}
-
-impl BoardQuery {
-    fn filter(&self) -> Result<IssueFilter, ApiError> {
-        let text = |s: &str| Some(s.trim().to_string()).filter(|s| !s.is_empty());
-        Ok(IssueFilter {
-            priority: parse_list(
-                "priority",
-                &self.priority,
-                Priority::parse_loose,
-                &names(Priority::ALL, Priority::as_str),
-            )?,
-            labels: self.label.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_string).collect(),
-            assignee: text(&self.assignee),
-            project: text(&self.project),
-            types: parse_list(
-                "type",
-                &self.issue_type,
-                IssueType::parse_loose,
-                &names(IssueType::ALL, IssueType::as_str),
-            )?,
-            ..IssueFilter::default()
-        })
-    }
-
-    /// Every issue matching the filters and the search text, in board order.
-    fn matching(&self, store: &Store) -> Result<Vec<Arc<IssueMeta>>, ApiError> {
-        let filter = self.filter()?;
-        let mut items = if self.q.trim().is_empty() {
-            store.list(&filter, SortField::Updated, SortOrder::Desc).map_err(store_error)?.value
-        } else {
-            let query = SearchQuery {
-                text: self.q.trim().to_string(),
-                fields: vec![SearchField::Title, SearchField::Labels, SearchField::Description],
-                filter,
-            };
-            let mut hits = store.search(&query).map_err(store_error)?.value;
-            hits.sort_by_key(|h| std::cmp::Reverse(h.score));
-            hits.into_iter().map(|h| h.meta).collect()
-        };
-        board_order(&mut items);
-        Ok(items)
-    }
-}
-
-/// Open work: highest priority first, then most recently updated; closed work: most recent
-/// first. Files without frontmatter last. A search keeps its ranking within a priority (the
-/// sort is stable over the store's order or the ranking).
-fn board_order(items: &mut [Arc<IssueMeta>]) {
-    items.sort_by_key(|m| {
-        let rank = if m.status.is_archived() { Priority::Low } else { m.priority };
-        (!m.frontmatter, std::cmp::Reverse(rank))
-    });
-}
-
-fn statuses(q: &BoardQuery) -> Vec<Status> {
-    let mut s = vec![Status::Open, Status::InProgress, Status::Closed];
-    if q.cancelled == "1" || q.cancelled == "true" {
-        s.push(Status::Cancelled);
-    }
-    s
-}
-
 /// `GET /api/board`: the columns with their counts and first cards, the filter choices, and
-/// the workspace's warnings (broken files, duplicate IDs).
+/// the workspace's warnings folded into one line (`/api/problems` has the details).
 pub async fn board(State(web): State<Arc<Web>>, Query(q): Query<BoardQuery>) -> Result<Response, ApiError> {
     let started = Instant::now();
     let store = Arc::clone(&web.app.store);
@@ -240,7 +141,8 @@ pub async fn board(State(web): State<Arc<Web>>, Query(q): Query<BoardQuery>) -> 
         let items = q.matching(&store)?;
         let blocked = blocked_ids(&store)?;
         let limit = q.limit.unwrap_or(PAGE).min(MAX_PAGE);
-        let columns: Vec<Column> = statuses(&q)
+        let columns: Vec<Column> = q
+            .statuses()?
             .into_iter()
             .map(|status| {
                 let of_status = items.iter().filter(|m| m.status == status);
@@ -252,12 +154,11 @@ pub async fn board(State(web): State<Arc<Web>>, Query(q): Query<BoardQuery>) -> 
             })
             .collect();
         let all = store.list(&IssueFilter::default(), SortField::Updated, SortOrder::Desc).map_err(store_error)?;
-        let warnings: Vec<&str> = all.warnings.iter().map(|w| w.message.as_str()).collect();
         Ok(json!({
             "columns": columns,
             "total": all.value.len(),
             "facets": facets(&all.value),
-            "warnings": warnings,
+            "problems": problems::summary(&all.warnings),
             "workspace": workspace_name(&store),
         }))
     })
@@ -265,11 +166,11 @@ pub async fn board(State(web): State<Arc<Web>>, Query(q): Query<BoardQuery>) -> 
     Ok(reply(body, started))
 }
 
-/// `GET /api/column?status=open&offset=50`: the next cards of one column.
+/// `GET /api/column?column=open&offset=50`: the next cards of one column.
 pub async fn column(State(web): State<Arc<Web>>, Query(q): Query<BoardQuery>) -> Result<Response, ApiError> {
     let started = Instant::now();
-    let status = Status::parse_loose(&q.status).ok_or_else(|| {
-        bad(format!("unknown status `{}`; use one of: open, in_progress, closed, cancelled", q.status))
+    let status = Status::parse_loose(&q.column).ok_or_else(|| {
+        bad(format!("unknown column `{}`; use one of: open, in_progress, closed, cancelled", q.column))
     })?;
     let store = Arc::clone(&web.app.store);
     let body = blocking(move || {
@@ -286,7 +187,7 @@ pub async fn column(State(web): State<Arc<Web>>, Query(q): Query<BoardQuery>) ->
 }
 
 /// The name shown in the page's header: the repository's folder.
-fn workspace_name(store: &Store) -> Option<String> {
+pub fn workspace_name(store: &Store) -> Option<String> {
     store.workspace().root.file_name().map(|n| n.to_string_lossy().into_owned())
 }
 
@@ -368,7 +269,9 @@ pub async fn issue(State(web): State<Arc<Web>>, Path(id): Path<String>) -> Resul
                 "createdAt": meta.created_at, "updatedAt": meta.updated_at, "closedAt": meta.closed_at,
                 "context": meta.context, "path": relative, "frontmatter": meta.frontmatter,
             },
-            "bodyHtml": render::markdown(description, &known),
+            "description": description,
+            "descriptionHash": super::edit::fingerprint(description),
+            "bodyHtml": render::description(description, &known),
             "notesHtml": notes.map(|n| render::markdown(n, &known)),
             "parent": parent,
             "children": children,
@@ -377,7 +280,7 @@ pub async fn issue(State(web): State<Arc<Web>>, Path(id): Path<String>) -> Resul
             "blocks": blocks,
             "openBlockers": open_blockers,
             "sessions": sessions,
-            "warnings": snap.warnings.iter().map(|w| w.message.clone()).collect::<Vec<_>>(),
+            "warnings": problems::issue_warnings(&store, &meta, &snap.warnings),
             "workspace": workspace_name(&store),
         }))
     })
@@ -385,15 +288,36 @@ pub async fn issue(State(web): State<Arc<Web>>, Path(id): Path<String>) -> Resul
     Ok(reply(body, started))
 }
 
-/// `PATCH /api/issues/{id}` with the fields to change (status, priority, labels, assignee, ...):
-/// issues_update.
+/// `PATCH /api/issues/{id}` with the fields to change (title, status, priority, labels, assignee,
+/// ...; `ifUpdatedAt` to refuse it when the issue changed since): issues_update. The answer adds
+/// the issue's `updatedAt` and `descriptionHash` after the write, for the page's next edit.
 pub async fn update(
     State(web): State<Arc<Web>>,
     Path(id): Path<String>,
     Json(mut fields): Json<Map<String, Value>>,
 ) -> Result<Response, ApiError> {
-    fields.insert("id".into(), Value::String(id));
-    call(&web, "issues_update", fields).await
+    let started = Instant::now();
+    fields.insert("id".into(), Value::String(id.clone()));
+    let answer = call_json(&web, "issues_update", fields).await?;
+    Ok(reply(with_state(&web, &id, answer).await, started))
+}
+
+/// `answer` with the issue's `updatedAt` and `descriptionHash` as they are now (just after a
+/// write), so the page can send them with its next edit.
+pub async fn with_state(web: &Web, id: &str, mut answer: Value) -> Value {
+    let store = Arc::clone(&web.app.store);
+    let id = id.to_string();
+    let state = blocking(move || {
+        let issue = store.get(&id).map_err(store_error)?.value;
+        let (description, _) = render::split_notes(&issue.body);
+        Ok((issue.meta.updated_at, super::edit::fingerprint(description)))
+    })
+    .await;
+    if let (Ok((updated_at, hash)), Some(o)) = (state, answer.as_object_mut()) {
+        o.insert("updatedAt".into(), Value::String(updated_at));
+        o.insert("descriptionHash".into(), Value::String(hash));
+    }
+    answer
 }
 
 /// `POST /api/issues` with issues_create's arguments (the description may be left out).
@@ -407,8 +331,14 @@ pub async fn create(
     Ok(r)
 }
 
-async fn call(web: &Web, tool: &str, args: Map<String, Value>) -> Result<Response, ApiError> {
+/// Calls `tool` the way an MCP `tools/call` does; answers `{"result", "warnings"}`.
+pub async fn call(web: &Web, tool: &str, args: Map<String, Value>) -> Result<Response, ApiError> {
     let started = Instant::now();
+    Ok(reply(call_json(web, tool, args).await?, started))
+}
+
+/// [`call`]'s answer as JSON.
+pub async fn call_json(web: &Web, tool: &str, args: Map<String, Value>) -> Result<Value, ApiError> {
     let request_id = format!("web-{}", web.next_call());
     let called = web
         .app
@@ -419,7 +349,7 @@ async fn call(web: &Web, tool: &str, args: Map<String, Value>) -> Result<Respons
     match called.result {
         Ok(r) => {
             warnings.extend(r.warnings.into_iter().map(|w| w.message));
-            Ok(reply(json!({"result": r.data, "warnings": warnings}), started))
+            Ok(json!({"result": r.data, "warnings": warnings}))
         }
         Err(e) => {
             let status = match e.code {

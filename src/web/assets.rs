@@ -9,11 +9,14 @@ const PAGE: &str = include_str!("assets/index.html");
 /// File name, content type, content.
 const FILES: &[(&str, &str, &[u8])] = &[
     ("app.js", "text/javascript; charset=utf-8", include_bytes!("assets/app.js")),
+    ("issue.js", "text/javascript; charset=utf-8", include_bytes!("assets/issue.js")),
+    ("views.js", "text/javascript; charset=utf-8", include_bytes!("assets/views.js")),
     ("app.css", "text/css; charset=utf-8", include_bytes!("assets/app.css")),
     ("icon.svg", "image/svg+xml", include_bytes!("assets/icon.svg")),
 ];
 
-/// The one page; the script shows the board or an issue from the address.
+/// The one page; the scripts show the board, the list, the statistics, the problems or an
+/// issue from the address.
 pub async fn page() -> Response {
     let mut r = ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], PAGE).into_response();
     r.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));

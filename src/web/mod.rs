@@ -5,16 +5,21 @@
 
 mod api;
 mod assets;
+mod chart;
+mod edit;
 mod guard;
 mod live;
+mod problems;
+mod query;
 pub mod render;
 mod standalone;
+mod views;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use axum::Router;
-use axum::routing::get;
+use axum::routing::{get, post, put};
 use tokio_util::sync::CancellationToken;
 
 pub use guard::Access;
@@ -37,7 +42,8 @@ impl Web {
     }
 }
 
-/// The board's routes: the page at `/` (and `/issues/{id}`), its assets, `/api/*`. Must be
+/// The board's routes: the page at `/` (and `/issues/{id}`, `/list`, `/stats`, `/problems`), its
+/// assets, `/api/*`. Must be
 /// built inside the tokio runtime (it starts the change poller); `cancel` ends open event
 /// streams when the server stops.
 pub fn router(app: App, access: Access, cancel: CancellationToken) -> Router {
@@ -46,11 +52,20 @@ pub fn router(app: App, access: Access, cancel: CancellationToken) -> Router {
     Router::new()
         .route("/", get(assets::page))
         .route("/issues/{id}", get(assets::page))
+        .route("/list", get(assets::page))
+        .route("/stats", get(assets::page))
+        .route("/problems", get(assets::page))
         .route("/assets/{file}", get(assets::file))
         .route("/api/board", get(api::board))
         .route("/api/column", get(api::column))
-        .route("/api/issues", axum::routing::post(api::create))
+        .route("/api/list", get(views::list))
+        .route("/api/stats", get(views::stats))
+        .route("/api/problems", get(problems::list))
+        .route("/api/preview", post(edit::preview))
+        .route("/api/issues", post(api::create))
         .route("/api/issues/{id}", get(api::issue).patch(api::update))
+        .route("/api/issues/{id}/description", put(edit::description))
+        .route("/api/issues/{id}/task", post(edit::task))
         .route("/api/events", get(live::events))
         .with_state(web)
         .layer(axum::middleware::from_fn_with_state(guard::Guard::new(access), guard::check))

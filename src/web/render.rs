@@ -17,16 +17,58 @@ pub fn split_notes(body: &str) -> (&str, Option<&str>) {
     }
 }
 
+/// Where the completion notes start in a body (its length when it has none): the description
+/// is `body[..at]`, and an edit of it keeps `body[at..]` byte for byte.
+pub fn notes_start(body: &str) -> usize {
+    body.find(NOTES_MARK).unwrap_or(body.len())
+}
+
+const OPTIONS: Options = Options::ENABLE_TABLES
+    .union(Options::ENABLE_TASKLISTS)
+    .union(Options::ENABLE_STRIKETHROUGH)
+    .union(Options::ENABLE_FOOTNOTES)
+    .union(Options::ENABLE_GFM);
+
 /// `markdown` as sanitized HTML; IDs for which `known` holds become links to their page.
 pub fn markdown(markdown: &str, known: &dyn Fn(&str) -> bool) -> String {
-    let options = Options::ENABLE_TABLES
-        | Options::ENABLE_TASKLISTS
-        | Options::ENABLE_STRIKETHROUGH
-        | Options::ENABLE_FOOTNOTES
-        | Options::ENABLE_GFM;
+    html(markdown, known, false)
+}
+
+/// An issue's description as [`markdown`] does, with each task-list checkbox numbered
+/// (`class="task" data-task="N"`, in the order of [`task_markers`]) so the page can toggle it.
+pub fn description(markdown: &str, known: &dyn Fn(&str) -> bool) -> String {
+    html(markdown, known, true)
+}
+
+/// The task-list checkboxes of `markdown`, in order: the byte range of the `[ ]` or `[x]`, and
+/// whether it is checked.
+pub fn task_markers(markdown: &str) -> Vec<(std::ops::Range<usize>, bool)> {
+    Parser::new_ext(markdown, OPTIONS)
+        .into_offset_iter()
+        .filter_map(|(event, range)| match event {
+            Event::TaskListMarker(checked) => {
+                let open = range.start + markdown[range.clone()].find('[')?;
+                let close = open + markdown[open..].find(']')?;
+                Some((open..close + 1, checked))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// `markdown` with its task checkbox number `index` set to `checked`: exactly the character
+/// between the brackets changes. `None` when there is no such checkbox.
+pub fn set_task(markdown: &str, index: usize, checked: bool) -> Option<String> {
+    let (range, _) = task_markers(markdown).into_iter().nth(index)?;
+    let mark = if checked { "x" } else { " " };
+    Some(format!("{}[{mark}]{}", &markdown[..range.start], &markdown[range.end..]))
+}
+
+fn html(markdown: &str, known: &dyn Fn(&str) -> bool, tasks: bool) -> String {
     let mut in_code_or_link = 0usize;
+    let mut task = 0usize;
     let mut events = Vec::new();
-    for event in Parser::new_ext(markdown, options) {
+    for event in Parser::new_ext(markdown, OPTIONS) {
         match &event {
             Event::Start(Tag::CodeBlock(_) | Tag::Link { .. } | Tag::Image { .. }) => in_code_or_link += 1,
             Event::End(TagEnd::CodeBlock | TagEnd::Link | TagEnd::Image) => {
@@ -36,6 +78,13 @@ pub fn markdown(markdown: &str, known: &dyn Fn(&str) -> bool) -> String {
         }
         match event {
             Event::Text(text) if in_code_or_link == 0 => link_ids(&text, known, &mut events),
+            Event::TaskListMarker(checked) if tasks => {
+                let checked = if checked { " checked=\"\"" } else { "" };
+                events.push(Event::InlineHtml(CowStr::from(format!(
+                    "<input type=\"checkbox\" class=\"task\" data-task=\"{task}\"{checked}>"
+                ))));
+                task += 1;
+            }
             other => events.push(other),
         }
     }
@@ -91,9 +140,10 @@ pub fn next_id(text: &str) -> Option<(usize, usize)> {
 fn sanitizer() -> ammonia::Builder<'static> {
     let mut b = ammonia::Builder::default();
     b.add_tags(["input"])
-        .add_tag_attributes("input", ["type", "checked", "disabled"])
+        .add_tag_attributes("input", ["type", "checked", "disabled", "data-task"])
         .set_tag_attribute_value("input", "disabled", "")
-        .add_allowed_classes("a", ["issue-link"]);
+        .add_allowed_classes("a", ["issue-link"])
+        .add_allowed_classes("input", ["task"]);
     b
 }
 
@@ -142,6 +192,21 @@ mod tests {
         assert!(html.contains("disabled"), "{html}");
         assert!(html.contains("<a class=\"issue-link\" href=\"/issues/ISS-000002\""), "{html}");
         assert!(html.contains("<code>ISS-000003</code>"), "no link in code: {html}");
+    }
+
+    #[test]
+    fn task_checkboxes_are_numbered_and_toggled_one_character_at_a_time() {
+        let md = "- [x] done\n- [ ] todo\n\n```\n- [ ] in code\n```\n\n* [X] shouted\n";
+        let marks: Vec<bool> = task_markers(md).into_iter().map(|(_, c)| c).collect();
+        assert_eq!(marks, [true, false, true]);
+        let html = description(md, &all);
+        assert!(html.contains("data-task=\"1\"") && html.contains("class=\"task\""), "{html}");
+        assert!(!html.contains("data-task=\"3\""), "{html}");
+        let toggled = set_task(md, 1, true).expect("task 1");
+        assert_eq!(toggled, md.replacen("- [ ] todo", "- [x] todo", 1));
+        assert_eq!(set_task(md, 2, false).expect("task 2"), md.replacen("[X] shouted", "[ ] shouted", 1));
+        assert_eq!(set_task(md, 3, true), None);
+        assert!(!markdown(md, &all).contains("data-task"), "plain markdown has no numbered tasks");
     }
 
     #[test]

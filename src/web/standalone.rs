@@ -72,17 +72,40 @@ async fn serve(app: App, options: WebOptions) -> Result<(), String> {
     Ok(())
 }
 
-/// Hands `url` to the desktop's opener; a failure is reported, not fatal (the URL is printed).
+/// Hands `url` to the desktop's opener. Without a display (over SSH, in a container) or when the
+/// opener fails, says so in one line on stderr: the URL is printed above either way.
 fn open_browser(url: &str) {
+    if let Some(why) = no_display() {
+        eprintln!("docket: --open: no browser to open ({why}); open {url} yourself");
+        return;
+    }
     let opener = if cfg!(target_os = "macos") { "open" } else { "xdg-open" };
-    match std::process::Command::new(opener)
+    let spawned = std::process::Command::new(opener)
         .arg(url)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
-        .spawn()
-    {
-        Ok(_) => {}
-        Err(e) => eprintln!("docket: could not open a browser ({opener}: {e}); open the URL above yourself"),
+        .spawn();
+    match spawned {
+        // The opener returns once the browser has the URL; a failure is reported when it comes.
+        Ok(mut child) => {
+            let url = url.to_string();
+            std::thread::spawn(move || match child.wait() {
+                Ok(status) if !status.success() => {
+                    eprintln!("docket: --open: {opener} could not open a browser ({status}); open {url} yourself")
+                }
+                _ => {}
+            });
+        }
+        Err(e) => eprintln!("docket: --open: could not run {opener} ({e}); open {url} yourself"),
     }
+}
+
+/// Why no browser can be shown here, on systems whose browsers need a display server.
+fn no_display() -> Option<&'static str> {
+    if cfg!(any(target_os = "macos", windows)) {
+        return None;
+    }
+    let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty());
+    (!set("DISPLAY") && !set("WAYLAND_DISPLAY")).then_some("no display: DISPLAY and WAYLAND_DISPLAY are not set")
 }

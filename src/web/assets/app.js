@@ -1,13 +1,15 @@
 // docket's board: plain JavaScript, no build step. Untrusted text is always set with
-// textContent; the only HTML inserted is the issue body, sanitized by the server (and the
-// page's Content-Security-Policy forbids inline script anyway).
+// textContent; the only HTML inserted is the issue body and the statistics chart, both made
+// and sanitized by the server (and the page's Content-Security-Policy forbids inline script).
+// This file: helpers, routing, the filter bar, the board, the "new issue" dialog and live
+// updates. issue.js draws an issue's page, views.js the list, the statistics and the problems.
 'use strict';
 
 const STATUSES = ['open', 'in_progress', 'closed', 'cancelled'];
 const STATUS_NAMES = { open: 'Open', in_progress: 'In progress', closed: 'Closed', cancelled: 'Cancelled' };
 const PRIORITIES = ['critical', 'high', 'medium', 'low'];
 const TYPES = ['issue', 'specification', 'idea'];
-const FILTERS = ['q', 'priority', 'type', 'label', 'assignee', 'project', 'cancelled'];
+const FILTERS = ['q', 'status', 'priority', 'type', 'label', 'assignee', 'project', 'cancelled'];
 const PAGE = 50;
 
 const $ = (selector, root = document) => root.querySelector(selector);
@@ -67,13 +69,40 @@ function relativeTime(iso) {
   return '';
 }
 
+/** How long ago `iso` was, short: `5m`, `3h`, `12d`, `4mo`, `2y` ('' without a date). */
+function age(iso) {
+  const t = Date.parse(iso);
+  if (!t) return '';
+  const minutes = Math.max(0, (Date.now() - t) / 60000);
+  const days = minutes / 1440;
+  if (minutes < 60) return `${Math.floor(minutes)}m`;
+  if (minutes < 1440) return `${Math.floor(minutes / 60)}h`;
+  if (days < 60) return `${Math.floor(days)}d`;
+  if (days < 730) return `${Math.floor(days / 30.44)}mo`;
+  return `${Math.floor(days / 365.25)}y`;
+}
+
+function ageMark(iso) {
+  const text = age(iso);
+  return text ? el('time', { class: 'age', datetime: iso, title: `Created ${iso.slice(0, 10)} (${relativeTime(iso)})` }, text) : null;
+}
+
 // ---------------------------------------------------------------- routing
 
-let view = null; // 'board' | 'issue'
+let view = null; // 'board' | 'list' | 'stats' | 'problems' | 'issue'
+const VIEWS = { '/': 'board', '/list': 'list', '/stats': 'stats', '/problems': 'problems' };
 
 function route() {
   const match = location.pathname.match(/^\/issues\/([^/]+)$/);
+  const name = match ? 'issue' : VIEWS[location.pathname] || 'board';
+  for (const link of document.querySelectorAll('#views a')) {
+    if (link.dataset.view === name) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
   if (match) showIssue(decodeURIComponent(match[1]));
+  else if (name === 'list') showList();
+  else if (name === 'stats') showStats();
+  else if (name === 'problems') showProblems();
   else showBoard();
 }
 
@@ -88,16 +117,17 @@ document.addEventListener('click', (event) => {
   if (!link || event.defaultPrevented || event.button !== 0) return;
   if (event.metaKey || event.ctrlKey || event.shiftKey || event.altKey || link.target) return;
   const url = new URL(link.href, location.href);
-  if (url.origin !== location.origin || !(url.pathname === '/' || url.pathname.startsWith('/issues/'))) return;
+  if (url.origin !== location.origin || !(url.pathname in VIEWS || url.pathname.startsWith('/issues/'))) return;
   event.preventDefault();
-  navigate(url.pathname + url.search);
+  // The view tabs keep the filters.
+  const keep = link.closest('#views') && boardFilters.toString() ? `?${boardFilters}` : url.search;
+  navigate(url.pathname + keep);
 });
 window.addEventListener('popstate', route);
 
-// ---------------------------------------------------------------- board
+// ---------------------------------------------------------------- filters
 
 let boardFilters = new URLSearchParams();
-let shown = {}; // status -> cards on screen
 let facets = { labels: [], assignees: [], projects: [] };
 
 function filtersFromUrl() {
@@ -107,25 +137,37 @@ function filtersFromUrl() {
   return kept;
 }
 
-function select(name, label, values, current, format = (v) => v) {
-  const node = el('select', { name, 'aria-label': label },
-    el('option', { value: '' }, label),
-    values.map((v) => el('option', { value: v.key ?? v, selected: (v.key ?? v) === current },
-      v.count !== undefined ? `${format(v.key)} (${v.count})` : format(v))));
-  if (current && !values.some((v) => (v.key ?? v) === current)) node.append(el('option', { value: current, selected: true }, current));
-  return node;
+const chosen = (name) => (boardFilters.get(name) || '').split(',').map((v) => v.trim()).filter(Boolean);
+
+/**
+ * A filter taking several values: a button that opens a list of checkboxes. `values` are
+ * strings or `{key, count}`; the ones in the address stay listed even if no issue has them.
+ */
+function multi(name, label, values, format = (v) => v) {
+  const current = chosen(name);
+  const options = values.map((v) => (typeof v === 'string' ? { key: v } : v));
+  for (const c of current) if (!options.some((o) => o.key === c)) options.push({ key: c });
+  const summary = current.length ? `${label}: ${current.map(format).join(', ')}` : label;
+  const box = el('details', { class: `multi${current.length ? ' active' : ''}`, dataset: { name } },
+    el('summary', { 'aria-label': `${label} filter` }, summary),
+    el('div', { class: 'multi-options', role: 'group', 'aria-label': label },
+      options.length ? options.map((o) => el('label', { class: 'check' },
+        el('input', { type: 'checkbox', name, value: o.key, checked: current.includes(o.key) }),
+        format(o.key), o.count !== undefined ? el('span', { class: 'muted' }, ` ${o.count}`) : null))
+        : el('p', { class: 'muted' }, 'None in use')));
+  return box;
 }
 
-function filterBar() {
+function filterBar(withStatus = true) {
   const f = boardFilters;
   const form = el('form', { class: 'filters', role: 'search', id: 'filters' },
     el('input', { type: 'search', name: 'q', value: f.get('q') || '', placeholder: 'Search titles, bodies, labels…', 'aria-label': 'Search', autocomplete: 'off' }),
-    select('priority', 'Any priority', PRIORITIES, f.get('priority')),
-    select('type', 'Any type', TYPES, f.get('type')),
-    select('label', 'Any label', facets.labels, f.get('label')),
-    select('assignee', 'Anyone', facets.assignees, f.get('assignee')),
-    select('project', 'Any project', facets.projects, f.get('project')),
-    el('label', { class: 'check' }, el('input', { type: 'checkbox', name: 'cancelled', checked: f.get('cancelled') === '1' }), 'Cancelled'),
+    withStatus ? multi('status', 'Status', STATUSES, statusName) : null,
+    multi('priority', 'Priority', PRIORITIES),
+    multi('type', 'Type', TYPES),
+    multi('label', 'Label', facets.labels),
+    multi('assignee', 'Assignee', facets.assignees),
+    multi('project', 'Project', facets.projects),
     el('button', { type: 'button', class: 'button ghost', id: 'clear-filters', hidden: [...f.keys()].length === 0 }, 'Clear'));
   let typing;
   const changed = (event) => {
@@ -133,50 +175,86 @@ function filterBar() {
     typing = setTimeout(applyFilters, event.target.name === 'q' ? 200 : 0);
   };
   form.addEventListener('input', changed);
-  form.addEventListener('change', changed);
   form.addEventListener('submit', (event) => { event.preventDefault(); applyFilters(); });
   $('#clear-filters', form).addEventListener('click', () => {
-    form.reset();
-    for (const input of form.elements) if (input.name) input.value = input.type === 'checkbox' ? input.value : '';
-    form.elements.cancelled.checked = false;
+    $('input[name=q]', form).value = '';
+    for (const box of form.querySelectorAll('.multi input')) box.checked = false;
     applyFilters();
   });
   return form;
 }
 
+// One open filter list at a time; a click elsewhere closes it.
+document.addEventListener('click', (event) => {
+  for (const open of document.querySelectorAll('details.multi[open]')) {
+    if (!open.contains(event.target)) open.open = false;
+  }
+});
+
+/** The filters as the form has them now, into the address; then `reload` shows them. */
 function applyFilters() {
   const form = $('#filters');
   const next = new URLSearchParams();
-  for (const key of FILTERS) {
-    const input = form.elements[key];
-    const value = input.type === 'checkbox' ? (input.checked ? '1' : '') : input.value.trim();
-    if (value) next.set(key, value);
+  const q = $('input[name=q]', form).value.trim();
+  if (q) next.set('q', q);
+  for (const box of form.querySelectorAll('details.multi')) {
+    const values = [...box.querySelectorAll('input:checked')].map((i) => i.value);
+    if (values.length) next.set(box.dataset.name, values.join(','));
   }
-  boardFilters = next;
-  shown = {};
+  for (const [key, value] of new URLSearchParams(location.search)) {
+    if (!FILTERS.includes(key) && !next.has(key)) next.set(key, value); // the list's sort
+  }
+  boardFilters = new URLSearchParams([...next].filter(([k]) => FILTERS.includes(k)));
   const query = next.toString();
-  history.replaceState(null, '', query ? `/?${query}` : '/');
-  $('#clear-filters').hidden = query === '';
-  loadBoard();
+  history.replaceState(null, '', query ? `${location.pathname}?${query}` : location.pathname);
+  $('#clear-filters').hidden = boardFilters.toString() === '';
+  refreshFilterSummaries();
+  if (view === 'board') { shown = {}; loadBoard(); }
+  else if (view === 'list') loadList();
+  else if (view === 'stats') loadStats();
+}
+
+/** Each multi-value filter's button names what is chosen (without rebuilding an open list). */
+function refreshFilterSummaries() {
+  for (const box of document.querySelectorAll('#filters details.multi')) {
+    const values = chosen(box.dataset.name);
+    const label = box.querySelector('summary').getAttribute('aria-label').replace(/ filter$/, '');
+    const format = box.dataset.name === 'status' ? statusName : (v) => v;
+    box.querySelector('summary').textContent = values.length ? `${label}: ${values.map(format).join(', ')}` : label;
+    box.classList.toggle('active', values.length > 0);
+  }
 }
 
 function refreshFacetOptions() {
   const form = $('#filters');
   if (!form) return;
-  for (const [name, label, values] of [['label', 'Any label', facets.labels], ['assignee', 'Anyone', facets.assignees], ['project', 'Any project', facets.projects]]) {
-    const old = form.elements[name];
-    if (document.activeElement === old) continue;
-    old.replaceWith(select(name, label, values, boardFilters.get(name)));
+  for (const [name, label, values] of [['label', 'Label', facets.labels], ['assignee', 'Assignee', facets.assignees], ['project', 'Project', facets.projects]]) {
+    const old = form.querySelector(`details.multi[data-name=${name}]`);
+    if (!old || old.open || old.contains(document.activeElement)) continue;
+    old.replaceWith(multi(name, label, values));
   }
 }
+
+/** The line about the workspace's problems (duplicate ids, broken files), or nothing. */
+function renderProblemsLine(problems) {
+  const box = $('#warnings');
+  if (!box) return;
+  if (!problems) { box.replaceChildren(); return; }
+  box.replaceChildren(el('p', { class: 'warning problems-line', role: 'note' }, `⚠ ${problems.text} `,
+    el('a', { href: '/problems', id: 'problems-link' }, 'Details'),
+    el('span', { class: 'muted' }, ' · `docket doctor --fix` repairs what is safe')));
+}
+
+// ---------------------------------------------------------------- board
+
+let shown = {}; // status -> cards on screen
 
 function showBoard() {
   view = 'board';
   document.title = 'docket';
   boardFilters = filtersFromUrl();
   shown = {};
-  const main = $('#main');
-  main.replaceChildren(filterBar(), el('div', { class: 'warnings', id: 'warnings' }), el('div', { class: 'board', id: 'board', 'aria-busy': 'true' }));
+  $('#main').replaceChildren(filterBar(), el('div', { class: 'warnings', id: 'warnings' }), el('div', { class: 'board', id: 'board', 'aria-busy': 'true' }));
   loadBoard();
 }
 
@@ -193,17 +271,11 @@ async function loadBoard() {
     facets = data.facets;
     if (data.workspace) $('#workspace').textContent = data.workspace;
     refreshFacetOptions();
-    renderWarnings(data.warnings);
+    renderProblemsLine(data.problems);
     renderColumns(data.columns);
   } catch (error) {
     if (ticket === boardRequest) showError(error);
   }
-}
-
-function renderWarnings(warnings) {
-  const box = $('#warnings');
-  if (!box) return;
-  box.replaceChildren(...(warnings || []).map((w) => el('p', { class: 'warning' }, w)));
 }
 
 function renderColumns(columns) {
@@ -255,7 +327,7 @@ function moreButton(column) {
   button.addEventListener('click', async () => {
     button.disabled = true;
     const params = new URLSearchParams(boardFilters);
-    params.set('status', column.status);
+    params.set('column', column.status);
     params.set('offset', String(shown[column.status] || 0));
     try {
       const page = await api(`/api/column?${params}`);
@@ -287,6 +359,7 @@ function renderCard(card) {
   const item = el('li', { class: `card priority-${card.priority}${card.blocked ? ' blocked' : ''}`, draggable: 'true', dataset: { id: card.id, status: card.status } },
     el('div', { class: 'card-top' },
       el('a', { class: 'id', href, tabindex: '-1' }, card.id),
+      ageMark(card.createdAt),
       card.blocked ? el('span', { class: 'blocked-mark', title: 'Waits on an open blocker' }, 'Blocked') : null,
       el('span', { class: `priority priority-${card.priority}`, title: `Priority: ${card.priority}` }, card.priority)),
     el('a', { class: 'title', href }, card.title || card.id),
@@ -316,150 +389,11 @@ async function moveCard(id, status) {
   }
   try {
     await api(`/api/issues/${encodeURIComponent(id)}`, { method: 'PATCH', body: { status } });
-    toast(`${id} → ${statusName(status)}`);
+    toast(`Saved ${id}: ${statusName(status)}`);
   } catch (error) {
     toast(error.message, 'error');
   }
   loadBoard();
-}
-
-// ---------------------------------------------------------------- issue page
-
-let currentIssue = null;
-
-function showIssue(id) {
-  view = 'issue';
-  currentIssue = id;
-  $('#main').replaceChildren(el('p', { class: 'loading' }, 'Loading…'));
-  loadIssue(id);
-}
-
-function backLink() {
-  const query = boardFilters.toString();
-  return el('a', { class: 'back', href: query ? `/?${query}` : '/' }, '← Board');
-}
-
-async function loadIssue(id) {
-  try {
-    const data = await api(`/api/issues/${encodeURIComponent(id)}`);
-    if (view !== 'issue' || currentIssue !== id) return;
-    renderIssue(data);
-  } catch (error) {
-    if (view === 'issue' && currentIssue === id) showError(error, error.status === 404 ? `No issue ${id}` : null);
-  }
-}
-
-function field(label, value) {
-  return value === undefined || value === null || value === '' ? null : el('div', { class: 'field' }, el('dt', {}, label), el('dd', {}, value));
-}
-
-function issueLink(item) {
-  return el('li', {}, el('a', { href: `/issues/${encodeURIComponent(item.id)}` }, el('span', { class: 'id' }, item.id), ' ', item.title || ''),
-    item.status ? el('span', { class: `status-pill status-${item.status}` }, statusName(item.status)) : null);
-}
-
-function renderIssue(data) {
-  const issue = data.issue;
-  document.title = `${issue.id} ${issue.title} · docket`;
-  if (data.workspace) $('#workspace').textContent = data.workspace;
-  const status = el('select', { name: 'status', 'aria-label': 'Status' }, STATUSES.map((s) => el('option', { value: s, selected: s === issue.status }, statusName(s))));
-  const priority = el('select', { name: 'priority', 'aria-label': 'Priority' }, PRIORITIES.map((p) => el('option', { value: p, selected: p === issue.priority }, p)));
-  for (const control of [status, priority]) {
-    control.addEventListener('change', () => saveIssue(issue.id, { [control.name]: control.value }));
-  }
-  const form = el('form', { class: 'edit', id: 'edit-form' },
-    el('label', {}, 'Assignee', el('input', { name: 'assignee', value: issue.assignee || '', autocomplete: 'off' })),
-    el('label', {}, 'Labels', el('input', { name: 'labels', value: issue.labels.join(', '), autocomplete: 'off', placeholder: 'comma, separated' })),
-    el('button', { type: 'submit', class: 'button' }, 'Save'));
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    const labels = form.elements.labels.value.split(',').map((l) => l.trim()).filter(Boolean);
-    saveIssue(issue.id, { assignee: form.elements.assignee.value.trim(), labels });
-  });
-  const context = Object.entries(issue.context || {}).filter(([k]) => k !== 'parentTaskId');
-  const aside = el('aside', { class: 'sidebar' },
-    el('div', { class: 'controls' }, el('label', {}, 'Status', status), el('label', {}, 'Priority', priority)),
-    form,
-    el('dl', { class: 'fields' },
-      field('Type', issue.type),
-      field('Project', issue.project),
-      field('Created', issue.createdAt ? el('time', { datetime: issue.createdAt, title: issue.createdAt }, relativeTime(issue.createdAt)) : null),
-      field('Updated', issue.updatedAt ? el('time', { datetime: issue.updatedAt, title: issue.updatedAt }, relativeTime(issue.updatedAt)) : null),
-      field('Closed', issue.closedAt ? el('time', { datetime: issue.closedAt, title: issue.closedAt }, relativeTime(issue.closedAt)) : null),
-      context.map(([k, v]) => field(k, typeof v === 'string' ? v : JSON.stringify(v))),
-      field('File', el('code', {}, issue.path))));
-  const related = [];
-  if (data.parent) related.push(el('section', { class: 'related' }, el('h3', {}, 'Parent'), el('ul', {}, issueLink(data.parent))));
-  if (data.children.length) related.push(el('section', { class: 'related' }, el('h3', {}, `Sub-tasks (${data.children.length})`), el('ul', {}, data.children.map(issueLink))));
-  related.push(renderBlockers(issue.id, data));
-  if (data.mentions.length) related.push(el('section', { class: 'related' }, el('h3', {}, 'Mentions'), el('ul', {}, data.mentions.map(issueLink))));
-  const body = el('div', { class: 'markdown', id: 'issue-body' });
-  body.innerHTML = data.bodyHtml; // sanitized by the server (ammonia)
-  if (!body.textContent.trim()) body.replaceChildren(el('p', { class: 'muted' }, 'No description.'));
-  const content = el('div', { class: 'content' }, body);
-  if (data.notesHtml) {
-    const notes = el('div', { class: 'markdown' });
-    notes.innerHTML = data.notesHtml; // sanitized by the server
-    content.append(el('section', { class: 'notes', id: 'completion-notes' }, el('h3', {}, 'Completion notes'), notes));
-  }
-  if (data.sessions.length) content.append(renderSessions(data.sessions));
-  const header = el('header', { class: 'issue-head' },
-    el('div', { class: 'issue-meta' }, el('span', { class: 'id' }, issue.id),
-      el('span', { class: `status-pill status-${issue.status}` }, statusName(issue.status)),
-      el('span', { class: `priority priority-${issue.priority}` }, issue.priority),
-      chips(issue.labels)),
-    el('h1', {}, issue.title));
-  const warnings = (data.warnings || []).map((w) => el('p', { class: 'warning' }, w));
-  $('#main').replaceChildren(el('nav', { class: 'crumbs' }, backLink()),
-    el('article', { class: 'issue', dataset: { id: issue.id } }, header, ...warnings,
-      el('div', { class: 'issue-layout' }, el('div', { class: 'main-col' }, content, ...related), aside)));
-}
-
-// Blockers: each with a remove button, and a field to add one (issues_update blockedBy).
-function renderBlockers(id, data) {
-  const ids = (data.blockedBy || []).map((b) => b.id);
-  const save = (list) => saveIssue(id, { blockedBy: list });
-  const rows = (data.blockedBy || []).map((b) => {
-    const remove = el('button', { type: 'button', class: 'link remove-blocker', 'aria-label': `Remove blocker ${b.id}` }, 'Remove');
-    remove.addEventListener('click', () => save(ids.filter((x) => x !== b.id)));
-    const row = issueLink(b);
-    row.append(' ', remove);
-    return row;
-  });
-  const add = el('form', { class: 'add-blocker', id: 'add-blocker' },
-    el('input', { name: 'blocker', placeholder: 'ISS-000042', autocomplete: 'off', 'aria-label': 'Add a blocker' }),
-    el('button', { type: 'submit', class: 'button' }, 'Add blocker'));
-  add.addEventListener('submit', (event) => {
-    event.preventDefault();
-    const value = add.elements.blocker.value.trim();
-    if (value) save([...ids, value]);
-  });
-  const open = (data.openBlockers || []).length;
-  return el('section', { class: 'related blockers', id: 'blockers' },
-    el('h3', {}, open ? `Blocked by (${open} open)` : 'Blocked by'),
-    rows.length ? el('ul', {}, rows) : el('p', { class: 'muted' }, 'Nothing blocks it.'),
-    add,
-    (data.blocks || []).length ? el('div', {}, el('h3', {}, 'Blocks'), el('ul', {}, data.blocks.map(issueLink))) : null);
-}
-
-function renderSessions(sessions) {
-  return el('section', { class: 'sessions' }, el('h3', {}, 'Sessions'),
-    el('ol', {}, sessions.map((s) => el('li', { class: 'session' },
-      el('div', {}, el('code', {}, s.id), ' ', el('span', { class: `status-pill session-${s.status}` }, s.status), ' · phase ', s.currentPhase),
-      el('div', { class: 'muted' }, `started ${relativeTime(s.startedAt)}`, s.completedAt ? `, completed ${relativeTime(s.completedAt)}` : '',
-        s.phasesCompleted?.length ? ` · done: ${s.phasesCompleted.join(', ')}` : ''),
-      s.prUrl ? el('a', { href: s.prUrl, rel: 'noopener noreferrer', target: '_blank' }, s.prUrl) : null))));
-}
-
-async function saveIssue(id, changes) {
-  try {
-    const data = await api(`/api/issues/${encodeURIComponent(id)}`, { method: 'PATCH', body: changes });
-    const changed = data.result.changed || [];
-    toast(changed.length ? `Saved ${id}: ${changed.join(', ')}` : `No change to ${id}`);
-  } catch (error) {
-    toast(error.message, 'error');
-  }
-  if (view === 'issue') loadIssue(id);
 }
 
 // ---------------------------------------------------------------- create
@@ -491,7 +425,7 @@ function setupCreate() {
       dialog.close();
       form.reset();
       toast(`Created ${data.result.issue.id}`);
-      if (view === 'board') loadBoard();
+      refresh();
     } catch (error) {
       $('#create-error').textContent = error.message;
     } finally {
@@ -501,6 +435,11 @@ function setupCreate() {
 }
 
 // ---------------------------------------------------------------- errors and live updates
+
+function backLink() {
+  const query = boardFilters.toString();
+  return el('a', { class: 'back', href: query ? `/?${query}` : '/' }, '← Board');
+}
 
 function showError(error, title) {
   const main = $('#main');
@@ -516,9 +455,11 @@ let refreshTimer;
 function refresh() {
   clearTimeout(refreshTimer);
   refreshTimer = setTimeout(() => {
-    const editing = document.activeElement && document.activeElement.closest('#edit-form, #filters input[type=search]');
     if (view === 'board') loadBoard();
-    else if (view === 'issue' && !editing) loadIssue(currentIssue);
+    else if (view === 'list') loadList();
+    else if (view === 'stats') loadStats();
+    else if (view === 'problems') loadProblems();
+    else if (view === 'issue') loadIssue(currentIssue, { live: true });
   }, 50);
 }
 
@@ -547,6 +488,9 @@ function connectLive() {
 window.addEventListener('pagehide', () => { if (events) events.close(); events = null; });
 window.addEventListener('pageshow', (event) => { if (event.persisted) connectLive(); });
 
-setupCreate();
-route();
-connectLive();
+// The other scripts (deferred, in order) are loaded by then.
+document.addEventListener('DOMContentLoaded', () => {
+  setupCreate();
+  route();
+  connectLive();
+});
