@@ -58,10 +58,6 @@ impl Page {
         Page { offset, len: size.min(total - offset), total }
     }
 
-    pub fn range(&self) -> std::ops::Range<usize> {
-        self.offset..self.offset + self.len
-    }
-
     pub fn remaining(&self) -> usize {
         self.total - self.offset - self.len
     }

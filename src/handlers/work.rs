@@ -29,10 +29,11 @@ pub fn ready(cx: &Handlers, input: IssuesReadyInput) -> ToolResult<IssuesReadyOu
         None => 0,
     };
     let size = input.limit.map_or(limits::issues_ready::DEFAULT_PAGE_SIZE, |l| l as usize);
-    let snap = store.ready(&filter, assignee).map_err(store_error)?;
+    let snap = store.ready(&filter, assignee, offset, size).map_err(store_error)?;
     let ready = snap.value;
-    let page = Page::new(offset, size, ready.issues.len());
-    let rows: Vec<String> = ready.issues[page.range()]
+    let page = Page::new(offset, size, ready.total);
+    let rows: Vec<String> = ready
+        .issues
         .iter()
         .map(|(m, unblocks)| {
             let mut extra = Vec::new();

@@ -10,7 +10,10 @@ use super::{Store, candidates, matches};
 /// Ready work: each issue with how many open or in-progress issues it blocks directly.
 #[derive(Debug, Clone)]
 pub struct Ready {
+    /// The page asked for, each with how many issues it unblocks.
     pub issues: Vec<(Arc<IssueMeta>, usize)>,
+    /// Ready issues matching the filter, across all pages.
+    pub total: usize,
     /// Open issues (of the whole workspace) waiting on a blocker.
     pub open_blocked: usize,
 }
@@ -33,7 +36,13 @@ impl Store {
     /// Open issues none of whose blockers (nor their ancestors') is open or in progress, that
     /// are not epics, unassigned or assigned to `assignee`, matching `filter` (whose status,
     /// assignee and blocked are not used): highest priority first, then oldest.
-    pub fn ready(&self, filter: &IssueFilter, assignee: Option<&str>) -> Result<Snapshot<Ready>, StoreError> {
+    pub fn ready(
+        &self,
+        filter: &IssueFilter,
+        assignee: Option<&str>,
+        offset: usize,
+        limit: usize,
+    ) -> Result<Snapshot<Ready>, StoreError> {
         let (mut index, cached) = self.fresh()?;
         let warnings = index.warnings();
         let graph = index.graph();
@@ -43,8 +52,20 @@ impl Store {
             None => true,
             Some(a) => assignee.is_some_and(|me| me == a),
         };
-        let issues = graph.ready().iter().filter(|(m, _)| mine(m) && matches(&filter, m)).cloned().collect();
-        Ok(Snapshot { value: Ready { issues, open_blocked: graph.open_blocked() }, cached, warnings })
+        // The ready list is kept in order with the graph: a page clones only its own rows, and
+        // the total is a count, not a copy.
+        let mut total = 0;
+        let mut issues = Vec::with_capacity(limit.min(graph.ready().len()));
+        for item in graph.ready() {
+            if !mine(&item.0) || !matches(&filter, &item.0) {
+                continue;
+            }
+            if total >= offset && issues.len() < limit {
+                issues.push(item.clone());
+            }
+            total += 1;
+        }
+        Ok(Snapshot { value: Ready { issues, total, open_blocked: graph.open_blocked() }, cached, warnings })
     }
 
     /// What blocks `meta` and what it blocks.

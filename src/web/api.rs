@@ -9,11 +9,12 @@ use std::time::Instant;
 
 use axum::Json;
 use axum::extract::{Path, Query, State};
-use axum::http::{HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::http::StatusCode;
+use axum::response::Response;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
+use super::answer::{ApiError, bad, blocking, reply, store_error};
 use super::query::BoardQuery;
 use super::{Web, problems, render};
 use crate::runtime::ErrorCode;
@@ -83,53 +84,6 @@ struct Column {
     status: Status,
     count: usize,
     cards: Vec<Card>,
-}
-
-/// An error as the page shows it: the message (from the tool or the store) and a status.
-pub struct ApiError(pub StatusCode, pub String);
-
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        let mut r = (self.0, Json(json!({"error": self.1}))).into_response();
-        r.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-        r
-    }
-}
-
-pub fn bad(message: String) -> ApiError {
-    ApiError(StatusCode::BAD_REQUEST, message)
-}
-
-/// JSON that is never cached, with the time the server spent (`Server-Timing`).
-pub fn reply(value: impl Serialize, started: Instant) -> Response {
-    let mut r = Json(value).into_response();
-    let h = r.headers_mut();
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    let timing = format!("app;dur={:.2}", started.elapsed().as_secs_f64() * 1000.0);
-    if let Ok(v) = HeaderValue::from_str(&timing) {
-        h.insert("server-timing", v);
-    }
-    r
-}
-
-/// Runs store work off the async workers.
-pub async fn blocking<T: Send + 'static>(
-    work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
-) -> Result<T, ApiError> {
-    tokio::task::spawn_blocking(work)
-        .await
-        .unwrap_or_else(|e| Err(ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("the request stopped: {e}"))))
-}
-
-pub fn store_error(e: crate::store::StoreError) -> ApiError {
-    use crate::store::StoreError as E;
-    let status = match &e {
-        E::NotFound { .. } => StatusCode::NOT_FOUND,
-        E::InvalidId { .. } => StatusCode::BAD_REQUEST,
-        E::Ambiguous { .. } | E::Conflict { .. } => StatusCode::CONFLICT,
-        _ => StatusCode::INTERNAL_SERVER_ERROR,
-    };
-    ApiError(status, e.to_string())
 }
 
 /// `GET /api/board`: the columns with their counts and first cards, the filter choices, and
@@ -270,7 +224,7 @@ pub async fn issue(State(web): State<Arc<Web>>, Path(id): Path<String>) -> Resul
                 "context": meta.context, "path": relative, "frontmatter": meta.frontmatter,
             },
             "description": description,
-            "descriptionHash": super::edit::fingerprint(description),
+            "descriptionHash": super::answer::fingerprint(description),
             "bodyHtml": render::description(description, &known),
             "notesHtml": notes.map(|n| render::markdown(n, &known)),
             "parent": parent,
@@ -310,7 +264,7 @@ pub async fn with_state(web: &Web, id: &str, mut answer: Value) -> Value {
     let state = blocking(move || {
         let issue = store.get(&id).map_err(store_error)?.value;
         let (description, _) = render::split_notes(&issue.body);
-        Ok((issue.meta.updated_at, super::edit::fingerprint(description)))
+        Ok((issue.meta.updated_at, super::answer::fingerprint(description)))
     })
     .await;
     if let (Ok((updated_at, hash)), Some(o)) = (state, answer.as_object_mut()) {

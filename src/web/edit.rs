@@ -3,7 +3,6 @@
 //! write is an issues_update tool call with `ifUpdatedAt`, and is refused when the description
 //! the page showed is no longer the one on disk (an agent or an editor changed it meanwhile).
 
-use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -14,17 +13,10 @@ use axum::response::Response;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::api::{ApiError, blocking, call_json, reply, store_error, with_state};
+use super::answer::{ApiError, blocking, fingerprint, reply, store_error};
+use super::api::{call_json, with_state};
 use super::{Web, render};
 use crate::store::{IssueFilter, SortField, SortOrder, Store};
-
-/// A fingerprint of a description, sent with the page and back with an edit: a hand edit does
-/// not change `updatedAt`, so that alone cannot tell that the text changed.
-pub fn fingerprint(description: &str) -> String {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    description.hash(&mut h);
-    format!("{:016x}", h.finish())
-}
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -3,6 +3,7 @@
 //! the binary (no build step); a JSON API over the same [`App`] the MCP server uses; server-sent
 //! events when anything changes. See [`guard`] for who may use it.
 
+mod answer;
 mod api;
 mod assets;
 mod chart;

@@ -11,7 +11,8 @@ use axum::response::Response;
 use serde_json::{Value, json};
 
 use super::Web;
-use super::api::{ApiError, blocking, reply, store_error, workspace_name};
+use super::answer::{ApiError, blocking, reply, store_error};
+use super::api::workspace_name;
 use crate::doctor::{self, Kind};
 use crate::store::{IssueFilter, IssueMeta, SortField, SortOrder, Store, StoreWarning, StoreWarningCode};
 

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
-use super::api::{ApiError, bad, store_error};
+use super::answer::{ApiError, bad, store_error};
 use crate::store::{
     IssueFilter, IssueMeta, IssueType, Priority, SearchField, SearchQuery, SortField, SortOrder, Status, Store,
 };

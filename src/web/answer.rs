@@ -1,0 +1,67 @@
+//! What every handler of the board's API answers with: JSON that is never cached, the errors a
+//! page shows, the blocking pool for store work, and the fingerprint of a description that an
+//! edit compares before it writes.
+
+use std::hash::{Hash, Hasher};
+use std::time::Instant;
+
+use axum::Json;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use serde_json::json;
+
+/// An error as the page shows it: the message (from the tool or the store) and a status.
+pub struct ApiError(pub StatusCode, pub String);
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let mut r = (self.0, Json(json!({"error": self.1}))).into_response();
+        r.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+        r
+    }
+}
+
+pub fn bad(message: String) -> ApiError {
+    ApiError(StatusCode::BAD_REQUEST, message)
+}
+
+/// JSON that is never cached, with the time the server spent (`Server-Timing`).
+pub fn reply(value: impl Serialize, started: Instant) -> Response {
+    let mut r = Json(value).into_response();
+    let h = r.headers_mut();
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    let timing = format!("app;dur={:.2}", started.elapsed().as_secs_f64() * 1000.0);
+    if let Ok(v) = HeaderValue::from_str(&timing) {
+        h.insert("server-timing", v);
+    }
+    r
+}
+
+/// Runs store work off the async workers.
+pub async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .unwrap_or_else(|e| Err(ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("the request stopped: {e}"))))
+}
+
+pub fn store_error(e: crate::store::StoreError) -> ApiError {
+    use crate::store::StoreError as E;
+    let status = match &e {
+        E::NotFound { .. } => StatusCode::NOT_FOUND,
+        E::InvalidId { .. } => StatusCode::BAD_REQUEST,
+        E::Ambiguous { .. } | E::Conflict { .. } => StatusCode::CONFLICT,
+        _ => StatusCode::INTERNAL_SERVER_ERROR,
+    };
+    ApiError(status, e.to_string())
+}
+
+/// A fingerprint of a description, sent with the page and back with an edit: a hand edit does
+/// not change `updatedAt`, so that alone cannot tell that the text changed.
+pub fn fingerprint(description: &str) -> String {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    description.hash(&mut h);
+    format!("{:016x}", h.finish())
+}
