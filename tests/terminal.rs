@@ -131,3 +131,63 @@ fn show_pages_what_does_not_fit_the_terminal() {
     let (plain, _) = tmux.run("short", 80, &show(&short));
     assert!(!plain.contains("PAGER-RAN") && plain.contains("one line"), "{plain}");
 }
+
+/// `docket board --interactive` in a real terminal: the three columns drawn, `>` moves the
+/// selected (highest priority) open card to in progress through a tool call (the file says so),
+/// Enter opens it, q quits.
+#[test]
+fn the_interactive_board_moves_a_card_and_opens_an_issue() {
+    let has_tmux = Command::new("tmux").arg("-V").output().is_ok_and(|o| o.status.success());
+    if !has_tmux {
+        eprintln!("SKIP the_interactive_board_moves_a_card_and_opens_an_issue: tmux is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tmp");
+    docket::store::generate::generate_workspace(dir.path(), 40, 7);
+    let store = || {
+        docket::store::Store::open(
+            docket::store::Workspace::at(dir.path()).expect("workspace"),
+            docket::store::StoreOptions::default(),
+        )
+    };
+    let tmux = Tmux::new();
+    let bin = env!("CARGO_BIN_EXE_docket");
+    let command = format!(
+        "env -u COLUMNS {bin} board --interactive --workspace '{}'; echo __DONE__; sleep 30",
+        dir.path().display()
+    );
+    let out = tmux.tmux(&["new-session", "-d", "-s", "tui", "-x", "150", "-y", "40", "sh", "-c", &command]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let screen = |until: &dyn Fn(&str) -> bool| {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let shot = tmux.tmux(&["capture-pane", "-p", "-t", "tui:0"]);
+            let text = String::from_utf8_lossy(&shot.stdout).into_owned();
+            if until(&text) {
+                return text;
+            }
+            assert!(Instant::now() < deadline, "the board never showed what was expected:\n{text}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    };
+    let first = screen(&|t| t.contains("OPEN (") && t.contains("IN_PROGRESS (") && t.contains("CLOSED ("));
+    assert!(first.contains("Enter open"), "the keys are shown:\n{first}");
+    // The selected card: the first open card, highest priority first.
+    let card = first
+        .lines()
+        .nth(1)
+        .and_then(|l| l.trim_start_matches(['│', ' ']).split_whitespace().next())
+        .expect("a card")
+        .to_string();
+    assert!(card.contains('-'), "an issue id: {card}\n{first}");
+    tmux.tmux(&["send-keys", "-t", "tui:0", ">"]);
+    let moved = screen(&|t| t.contains(&format!("{card} is in_progress now.")));
+    assert!(moved.contains("IN_PROGRESS ("), "{moved}");
+    assert_eq!(store().get_meta(&card).expect("issue").value.status, docket::store::Status::InProgress);
+    tmux.tmux(&["send-keys", "-t", "tui:0", "Enter"]);
+    let title = store().get_meta(&card).expect("issue").value.title;
+    screen(&|t| t.contains("any key closes") && t.contains(&title));
+    tmux.tmux(&["send-keys", "-t", "tui:0", "Escape"]);
+    tmux.tmux(&["send-keys", "-t", "tui:0", "q"]);
+    screen(&|t| t.contains("__DONE__"));
+}

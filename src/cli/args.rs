@@ -431,6 +431,10 @@ impl UpdateArgs {
 pub struct BoardArgs {
     #[command(flatten)]
     pub filters: Filters,
+    /// The board in the terminal, live: arrows move, Enter opens an issue, `<` `>` change its
+    /// status, q quits.
+    #[arg(long, short = 'i')]
+    pub interactive: bool,
     /// Cards per open or in-progress column, highest priority first; the rest are counted in a
     /// "+N more" line (0: every card).
     #[arg(long, default_value_t = 12, value_name = "N")]

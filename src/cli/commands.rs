@@ -307,7 +307,7 @@ pub(super) fn board(core: &Core, a: &BoardArgs) -> Result<String, String> {
     Ok(board::render(&columns, a.width.map_or_else(terminal_width, usize::from), style::enabled()))
 }
 
-fn priority_rank(p: IssuePriority) -> u8 {
+pub(super) fn priority_rank(p: IssuePriority) -> u8 {
     match p {
         IssuePriority::Critical => 3,
         IssuePriority::High => 2,
@@ -317,7 +317,7 @@ fn priority_rank(p: IssuePriority) -> u8 {
 }
 
 /// A card's priority, four characters at most.
-fn priority_tag(p: IssuePriority) -> &'static str {
+pub(super) fn priority_tag(p: IssuePriority) -> &'static str {
     match p {
         IssuePriority::Critical => "crit",
         IssuePriority::High => "high",

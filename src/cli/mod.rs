@@ -14,6 +14,7 @@ mod human;
 mod style;
 mod table;
 mod team;
+mod tui;
 mod words;
 
 use std::cell::{Cell, RefCell};
@@ -52,6 +53,7 @@ pub fn run(command: Command, top: fn() -> clap::Command) -> ExitCode {
         }
         Command::Create(a) => Core::open(&a.ws).and_then(|core| commands::create(&core, a)),
         Command::Update(a) => Core::open(&a.ws).and_then(|core| commands::update(&core, a)),
+        Command::Board(a) if a.interactive => Core::open(&a.ws).and_then(|core| tui::run(&core, a)),
         Command::Board(a) => Core::open(&a.ws).and_then(|core| commands::board(&core, a)),
         Command::Stats(a) => Core::open(&a.ws).and_then(|core| commands::stats(&core, a)),
         Command::GitSetup(a) => team::git_setup(a),
