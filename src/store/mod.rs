@@ -62,8 +62,8 @@ impl Default for StoreOptions {
 pub struct Store {
     ws: Workspace,
     index: Arc<Mutex<Index>>,
-    /// The thread writing the index snapshot, if one was started.
-    saver: Mutex<Option<std::thread::JoinHandle<()>>>,
+    /// The thread that writes the index snapshot a moment after a write, if one was started.
+    saver: Mutex<Option<Saver>>,
     branch_aware_ids: bool,
 }
 
@@ -108,27 +108,34 @@ impl Store {
         result.map(|cached| (index, cached))
     }
 
-    /// Writes the snapshot for the next process on another thread; it takes the index lock once
-    /// the current call has released it.
+    /// Writes the snapshot for the next process on another thread, [`SAVE_DELAY`] after the
+    /// write that asked for it: a burst of writes (an agent closing ten issues, two agents
+    /// claiming) pays for one snapshot, after it, instead of each write waiting for the index
+    /// while the one before it is serialized (16 ms a claim at 100k issues before).
     fn save_in_background(&self) {
         let mut saver = self.saver.lock().unwrap_or_else(|p| p.into_inner());
-        if saver.as_ref().is_some_and(|h| !h.is_finished()) {
+        if saver.as_ref().is_some_and(|s| !s.handle.is_finished()) {
             return;
         }
         let index = Arc::clone(&self.index);
-        *saver = Some(std::thread::spawn(move || {
+        let (now, wait) = std::sync::mpsc::channel::<()>();
+        let handle = std::thread::spawn(move || {
+            // Woken early by `wait_for_snapshot` (a flush, an exit); else after the delay.
+            let _ = wait.recv_timeout(SAVE_DELAY);
             let pending = index.lock().unwrap_or_else(|p| p.into_inner()).write_snapshot();
             if let Some(Err(e)) = pending.map(snapshot::Pending::commit) {
                 tracing::debug!(error = %e, "could not save the index snapshot");
             }
-        }));
+        });
+        *saver = Some(Saver { handle, now });
     }
 
     /// Waits until the index snapshot for the next process is on disk (tests and benchmarks).
     pub fn wait_for_snapshot(&self) {
-        let handle = self.saver.lock().unwrap_or_else(|p| p.into_inner()).take();
-        if let Some(h) = handle {
-            let _ = h.join();
+        let saver = self.saver.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(s) = saver {
+            let _ = s.now.send(());
+            let _ = s.handle.join();
         }
     }
 
@@ -457,6 +464,15 @@ fn is_everything(f: &IssueFilter) -> bool {
         && f.parent_task_id.is_none()
         && f.ids.is_empty()
         && f.blocked.is_none()
+}
+
+/// How long the snapshot saver waits after a write before it serializes the index.
+const SAVE_DELAY: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// The thread saving the snapshot, and the way to make it save now.
+struct Saver {
+    handle: std::thread::JoinHandle<()>,
+    now: std::sync::mpsc::Sender<()>,
 }
 
 /// The one file holding `id`, for a write: an ID held by several files is refused (a write must
