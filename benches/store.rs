@@ -9,10 +9,6 @@ use std::time::{Duration, Instant};
 use docket::store::generate::generate_workspace;
 use docket::store::{IssueFilter, SortField, SortOrder, Status, Store, StoreOptions};
 
-/// The allocator the docket binary uses (src/main.rs), so the numbers are the server's.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 mod graph_bench {
     include!("store_graph.rs");
 }

@@ -12,12 +12,6 @@ use docket::server::ToolStyle;
 use docket::store::Workspace;
 use docket::transport::{self, http};
 
-/// mimalloc rather than the system allocator: at 100k issues glibc's malloc walks a fragmented
-/// heap on every allocation of a write's frontmatter parse (16 ms a claim, most of it in
-/// `_int_malloc`; docs/benchmarks.md, "The work graph").
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 #[derive(Parser)]
 #[command(name = "docket", version, about = "An issue and spec tracker for coding agents, served over MCP")]
 struct Cli {
