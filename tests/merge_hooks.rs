@@ -86,22 +86,6 @@ fn create(dir: &Path, title: &str, parent: Option<&str>) -> String {
     ok(dir, &args).trim().to_string()
 }
 
-/// Every child's parentTaskId names the parent its title says (`child N of TITLE`).
-fn assert_parents_intact(issues: &[Value]) -> usize {
-    let by_id: BTreeMap<&str, &Value> = issues.iter().map(|i| (i["id"].as_str().expect("id"), i)).collect();
-    let mut children = 0;
-    for issue in issues {
-        let title = issue["title"].as_str().expect("title");
-        if let Some((_, parent_title)) = title.split_once(" of ") {
-            let parent_id = issue["wranglerContext"]["parentTaskId"].as_str().expect("a parent");
-            let parent = by_id.get(parent_id).unwrap_or_else(|| panic!("{title}: parent {parent_id} missing"));
-            assert_eq!(parent["title"], parent_title, "{title} points at {parent_id}");
-            children += 1;
-        }
-    }
-    children
-}
-
 #[test]
 fn five_clones_merge_in_turn_and_end_with_distinct_ids_and_right_parents() {
     let (tmp, clones) = origin_and_clones(5);
@@ -151,7 +135,7 @@ fn five_clones_merge_in_turn_and_end_with_distinct_ids_and_right_parents() {
     assert_eq!(ids.len(), 30, "distinct ids: {ids:?}");
     let found: BTreeSet<String> = issues.iter().map(|i| i["title"].as_str().expect("title").to_string()).collect();
     assert_eq!(found, titles);
-    assert_eq!(assert_parents_intact(&issues), 20);
+    assert_eq!(common::assert_parents_intact(&issues), 20);
     let doctor = docket(&last, &["doctor"]);
     assert_eq!(doctor.status.code(), Some(0), "{}", String::from_utf8_lossy(&doctor.stdout));
 }

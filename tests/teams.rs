@@ -120,22 +120,6 @@ fn merge_both(main: &Path) {
     git(main, &["merge", "-q", "--no-edit", "b"]);
 }
 
-/// Every child's parentTaskId names the parent its title says.
-fn assert_parents_intact(issues: &[Value]) {
-    let by_id: BTreeMap<&str, &Value> = issues.iter().map(|i| (i["id"].as_str().expect("id"), i)).collect();
-    let mut children = 0;
-    for issue in issues {
-        let title = issue["title"].as_str().expect("title");
-        if let Some((_, parent_title)) = title.split_once(" of ") {
-            let parent_id = issue["wranglerContext"]["parentTaskId"].as_str().expect("a parent");
-            let parent = by_id.get(parent_id).unwrap_or_else(|| panic!("{title}: parent {parent_id} missing"));
-            assert_eq!(parent["title"], parent_title, "{title} points at {parent_id}");
-            children += 1;
-        }
-    }
-    assert_eq!(children, 48);
-}
-
 #[test]
 fn two_worktrees_create_thirty_issues_each_and_merge_to_sixty_distinct_ids() {
     let (_tmp, main, a, b) = repo_with_worktrees();
@@ -147,7 +131,7 @@ fn two_worktrees_create_thirty_issues_each_and_merge_to_sixty_distinct_ids() {
     let ids: BTreeSet<&str> = issues.iter().map(|i| i["id"].as_str().expect("id")).collect();
     assert_eq!((issues.len(), ids.len()), (60, 60), "{ids:?}");
     assert!(ids.contains("ISS-000001") && ids.contains("ISS-000060"), "numbered 1..60 in turns: {ids:?}");
-    assert_parents_intact(&issues);
+    assert_eq!(common::assert_parents_intact(&issues), 48);
     let (report, clean) = doctor(&main, false);
     assert!(clean && report["total"] == 0, "{report}");
 }
@@ -180,7 +164,7 @@ fn without_branch_aware_ids_the_merge_duplicates_and_doctor_fix_repairs_it() {
     let issues = all_issues(&main);
     let ids: BTreeSet<&str> = issues.iter().map(|i| i["id"].as_str().expect("id")).collect();
     assert_eq!((issues.len(), ids.len()), (60, 60));
-    assert_parents_intact(&issues);
+    assert_eq!(common::assert_parents_intact(&issues), 48);
     let (again, clean) = doctor(&main, false);
     assert!(clean && again["total"] == 0, "a second run reports nothing: {again}");
 }

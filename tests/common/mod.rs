@@ -305,3 +305,21 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
+
+/// Every child's parentTaskId names the parent its title says (`... of TITLE`); how many
+/// children there are (the teams and merge-hook tests title their issues so).
+pub fn assert_parents_intact(issues: &[Value]) -> usize {
+    let by_id: std::collections::BTreeMap<&str, &Value> =
+        issues.iter().map(|i| (i["id"].as_str().expect("id"), i)).collect();
+    let mut children = 0;
+    for issue in issues {
+        let title = issue["title"].as_str().expect("title");
+        if let Some((_, parent_title)) = title.split_once(" of ") {
+            let parent_id = issue["wranglerContext"]["parentTaskId"].as_str().expect("a parent");
+            let parent = by_id.get(parent_id).unwrap_or_else(|| panic!("{title}: parent {parent_id} missing"));
+            assert_eq!(parent["title"], parent_title, "{title} points at {parent_id}");
+            children += 1;
+        }
+    }
+    children
+}
