@@ -190,7 +190,9 @@ pub async fn shoot(c: &Client, name: &str) {
     // Let fonts and the live indicator settle.
     tokio::time::sleep(Duration::from_millis(200)).await;
     let png = c.screenshot().await.expect("screenshot");
-    std::fs::write(screenshots().join(name), png).expect("save screenshot");
+    let dir = screenshots();
+    std::fs::create_dir_all(&dir).expect("screenshots dir");
+    std::fs::write(dir.join(name), png).expect("save screenshot");
 }
 
 /// Chromium and chromedriver, or `None` (after saying why the test is skipped).
