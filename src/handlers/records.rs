@@ -125,7 +125,7 @@ impl Projection {
         let dates = has(Part::Dates);
         let updated_at = match dates && self.row_dates && !self.exact_update {
             true => Some(meta.updated_at.get(..10).unwrap_or(&meta.updated_at).to_string()),
-            false => dates.then(|| meta.updated_at.clone()),
+            false => dates.then(|| whole_seconds(&meta.updated_at)),
         };
         IssueRecord {
             id: meta.id.clone(),
@@ -137,9 +137,13 @@ impl Projection {
             labels: (has(Part::Labels) && !meta.labels.is_empty()).then(|| meta.labels.clone()),
             assignee: if has(Part::Assignee) { non_empty(&meta.assignee) } else { None },
             project: if has(Part::Project) { non_empty(&meta.project) } else { None },
-            created_at: (dates && !self.row_dates).then(|| meta.created_at.clone()),
+            created_at: (dates && !self.row_dates).then(|| whole_seconds(&meta.created_at)),
             updated_at,
-            closed_at: if dates && !self.row_dates { non_empty(&meta.closed_at) } else { None },
+            closed_at: if dates && !self.row_dates {
+                non_empty(&meta.closed_at).map(|c| whole_seconds(&c))
+            } else {
+                None
+            },
             description_length,
             description,
             truncated,
@@ -154,4 +158,10 @@ impl Projection {
             blocks: None,
         }
     }
+}
+
+/// `2026-07-13T09:04:30.000Z` as `2026-07-13T09:04:30Z`: the same instant (what `ifUpdatedAt`
+/// compares) in two tokens fewer; times with real milliseconds are kept as written.
+fn whole_seconds(time: &str) -> String {
+    time.strip_suffix(".000Z").map_or_else(|| time.to_string(), |t| format!("{t}Z"))
 }

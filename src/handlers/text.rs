@@ -42,24 +42,33 @@ pub fn issue_line(r: &IssueRecord) -> String {
 pub fn issue_document(r: &IssueRecord) -> String {
     let mut out = format!("# {}", r.id);
     if let Some(t) = &r.title {
-        let _ = write!(out, ": {t}");
+        let _ = write!(out, " {t}");
     }
     let mut facts = Vec::new();
+    // "cancelled issue, medium priority | labels a, b | updated ...": the words a person would
+    // use, without a colon per fact (a whole issue's frame costs no more than wrangler's).
+    let kind = [r.status.map(|s| s.to_string()), r.r#type.map(|t| t.to_string())].into_iter().flatten();
+    let kind = kind.collect::<Vec<_>>().join(" ");
+    let priority = r.priority.map(|p| format!("{p} priority"));
+    let kind = [Some(kind).filter(|k| !k.is_empty()), priority].into_iter().flatten().collect::<Vec<_>>();
+    if !kind.is_empty() {
+        facts.push(kind.join(", "));
+    }
     let mut fact = |k: &str, v: Option<String>| {
         if let Some(v) = v {
-            facts.push(format!("{k}: {v}"));
+            facts.push(format!("{k} {v}"));
         }
     };
-    fact("type", r.r#type.map(|t| t.to_string()));
-    fact("status", r.status.map(|s| s.to_string()));
-    fact("priority", r.priority.map(|p| p.to_string()));
     fact("labels", r.labels.as_ref().filter(|l| !l.is_empty()).map(|l| l.join(", ")));
     fact("assignee", r.assignee.clone());
     fact("project", r.project.clone());
     fact("created", r.created_at.clone());
     fact("updated", r.updated_at.clone());
     fact("closed", r.closed_at.clone());
-    fact("context", r.wrangler_context.as_ref().map(|c| serde_json::Value::Object(c.clone()).to_string()));
+    for (key, value) in r.wrangler_context.iter().flatten() {
+        let name = if key == "parentTaskId" { "parent" } else { key };
+        fact(name, Some(value.as_str().map_or_else(|| value.to_string(), str::to_string)));
+    }
     fact("blocked by", r.blocked_by.as_ref().map(|b| b.join(", ")));
     fact("waiting on", r.open_blockers.as_ref().map(|b| b.join(", ")));
     fact("blocks", r.blocks.as_ref().map(|b| b.join(", ")));
