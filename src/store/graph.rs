@@ -20,8 +20,10 @@ fn active(s: Status) -> bool {
     matches!(s, Status::Open | Status::InProgress)
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Graph {
+    /// Every ID named as a blocker or a parent, whether an issue holds it or not.
+    referenced: HashSet<String>,
     /// Status of every ID something refers to (as a blocker or a parent); an ID held by several
     /// files counts as active if any of them is.
     status: HashMap<String, (String, Status)>,
@@ -46,6 +48,7 @@ impl Graph {
     pub fn build<'a>(metas: impl Iterator<Item = &'a Arc<IssueMeta>> + Clone) -> Graph {
         let mut g = Graph::default();
         let mut referenced: HashSet<String> = HashSet::new();
+        let by_rank = Graph::rank;
         for m in metas.clone() {
             let parent = m.context.get("parentTaskId").and_then(|v| v.as_str()).filter(|p| !p.trim().is_empty());
             if m.blocked_by.is_empty() && parent.is_none() {
@@ -106,18 +109,44 @@ impl Graph {
                 g.ready.push((Arc::clone(m), 0));
             }
         }
-        g.ready.sort_unstable_by(|(a, _), (b, _)| {
-            Reverse(a.priority)
-                .cmp(&Reverse(b.priority))
-                .then_with(|| a.created_at.cmp(&b.created_at))
-                .then_with(|| a.id.cmp(&b.id))
-        });
+        g.ready.sort_unstable_by(|(a, _), (b, _)| by_rank(a, b));
         if !g.blocks.is_empty() {
             for i in 0..g.ready.len() {
                 g.ready[i].1 = g.unblocks(&g.ready[i].0.id);
             }
         }
+        g.referenced = referenced;
         g
+    }
+
+    /// Ready order: highest priority first, then oldest, then by ID (and path, for duplicates).
+    fn rank(a: &IssueMeta, b: &IssueMeta) -> std::cmp::Ordering {
+        Reverse(a.priority)
+            .cmp(&Reverse(b.priority))
+            .then_with(|| a.created_at.cmp(&b.created_at))
+            .then_with(|| a.id.cmp(&b.id))
+            .then_with(|| a.path.cmp(&b.path))
+    }
+
+    /// Whether one file's change (`old` as the graph knew it, `new` as it is now; `None` for a
+    /// file created or gone) can be taken in by [`Graph::patch`]: it cannot move any edge when
+    /// neither side has blockers or a parent and nothing names either side's ID.
+    pub fn can_patch(&self, old: Option<&Arc<IssueMeta>>, new: Option<&Arc<IssueMeta>>) -> bool {
+        old.into_iter().chain(new).all(|m| {
+            m.blocked_by.is_empty() && !m.context.contains_key("parentTaskId") && !self.referenced.contains(&key(&m.id))
+        })
+    }
+
+    /// Takes in a change that [`Graph::can_patch`] accepts without a rebuild: only the ready
+    /// list moves.
+    pub fn patch(&mut self, old: Option<&Arc<IssueMeta>>, new: Option<&Arc<IssueMeta>>) {
+        if let Some(old) = old {
+            self.ready.retain(|(m, _)| m.path != old.path);
+        }
+        if let Some(new) = new.filter(|m| m.status == Status::Open && m.frontmatter) {
+            let at = self.ready.partition_point(|(m, _)| Graph::rank(m, new) == std::cmp::Ordering::Less);
+            self.ready.insert(at, (Arc::clone(new), 0));
+        }
     }
 
     /// Whether `id` has an open or in-progress blocker (its own or an ancestor's).

@@ -366,9 +366,24 @@ impl Index {
                 self.note_number(t, &from_name);
             }
         }
+        let path = meta.path.clone();
+        let before = self.meta_at(&path);
         self.slots.insert(meta, stamp, words);
         self.unsaved += 1;
         self.generation += 1;
+        self.patch_graph(before.as_ref(), self.meta_at(&path).as_ref());
+    }
+
+    /// Carries the cached work graph over one file's change when [`Graph::patch`] can; otherwise
+    /// it goes stale and is built again on its next use.
+    fn patch_graph(&mut self, old: Option<&Arc<IssueMeta>>, new: Option<&Arc<IssueMeta>>) {
+        if let Some((generation, graph)) = &mut self.graph
+            && *generation + 1 == self.generation
+            && graph.can_patch(old, new)
+        {
+            Arc::make_mut(graph).patch(old, new);
+            *generation = self.generation;
+        }
     }
     fn note_number(&mut self, folder: IssueType, id: &str) {
         note_number(&mut self.max_number, folder, id);
@@ -384,9 +399,10 @@ impl Index {
     /// Drops whatever the index knows about `path`.
     pub fn forget(&mut self, path: &Path) {
         self.broken.remove(path);
-        if self.slots.remove(path).is_some() {
+        if let Some(gone) = self.slots.remove(path) {
             self.unsaved += 1;
             self.generation += 1;
+            self.patch_graph(Some(&gone), None);
         }
     }
 
