@@ -129,23 +129,70 @@ impl Graph {
     }
 
     /// Whether one file's change (`old` as the graph knew it, `new` as it is now; `None` for a
-    /// file created or gone) can be taken in by [`Graph::patch`]: it cannot move any edge when
-    /// neither side has blockers or a parent and nothing names either side's ID.
+    /// file created or gone) can be taken in by [`Graph::patch`], which holds when it cannot move
+    /// an edge or change who is blocked:
+    /// - neither side has blockers or a parent and nothing names either side's ID (most issues);
+    /// - or the same file keeps its ID, blockers, parent and whether it is active (open or in
+    ///   progress): a claim (open to in progress) of an issue that blocks others.
     pub fn can_patch(&self, old: Option<&Arc<IssueMeta>>, new: Option<&Arc<IssueMeta>>) -> bool {
-        old.into_iter().chain(new).all(|m| {
+        let isolated = |m: &IssueMeta| {
             m.blocked_by.is_empty() && !m.context.contains_key("parentTaskId") && !self.referenced.contains(&key(&m.id))
-        })
+        };
+        if old.into_iter().chain(new).all(|m| isolated(m)) {
+            return true;
+        }
+        let (Some(old), Some(new)) = (old, new) else { return false };
+        let parent = |m: &IssueMeta| m.context.get("parentTaskId").map(|p| key(p.as_str().unwrap_or_default()));
+        let blockers = |m: &IssueMeta| m.blocked_by.iter().map(|b| key(b)).collect::<Vec<_>>();
+        let same_edges = key(&old.id) == key(&new.id)
+            && old.frontmatter == new.frontmatter
+            && active(old.status) == active(new.status)
+            && parent(old) == parent(new)
+            && blockers(old) == blockers(new);
+        // Each blocker's list names this issue once (a duplicate ID would make the row ambiguous).
+        same_edges
+            && blockers(new)
+                .iter()
+                .all(|b| self.blocks.get(b).is_none_or(|list| list.iter().filter(|(id, _)| *id == new.id).count() <= 1))
     }
 
-    /// Takes in a change that [`Graph::can_patch`] accepts without a rebuild: only the ready
-    /// list moves.
+    /// Takes in a change that [`Graph::can_patch`] accepts without a rebuild: the statuses the
+    /// graph keeps of it, and its row of the ready list.
     pub fn patch(&mut self, old: Option<&Arc<IssueMeta>>, new: Option<&Arc<IssueMeta>>) {
         if let Some(old) = old {
-            self.ready.retain(|(m, _)| m.path != old.path);
+            // Found by its rank, not by comparing every row's path (Path equality walks
+            // components: 18,000 of them took 40 ms).
+            let from = self.ready.partition_point(|(m, _)| Graph::rank(m, old) == std::cmp::Ordering::Less);
+            if let Some(at) = self.ready[from..]
+                .iter()
+                .take_while(|(m, _)| Graph::rank(m, old) != std::cmp::Ordering::Greater)
+                .position(|(m, _)| m.path.as_os_str() == old.path.as_os_str())
+            {
+                self.ready.remove(from + at);
+            }
         }
-        if let Some(new) = new.filter(|m| m.status == Status::Open && m.frontmatter) {
+        let Some(new) = new else { return };
+        let k = key(&new.id);
+        if self.blocked.contains(&k) && new.frontmatter {
+            let was_open = old.is_some_and(|o| o.status == Status::Open);
+            match (was_open, new.status == Status::Open) {
+                (true, false) => self.open_blocked -= 1,
+                (false, true) => self.open_blocked += 1,
+                _ => {}
+            }
+        }
+        if let Some(entry) = self.status.get_mut(&k).filter(|(id, _)| *id == new.id) {
+            entry.1 = new.status;
+        }
+        for b in &new.blocked_by {
+            if let Some(row) = self.blocks.get_mut(&key(b)).and_then(|l| l.iter_mut().find(|(id, _)| *id == new.id)) {
+                row.1 = new.status;
+            }
+        }
+        if new.status == Status::Open && new.frontmatter && !self.blocked.contains(&k) && !self.epics.contains(&k) {
             let at = self.ready.partition_point(|(m, _)| Graph::rank(m, new) == std::cmp::Ordering::Less);
-            self.ready.insert(at, (Arc::clone(new), 0));
+            let unblocks = self.unblocks(&new.id);
+            self.ready.insert(at, (Arc::clone(new), unblocks));
         }
     }
 

@@ -100,7 +100,10 @@ impl Store {
                 let body = frontmatter::parse(&new_text).map(|d| d.body).unwrap_or_default();
                 meta.body_len = body.chars().count();
                 let mut index = self.lock();
-                index.forget(&path);
+                if dest != path {
+                    index.forget(&path);
+                }
+                // In place: one change the work graph can take in (a forget, then a put, is two).
                 index.upsert(meta.clone(), &body);
                 return Ok(Updated { before, issue: Issue { meta, body }, changed: plan.changed });
             }
