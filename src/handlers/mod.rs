@@ -3,6 +3,7 @@
 //! generated `impl ToolHandlers for Handlers` runs each on tokio's blocking pool.
 
 pub(crate) mod aggregate;
+pub(crate) mod attributes;
 mod convert;
 pub(crate) mod doctor;
 pub(crate) mod issues;
