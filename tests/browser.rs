@@ -56,12 +56,8 @@ async fn the_board_in_a_real_browser() {
         .expect("create")
         .meta
         .id;
-    let (_web, url) = docket_web(&ws_dir, &[]);
-    let base = url.trim_end_matches('/').to_string();
-    let (_driver, driver) = chromedriver(&driver_bin);
-    let profile = tempfile::tempdir().expect("profile dir");
-    let c = browser(&driver, &chromium, profile.path(), false).await;
-    c.set_window_size(1440, 900).await.expect("window size");
+    let (board, c) = open_board(&ws_dir, &driver_bin, &chromium).await;
+    let (url, base, driver) = (board.url.clone(), board.base.clone(), board.driver.clone());
 
     // The columns show the right counts.
     c.goto(&url).await.expect("open the board");

@@ -68,6 +68,31 @@ pub fn chromedriver(binary: &Path) -> (Running, String) {
     (Running(child), format!("http://127.0.0.1:{port}"))
 }
 
+/// What a browser test opens the board with: `docket web` on the workspace, chromedriver, and a
+/// 1440x900 Chromium profile; the processes end and the profile goes when it is dropped.
+pub struct Board {
+    /// The URL `docket web` printed.
+    pub url: String,
+    /// [`Board::url`] without its trailing `/`.
+    pub base: String,
+    /// chromedriver's URL, for more browsers (a dark one, another profile).
+    pub driver: String,
+    _web: Running,
+    _driver: Running,
+    _profile: tempfile::TempDir,
+}
+
+/// Serves `root` with `docket web` and opens a light Chromium session (not yet on the board).
+pub async fn open_board(root: &Path, driver_bin: &Path, chromium: &Path) -> (Board, Client) {
+    let (web, url) = docket_web(root, &[]);
+    let base = url.trim_end_matches('/').to_string();
+    let (running_driver, driver) = chromedriver(driver_bin);
+    let profile = tempfile::tempdir().expect("profile dir");
+    let c = browser(&driver, chromium, profile.path(), false).await;
+    c.set_window_size(1440, 900).await.expect("window size");
+    (Board { url, base, driver, _web: web, _driver: running_driver, _profile: profile }, c)
+}
+
 pub async fn browser(driver: &str, chromium: &Path, profile: &Path, dark: bool) -> Client {
     let mut args = vec![
         "--headless".to_string(),
