@@ -6,6 +6,7 @@
 //! Also takes the screenshots (light and dark, desktop and phone) into target/screenshots/, or into
 //! docs/screenshots/ with DOCKET_UPDATE_SCREENSHOTS=1.
 
+mod common;
 #[path = "browser/editing.rs"]
 mod editing;
 #[path = "browser/problems.rs"]
@@ -274,7 +275,8 @@ async fn the_board_in_a_real_browser() {
     d.close().await.expect("close the browser");
 
     // With a token: no token means no board and no write; the printed URL signs the browser in.
-    let (_guarded, token_url) = docket_web(&ws_dir, &["--token", "let-me-in"]);
+    let guarded = WebBoard::start(&ws_dir, &["--token", "let-me-in"]);
+    let token_url = guarded.url.clone();
     let token_base = token_url.split("/?").next().unwrap().to_string();
     let t_profile = tempfile::tempdir().expect("profile dir");
     let t = browser(&driver, &chromium, t_profile.path(), false).await;

@@ -3,12 +3,12 @@
 
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+pub use crate::common::http::WebBoard;
 use docket::store::{IssueFilter, SortField, SortOrder, Status, Store};
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{Value, json};
@@ -30,25 +30,6 @@ pub fn which(names: &[&str]) -> Option<PathBuf> {
 
 pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr").port()
-}
-
-/// `docket web --workspace ROOT ARGS`; returns it and the URL it printed.
-pub fn docket_web(root: &Path, extra: &[&str]) -> (Running, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_docket"))
-        .args(["web", "--workspace"])
-        .arg(root)
-        .args(extra)
-        .env_remove("DOCKET_TOKEN")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn docket web");
-    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
-    let line = lines.next().expect("docket web prints its URL").expect("UTF-8");
-    let url = line[line.find("http://").expect("a URL")..].trim().to_string();
-    std::thread::spawn(move || lines.for_each(drop));
-    (Running(child), url)
 }
 
 pub fn chromedriver(binary: &Path) -> (Running, String) {
@@ -77,14 +58,15 @@ pub struct Board {
     pub base: String,
     /// chromedriver's URL, for more browsers (a dark one, another profile).
     pub driver: String,
-    _web: Running,
+    _web: WebBoard,
     _driver: Running,
     _profile: tempfile::TempDir,
 }
 
 /// Serves `root` with `docket web` and opens a light Chromium session (not yet on the board).
 pub async fn open_board(root: &Path, driver_bin: &Path, chromium: &Path) -> (Board, Client) {
-    let (web, url) = docket_web(root, &[]);
+    let web = WebBoard::start(root, &[]);
+    let url = web.url.clone();
     let base = url.trim_end_matches('/').to_string();
     let (running_driver, driver) = chromedriver(driver_bin);
     let profile = tempfile::tempdir().expect("profile dir");
