@@ -20,6 +20,7 @@ pub mod runtime;
 pub mod server;
 pub mod store;
 pub mod transport;
+pub mod util;
 pub mod web;
 
 /// Code generated from tools.yaml by build.rs. Inspect it with `cargo run -p codegen -- dump`.

@@ -6,6 +6,10 @@
 //! wrong, the server must keep answering, and the workspace (every file outside `cache/`, which
 //! the error memory legitimately writes) must be byte-for-byte what it was before the call.
 //! Run with `--nocapture` to see how many calls each test made.
+//!
+//! Over 600 lines on purpose: one suite whose helpers (the schema walk, the generated bad values,
+//! the workspace snapshot around every call) serve all of its tests; split, they would be shared
+//! across files for this suite alone.
 
 mod common;
 

@@ -6,6 +6,7 @@
 //! Also takes the screenshots (light and dark, desktop and phone) into target/screenshots/, or into
 //! docs/screenshots/ with DOCKET_UPDATE_SCREENSHOTS=1.
 
+mod common;
 #[path = "browser/editing.rs"]
 mod editing;
 #[path = "browser/problems.rs"]
@@ -56,12 +57,8 @@ async fn the_board_in_a_real_browser() {
         .expect("create")
         .meta
         .id;
-    let (_web, url) = docket_web(&ws_dir, &[]);
-    let base = url.trim_end_matches('/').to_string();
-    let (_driver, driver) = chromedriver(&driver_bin);
-    let profile = tempfile::tempdir().expect("profile dir");
-    let c = browser(&driver, &chromium, profile.path(), false).await;
-    c.set_window_size(1440, 900).await.expect("window size");
+    let (board, c) = open_board(&ws_dir, &driver_bin, &chromium).await;
+    let (url, base, driver) = (board.url.clone(), board.base.clone(), board.driver.clone());
 
     // The columns show the right counts.
     c.goto(&url).await.expect("open the board");
@@ -278,7 +275,8 @@ async fn the_board_in_a_real_browser() {
     d.close().await.expect("close the browser");
 
     // With a token: no token means no board and no write; the printed URL signs the browser in.
-    let (_guarded, token_url) = docket_web(&ws_dir, &["--token", "let-me-in"]);
+    let guarded = WebBoard::start(&ws_dir, &["--token", "let-me-in"]);
+    let token_url = guarded.url.clone();
     let token_base = token_url.split("/?").next().unwrap().to_string();
     let t_profile = tempfile::tempdir().expect("profile dir");
     let t = browser(&driver, &chromium, t_profile.path(), false).await;

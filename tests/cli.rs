@@ -1,5 +1,7 @@
 //! The human command line: the real `docket` binary over a generated workspace.
 
+mod common;
+
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -21,13 +23,7 @@ fn docket(ws: &Path, args: &[&str]) -> Output {
 }
 
 fn docket_with_stdin(ws: &Path, args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_docket"))
-        .args(args)
-        .arg("--workspace")
-        .arg(ws)
-        .current_dir(ws)
-        .env_remove("DOCKET_WORKSPACE")
-        .env_remove("WRANGLER_WORKSPACE_ROOT")
+    let mut child = common::in_workspace(Command::new(env!("CARGO_BIN_EXE_docket")).args(args), ws)
         .env_remove("COLUMNS")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -1,6 +1,8 @@
 //! The commands of daily use (`search`, `close`, `reopen`, `edit`, `ready`, `completions`) and
 //! the fitted, colourless-when-piped tables: the real binary over a generated workspace.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -15,12 +17,7 @@ fn generated() -> tempfile::TempDir {
 
 fn docket(ws: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_docket"));
-    cmd.args(args)
-        .arg("--workspace")
-        .arg(ws)
-        .current_dir(ws)
-        .env_remove("DOCKET_WORKSPACE")
-        .env_remove("WRANGLER_WORKSPACE_ROOT")
+    common::in_workspace(cmd.args(args), ws)
         .env_remove("COLUMNS")
         .env_remove("VISUAL")
         .env_remove("EDITOR")

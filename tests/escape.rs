@@ -32,21 +32,8 @@ fn repo() -> tempfile::TempDir {
 /// its address space capped so a read without bound fails instead of eating the machine.
 fn docket(root: &Path, args: &[&str]) -> Output {
     let mut cmd = Command::new("sh");
-    cmd.arg("-c")
-        .arg("ulimit -v 3000000; exec \"$0\" \"$@\"")
-        .arg(env!("CARGO_BIN_EXE_docket"))
-        .args(args)
-        .arg("--workspace")
-        .arg(root)
-        .current_dir(root)
-        .env_remove("DOCKET_WORKSPACE")
-        .env_remove("WRANGLER_WORKSPACE_ROOT")
-        .env_remove("DOCKET_BRANCH_AWARE_IDS")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    cmd.arg("-c").arg("ulimit -v 3000000; exec \"$0\" \"$@\"").arg(env!("CARGO_BIN_EXE_docket")).args(args);
+    common::in_workspace(&mut cmd, root).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
     bounded(&mut cmd, BOUND, &format!("docket {args:?}"))
 }
 

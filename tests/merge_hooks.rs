@@ -5,28 +5,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use serde_json::Value;
 
 mod common;
 
-use common::{git, git_command};
-
-fn docket(root: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_docket"))
-        .args(args)
-        .arg("--workspace")
-        .arg(root)
-        .current_dir(root)
-        .env_remove("DOCKET_WORKSPACE")
-        .env_remove("WRANGLER_WORKSPACE_ROOT")
-        .env_remove("DOCKET_BRANCH_AWARE_IDS")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .output()
-        .expect("docket runs")
-}
+use common::{docket, git, git_command};
 
 fn ok(root: &Path, args: &[&str]) -> String {
     let o = docket(root, args);

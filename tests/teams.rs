@@ -10,7 +10,7 @@ use serde_json::{Value, json as value};
 
 mod common;
 
-use common::git;
+use common::{docket, git};
 
 fn commit_all(dir: &Path, message: &str) {
     git(dir, &["add", "-A"]);
@@ -20,23 +20,11 @@ fn commit_all(dir: &Path, message: &str) {
 /// `docket ARGS --workspace ROOT` with extra environment variables.
 fn docket_env(root: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_docket"));
-    cmd.args(args)
-        .arg("--workspace")
-        .arg(root)
-        .current_dir(root)
-        .env_remove("DOCKET_WORKSPACE")
-        .env_remove("WRANGLER_WORKSPACE_ROOT")
-        .env_remove("DOCKET_BRANCH_AWARE_IDS")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null");
+    common::in_workspace(cmd.args(args), root);
     for (k, v) in env {
         cmd.env(k, v);
     }
     cmd.output().expect("docket runs")
-}
-
-fn docket(root: &Path, args: &[&str]) -> Output {
-    docket_env(root, args, &[])
 }
 
 fn ok(root: &Path, args: &[&str]) -> String {

@@ -2,10 +2,14 @@
 //! `/mcp`, `docket web` alone, the guard (Origin, CSRF, token cookie), writes through the tool
 //! handlers (files, error memory, MCP subscribers) and the event stream.
 
+mod common;
+
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Duration;
+
+use common::http::{HttpServer, WebBoard, origin};
 
 use docket::store::{IssueFilter, SortField, SortOrder, Status, Store, StoreOptions, Workspace};
 use rmcp::model::{ResourceUpdatedNotificationParam, SubscribeRequestParams};
@@ -14,70 +18,43 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{Value, json};
 
-/// A running docket serving the board; killed on drop.
+/// A running docket serving the board over a generated workspace of 40 issues; killed on drop.
 struct Board {
-    child: Child,
     /// `http://127.0.0.1:PORT` (no trailing slash).
     base: String,
-    dir: tempfile::TempDir,
+    /// The served workspace.
+    dir: PathBuf,
+    _server: Server,
+}
+
+/// What serves the board: `docket serve --http` (beside /mcp) or `docket web`.
+enum Server {
+    Mcp { _server: HttpServer },
+    Web { _board: WebBoard, _dir: tempfile::TempDir },
+}
+
+fn generated() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    docket::store::generate::generate_workspace(dir.path(), 40, 7);
+    dir
 }
 
 impl Board {
-    /// `docket serve --http 127.0.0.1:0 ARGS` over a generated workspace of 40 issues.
+    /// `docket serve --http 127.0.0.1:0 ARGS`.
     fn serve(extra: &[&str]) -> Board {
-        let dir = tempfile::tempdir().expect("temp dir");
-        docket::store::generate::generate_workspace(dir.path(), 40, 7);
-        let child = Command::new(env!("CARGO_BIN_EXE_docket"))
-            .args(["serve", "--workspace"])
-            .arg(dir.path())
-            .args(["--http", "127.0.0.1:0"])
-            .args(extra)
-            .env_remove("DOCKET_TOKEN")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn docket serve --http");
-        Board::announced(child, dir, |c| c.stderr.take().map(|s| Box::new(s) as Box<dyn std::io::Read + Send>))
+        let server = HttpServer::start_in(generated(), extra);
+        Board { base: origin(&server.url), dir: server.dir().to_path_buf(), _server: Server::Mcp { _server: server } }
     }
 
     /// `docket web --workspace DIR ARGS`.
     fn web(extra: &[&str]) -> Board {
-        let dir = tempfile::tempdir().expect("temp dir");
-        docket::store::generate::generate_workspace(dir.path(), 40, 7);
-        let child = Command::new(env!("CARGO_BIN_EXE_docket"))
-            .args(["web", "--workspace"])
-            .arg(dir.path())
-            .args(extra)
-            .env_remove("DOCKET_TOKEN")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn docket web");
-        Board::announced(child, dir, |c| c.stdout.take().map(|s| Box::new(s) as Box<dyn std::io::Read + Send>))
-    }
-
-    fn announced(
-        mut child: Child,
-        dir: tempfile::TempDir,
-        out: impl FnOnce(&mut Child) -> Option<Box<dyn std::io::Read + Send>>,
-    ) -> Board {
-        let mut lines = BufReader::new(out(&mut child).expect("piped")).lines();
-        let base = loop {
-            let line = lines.next().expect("the server announces its URL").expect("UTF-8");
-            if let Some(at) = line.find("http://") {
-                let url = &line[at..];
-                let end = url[7..].find('/').map_or(url.len(), |i| i + 7);
-                break url[..end].trim().to_string();
-            }
-        };
-        std::thread::spawn(move || lines.for_each(drop));
-        Board { child, base, dir }
+        let dir = generated();
+        let web = WebBoard::start(dir.path(), extra);
+        Board { base: web.origin(), dir: dir.path().to_path_buf(), _server: Server::Web { _board: web, _dir: dir } }
     }
 
     fn store(&self) -> Store {
-        Store::open(Workspace::at(self.dir.path()).expect("workspace"), StoreOptions::default())
+        Store::open(Workspace::at(&self.dir).expect("workspace"), StoreOptions::default())
     }
 
     fn url(&self, path: &str) -> String {
@@ -91,13 +68,6 @@ impl Board {
 
     fn path_of(&self, id: &str) -> PathBuf {
         self.store().get_meta(id).expect("issue exists").value.path
-    }
-}
-
-impl Drop for Board {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -368,9 +338,9 @@ async fn issue_pages_render_markdown_safely_and_link_issues() {
 async fn an_issue_page_lists_the_workflow_sessions_about_it() {
     let board = Board::serve(&[]);
     let id = an_open_issue(&board.store());
-    let rel = board.path_of(&id).strip_prefix(board.dir.path()).unwrap().display().to_string();
+    let rel = board.path_of(&id).strip_prefix(&board.dir).unwrap().display().to_string();
     let write = |name: &str, spec: &str, tasks: &[&str]| {
-        let dir = board.dir.path().join(".docket/sessions").join(name);
+        let dir = board.dir.join(".docket/sessions").join(name);
         std::fs::create_dir_all(&dir).unwrap();
         let context = json!({
             "id": name, "specFile": spec, "status": "running", "currentPhase": "implement",

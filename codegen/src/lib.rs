@@ -1,11 +1,13 @@
 //! Reads docket's `tools.yaml`, validates it and generates the typed tool layer.
 //!
-//! Passes: parse (serde_yaml) -> locate (YAML path -> line:col) -> validate (all semantic rules,
-//! lowering into [`model::Model`]) -> render (quote + prettyplease for Rust, minijinja for docs).
+//! Passes: parse (serde_yaml) -> locate (YAML path -> line:col) -> validate (every semantic rule,
+//! reported as `tools.yaml:LINE:COL` diagnostics) -> lower (the checked manifest into
+//! [`model::Model`]) -> render (quote + prettyplease for Rust, minijinja for docs).
 //! Everything here is pure: no I/O, no environment, so build.rs, the CLI and tests share it.
 
 pub mod diag;
 mod locate;
+mod lower;
 pub mod manifest;
 pub mod model;
 mod render;
@@ -25,7 +27,8 @@ pub struct Output {
 pub fn load(file: &str, text: &str) -> Result<model::Model, Vec<Diagnostic>> {
     let parsed: manifest::Manifest = serde_yaml::from_str(text).map_err(|e| vec![parse_error(file, &e)])?;
     let locator = locate::Locator::index(text);
-    validate::validate(file, &parsed, &locator)
+    validate::check(file, &parsed, &locator)?;
+    Ok(lower::lower(&parsed))
 }
 
 /// Validates and renders every generated Rust file.

@@ -27,8 +27,7 @@ fn bounded(v: &Value) -> Value {
     if text.len() <= MAX_CONTEXT_VALUE {
         return v.clone();
     }
-    let head: String = text.chars().take(100).collect();
-    Value::String(format!("{head}… ({} bytes)", text.len()))
+    Value::String(crate::util::clip_saying(&text, 100, crate::util::Whole::Bytes))
 }
 
 /// validation, not_found, conflict, confirmation_required, io or internal.

@@ -3,6 +3,7 @@
 //! generated `impl ToolHandlers for Handlers` runs each on tokio's blocking pool.
 
 pub(crate) mod aggregate;
+pub(crate) mod attributes;
 mod convert;
 pub(crate) mod doctor;
 pub(crate) mod issues;
@@ -51,8 +52,10 @@ impl Handlers {
         work: impl FnOnce(&Handlers) -> ToolResult<T> + Send + 'static,
     ) -> ToolResult<T> {
         let cx = self.clone();
-        tokio::task::spawn_blocking(move || work(&cx))
-            .await
-            .unwrap_or_else(|e| Err(errors::storage_failed(format!("the operation stopped unexpectedly ({e})"))))
+        crate::util::blocking(
+            move || work(&cx),
+            |e| errors::storage_failed(format!("the operation stopped unexpectedly ({e})")),
+        )
+        .await
     }
 }

@@ -165,7 +165,8 @@ fn check_object(obj: &Map<String, Value>, rules: &[ParamRule], additional: bool,
 }
 
 fn check_value(v: &Value, kind: &Kind, path: &str, out: &mut Vec<Problem>) {
-    let type_error = |expected: &'static str| Problem::Type { param: path.to_string(), expected, actual: json_type(v) };
+    let type_error =
+        |expected: &'static str| Problem::Type { param: path.to_string(), expected, actual: crate::util::json_kind(v) };
     match kind {
         Kind::Any => {}
         Kind::String { min_len, max_len } => match v.as_str() {
@@ -245,13 +246,7 @@ fn check_value(v: &Value, kind: &Kind, path: &str, out: &mut Vec<Problem>) {
 /// A rejected value (or unknown parameter name) as the error message repeats it: at most 50 characters, so a megabyte sent
 /// for an enum does not come back as a megabyte of error text.
 fn clip(value: &str) -> String {
-    const SHOWN: usize = 50;
-    let count = value.chars().count();
-    if count <= SHOWN {
-        value.to_string()
-    } else {
-        format!("{}… ({count} characters)", value.chars().take(SHOWN).collect::<String>())
-    }
+    crate::util::clip_saying(value, 50, crate::util::Whole::Chars)
 }
 
 /// `Some("between 1 and 100")` when `x` is outside the bounds.
@@ -270,18 +265,6 @@ fn outside(x: f64, min: Option<f64>, max: Option<f64>) -> Option<String> {
 
 fn join(path: &str, key: &str) -> String {
     if path.is_empty() { key.to_string() } else { format!("{path}.{key}") }
-}
-
-fn json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "an integer",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// The manifest's messages for what [`parse`] refuses (its error catalogue, generated as

@@ -5,6 +5,8 @@
 use rmcp::model::ErrorData;
 use serde_json::Value;
 
+use crate::util::{clip, json_kind};
+
 #[derive(Clone, Copy)]
 enum Kind {
     Text,
@@ -54,7 +56,7 @@ const METHODS: &[(&str, &[Param], &str)] = &[
 /// The error for a request rmcp handed over as custom; `is_tool` tells whether `method` is the
 /// name of a published tool.
 pub fn custom_request_error(method: &str, params: Option<&Value>, is_tool: bool) -> ErrorData {
-    let shown = clip(method);
+    let shown = clip(method, 100);
     if let Some((_, fields, example)) = METHODS.iter().find(|(m, _, _)| *m == method) {
         let problem = params_problem(params, fields)
             .unwrap_or_else(|| "a value does not have the type or form the method takes".to_string());
@@ -80,31 +82,15 @@ fn params_problem(params: Option<&Value>, fields: &[Param]) -> Option<String> {
         None | Some(Value::Null) if fields.iter().any(|f| f.2) => return Some("params are missing".into()),
         None | Some(Value::Null) => return None,
         Some(Value::Object(map)) => map,
-        Some(other) => return Some(format!("params must be an object, not {}", kind_of(other))),
+        Some(other) => return Some(format!("params must be an object, not {}", json_kind(other))),
     };
     fields.iter().find_map(|(name, kind, required)| match (map.get(*name), kind) {
         (None, _) if *required => Some(format!("missing field `{name}`")),
         (None, _) | (Some(Value::String(_)), Kind::Text) | (Some(Value::Object(_)), Kind::Object) => None,
         (Some(Value::Null), _) if !required => None,
-        (Some(v), Kind::Text) => Some(format!("`{name}` must be a string, not {}", kind_of(v))),
-        (Some(v), Kind::Object) => Some(format!("`{name}` must be an object, not {}", kind_of(v))),
+        (Some(v), Kind::Text) => Some(format!("`{name}` must be a string, not {}", json_kind(v))),
+        (Some(v), Kind::Object) => Some(format!("`{name}` must be an object, not {}", json_kind(v))),
     })
-}
-
-fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
-fn clip(s: &str) -> String {
-    let shown: String = s.chars().take(100).collect();
-    if shown.len() < s.len() { format!("{shown}…") } else { shown }
 }
 
 #[cfg(test)]
@@ -120,7 +106,7 @@ mod tests {
     #[test]
     fn a_wrong_field_is_named_with_its_type() {
         assert_eq!(message("tools/call", json!({"name": 42})).0, -32602);
-        assert!(message("tools/call", json!({"name": 42})).1.contains("`name` must be a string, not a number"));
+        assert!(message("tools/call", json!({"name": 42})).1.contains("`name` must be a string, not an integer"));
         assert!(message("tools/call", json!({})).1.contains("missing field `name`"));
         assert!(
             message("tools/call", json!({"name": "x", "arguments": [1]}))

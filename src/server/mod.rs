@@ -286,8 +286,7 @@ impl<H> DocketServer<H> {
 
     fn unknown_tool(&self, name: &str) -> ErrorData {
         // The name is repeated, but not a megabyte of it (nor in the hint).
-        let shown: String = name.chars().take(100).collect();
-        let shown = if shown.len() < name.len() { format!("{shown}…") } else { shown };
+        let shown = crate::util::clip(name, 100);
         let renamed = profile::rewrite(&shown);
         let hint = match self.config.tool_style {
             ToolStyle::Consolidated if renamed != shown => {
@@ -306,7 +305,5 @@ impl<H> DocketServer<H> {
 async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> Result<T, ErrorData> + Send + 'static,
 ) -> Result<T, ErrorData> {
-    tokio::task::spawn_blocking(work)
-        .await
-        .unwrap_or_else(|e| Err(ErrorData::internal_error(format!("request stopped: {e}"), None)))
+    crate::util::blocking(work, |e| ErrorData::internal_error(format!("request stopped: {e}"), None)).await
 }

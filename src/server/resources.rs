@@ -23,8 +23,7 @@ const FORMS: &str = "docket://issues/{id}, docket://issues/{id}/chunk/{start}-{e
 
 /// `uri` for an error message: at most 100 characters of it.
 pub fn shown(uri: &str) -> String {
-    let head: String = uri.chars().take(100).collect();
-    if head.len() < uri.len() { format!("{head}… ({} bytes)", uri.len()) } else { head }
+    crate::util::clip_saying(uri, 100, crate::util::Whole::Bytes)
 }
 
 /// Refuses a URI longer than [`MAX_URI`] bytes.

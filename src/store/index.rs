@@ -494,11 +494,6 @@ impl Index {
         self.slots.count_by(filter, by)
     }
 
-    /// (issues, distinct words, bytes of the full-text index), for the benchmarks.
-    pub fn text_stats(&self) -> (usize, usize, usize) {
-        self.slots.text_stats()
-    }
-
     /// SKIPPED_FILES for unparseable files, DUPLICATE_ID for IDs held by several files.
     pub fn warnings(&self) -> Vec<StoreWarning> {
         let mut out = Vec::new();

@@ -152,12 +152,6 @@ impl Store {
         }
     }
 
-    /// (issues, distinct words, bytes of the full-text index), for the benchmarks.
-    pub fn text_index_stats(&self) -> Result<(usize, usize, usize), StoreError> {
-        let (index, _) = self.fresh()?;
-        Ok(index.text_stats())
-    }
-
     /// A number that changes whenever an issue changes (after bringing the index up to date):
     /// cheap to poll, since the change watcher tells what to re-read.
     pub fn generation(&self) -> Result<u64, StoreError> {

@@ -406,17 +406,6 @@ impl SearchIndex {
         }
     }
 
-    pub fn term_count(&self) -> usize {
-        self.terms.len()
-    }
-
-    /// Bytes held by the posting lists and term texts (for the benchmarks).
-    pub fn heap_bytes(&self) -> usize {
-        self.terms.iter().map(|t| t.postings.capacity() + t.text.len() + size_of::<Term>()).sum::<usize>()
-            + self.lookup.capacity() * 5
-            + (self.sorted.capacity() + self.unsorted.capacity()) * 4
-    }
-
     /// Writes the terms in text order with their postings.
     pub fn encode<W: Write>(&mut self, out: &mut Encoder<W>) -> io::Result<()> {
         let order = self.sorted_all();

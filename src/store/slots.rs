@@ -349,11 +349,6 @@ impl Slots {
         self.text.compact(&remap);
     }
 
-    /// Statistics for the benchmarks: (live slots, words, bytes of the full-text index).
-    pub fn text_stats(&self) -> (usize, usize, usize) {
-        (self.live, self.text.term_count(), self.text.heap_bytes())
-    }
-
     /// Writes every slot (paths relative to `root`), the list order and the full-text index.
     pub fn encode<W: Write>(&mut self, out: &mut Encoder<W>, root: &Path) -> io::Result<()> {
         if self.live < self.slots.len() {

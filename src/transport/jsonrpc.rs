@@ -59,7 +59,7 @@ pub fn invalid_message(value: &Value, why: &str) -> Option<(Option<RequestId>, E
         format!("`method` must be a string, not {}", kind(method))
     } else if let Some(params) = message.get("params").filter(|p| !p.is_object()) {
         let method = method.as_str().unwrap_or_default();
-        let shown: String = method.chars().take(100).collect();
+        let shown = crate::util::clip(method, 100);
         return Some((
             id,
             ErrorData::invalid_params(
@@ -68,22 +68,18 @@ pub fn invalid_message(value: &Value, why: &str) -> Option<(Option<RequestId>, E
             ),
         ));
     } else {
-        let why: String = why.chars().take(200).collect();
+        let why = crate::util::clip(why, 200);
         format!("the message does not fit JSON-RPC 2.0 ({why})")
     };
     Some((id, ErrorData::invalid_request(format!("Invalid Request: {problem}."), None)))
 }
 
-/// "a string", "an array", ... for error messages.
+/// "a string", "an array", ... for error messages; a number here is one no id can be.
 fn kind(value: &Value) -> &'static str {
     match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
         Value::Number(n) if n.is_i64() || n.is_u64() => "an integer too large for an id",
         Value::Number(_) => "a fractional number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
+        other => crate::util::json_kind(other),
     }
 }
 

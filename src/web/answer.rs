@@ -42,9 +42,8 @@ pub fn reply(value: impl Serialize, started: Instant) -> Response {
 pub async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, ApiError> {
-    tokio::task::spawn_blocking(work)
+    crate::util::blocking(work, |e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("the request stopped: {e}")))
         .await
-        .unwrap_or_else(|e| Err(ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("the request stopped: {e}"))))
 }
 
 pub fn store_error(e: crate::store::StoreError) -> ApiError {

@@ -41,12 +41,8 @@ async fn titles_descriptions_and_task_checkboxes_are_edited_in_place() {
         .meta
         .id;
     let path = store.get_meta(&id).unwrap().value.path;
-    let (_web, url) = docket_web(&ws_dir, &[]);
-    let page = format!("{}/issues/{id}", url.trim_end_matches('/'));
-    let (_driver, driver) = chromedriver(&driver_bin);
-    let profile = tempfile::tempdir().expect("profile dir");
-    let c = browser(&driver, &chromium, profile.path(), false).await;
-    c.set_window_size(1440, 900).await.expect("window size");
+    let (board, c) = open_board(&ws_dir, &driver_bin, &chromium).await;
+    let page = format!("{}/issues/{id}", board.base);
     c.goto(&page).await.expect("issue page");
     wait_js(
         &c,

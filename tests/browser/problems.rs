@@ -54,12 +54,8 @@ async fn problems_fold_into_one_line_and_the_duplicate_banner_agrees_with_doctor
     let kept = &duplicates.iter().find(|p| p.id.as_deref() == Some("ISS-000090")).expect("ISS-000090").paths[0];
     assert_eq!(kept, older, "the doctor keeps the copy created first");
 
-    let (_web, url) = docket_web(&ws_dir, &[]);
-    let base = url.trim_end_matches('/').to_string();
-    let (_driver, driver) = chromedriver(&driver_bin);
-    let profile = tempfile::tempdir().expect("profile dir");
-    let c = browser(&driver, &chromium, profile.path(), false).await;
-    c.set_window_size(1440, 900).await.expect("window size");
+    let (board, c) = open_board(&ws_dir, &driver_bin, &chromium).await;
+    let (url, base) = (board.url.clone(), board.base.clone());
 
     // One line, and the first card on the first screen.
     c.goto(&url).await.expect("board");

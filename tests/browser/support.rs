@@ -3,12 +3,12 @@
 
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+pub use crate::common::http::WebBoard;
 use docket::store::{IssueFilter, SortField, SortOrder, Status, Store};
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{Value, json};
@@ -32,25 +32,6 @@ pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr").port()
 }
 
-/// `docket web --workspace ROOT ARGS`; returns it and the URL it printed.
-pub fn docket_web(root: &Path, extra: &[&str]) -> (Running, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_docket"))
-        .args(["web", "--workspace"])
-        .arg(root)
-        .args(extra)
-        .env_remove("DOCKET_TOKEN")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn docket web");
-    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
-    let line = lines.next().expect("docket web prints its URL").expect("UTF-8");
-    let url = line[line.find("http://").expect("a URL")..].trim().to_string();
-    std::thread::spawn(move || lines.for_each(drop));
-    (Running(child), url)
-}
-
 pub fn chromedriver(binary: &Path) -> (Running, String) {
     let port = free_port();
     let child = Command::new(binary)
@@ -66,6 +47,32 @@ pub fn chromedriver(binary: &Path) -> (Running, String) {
         std::thread::sleep(Duration::from_millis(50));
     }
     (Running(child), format!("http://127.0.0.1:{port}"))
+}
+
+/// What a browser test opens the board with: `docket web` on the workspace, chromedriver, and a
+/// 1440x900 Chromium profile; the processes end and the profile goes when it is dropped.
+pub struct Board {
+    /// The URL `docket web` printed.
+    pub url: String,
+    /// [`Board::url`] without its trailing `/`.
+    pub base: String,
+    /// chromedriver's URL, for more browsers (a dark one, another profile).
+    pub driver: String,
+    _web: WebBoard,
+    _driver: Running,
+    _profile: tempfile::TempDir,
+}
+
+/// Serves `root` with `docket web` and opens a light Chromium session (not yet on the board).
+pub async fn open_board(root: &Path, driver_bin: &Path, chromium: &Path) -> (Board, Client) {
+    let web = WebBoard::start(root, &[]);
+    let url = web.url.clone();
+    let base = url.trim_end_matches('/').to_string();
+    let (running_driver, driver) = chromedriver(driver_bin);
+    let profile = tempfile::tempdir().expect("profile dir");
+    let c = browser(&driver, chromium, profile.path(), false).await;
+    c.set_window_size(1440, 900).await.expect("window size");
+    (Board { url, base, driver, _web: web, _driver: running_driver, _profile: profile }, c)
 }
 
 pub async fn browser(driver: &str, chromium: &Path, profile: &Path, dark: bool) -> Client {

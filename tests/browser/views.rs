@@ -28,12 +28,8 @@ async fn the_list_sorts_and_the_statistics_count_what_the_store_counts() {
     docket::store::generate::generate_workspace(&ws_dir, 36, 11);
     let store = Store::open(Workspace::at(&ws_dir).expect("workspace"), StoreOptions::default());
     let all = store.list(&IssueFilter::default(), SortField::Id, SortOrder::Asc).unwrap().value;
-    let (_web, url) = docket_web(&ws_dir, &[]);
-    let base = url.trim_end_matches('/').to_string();
-    let (_driver, driver) = chromedriver(&driver_bin);
-    let profile = tempfile::tempdir().expect("profile dir");
-    let c = browser(&driver, &chromium, profile.path(), false).await;
-    c.set_window_size(1440, 900).await.expect("window size");
+    let (board, c) = open_board(&ws_dir, &driver_bin, &chromium).await;
+    let (url, base, driver) = (board.url.clone(), board.base.clone(), board.driver.clone());
 
     // The List tab: open, in progress and closed issues, as the board has them.
     c.goto(&url).await.expect("board");

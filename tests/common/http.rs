@@ -1,4 +1,5 @@
-//! `docket serve --http` as a child process on 127.0.0.1:0, for tests that speak HTTP.
+//! `docket serve --http` and `docket web` as child processes on 127.0.0.1:0, for the tests that
+//! speak HTTP (tests/http.rs, tests/web.rs, the browser tests).
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -15,7 +16,7 @@ pub struct HttpServer {
     pub url: String,
     /// Every stderr line so far (the server's logs).
     pub stderr: Arc<Mutex<Vec<String>>>,
-    _dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
 }
 
 impl HttpServer {
@@ -25,7 +26,12 @@ impl HttpServer {
 
     /// Serves a fresh workspace at `listen` with `extra` arguments.
     pub fn start_on(listen: &str, extra: &[&str]) -> HttpServer {
-        Self::spawn(Command::new(env!("CARGO_BIN_EXE_docket")), listen, extra)
+        Self::spawn(Command::new(env!("CARGO_BIN_EXE_docket")), super::workspace(), listen, extra)
+    }
+
+    /// Serves the workspace in `dir` (a generated one, say) on 127.0.0.1:0 with `extra` arguments.
+    pub fn start_in(dir: tempfile::TempDir, extra: &[&str]) -> HttpServer {
+        Self::spawn(Command::new(env!("CARGO_BIN_EXE_docket")), dir, "127.0.0.1:0", extra)
     }
 
     /// Like [`HttpServer::start`], with at most `fds` open file descriptors (`prlimit`), as on
@@ -37,11 +43,10 @@ impl HttpServer {
         }
         let mut command = Command::new("prlimit");
         command.arg(format!("--nofile={fds}")).arg(env!("CARGO_BIN_EXE_docket"));
-        Some(Self::spawn(command, "127.0.0.1:0", extra))
+        Some(Self::spawn(command, super::workspace(), "127.0.0.1:0", extra))
     }
 
-    fn spawn(mut command: Command, listen: &str, extra: &[&str]) -> HttpServer {
-        let dir = super::workspace();
+    fn spawn(mut command: Command, dir: tempfile::TempDir, listen: &str, extra: &[&str]) -> HttpServer {
         let mut child = command
             .args(["serve", "--workspace"])
             .arg(dir.path())
@@ -68,7 +73,12 @@ impl HttpServer {
         // Keep draining stderr so the server never blocks on a full pipe.
         let sink = Arc::clone(&stderr);
         std::thread::spawn(move || lines.map_while(Result::ok).for_each(|l| sink.lock().unwrap().push(l)));
-        HttpServer { child, url, stderr, _dir: dir }
+        HttpServer { child, url, stderr, dir }
+    }
+
+    /// The served workspace's root.
+    pub fn dir(&self) -> &std::path::Path {
+        self.dir.path()
     }
 
     pub fn pid(&self) -> u32 {
@@ -96,6 +106,51 @@ impl Drop for HttpServer {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// A running `docket web --workspace ROOT ARGS`; killed on drop.
+pub struct WebBoard {
+    pub child: Child,
+    /// The URL it printed (with `?token=` when it has one).
+    pub url: String,
+}
+
+impl WebBoard {
+    pub fn start(root: &std::path::Path, extra: &[&str]) -> WebBoard {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_docket"))
+            .args(["web", "--workspace"])
+            .arg(root)
+            .args(extra)
+            .env_remove("DOCKET_TOKEN")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn docket web");
+        let mut lines = BufReader::new(child.stdout.take().expect("stdout piped")).lines();
+        let line = lines.next().expect("docket web prints its URL").expect("UTF-8");
+        let url = line[line.find("http://").expect("a URL")..].trim().to_string();
+        std::thread::spawn(move || lines.for_each(drop));
+        WebBoard { child, url }
+    }
+
+    /// `http://127.0.0.1:PORT`, without path or query.
+    pub fn origin(&self) -> String {
+        origin(&self.url)
+    }
+}
+
+impl Drop for WebBoard {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `http://host:port` of a URL.
+pub fn origin(url: &str) -> String {
+    let end = url[7..].find('/').map_or(url.len(), |i| i + 7);
+    url[..end].to_string()
 }
 
 pub fn initialize_body() -> Value {

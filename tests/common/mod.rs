@@ -279,6 +279,26 @@ pub fn page_records(page: &Value) -> Vec<Value> {
         .collect()
 }
 
+/// `cmd` (the docket binary, or a wrapper that execs it) made to serve the workspace at `root`:
+/// `--workspace ROOT`, run in ROOT, without the caller's workspace variables or git config.
+pub fn in_workspace<'a>(cmd: &'a mut std::process::Command, root: &Path) -> &'a mut std::process::Command {
+    cmd.arg("--workspace")
+        .arg(root)
+        .current_dir(root)
+        .env_remove("DOCKET_WORKSPACE")
+        .env_remove("WRANGLER_WORKSPACE_ROOT")
+        .env_remove("DOCKET_BRANCH_AWARE_IDS")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+}
+
+/// `docket ARGS --workspace ROOT` ([`in_workspace`]) to its end.
+pub fn docket(root: &Path, args: &[&str]) -> std::process::Output {
+    in_workspace(std::process::Command::new(env!("CARGO_BIN_EXE_docket")).args(args), root)
+        .output()
+        .expect("docket runs")
+}
+
 /// `git -C dir`, isolated from the user's and the system's git config, with a fixed identity.
 pub fn git_command(dir: &Path) -> std::process::Command {
     let mut cmd = std::process::Command::new("git");

@@ -45,8 +45,25 @@ pub fn tools_markdown(model: &Model) -> Result<String, String> {
     tmpl.render(context! {
         server => Jinja::from(minijinja::value::Serde(json!({"name": model.server.name, "title": model.server.title}))),
         tools => Jinja::from(minijinja::value::Serde(&tools)),
+        groups => model.groups.len(),
+        budget => model.server.tools_list_tokens.map(|b| Jinja::from(minijinja::value::Serde(
+            json!({"granular": thousands(b.granular), "consolidated": thousands(b.consolidated)})
+        ))),
     })
     .map_err(|e| e.to_string())
+}
+
+/// `2700` as `2,700`.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 fn param_row(f: &Field, side: Side) -> Value {
