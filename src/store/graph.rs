@@ -3,11 +3,10 @@
 //! index and cached in it until the next change, so a warm `issues_ready` reads no file and
 //! builds nothing.
 
+use super::model::Status;
+use super::record::{Fields, Record};
 use std::cmp::Reverse;
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
-
-use super::model::{IssueMeta, Status};
 
 /// Blockers and parents are followed at most this deep (a chain longer than this is a mistake).
 const MAX_DEPTH: usize = 64;
@@ -37,32 +36,32 @@ pub struct Graph {
     blocked: HashSet<String>,
     /// Open issues that are neither blocked nor epics, with how many active issues each blocks:
     /// highest priority first, then oldest.
-    ready: Vec<(Arc<IssueMeta>, usize)>,
+    ready: Vec<(Record, usize)>,
     /// Open issues that are blocked.
     open_blocked: usize,
 }
 
 impl Graph {
-    pub fn build<'a>(metas: impl Iterator<Item = &'a Arc<IssueMeta>> + Clone) -> Graph {
+    pub fn build<'a>(metas: impl Iterator<Item = &'a Record> + Clone) -> Graph {
         let mut g = Graph::default();
         let mut referenced: HashSet<String> = HashSet::new();
         for m in metas.clone() {
-            let parent = m.context.get("parentTaskId").and_then(|v| v.as_str()).filter(|p| !p.trim().is_empty());
-            if m.blocked_by.is_empty() && parent.is_none() {
+            let parent = m.parent().filter(|p| !p.trim().is_empty());
+            if !m.has_blockers() && parent.is_none() {
                 continue;
             }
-            let k = key(&m.id);
-            if !m.blocked_by.is_empty() {
-                let blockers: Vec<String> = m.blocked_by.iter().map(|b| key(b)).collect();
+            let k = key(m.id());
+            if m.has_blockers() {
+                let blockers: Vec<String> = m.blocked_by().map(key).collect();
                 for b in &blockers {
-                    g.blocks.entry(b.clone()).or_default().push((m.id.clone(), m.status));
+                    g.blocks.entry(b.clone()).or_default().push((m.id().to_string(), m.status()));
                     referenced.insert(b.clone());
                 }
                 g.edges.insert(k.clone(), blockers);
             }
             if let Some(p) = parent {
                 let p = key(p);
-                if active(m.status) && m.frontmatter {
+                if active(m.status()) && m.frontmatter() {
                     g.epics.insert(p.clone());
                 }
                 referenced.insert(p.clone());
@@ -74,17 +73,17 @@ impl Graph {
         }
         if !referenced.is_empty() {
             for m in metas.clone() {
-                let hit = if referenced.contains(m.id.as_str()) {
-                    Some(m.id.clone())
-                } else if m.id.bytes().any(|b| b.is_ascii_lowercase() || b.is_ascii_whitespace()) {
-                    Some(key(&m.id)).filter(|k| referenced.contains(k))
+                let hit = if referenced.contains(m.id()) {
+                    Some(m.id().to_string())
+                } else if m.id().bytes().any(|b| b.is_ascii_lowercase() || b.is_ascii_whitespace()) {
+                    Some(key(m.id())).filter(|k| referenced.contains(k))
                 } else {
                     None
                 };
                 if let Some(k) = hit {
-                    let e = g.status.entry(k).or_insert_with(|| (m.id.clone(), m.status));
+                    let e = g.status.entry(k).or_insert_with(|| (m.id().to_string(), m.status()));
                     if !active(e.1) {
-                        *e = (m.id.clone(), m.status);
+                        *e = (m.id().to_string(), m.status());
                     }
                 }
             }
@@ -96,25 +95,25 @@ impl Graph {
             }
         }
         for m in metas {
-            if m.status != Status::Open || !m.frontmatter {
+            if m.status() != Status::Open || !m.frontmatter() {
                 continue;
             }
-            let k = key(&m.id);
+            let k = key(m.id());
             if g.blocked.contains(&k) {
                 g.open_blocked += 1;
             } else if !g.epics.contains(&k) {
-                g.ready.push((Arc::clone(m), 0));
+                g.ready.push((m.clone(), 0));
             }
         }
         g.ready.sort_unstable_by(|(a, _), (b, _)| {
-            Reverse(a.priority)
-                .cmp(&Reverse(b.priority))
-                .then_with(|| a.created_at.cmp(&b.created_at))
-                .then_with(|| a.id.cmp(&b.id))
+            Reverse(a.priority())
+                .cmp(&Reverse(b.priority()))
+                .then_with(|| a.created_at().cmp(b.created_at()))
+                .then_with(|| a.id().cmp(b.id()))
         });
         if !g.blocks.is_empty() {
             for i in 0..g.ready.len() {
-                g.ready[i].1 = g.unblocks(&g.ready[i].0.id);
+                g.ready[i].1 = g.unblocks(g.ready[i].0.id());
             }
         }
         g
@@ -176,7 +175,7 @@ impl Graph {
     }
 
     /// Open issues, not blocked and not epics, highest priority first, then oldest.
-    pub fn ready(&self) -> &[(Arc<IssueMeta>, usize)] {
+    pub fn ready(&self) -> &[(Record, usize)] {
         &self.ready
     }
 
@@ -256,13 +255,14 @@ impl Graph {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::model::IssueMeta;
 
-    fn meta(id: &str, status: Status, blocked_by: &[&str], parent: Option<&str>) -> Arc<IssueMeta> {
+    fn meta(id: &str, status: Status, blocked_by: &[&str], parent: Option<&str>) -> Record {
         let mut context = serde_json::Map::new();
         if let Some(p) = parent {
             context.insert("parentTaskId".into(), p.into());
         }
-        Arc::new(IssueMeta {
+        let m = IssueMeta {
             id: id.into(),
             title: id.into(),
             issue_type: super::super::model::IssueType::Issue,
@@ -279,7 +279,8 @@ mod tests {
             path: id.into(),
             body_len: 0,
             frontmatter: true,
-        })
+        };
+        Record::new(&m, 0, id)
     }
 
     #[test]
@@ -295,7 +296,7 @@ mod tests {
         let g = Graph::build(all.iter());
         assert!(g.is_blocked("B") && g.is_blocked("E") && !g.is_blocked("D") && !g.is_blocked("F"));
         assert!(g.is_epic("B"));
-        let ready: Vec<&str> = g.ready().iter().map(|(m, _)| m.id.as_str()).collect();
+        let ready: Vec<&str> = g.ready().iter().map(|(m, _)| m.id()).collect();
         assert_eq!(ready, ["A", "D", "F"]);
         assert_eq!(g.open_blocked(), 2);
         assert_eq!(g.open_blockers("E", None), vec![("A".to_string(), Some("B".to_string()))]);
