@@ -5,7 +5,8 @@
 //!
 //! Run: `cargo build --release && DOCKET_BIN=target/release/docket cargo bench --bench scale
 //! --profile dev` (the client's work is one JSON line per call; the times are the server's).
-//! Other sizes: `... -- 10000 100000`; repetitions per call: `DOCKET_BENCH_RUNS` (default 30).
+//! Other sizes: `... -- 10000 100000`; repetitions per call: `DOCKET_BENCH_RUNS` (default 30);
+//! `DOCKET_BENCH_DIR=DIR` keeps each generated workspace in `DIR/N` and reuses it next time.
 
 #[allow(dead_code)]
 mod common;
@@ -53,9 +54,21 @@ fn total_of(result: &Value) -> String {
 }
 
 fn measure(bin: &Path, n: usize, runs: usize) -> Row {
-    let dir = tempfile::tempdir().expect("tmp");
-    let ws = docket::store::generate::generate_workspace(dir.path(), n, 42);
-    let root = dir.path();
+    // `DOCKET_BENCH_DIR`: generate each size once under it and reuse it in later runs.
+    let (_temp, root) = match std::env::var_os("DOCKET_BENCH_DIR") {
+        Some(d) => (None, PathBuf::from(d).join(n.to_string())),
+        None => {
+            let t = tempfile::tempdir().expect("tmp");
+            let root = t.path().to_path_buf();
+            (Some(t), root)
+        }
+    };
+    let ws = match docket::store::Workspace::at(&root) {
+        Some(ws) => ws,
+        None => docket::store::generate::generate_workspace(&root, n, 42),
+    };
+    let _ = std::fs::remove_file(ws.cache_dir().join("index.bin"));
+    let root = root.as_path();
     let list = json!({"format": "minimal", "limit": 20});
 
     // The first server ever: no snapshot; it writes one when its input ends.

@@ -146,10 +146,9 @@ pub fn all_complete(cx: &Handlers, input: IssuesAllCompleteInput) -> ToolResult<
         ..IssueFilter::default()
     };
     // The total from the kept counts where they tell it; only the incomplete ones are walked.
-    let snap = store.unfinished(&filter).map_err(store_error)?;
-    let (total, cached) = (snap.value.total, snap.cached);
     let minimal = Projection::format(ListFormat::Minimal);
-    let incomplete: Vec<_> = snap.value.items.iter().map(|m| minimal.record(m, None)).collect();
+    let snap = store.unfinished(&filter, |m| minimal.record(m, None)).map_err(store_error)?;
+    let ((incomplete, total), cached) = (snap.value, snap.cached);
     // Nothing matching is not "all complete" (wrangler's rule): a wrong filter must not end a wait.
     let text = if total == 0 {
         "No issues match these filters, so allComplete is false; check the IDs, parentTaskId, labels or types."

@@ -128,18 +128,20 @@ fn range_of(range: &str, total: usize) -> Result<(usize, usize), &'static str> {
     Ok((start, end.min(total)))
 }
 
-/// Per-status counts and the newest titles of each status.
+/// Per-status counts and the newest titles of each status (a page of ten per status: the
+/// counts are kept, so nothing else is read).
 fn board(store: &Store) -> Result<String, StoreError> {
-    let all = store.list(&IssueFilter::default(), SortField::Updated, SortOrder::Desc)?.value;
-    let mut out = format!("# Board ({} issues)\n", all.len());
+    let total = store.list_page(&IssueFilter::default(), SortField::Updated, SortOrder::Desc, 0, Some(0))?.value.total;
+    let mut out = format!("# Board ({total} issues)\n");
     for status in Status::ALL {
-        let items: Vec<_> = all.iter().filter(|m| m.status == *status).collect();
-        out.push_str(&format!("\n## {} ({})\n", status, items.len()));
-        for m in items.iter().take(10) {
+        let filter = IssueFilter { status: vec![*status], ..IssueFilter::default() };
+        let page = store.list_page(&filter, SortField::Updated, SortOrder::Desc, 0, Some(10))?.value;
+        out.push_str(&format!("\n## {} ({})\n", status, page.total));
+        for m in &page.items {
             out.push_str(&format!("- {} {}\n", m.id, m.title));
         }
-        if items.len() > 10 {
-            out.push_str(&format!("- ... {} more: issues_list with status [{status}]\n", items.len() - 10));
+        if page.total > 10 {
+            out.push_str(&format!("- ... {} more: issues_list with status [{status}]\n", page.total - 10));
         }
     }
     Ok(out)
@@ -156,8 +158,12 @@ pub fn list(store: &Store, cursor: Option<&str>) -> Result<ListResourcesResult, 
             )
         })?,
     };
-    let issues = store
-        .list(&IssueFilter::default(), SortField::Updated, SortOrder::Desc)
+    // The fixed resources come first; the issues of this page only are built.
+    let fixed_count = 3;
+    let from = offset.saturating_sub(fixed_count);
+    let take = PAGE - fixed_count.saturating_sub(offset).min(PAGE);
+    let listed = store
+        .list_page(&IssueFilter::default(), SortField::Updated, SortOrder::Desc, from, Some(take))
         .map_err(|e| store_failure("resources/list", e))?
         .value;
     let fixed = [
@@ -174,13 +180,13 @@ pub fn list(store: &Store, cursor: Option<&str>) -> Result<ListResourcesResult, 
             .with_description("Failure patterns with frequency and known fixes; ids for errors_resolve.")
             .with_mime_type("application/json"),
     ];
-    let all = fixed.into_iter().chain(issues.iter().map(|m| {
+    let issues = listed.items.iter().map(|m| {
         Resource::new(ResourceUri::Issue(&m.id).to_string(), m.id.clone())
             .with_title(m.title.clone())
             .with_mime_type("text/markdown")
-    }));
-    let page: Vec<Resource> = all.skip(offset).take(PAGE).collect();
-    let total = issues.len() + 3;
+    });
+    let page: Vec<Resource> = fixed.into_iter().skip(offset).chain(issues).take(PAGE).collect();
+    let total = listed.total + fixed_count;
     let mut result = ListResourcesResult::with_all_items(page);
     if offset + PAGE < total {
         result.next_cursor = Some((offset + PAGE).to_string());

@@ -6,7 +6,8 @@
 use hashbrown::HashMap;
 
 use super::facts::{Counts, Facts, GroupBy, Names};
-use super::model::{IssueFilter, IssueMeta, IssueType, Priority, Status};
+use super::model::{IssueFilter, IssueType, Priority, Status};
+use super::record::{Fields, Record};
 
 /// Issue (type, status) pairs: the buckets that counts and list orders are kept per.
 pub const BUCKETS: usize = 12;
@@ -57,35 +58,35 @@ fn named(table: &mut Vec<[u32; BUCKETS]>, n: u32) -> &mut [u32; BUCKETS] {
 
 impl Tally {
     /// Counts an issue in (its facts interned in the same [`Names`] the queries use).
-    pub fn add(&mut self, meta: &IssueMeta, facts: &Facts) {
+    pub fn add(&mut self, meta: &Record, facts: &Facts) {
         self.apply(meta, facts, 1);
     }
 
     /// Counts an issue out: call with what [`Tally::add`] was given.
-    pub fn remove(&mut self, meta: &IssueMeta, facts: &Facts) {
+    pub fn remove(&mut self, meta: &Record, facts: &Facts) {
         self.apply(meta, facts, -1);
     }
 
-    fn apply(&mut self, meta: &IssueMeta, facts: &Facts, by: i32) {
+    fn apply(&mut self, meta: &Record, facts: &Facts, by: i32) {
         let b = bucket(facts.issue_type(), facts.status());
-        if !meta.frontmatter {
+        if !meta.frontmatter() {
             adjust(&mut self.plain, by);
         }
         adjust(&mut self.facts[b][facts.priority() as usize], by);
         adjust(&mut named(&mut self.projects, facts.project())[b], by);
         adjust(&mut named(&mut self.assignees, facts.assignee())[b], by);
-        for (i, label) in meta.labels.iter().enumerate() {
-            let first = !meta.labels[..i].contains(label);
-            let count = match self.labels.get_mut(label.as_str()) {
+        for (i, label) in meta.labels().enumerate() {
+            let first = !meta.labels().take(i).any(|l| l == label);
+            let count = match self.labels.get_mut(label) {
                 Some(c) => c,
-                None => self.labels.entry(label.as_str().into()).or_default(),
+                None => self.labels.entry(label.into()).or_default(),
             };
             adjust(&mut count.written, by);
             if first {
                 adjust(&mut count.issues[b], by);
             }
             if count.written == 0 {
-                self.labels.remove(label.as_str());
+                self.labels.remove(label);
             }
         }
     }

@@ -6,7 +6,8 @@ use std::hash::BuildHasher;
 
 use hashbrown::HashTable;
 
-use super::model::{IssueFilter, IssueMeta, IssueType, Priority, Status};
+use super::model::{IssueFilter, IssueType, Priority, Status};
+use super::record::Fields;
 
 /// How many issues in all, and in each group (`None`: no assignee or project).
 pub type Counts = (usize, Vec<(Option<String>, usize)>);
@@ -87,13 +88,13 @@ impl Facts {
         self.assignee
     }
 
-    pub fn of(meta: &IssueMeta, names: &mut Names) -> Facts {
+    pub fn of<F: Fields + ?Sized>(meta: &F, names: &mut Names) -> Facts {
         Facts {
-            status: meta.status,
-            priority: meta.priority,
-            issue_type: meta.issue_type,
-            assignee: names.intern(meta.assignee.as_deref()),
-            project: names.intern(meta.project.as_deref()),
+            status: meta.status(),
+            priority: meta.priority(),
+            issue_type: meta.issue_type(),
+            assignee: names.intern(meta.assignee()),
+            project: names.intern(meta.project()),
         }
     }
 }

@@ -3,11 +3,10 @@
 //! index and cached in it until the next change, so a warm `issues_ready` reads no file and
 //! builds nothing.
 
+use super::model::Status;
+use super::record::{Fields, Record};
 use std::cmp::Reverse;
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
-
-use super::model::{IssueMeta, Status};
 
 /// Blockers and parents are followed at most this deep (a chain longer than this is a mistake).
 const MAX_DEPTH: usize = 64;
@@ -39,33 +38,33 @@ pub struct Graph {
     blocked: HashSet<String>,
     /// Open issues that are neither blocked nor epics, with how many active issues each blocks:
     /// highest priority first, then oldest.
-    ready: Vec<(Arc<IssueMeta>, usize)>,
+    ready: Vec<(Record, usize)>,
     /// Open issues that are blocked.
     open_blocked: usize,
 }
 
 impl Graph {
-    pub fn build<'a>(metas: impl Iterator<Item = &'a Arc<IssueMeta>> + Clone) -> Graph {
+    pub fn build<'a>(metas: impl Iterator<Item = &'a Record> + Clone) -> Graph {
         let mut g = Graph::default();
         let mut referenced: HashSet<String> = HashSet::new();
         let by_rank = Graph::rank;
         for m in metas.clone() {
-            let parent = m.context.get("parentTaskId").and_then(|v| v.as_str()).filter(|p| !p.trim().is_empty());
-            if m.blocked_by.is_empty() && parent.is_none() {
+            let parent = m.parent().filter(|p| !p.trim().is_empty());
+            if !m.has_blockers() && parent.is_none() {
                 continue;
             }
-            let k = key(&m.id);
-            if !m.blocked_by.is_empty() {
-                let blockers: Vec<String> = m.blocked_by.iter().map(|b| key(b)).collect();
+            let k = key(m.id());
+            if m.has_blockers() {
+                let blockers: Vec<String> = m.blocked_by().map(key).collect();
                 for b in &blockers {
-                    g.blocks.entry(b.clone()).or_default().push((m.id.clone(), m.status));
+                    g.blocks.entry(b.clone()).or_default().push((m.id().to_string(), m.status()));
                     referenced.insert(b.clone());
                 }
                 g.edges.insert(k.clone(), blockers);
             }
             if let Some(p) = parent {
                 let p = key(p);
-                if active(m.status) && m.frontmatter {
+                if active(m.status()) && m.frontmatter() {
                     g.epics.insert(p.clone());
                 }
                 referenced.insert(p.clone());
@@ -77,17 +76,17 @@ impl Graph {
         }
         if !referenced.is_empty() {
             for m in metas.clone() {
-                let hit = if referenced.contains(m.id.as_str()) {
-                    Some(m.id.clone())
-                } else if m.id.bytes().any(|b| b.is_ascii_lowercase() || b.is_ascii_whitespace()) {
-                    Some(key(&m.id)).filter(|k| referenced.contains(k))
+                let hit = if referenced.contains(m.id()) {
+                    Some(m.id().to_string())
+                } else if m.id().bytes().any(|b| b.is_ascii_lowercase() || b.is_ascii_whitespace()) {
+                    Some(key(m.id())).filter(|k| referenced.contains(k))
                 } else {
                     None
                 };
                 if let Some(k) = hit {
-                    let e = g.status.entry(k).or_insert_with(|| (m.id.clone(), m.status));
+                    let e = g.status.entry(k).or_insert_with(|| (m.id().to_string(), m.status()));
                     if !active(e.1) {
-                        *e = (m.id.clone(), m.status);
+                        *e = (m.id().to_string(), m.status());
                     }
                 }
             }
@@ -99,33 +98,38 @@ impl Graph {
             }
         }
         for m in metas {
-            if m.status != Status::Open || !m.frontmatter {
+            if m.status() != Status::Open || !m.frontmatter() {
                 continue;
             }
-            let k = key(&m.id);
+            let k = key(m.id());
             if g.blocked.contains(&k) {
                 g.open_blocked += 1;
             } else if !g.epics.contains(&k) {
-                g.ready.push((Arc::clone(m), 0));
+                g.ready.push((m.clone(), 0));
             }
         }
         g.ready.sort_unstable_by(|(a, _), (b, _)| by_rank(a, b));
         if !g.blocks.is_empty() {
             for i in 0..g.ready.len() {
-                g.ready[i].1 = g.unblocks(&g.ready[i].0.id);
+                g.ready[i].1 = g.unblocks(g.ready[i].0.id());
             }
         }
         g.referenced = referenced;
         g
     }
 
-    /// Ready order: highest priority first, then oldest, then by ID (and path, for duplicates).
-    fn rank(a: &IssueMeta, b: &IssueMeta) -> std::cmp::Ordering {
-        Reverse(a.priority)
-            .cmp(&Reverse(b.priority))
-            .then_with(|| a.created_at.cmp(&b.created_at))
-            .then_with(|| a.id.cmp(&b.id))
-            .then_with(|| a.path.cmp(&b.path))
+    /// Ready order: highest priority first, then oldest, then by ID (and file, for duplicates).
+    fn rank(a: &Record, b: &Record) -> std::cmp::Ordering {
+        Reverse(a.priority())
+            .cmp(&Reverse(b.priority()))
+            .then_with(|| a.created_at().cmp(b.created_at()))
+            .then_with(|| a.id().cmp(b.id()))
+            .then_with(|| (a.folder(), a.name()).cmp(&(b.folder(), b.name())))
+    }
+
+    /// Where `r` goes in the ready list (the first row that ranks after it).
+    fn ready_at(&self, r: &Record) -> usize {
+        self.ready.partition_point(|(m, _)| Graph::rank(m, r) == std::cmp::Ordering::Less)
     }
 
     /// Whether one file's change (`old` as the graph knew it, `new` as it is now; `None` for a
@@ -134,65 +138,59 @@ impl Graph {
     /// - neither side has blockers or a parent and nothing names either side's ID (most issues);
     /// - or the same file keeps its ID, blockers, parent and whether it is active (open or in
     ///   progress): a claim (open to in progress) of an issue that blocks others.
-    pub fn can_patch(&self, old: Option<&Arc<IssueMeta>>, new: Option<&Arc<IssueMeta>>) -> bool {
-        let isolated = |m: &IssueMeta| {
-            m.blocked_by.is_empty() && !m.context.contains_key("parentTaskId") && !self.referenced.contains(&key(&m.id))
-        };
-        if old.into_iter().chain(new).all(|m| isolated(m)) {
+    pub fn can_patch(&self, old: Option<&Record>, new: Option<&Record>) -> bool {
+        let parent = |m: &Record| m.parent().filter(|p| !p.trim().is_empty()).map(key);
+        let isolated = |m: &Record| !m.has_blockers() && parent(m).is_none() && !self.referenced.contains(&key(m.id()));
+        if old.into_iter().chain(new).all(isolated) {
             return true;
         }
         let (Some(old), Some(new)) = (old, new) else { return false };
-        let parent = |m: &IssueMeta| m.context.get("parentTaskId").map(|p| key(p.as_str().unwrap_or_default()));
-        let blockers = |m: &IssueMeta| m.blocked_by.iter().map(|b| key(b)).collect::<Vec<_>>();
-        let same_edges = key(&old.id) == key(&new.id)
-            && old.frontmatter == new.frontmatter
-            && active(old.status) == active(new.status)
+        let blockers = |m: &Record| m.blocked_by().map(key).collect::<Vec<_>>();
+        let same_edges = key(old.id()) == key(new.id())
+            && (old.folder(), old.name()) == (new.folder(), new.name())
+            && old.frontmatter() == new.frontmatter()
+            && active(old.status()) == active(new.status())
             && parent(old) == parent(new)
             && blockers(old) == blockers(new);
         // Each blocker's list names this issue once (a duplicate ID would make the row ambiguous).
         same_edges
-            && blockers(new)
-                .iter()
-                .all(|b| self.blocks.get(b).is_none_or(|list| list.iter().filter(|(id, _)| *id == new.id).count() <= 1))
+            && blockers(new).iter().all(|b| {
+                self.blocks.get(b).is_none_or(|list| list.iter().filter(|(id, _)| id == new.id()).count() <= 1)
+            })
     }
 
     /// Takes in a change that [`Graph::can_patch`] accepts without a rebuild: the statuses the
     /// graph keeps of it, and its row of the ready list.
-    pub fn patch(&mut self, old: Option<&Arc<IssueMeta>>, new: Option<&Arc<IssueMeta>>) {
+    pub fn patch(&mut self, old: Option<&Record>, new: Option<&Record>) {
         if let Some(old) = old {
-            // Found by its rank, not by comparing every row's path (Path equality walks
-            // components: 18,000 of them took 40 ms).
-            let from = self.ready.partition_point(|(m, _)| Graph::rank(m, old) == std::cmp::Ordering::Less);
-            if let Some(at) = self.ready[from..]
-                .iter()
-                .take_while(|(m, _)| Graph::rank(m, old) != std::cmp::Ordering::Greater)
-                .position(|(m, _)| m.path.as_os_str() == old.path.as_os_str())
-            {
-                self.ready.remove(from + at);
+            // Found by its rank (a binary search), not by a walk over every row.
+            let from = self.ready_at(old);
+            if self.ready.get(from).is_some_and(|(m, _)| m == old) {
+                self.ready.remove(from);
             }
         }
         let Some(new) = new else { return };
-        let k = key(&new.id);
-        if self.blocked.contains(&k) && new.frontmatter {
-            let was_open = old.is_some_and(|o| o.status == Status::Open);
-            match (was_open, new.status == Status::Open) {
+        let k = key(new.id());
+        if self.blocked.contains(&k) && new.frontmatter() {
+            let was_open = old.is_some_and(|o| o.status() == Status::Open);
+            match (was_open, new.status() == Status::Open) {
                 (true, false) => self.open_blocked -= 1,
                 (false, true) => self.open_blocked += 1,
                 _ => {}
             }
         }
-        if let Some(entry) = self.status.get_mut(&k).filter(|(id, _)| *id == new.id) {
-            entry.1 = new.status;
+        if let Some(entry) = self.status.get_mut(&k).filter(|(id, _)| id == new.id()) {
+            entry.1 = new.status();
         }
-        for b in &new.blocked_by {
-            if let Some(row) = self.blocks.get_mut(&key(b)).and_then(|l| l.iter_mut().find(|(id, _)| *id == new.id)) {
-                row.1 = new.status;
+        for b in new.blocked_by() {
+            if let Some(row) = self.blocks.get_mut(&key(b)).and_then(|l| l.iter_mut().find(|(id, _)| id == new.id())) {
+                row.1 = new.status();
             }
         }
-        if new.status == Status::Open && new.frontmatter && !self.blocked.contains(&k) && !self.epics.contains(&k) {
-            let at = self.ready.partition_point(|(m, _)| Graph::rank(m, new) == std::cmp::Ordering::Less);
-            let unblocks = self.unblocks(&new.id);
-            self.ready.insert(at, (Arc::clone(new), unblocks));
+        if new.status() == Status::Open && new.frontmatter() && !self.blocked.contains(&k) && !self.epics.contains(&k) {
+            let at = self.ready_at(new);
+            let unblocks = self.unblocks(new.id());
+            self.ready.insert(at, (new.clone(), unblocks));
         }
     }
 
@@ -252,7 +250,7 @@ impl Graph {
     }
 
     /// Open issues, not blocked and not epics, highest priority first, then oldest.
-    pub fn ready(&self) -> &[(Arc<IssueMeta>, usize)] {
+    pub fn ready(&self) -> &[(Record, usize)] {
         &self.ready
     }
 
@@ -332,13 +330,14 @@ impl Graph {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::model::IssueMeta;
 
-    fn meta(id: &str, status: Status, blocked_by: &[&str], parent: Option<&str>) -> Arc<IssueMeta> {
+    fn meta(id: &str, status: Status, blocked_by: &[&str], parent: Option<&str>) -> Record {
         let mut context = serde_json::Map::new();
         if let Some(p) = parent {
             context.insert("parentTaskId".into(), p.into());
         }
-        Arc::new(IssueMeta {
+        let m = IssueMeta {
             id: id.into(),
             title: id.into(),
             issue_type: super::super::model::IssueType::Issue,
@@ -355,7 +354,8 @@ mod tests {
             path: id.into(),
             body_len: 0,
             frontmatter: true,
-        })
+        };
+        Record::new(&m, 0, id)
     }
 
     #[test]
@@ -371,7 +371,7 @@ mod tests {
         let g = Graph::build(all.iter());
         assert!(g.is_blocked("B") && g.is_blocked("E") && !g.is_blocked("D") && !g.is_blocked("F"));
         assert!(g.is_epic("B"));
-        let ready: Vec<&str> = g.ready().iter().map(|(m, _)| m.id.as_str()).collect();
+        let ready: Vec<&str> = g.ready().iter().map(|(m, _)| m.id()).collect();
         assert_eq!(ready, ["A", "D", "F"]);
         assert_eq!(g.open_blocked(), 2);
         assert_eq!(g.open_blockers("E", None), vec![("A".to_string(), Some("B".to_string()))]);

@@ -19,6 +19,7 @@ use super::fs::Root;
 use super::graph::Graph;
 use super::listing::{Checked, check, list};
 use super::model::{IssueFilter, IssueMeta, IssueType, StoreError, StoreWarning, StoreWarningCode};
+use super::record::{Fields, Record};
 use super::search_index::{DocText, Query};
 use super::slots::Slots;
 use super::snapshot::{self, FileStamp};
@@ -217,7 +218,7 @@ impl Index {
             .slots
             .entries()
             .filter(|(s, _)| !present.get(*s as usize).copied().unwrap_or(true))
-            .map(|(_, x)| x.meta.path.clone())
+            .map(|(_, x)| self.slots.path_of(&x.rec))
             .chain(self.broken.keys().filter(|p| !refused_dirs.contains(p) && !broken_seen.contains(p)).cloned())
             .collect();
         drop(present);
@@ -273,13 +274,16 @@ impl Index {
     fn use_snapshot(&mut self, slots: Slots) {
         self.slots = slots;
         let mut numbers = std::mem::take(&mut self.max_number);
+        let types: Vec<Option<IssueType>> =
+            self.slots.folders().iter().map(|f| self.folder_type(&f.join("x"))).collect();
         for (_, x) in self.slots.entries() {
-            let Some(t) = self.folder_type(&x.meta.path) else { continue };
-            note_number(&mut numbers, t, &x.meta.id);
+            let Some(t) = types[x.rec.folder() as usize] else { continue };
+            let id = x.rec.id();
+            note_number(&mut numbers, t, id);
             // The file name's ID counts too; it is almost always the same one.
-            let name = x.meta.path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-            let named = name.strip_prefix(&*x.meta.id).is_some_and(|rest| rest.starts_with(['-', '.']));
-            if !named && let Some(n) = frontmatter::id_from_file_name(&x.meta.path) {
+            let name = x.rec.name();
+            let named = name.strip_prefix(id).is_some_and(|rest| rest.starts_with(['-', '.']));
+            if !named && let Some(n) = frontmatter::id_from_file_name(Path::new(name)) {
                 note_number(&mut numbers, t, &n);
             }
         }
@@ -367,16 +371,17 @@ impl Index {
             }
         }
         let path = meta.path.clone();
-        let before = self.meta_at(&path);
+        let before = self.slots.get(&path).map(|x| x.rec.clone());
         self.slots.insert(meta, stamp, words);
         self.unsaved += 1;
         self.generation += 1;
-        self.patch_graph(before.as_ref(), self.meta_at(&path).as_ref());
+        let after = self.slots.get(&path).map(|x| x.rec.clone());
+        self.patch_graph(before.as_ref(), after.as_ref());
     }
 
     /// Carries the cached work graph over one file's change when [`Graph::patch`] can; otherwise
     /// it goes stale and is built again on its next use.
-    fn patch_graph(&mut self, old: Option<&Arc<IssueMeta>>, new: Option<&Arc<IssueMeta>>) {
+    fn patch_graph(&mut self, old: Option<&Record>, new: Option<&Record>) {
         if let Some((generation, graph)) = &mut self.graph
             && *generation + 1 == self.generation
             && graph.can_patch(old, new)
@@ -423,15 +428,20 @@ impl Index {
         {
             return Arc::clone(graph);
         }
-        let metas: Vec<&Arc<IssueMeta>> = self.slots.entries().map(|(_, x)| &x.meta).collect();
-        let graph = Arc::new(Graph::build(metas.into_iter()));
+        let records: Vec<&Record> = self.slots.entries().map(|(_, x)| &x.rec).collect();
+        let graph = Arc::new(Graph::build(records.into_iter()));
         self.graph = Some((self.generation, Arc::clone(&graph)));
         graph
     }
 
-    /// Every issue, newest update first (ties by ID).
-    pub fn by_updated(&mut self) -> impl Iterator<Item = &Arc<IssueMeta>> {
+    /// Every issue, newest update first (ties by ID), with the folder it is in.
+    pub fn by_updated(&mut self) -> impl Iterator<Item = (&Record, &Path)> {
         self.slots.by_updated()
+    }
+
+    /// The folders records name by number.
+    pub fn folders(&self) -> &[PathBuf] {
+        self.slots.folders()
     }
 
     /// Files holding `id` exactly (case-insensitive).
@@ -445,11 +455,11 @@ impl Index {
     }
 
     pub fn meta_at(&self, path: &Path) -> Option<Arc<IssueMeta>> {
-        self.slots.get(path).map(|e| Arc::clone(&e.meta))
+        self.slots.meta_at(path)
     }
 
     /// Issues holding every word of `q` in the `allowed` fields that `keep` accepts, scored.
-    pub fn search(&self, q: &Query, allowed: u8, keep: impl Fn(&IssueMeta) -> bool) -> Vec<(Arc<IssueMeta>, u32)> {
+    pub fn search(&self, q: &Query, allowed: u8, keep: impl Fn(&Record) -> bool) -> Vec<(Arc<IssueMeta>, u32)> {
         self.slots.search(q, allowed, keep)
     }
 
@@ -457,11 +467,27 @@ impl Index {
     pub fn page(
         &mut self,
         filter: &IssueFilter,
-        keep: impl Fn(&IssueMeta) -> bool,
+        keep: impl Fn(&Record) -> bool,
         offset: usize,
         limit: Option<usize>,
     ) -> (Vec<Arc<IssueMeta>>, usize) {
         self.slots.page(filter, keep, offset, limit)
+    }
+
+    /// See [`Slots::page_slots`].
+    pub fn page_slots(
+        &mut self,
+        filter: &IssueFilter,
+        keep: impl Fn(&Record) -> bool,
+        offset: usize,
+        limit: Option<usize>,
+    ) -> (Vec<u32>, usize) {
+        self.slots.page_slots(filter, keep, offset, limit)
+    }
+
+    /// See [`Slots::full_at`].
+    pub fn full_at(&self, slot: u32) -> Option<Arc<IssueMeta>> {
+        self.slots.full_at(slot)
     }
 
     /// Every label written on some issue, with how often it is written (kept, not counted).
@@ -480,7 +506,7 @@ impl Index {
         &mut self,
         q: &Query,
         allowed: u8,
-        keep: Option<&dyn Fn(&IssueMeta) -> bool>,
+        keep: Option<&dyn Fn(&Record) -> bool>,
         ids: &[PathBuf],
         id_points: u32,
         offset: usize,

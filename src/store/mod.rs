@@ -17,6 +17,7 @@ mod listing;
 mod model;
 mod orders;
 mod ranking;
+mod record;
 mod search_index;
 pub mod sessions;
 mod slots;
@@ -41,6 +42,7 @@ pub use workspace::Workspace;
 
 use frontmatter::Document;
 use index::Index;
+use record::{Fields, Record};
 
 /// How the store caches.
 #[derive(Debug, Clone, Copy)]
@@ -251,7 +253,7 @@ impl Store {
         let (mut index, cached) = self.fresh()?;
         let warnings = index.warnings();
         let graph = filter.blocked.map(|_| index.graph());
-        let keep = |m: &IssueMeta| keep(filter, graph.as_deref(), m);
+        let keep = |m: &Record| keep(filter, graph.as_deref(), m);
         let value = if (sort, order) == (SortField::Updated, SortOrder::Desc) {
             let (items, total) = index.page(filter, keep, offset, limit);
             Listed { items, total }
@@ -267,24 +269,31 @@ impl Store {
         Ok(Snapshot { value, cached, warnings })
     }
 
-    /// The issues matching `filter` that are still open or in progress (in list order), with
-    /// how many match in all (`total`), from one state of the index.
-    pub fn unfinished(&self, filter: &IssueFilter) -> Result<Snapshot<Listed>, StoreError> {
+    /// The issues matching `filter` that are still open or in progress (in list order), each
+    /// made into a row by `row`, with how many match in all (`total`), from one state of the
+    /// index. Each issue is built only while its row is made, so a long answer never holds every
+    /// whole issue at once.
+    pub fn unfinished<T>(
+        &self,
+        filter: &IssueFilter,
+        mut row: impl FnMut(&IssueMeta) -> T,
+    ) -> Result<Snapshot<(Vec<T>, usize)>, StoreError> {
         let (mut index, cached) = self.fresh()?;
         let warnings = index.warnings();
         let graph = filter.blocked.map(|_| index.graph());
-        let (_, total) = index.page(filter, |m| keep(filter, graph.as_deref(), m), 0, Some(0));
+        let (_, total) = index.page_slots(filter, |m| keep(filter, graph.as_deref(), m), 0, Some(0));
         let unfinished = [Status::Open, Status::InProgress];
         let status: Vec<Status> =
             unfinished.into_iter().filter(|s| filter.status.is_empty() || filter.status.contains(s)).collect();
-        let items = match status.is_empty() {
+        let slots = match status.is_empty() {
             true => Vec::new(),
             false => {
                 let open = IssueFilter { status, ..filter.clone() };
-                index.page(&open, |m| keep(&open, graph.as_deref(), m), 0, None).0
+                index.page_slots(&open, |m| keep(&open, graph.as_deref(), m), 0, None).0
             }
         };
-        Ok(Snapshot { value: Listed { items, total }, cached, warnings })
+        let rows = slots.into_iter().filter_map(|s| index.full_at(s)).map(|m| row(&m)).collect();
+        Ok(Snapshot { value: (rows, total), cached, warnings })
     }
 
     /// Every label written on some issue with how often it is written (twice in one issue
@@ -311,13 +320,13 @@ impl Store {
             None => {
                 let mut groups: std::collections::BTreeMap<Option<String>, usize> = Default::default();
                 let mut total = 0;
-                for m in index.by_updated().filter(|m| keep(filter, graph.as_deref(), m)) {
+                for (m, _) in index.by_updated().filter(|(m, _)| keep(filter, graph.as_deref(), *m)) {
                     let key = match by {
-                        GroupBy::Status => Some(m.status.as_str().to_string()),
-                        GroupBy::Priority => Some(m.priority.as_str().to_string()),
-                        GroupBy::Type => Some(m.issue_type.as_str().to_string()),
-                        GroupBy::Project => m.project.clone().filter(|p| !p.is_empty()),
-                        GroupBy::Assignee => m.assignee.clone().filter(|a| !a.is_empty()),
+                        GroupBy::Status => Some(m.status().as_str().to_string()),
+                        GroupBy::Priority => Some(m.priority().as_str().to_string()),
+                        GroupBy::Type => Some(m.issue_type().as_str().to_string()),
+                        GroupBy::Project => m.project().filter(|p| !p.is_empty()).map(str::to_string),
+                        GroupBy::Assignee => m.assignee().filter(|a| !a.is_empty()).map(str::to_string),
                     };
                     *groups.entry(key).or_default() += 1;
                     total += 1;
@@ -367,8 +376,8 @@ impl Store {
         let ids: Vec<PathBuf> =
             named_by_id(&index, q, allowed, graph.as_deref()).into_iter().map(|m| m.path.clone()).collect();
         let everything = is_everything(&q.filter);
-        let keep = |m: &IssueMeta| keep(&q.filter, graph.as_deref(), m);
-        let keep: Option<&dyn Fn(&IssueMeta) -> bool> = if everything { None } else { Some(&keep) };
+        let keep = |m: &Record| keep(&q.filter, graph.as_deref(), m);
+        let keep: Option<&dyn Fn(&Record) -> bool> = if everything { None } else { Some(&keep) };
         let ranked = index.search_page(&query, allowed, keep, &ids, ID_MATCH, offset, limit);
         drop(index);
         let value = match ranked {
@@ -406,15 +415,16 @@ impl Store {
     /// over every issue.
     pub fn open_issues_titled(&self, t: IssueType, title: &str) -> Result<Vec<Arc<IssueMeta>>, StoreError> {
         let wanted = title.trim().to_lowercase();
-        let same = |m: &IssueMeta| {
-            matches!(m.status, Status::Open | Status::InProgress)
-                && m.issue_type == t
-                && m.title.trim().to_lowercase() == wanted
+        let same = |m: &Record| {
+            matches!(m.status(), Status::Open | Status::InProgress)
+                && m.issue_type() == t
+                && m.title().trim().to_lowercase() == wanted
         };
         let (mut index, _) = self.fresh()?;
         let query = search_index::Query::exact(&wanted);
         if query.is_empty() {
-            return Ok(index.by_updated().filter(|m| same(m)).cloned().collect());
+            let found = index.by_updated().filter(|(m, _)| same(m)).map(|(m, dir)| Arc::new(m.meta(m.path_in(dir))));
+            return Ok(found.collect());
         }
         let mut hits: Vec<Arc<IssueMeta>> =
             index.search(&query, search_index::TITLE, same).into_iter().map(|(m, _)| m).collect();
@@ -444,7 +454,7 @@ fn named_by_id(index: &Index, q: &SearchQuery, allowed: u8, graph: Option<&graph
         return Vec::new();
     }
     let Ok(paths) = candidates(index, id) else { return Vec::new() };
-    paths.iter().filter_map(|p| index.meta_at(p)).filter(|m| keep(&q.filter, graph, m)).collect()
+    paths.iter().filter_map(|p| index.meta_at(p)).filter(|m| keep(&q.filter, graph, &**m)).collect()
 }
 
 /// Whether a filter accepts every issue.
@@ -546,21 +556,19 @@ fn folder_type(ws: &Workspace, path: &Path) -> Option<IssueType> {
 }
 
 /// [`matches`], and the `blocked` filter, which needs the work graph.
-fn keep(f: &IssueFilter, graph: Option<&graph::Graph>, m: &IssueMeta) -> bool {
-    matches(f, m) && f.blocked.zip(graph).is_none_or(|(want, g)| g.is_blocked(&m.id) == want)
+fn keep<F: Fields + ?Sized>(f: &IssueFilter, graph: Option<&graph::Graph>, m: &F) -> bool {
+    matches(f, m) && f.blocked.zip(graph).is_none_or(|(want, g)| g.is_blocked(m.id()) == want)
 }
 
-pub(super) fn matches(f: &IssueFilter, m: &IssueMeta) -> bool {
-    (f.status.is_empty() || f.status.contains(&m.status))
-        && (f.priority.is_empty() || f.priority.contains(&m.priority))
-        && (f.types.is_empty() || f.types.contains(&m.issue_type))
-        && (f.labels.is_empty() || f.labels.iter().any(|l| m.labels.contains(l)))
-        && f.assignee.as_ref().is_none_or(|a| m.assignee.as_ref() == Some(a))
-        && f.project.as_ref().is_none_or(|p| m.project.as_ref() == Some(p))
-        && f.parent_task_id
-            .as_ref()
-            .is_none_or(|p| m.context.get("parentTaskId").and_then(|v| v.as_str()) == Some(p.as_str()))
-        && (f.ids.is_empty() || f.ids.iter().any(|id| id.eq_ignore_ascii_case(&m.id)))
+pub(super) fn matches<F: Fields + ?Sized>(f: &IssueFilter, m: &F) -> bool {
+    (f.status.is_empty() || f.status.contains(&m.status()))
+        && (f.priority.is_empty() || f.priority.contains(&m.priority()))
+        && (f.types.is_empty() || f.types.contains(&m.issue_type()))
+        && (f.labels.is_empty() || m.labels().any(|l| f.labels.iter().any(|w| w == l)))
+        && f.assignee.as_deref().is_none_or(|a| m.assignee() == Some(a))
+        && f.project.as_deref().is_none_or(|p| m.project() == Some(p))
+        && f.parent_task_id.as_deref().is_none_or(|p| m.parent() == Some(p))
+        && (f.ids.is_empty() || f.ids.iter().any(|id| id.eq_ignore_ascii_case(m.id())))
 }
 
 fn sort_metas(items: &mut [Arc<IssueMeta>], sort: SortField, order: SortOrder) {

@@ -8,26 +8,30 @@ use std::cmp::Ordering;
 use hashbrown::HashMap;
 
 use super::counts::{self, BUCKETS};
-use super::model::{IssueFilter, IssueMeta};
+use super::model::IssueFilter;
+use super::record::{Fields, Record};
 
-/// List order: issues before files without frontmatter, newest update first, then ID, then path.
-pub fn list_order(a: &IssueMeta, b: &IssueMeta) -> Ordering {
-    b.frontmatter
-        .cmp(&a.frontmatter)
-        .then_with(|| b.updated_at.cmp(&a.updated_at))
-        .then_with(|| a.id.cmp(&b.id))
-        .then_with(|| a.path.cmp(&b.path))
+/// List order: issues before files without frontmatter, newest update first, then ID, then path
+/// (`path` compares the paths, asked for only when all the rest ties).
+pub fn list_order<F: Fields + ?Sized>(a: &F, b: &F, path: impl FnOnce() -> Ordering) -> Ordering {
+    b.frontmatter()
+        .cmp(&a.frontmatter())
+        .then_with(|| b.updated_at().cmp(a.updated_at()))
+        .then_with(|| a.id().cmp(b.id()))
+        .then_with(path)
 }
 
 /// Where the orders find each live slot's issue.
 pub trait Metas {
     /// The issue of a live slot.
-    fn meta(&self, slot: u32) -> &IssueMeta;
+    fn meta(&self, slot: u32) -> &Record;
     /// Every live slot.
     fn live(&self) -> Vec<u32>;
+    /// How two live slots compare in list order.
+    fn order(&self, a: u32, b: u32) -> Ordering;
 }
 
-fn meta<M: Metas + ?Sized>(slots: &M, s: u32) -> &IssueMeta {
+fn meta<M: Metas + ?Sized>(slots: &M, s: u32) -> &Record {
     slots.meta(s)
 }
 
@@ -46,15 +50,13 @@ pub struct Orders {
 
 /// Enters `slot` into a sequence in list order.
 fn enter<M: Metas + ?Sized>(seq: &mut Vec<u32>, slots: &M, slot: u32) {
-    let m = meta(slots, slot);
-    let at = seq.partition_point(|&s| list_order(meta(slots, s), m).is_lt());
+    let at = seq.partition_point(|&s| slots.order(s, slot).is_lt());
     seq.insert(at, slot);
 }
 
 /// Takes `slot` out of a sequence in list order (its slot must still be live).
 fn leave<M: Metas + ?Sized>(seq: &mut Vec<u32>, slots: &M, slot: u32) {
-    let m = meta(slots, slot);
-    let at = seq.partition_point(|&s| list_order(meta(slots, s), m).is_lt());
+    let at = seq.partition_point(|&s| slots.order(s, slot).is_lt());
     match seq.get(at) {
         Some(&s) if s == slot => {
             seq.remove(at);
@@ -64,8 +66,8 @@ fn leave<M: Metas + ?Sized>(seq: &mut Vec<u32>, slots: &M, slot: u32) {
 }
 
 /// The distinct labels of an issue.
-fn labels_of(m: &IssueMeta) -> impl Iterator<Item = &str> {
-    m.labels.iter().enumerate().filter(|(i, l)| !m.labels[..*i].contains(l)).map(|(_, l)| l.as_str())
+fn labels_of(m: &Record) -> impl Iterator<Item = &str> {
+    m.labels().enumerate().filter(move |&(i, l)| !m.labels().take(i).any(|k| k == l)).map(|(_, l)| l)
 }
 
 impl Orders {
@@ -80,7 +82,7 @@ impl Orders {
             return;
         }
         let m = meta(slots, slot);
-        let b = counts::bucket(m.issue_type, m.status);
+        let b = counts::bucket(m.issue_type(), m.status());
         enter(&mut self.all, slots, slot);
         enter(&mut self.buckets[b], slots, slot);
         for label in labels_of(m) {
@@ -98,7 +100,7 @@ impl Orders {
             return;
         }
         let m = meta(slots, slot);
-        let b = counts::bucket(m.issue_type, m.status);
+        let b = counts::bucket(m.issue_type(), m.status());
         leave(&mut self.all, slots, slot);
         leave(&mut self.buckets[b], slots, slot);
         for label in labels_of(m) {
@@ -122,7 +124,7 @@ impl Orders {
             return;
         }
         let mut all = slots.live();
-        all.sort_unstable_by(|&a, &b| list_order(meta(slots, a), meta(slots, b)));
+        all.sort_unstable_by(|&a, &b| slots.order(a, b));
         self.set_all(slots, all);
     }
 
@@ -132,7 +134,7 @@ impl Orders {
         let mut labels: HashMap<Box<str>, PerBucket> = HashMap::new();
         for &s in &all {
             let m = meta(slots, s);
-            let b = counts::bucket(m.issue_type, m.status);
+            let b = counts::bucket(m.issue_type(), m.status());
             buckets[b].push(s);
             for label in labels_of(m) {
                 match labels.get_mut(label) {
@@ -165,7 +167,7 @@ impl Orders {
         slots: &M,
         filter: &IssueFilter,
         ids: Option<Vec<u32>>,
-        keep: impl Fn(&IssueMeta) -> bool,
+        keep: impl Fn(&Record) -> bool,
         known: Option<usize>,
         offset: usize,
         limit: Option<usize>,
@@ -173,7 +175,7 @@ impl Orders {
         debug_assert!(self.ordered);
         let owned;
         let heads: Vec<&[u32]> = if let Some(mut ids) = ids {
-            ids.sort_unstable_by(|&a, &b| list_order(meta(slots, a), meta(slots, b)));
+            ids.sort_unstable_by(|&a, &b| slots.order(a, b));
             ids.dedup();
             owned = ids;
             vec![&owned[..]]
@@ -240,7 +242,7 @@ impl<M: Metas + ?Sized> Iterator for Merge<'_, M> {
             let mut best = 0;
             let mut best_slot = first[0];
             for (i, h) in rest.iter().enumerate() {
-                if list_order(meta(self.slots, h[0]), meta(self.slots, best_slot)).is_lt() {
+                if self.slots.order(h[0], best_slot).is_lt() {
                     (best, best_slot) = (i + 1, h[0]);
                 }
             }

@@ -316,6 +316,72 @@ impl SearchIndex {
         self.run(q, allowed, docs, &live, |_| Match::Infix)
     }
 
+    /// [`SearchIndex::search`]'s hits in document order, handed to `emit` one at a time; a
+    /// query of one word builds no list of them (a common word hits most of the workspace).
+    /// Returns how many there were.
+    pub fn search_each(
+        &self,
+        q: &Query,
+        allowed: u8,
+        docs: usize,
+        live: impl Fn(u32) -> bool,
+        mut emit: impl FnMut(Hit),
+    ) -> usize {
+        if q.terms.len() != 1 {
+            let hits = self.search(q, allowed, docs, live);
+            let n = hits.len();
+            hits.into_iter().for_each(emit);
+            return n;
+        }
+        let word = &q.terms[0];
+        let mut each = |how: Match| {
+            let terms = self.expand(word, how);
+            if terms.is_empty() {
+                return 0;
+            }
+            let marks = self.marks(&terms, allowed, docs);
+            let score = self.scorer(&terms, docs);
+            let mut n = 0;
+            for (doc, &m) in marks.iter().enumerate() {
+                if m != 0 && live(doc as u32) {
+                    emit(Hit { doc: doc as u32, score: score(m), in_title: m & TITLE != 0 });
+                    n += 1;
+                }
+            }
+            n
+        };
+        let n = each(if q.exact { Match::Exact } else { Match::Prefix });
+        if n > 0 || q.exact {
+            return n;
+        }
+        each(Match::Infix)
+    }
+
+    /// Per document, where the terms occur: low four bits the fields, high four where a term
+    /// occurs exactly.
+    fn marks(&self, terms: &[(u32, Match)], allowed: u8, docs: usize) -> Vec<u8> {
+        let mut marks = vec![0u8; docs];
+        for &(t, m) in terms {
+            let exact = if m == Match::Exact { 4 } else { 0 };
+            for (doc, fields) in self.terms[t as usize].iter() {
+                if let Some(mark) = marks.get_mut(doc as usize) {
+                    let f = fields & allowed;
+                    *mark |= f | (f << exact);
+                }
+            }
+        }
+        marks
+    }
+
+    /// The score of a document's mark for one query word that stands for `terms`.
+    fn scorer(&self, terms: &[(u32, Match)], docs: usize) -> impl Fn(u8) -> u32 + use<> {
+        // BM25's inverse document frequency: a rare word says more than a common one.
+        let df = terms.iter().map(|(t, _)| self.terms[*t as usize].count as usize).sum::<usize>().min(docs) as f64;
+        let idf = (1.0 + (docs as f64 - df + 0.5) / (df + 0.5)).ln();
+        let scale = (idf * 10.0).max(1.0) as u32;
+        move |mark: u8| scale * (points(mark & FIELDS) + points(mark >> 4))
+    }
+
     fn run(
         &self,
         q: &Query,
@@ -329,27 +395,12 @@ impl SearchIndex {
         // Rarest first: the first word decides the candidates, the others only remove some.
         expanded.sort_by_key(|e| e.iter().map(|(t, _)| self.terms[*t as usize].count as usize).sum::<usize>());
         let mut candidates: Vec<Hit> = Vec::new();
-        let mut marks = vec![0u8; docs];
         for (i, terms) in expanded.iter().enumerate() {
             if terms.is_empty() {
                 return Vec::new();
             }
-            marks.iter_mut().for_each(|m| *m = 0);
-            for &(t, m) in terms {
-                // Low four bits: fields where the word occurs; high four: where it occurs exactly.
-                let exact = if m == Match::Exact { 4 } else { 0 };
-                for (doc, fields) in self.terms[t as usize].iter() {
-                    if let Some(mark) = marks.get_mut(doc as usize) {
-                        let f = fields & allowed;
-                        *mark |= f | (f << exact);
-                    }
-                }
-            }
-            // BM25's inverse document frequency: a rare word says more than a common one.
-            let df = terms.iter().map(|(t, _)| self.terms[*t as usize].count as usize).sum::<usize>().min(docs) as f64;
-            let idf = (1.0 + (docs as f64 - df + 0.5) / (df + 0.5)).ln();
-            let scale = (idf * 10.0).max(1.0) as u32;
-            let score = |mark: u8| scale * (points(mark & FIELDS) + points(mark >> 4));
+            let marks = self.marks(terms, allowed, docs);
+            let score = self.scorer(terms, docs);
             if i == 0 {
                 candidates = marks
                     .iter()

@@ -1,12 +1,14 @@
-//! What the index knows, held compactly: one slot per issue file with its metadata and stamp,
-//! lookups by path, by ID and by the ID's number (tables of slot numbers, so no path or ID is
-//! stored twice), the list order, and the full-text index over the same slot numbers.
+//! What the index knows, held compactly: one slot per issue file with its packed record
+//! ([`Record`]) and stamp, lookups by path, by ID and by the ID's number (tables of slot numbers,
+//! so no path or ID is stored twice), the list order, and the full-text index over the same slot
+//! numbers. A path is kept as its folder's number and the file name.
 //!
 //! A file that changes gets a new slot and its old one dies; dead slots are dropped and the rest
 //! renumbered (order kept) once they are a quarter of the whole, so every change costs time in
 //! proportion to the change, not to the workspace.
 
 use std::borrow::Cow;
+use std::cmp::Ordering;
 use std::collections::BTreeSet;
 use std::ffi::OsStr;
 use std::hash::BuildHasher;
@@ -24,28 +26,49 @@ use super::facts::{self, Counts, FactFilter, Facts, GroupBy, Names};
 use super::model::{IssueFilter, IssueMeta, IssueType};
 use super::orders::{Metas, Orders, list_order};
 use super::ranking;
+use super::record::{Fields, Record};
 use super::search_index::{DocText, Query, SearchIndex};
 use super::snapshot::{Decoder, Encoder, FileStamp};
 
 pub struct Slot {
-    pub meta: Arc<IssueMeta>,
+    pub rec: Record,
     pub stamp: Option<FileStamp>,
 }
 
-impl Metas for [Option<Slot>] {
-    fn meta(&self, slot: u32) -> &IssueMeta {
-        &self[slot as usize].as_ref().expect("orders hold live slots").meta
+/// The live slots with the folders their records name, as the orders see them.
+struct Live<'a> {
+    slots: &'a [Option<Slot>],
+    folders: &'a [PathBuf],
+}
+
+impl Metas for Live<'_> {
+    fn meta(&self, slot: u32) -> &Record {
+        &self.slots[slot as usize].as_ref().expect("orders hold live slots").rec
     }
 
     fn live(&self) -> Vec<u32> {
-        (0..self.len() as u32).filter(|&s| self[s as usize].is_some()).collect()
+        (0..self.slots.len() as u32).filter(|&s| self.slots[s as usize].is_some()).collect()
     }
+
+    fn order(&self, a: u32, b: u32) -> Ordering {
+        let (ra, rb) = (self.meta(a), self.meta(b));
+        list_order(ra, rb, || {
+            let path = |r: &Record| self.folders[r.folder() as usize].join(r.name());
+            path(ra).cmp(&path(rb))
+        })
+    }
+}
+
+fn live<'a>(slots: &'a [Option<Slot>], folders: &'a [PathBuf]) -> Live<'a> {
+    Live { slots, folders }
 }
 
 #[derive(Default)]
 pub struct Slots {
     slots: Vec<Option<Slot>>,
     live: usize,
+    /// The folders records name by number.
+    folders: Vec<PathBuf>,
     hasher: hashbrown::DefaultHashBuilder,
     by_path: HashTable<u32>,
     /// Keyed by the upper-cased ID; an ID may be held by several files.
@@ -67,14 +90,7 @@ pub struct Slots {
 }
 
 /// Files are looked up by name (hashed) and folder (compared).
-fn name_hash(hasher: &hashbrown::DefaultHashBuilder, name: &OsStr) -> u64 {
-    hasher.hash_one(name.as_encoded_bytes())
-}
-
-fn path_hash(hasher: &hashbrown::DefaultHashBuilder, path: &Path) -> u64 {
-    // The bytes after the last separator: the file name (paths here never end in one).
-    let bytes = path.as_os_str().as_encoded_bytes();
-    let name = &bytes[bytes.iter().rposition(|&b| b == b'/').map_or(0, |i| i + 1)..];
+fn name_hash(hasher: &hashbrown::DefaultHashBuilder, name: &[u8]) -> u64 {
     hasher.hash_one(name)
 }
 
@@ -92,12 +108,29 @@ fn upper(id: &str) -> Cow<'_, str> {
 }
 
 impl Slots {
-    fn meta(&self, slot: u32) -> Option<&IssueMeta> {
-        self.slots.get(slot as usize)?.as_ref().map(|s| &*s.meta)
+    fn rec(&self, slot: u32) -> Option<&Record> {
+        self.slots.get(slot as usize)?.as_ref().map(|s| &s.rec)
     }
 
     fn id_hash(&self, id: &str) -> u64 {
         self.hasher.hash_one(&*upper(id))
+    }
+
+    /// The number of folder `dir`, if some record names it.
+    fn folder_number(&self, dir: &Path) -> Option<u8> {
+        self.folders.iter().position(|f| f == dir).map(|i| i as u8)
+    }
+
+    /// The number of folder `dir`, adding it if new.
+    fn intern_folder(&mut self, dir: &Path) -> u8 {
+        match self.folder_number(dir) {
+            Some(n) => n,
+            None => {
+                assert!(self.folders.len() < usize::from(u8::MAX), "an index holds a few issue folders");
+                self.folders.push(dir.to_path_buf());
+                (self.folders.len() - 1) as u8
+            }
+        }
     }
 
     fn slot_of(&self, path: &Path) -> Option<u32> {
@@ -106,17 +139,13 @@ impl Slots {
 
     /// The slot of the file `name` in the folder `dir` (without building its path).
     pub fn slot_in(&self, dir: &Path, name: &OsStr) -> Option<u32> {
+        let folder = self.folder_number(dir)?;
+        let name = name.as_encoded_bytes();
         let slots = &self.slots;
-        // Paths are always `dir.join(name)` of the same folders, so bytes compare like paths.
-        let hash = name_hash(&self.hasher, name);
-        let (dir, name) = (dir.as_os_str().as_encoded_bytes(), name.as_encoded_bytes());
         let is = |&s: &u32| {
-            slots[s as usize].as_ref().is_some_and(|x| {
-                let p = x.meta.path.as_os_str().as_encoded_bytes();
-                p.len() == dir.len() + 1 + name.len() && p.starts_with(dir) && p[dir.len()] == b'/' && p.ends_with(name)
-            })
+            slots[s as usize].as_ref().is_some_and(|x| x.rec.folder() == folder && x.rec.name().as_bytes() == name)
         };
-        self.by_path.find(hash, is).copied()
+        self.by_path.find(name_hash(&self.hasher, name), is).copied()
     }
 
     pub fn at(&self, slot: u32) -> Option<&Slot> {
@@ -127,6 +156,26 @@ impl Slots {
         self.slot_of(path).and_then(|s| self.slots[s as usize].as_ref())
     }
 
+    /// The folders records name by number.
+    pub fn folders(&self) -> &[PathBuf] {
+        &self.folders
+    }
+
+    /// The path of the file a record describes.
+    pub fn path_of(&self, rec: &Record) -> PathBuf {
+        rec.path_in(&self.folders[rec.folder() as usize])
+    }
+
+    /// The whole issue a record describes.
+    pub fn full(&self, rec: &Record) -> Arc<IssueMeta> {
+        Arc::new(rec.meta(self.path_of(rec)))
+    }
+
+    /// The whole issue at `path`, if the index knows it.
+    pub fn meta_at(&self, path: &Path) -> Option<Arc<IssueMeta>> {
+        self.get(path).map(|x| self.full(&x.rec))
+    }
+
     pub fn len(&self) -> usize {
         self.live
     }
@@ -135,56 +184,67 @@ impl Slots {
     pub fn insert(&mut self, meta: IssueMeta, stamp: Option<FileStamp>, words: &DocText) {
         self.remove(&meta.path);
         self.ranks = None;
+        let folder = self.intern_folder(meta.path.parent().unwrap_or(Path::new("")));
+        let name = meta.path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+        let rec = Record::new(&meta, folder, &name);
+        drop(meta);
         let slot = self.slots.len() as u32;
         self.text.add(slot, words);
-        let facts = Facts::of(&meta, &mut self.names);
-        self.tally.add(&meta, &facts);
+        self.push(rec, stamp);
+        self.orders.insert(&live(&self.slots, &self.folders), slot);
+    }
+
+    /// Adds a live slot for `rec` (at the end) with its counts and lookups.
+    fn push(&mut self, rec: Record, stamp: Option<FileStamp>) {
+        let facts = Facts::of(&rec, &mut self.names);
+        self.tally.add(&rec, &facts);
         self.facts.push(facts);
-        self.slots.push(Some(Slot { meta: Arc::new(meta), stamp }));
+        let slot = self.slots.len() as u32;
+        self.slots.push(Some(Slot { rec, stamp }));
         self.live += 1;
         self.index_slot(slot);
-        self.orders.insert(&self.slots[..], slot);
     }
 
     /// Enters `slot` in the lookup tables.
     fn index_slot(&mut self, slot: u32) {
         let Slots { slots, hasher, by_path, by_id, by_digits, duplicates, .. } = self;
-        let meta = |s: &u32| &slots[*s as usize].as_ref().expect("tables hold live slots").meta;
-        let m = meta(&slot);
-        by_path.insert_unique(path_hash(hasher, &m.path), slot, |s| path_hash(hasher, &meta(s).path));
+        let rec = |s: &u32| &slots[*s as usize].as_ref().expect("tables hold live slots").rec;
+        let m = rec(&slot);
+        let path_hash = |r: &Record| name_hash(hasher, r.name().as_bytes());
+        by_path.insert_unique(path_hash(m), slot, |s| path_hash(rec(s)));
         let id_hash = |id: &str| hasher.hash_one(&*upper(id));
-        by_id.insert_unique(id_hash(&m.id), slot, |s| id_hash(&meta(s).id));
-        by_digits.insert_unique(hasher.hash_one(digits_of(&m.id)), slot, |s| hasher.hash_one(digits_of(&meta(s).id)));
-        let key = upper(&m.id);
-        let holders = by_id.iter_hash(id_hash(&m.id)).filter(|&&s| upper(&meta(&s).id) == key).count();
+        by_id.insert_unique(id_hash(m.id()), slot, |s| id_hash(rec(s).id()));
+        by_digits.insert_unique(hasher.hash_one(digits_of(m.id())), slot, |s| hasher.hash_one(digits_of(rec(s).id())));
+        let key = upper(m.id());
+        let holders = by_id.iter_hash(id_hash(m.id())).filter(|&&s| upper(rec(&s).id()) == key).count();
         if holders > 1 {
             duplicates.insert(key.into_owned());
         }
     }
 
     /// Forgets the file at `path`; returns what was known of it.
-    pub fn remove(&mut self, path: &Path) -> Option<Arc<IssueMeta>> {
+    pub fn remove(&mut self, path: &Path) -> Option<Record> {
         let slot = self.slot_of(path)?;
-        let meta = Arc::clone(&self.slots[slot as usize].as_ref()?.meta);
+        let rec = self.slots[slot as usize].as_ref()?.rec.clone();
         self.ranks = None;
-        self.orders.remove(&self.slots[..], slot);
-        self.tally.remove(&meta, &self.facts[slot as usize]);
+        self.orders.remove(&live(&self.slots, &self.folders), slot);
+        self.tally.remove(&rec, &self.facts[slot as usize]);
         let drop_from = |table: &mut HashTable<u32>, hash: u64| {
             if let Ok(entry) = table.find_entry(hash, |&s| s == slot) {
                 entry.remove();
             }
         };
-        drop_from(&mut self.by_path, path_hash(&self.hasher, path));
-        let id_hash = self.id_hash(&meta.id);
+        drop_from(&mut self.by_path, name_hash(&self.hasher, rec.name().as_bytes()));
+        let id_hash = self.id_hash(rec.id());
         drop_from(&mut self.by_id, id_hash);
-        drop_from(&mut self.by_digits, self.hasher.hash_one(digits_of(&meta.id)));
+        drop_from(&mut self.by_digits, self.hasher.hash_one(digits_of(rec.id())));
         self.slots[slot as usize] = None;
         self.live -= 1;
-        let key = upper(&meta.id);
-        if self.duplicates.contains(&*key) && self.paths_of(&meta.id).len() < 2 {
+        let key = upper(rec.id());
+        if self.duplicates.contains(&*key) && self.paths_of(rec.id()).len() < 2 {
             self.duplicates.remove(&*key);
         }
-        Some(meta)
+        Some(rec)
     }
 
     /// Files holding `id` exactly (case-insensitive), in path order.
@@ -192,9 +252,9 @@ impl Slots {
         let mut out: Vec<PathBuf> = self
             .by_id
             .iter_hash(self.id_hash(id))
-            .filter_map(|&s| self.meta(s))
-            .filter(|m| upper(&m.id) == upper(id))
-            .map(|m| m.path.clone())
+            .filter_map(|&s| self.rec(s))
+            .filter(|m| upper(m.id()) == upper(id))
+            .map(|m| self.path_of(m))
             .collect();
         out.sort();
         out
@@ -206,9 +266,9 @@ impl Slots {
         let mut ids: Vec<String> = self
             .by_digits
             .iter_hash(hash)
-            .filter_map(|&s| self.meta(s))
-            .filter(|m| digits_of(&m.id) == digits)
-            .map(|m| m.id.clone())
+            .filter_map(|&s| self.rec(s))
+            .filter(|m| digits_of(m.id()) == digits)
+            .map(|m| m.id().to_string())
             .collect();
         ids.sort();
         ids.dedup();
@@ -230,10 +290,13 @@ impl Slots {
         self.orders.unorder();
     }
 
-    /// Every issue in list order.
-    pub fn by_updated(&mut self) -> impl Iterator<Item = &Arc<IssueMeta>> {
-        self.orders.ensure(&self.slots[..]);
-        self.orders.all().iter().filter_map(|&s| self.slots[s as usize].as_ref().map(|x| &x.meta))
+    /// Every issue in list order, with the folder it is in.
+    pub fn by_updated(&mut self) -> impl Iterator<Item = (&Record, &Path)> {
+        self.orders.ensure(&live(&self.slots, &self.folders));
+        let (slots, folders) = (&self.slots, &self.folders);
+        self.orders.all().iter().filter_map(move |&s| {
+            slots[s as usize].as_ref().map(|x| (&x.rec, folders[x.rec.folder() as usize].as_path()))
+        })
     }
 
     /// A page of the issues `filter` and `keep` accept (`keep` must imply `filter`), in list
@@ -243,11 +306,24 @@ impl Slots {
     pub fn page(
         &mut self,
         filter: &IssueFilter,
-        keep: impl Fn(&IssueMeta) -> bool,
+        keep: impl Fn(&Record) -> bool,
         offset: usize,
         limit: Option<usize>,
     ) -> (Vec<Arc<IssueMeta>>, usize) {
-        self.orders.ensure(&self.slots[..]);
+        let (found, total) = self.page_slots(filter, keep, offset, limit);
+        let metas = found.into_iter().filter_map(|s| self.rec(s).map(|r| self.full(r)));
+        (metas.collect(), total)
+    }
+
+    /// [`Slots::page`] as slot numbers (for [`Slots::full_at`] one at a time).
+    pub fn page_slots(
+        &mut self,
+        filter: &IssueFilter,
+        keep: impl Fn(&Record) -> bool,
+        offset: usize,
+        limit: Option<usize>,
+    ) -> (Vec<u32>, usize) {
+        self.orders.ensure(&live(&self.slots, &self.folders));
         let ids = (!filter.ids.is_empty()).then(|| {
             let mut held = Vec::new();
             for id in &filter.ids {
@@ -255,15 +331,19 @@ impl Slots {
                 held.extend(
                     self.by_id
                         .iter_hash(self.id_hash(id))
-                        .filter(|&&s| self.meta(s).is_some_and(|m| upper(&m.id) == key)),
+                        .filter(|&&s| self.rec(s).is_some_and(|m| upper(m.id()) == key)),
                 );
             }
             held
         });
         let known = self.tally.count(filter, &self.names);
-        let (found, total) = self.orders.page(&self.slots[..], filter, ids, keep, known, offset, limit);
-        let metas = found.into_iter().filter_map(|s| self.slots[s as usize].as_ref().map(|x| Arc::clone(&x.meta)));
-        (metas.collect(), total)
+        let view = live(&self.slots, &self.folders);
+        self.orders.page(&view, filter, ids, keep, known, offset, limit)
+    }
+
+    /// The whole issue of a live slot.
+    pub fn full_at(&self, slot: u32) -> Option<Arc<IssueMeta>> {
+        self.rec(slot).map(|r| self.full(r))
     }
 
     /// Every label written on some issue, with how often it is written.
@@ -286,15 +366,15 @@ impl Slots {
     }
 
     /// Issues holding every word of `q` in the `allowed` fields that `keep` accepts, with scores.
-    pub fn search(&self, q: &Query, allowed: u8, keep: impl Fn(&IssueMeta) -> bool) -> Vec<(Arc<IssueMeta>, u32)> {
-        let live = |d: u32| self.meta(d).is_some_and(&keep);
+    pub fn search(&self, q: &Query, allowed: u8, keep: impl Fn(&Record) -> bool) -> Vec<(Arc<IssueMeta>, u32)> {
+        let live = |d: u32| self.rec(d).is_some_and(&keep);
         let hits = self.text.search(q, allowed, self.slots.len(), live);
         hits.into_iter()
             .filter_map(|h| {
-                let meta = &self.slots[h.doc as usize].as_ref()?.meta;
+                let rec = &self.slots[h.doc as usize].as_ref()?.rec;
                 // Only titles holding every word can be the query or hold it as a phrase.
-                let boost = if h.in_title { ranking::title_boost(q, &meta.title) } else { 0 };
-                Some((Arc::clone(meta), h.score + boost))
+                let boost = if h.in_title { ranking::title_boost(q, rec.title()) } else { 0 };
+                Some((self.full(rec), h.score + boost))
             })
             .collect()
     }
@@ -349,12 +429,17 @@ impl Slots {
         self.text.compact(&remap);
     }
 
-    /// Writes every slot (paths relative to `root`), the list order and the full-text index.
+    /// Writes the folders (relative to `root`), every slot's stamp and record, the list order
+    /// and the full-text index.
     pub fn encode<W: Write>(&mut self, out: &mut Encoder<W>, root: &Path) -> io::Result<()> {
         if self.live < self.slots.len() {
             self.compact();
         }
-        self.by_updated().for_each(drop);
+        self.orders.ensure(&live(&self.slots, &self.folders));
+        out.varint(self.folders.len() as u64)?;
+        for f in &self.folders {
+            out.str(&f.strip_prefix(root).unwrap_or(f).to_string_lossy())?;
+        }
         out.varint(self.slots.len() as u64)?;
         for slot in self.slots.iter().flatten() {
             match &slot.stamp {
@@ -364,9 +449,7 @@ impl Slots {
                 }
                 None => out.varint(0)?,
             }
-            let rel = slot.meta.path.strip_prefix(root).unwrap_or(&slot.meta.path);
-            out.str(&rel.to_string_lossy())?;
-            out.meta(&slot.meta)?;
+            out.bytes(slot.rec.bytes())?;
         }
         for &s in self.orders.all() {
             out.varint(s as u64)?;
@@ -374,40 +457,45 @@ impl Slots {
         self.text.encode(out)
     }
 
-    /// Reads what [`Slots::encode`] wrote. Every path must lie in one of `dirs` (under `root`).
+    /// Reads what [`Slots::encode`] wrote. Every folder must be one of `dirs` (under `root`).
     pub fn decode<R: Read>(input: &mut Decoder<R>, root: &Path, dirs: &[(IssueType, PathBuf)]) -> io::Result<Slots> {
         let bad = |what: &str| io::Error::new(io::ErrorKind::InvalidData, format!("index snapshot: {what}"));
-        let n = input.len()?;
         let mut slots = Slots::default();
         // Folders relative to `root`, as the snapshot writes them.
-        let folders: Vec<String> =
-            dirs.iter().filter_map(|(_, d)| Some(d.strip_prefix(root).ok()?.to_str()?.to_string())).collect();
+        let allowed: Vec<(String, &PathBuf)> =
+            dirs.iter().filter_map(|(_, d)| Some((d.strip_prefix(root).ok()?.to_str()?.to_string(), d))).collect();
+        let n_folders = input.len()?;
+        let mut folder_of = Vec::new();
+        for _ in 0..n_folders.min(256) {
+            let rel = input.string()?;
+            let dir = allowed.iter().find(|(r, _)| *r == rel).ok_or_else(|| bad("a path outside the issue folders"))?.1;
+            folder_of.push(slots.intern_folder(dir));
+        }
+        if n_folders != folder_of.len() {
+            return Err(bad("too many folders"));
+        }
+        let n = input.len()?;
         let capacity = n.min(1 << 20);
         slots.slots.reserve(capacity);
+        slots.facts.reserve(capacity);
         // The tables are empty: nothing to rehash while they grow.
         slots.by_path.reserve(capacity, |_| 0);
         slots.by_id.reserve(capacity, |_| 0);
         slots.by_digits.reserve(capacity, |_| 0);
         for _ in 0..n {
             let stamp = if input.varint()? == 1 { Some(input.stamp()?) } else { None };
-            let rel = input.string()?;
-            // `folder/name`, with `folder` one of the issue folders and `name` a plain name.
-            let (folder, name) = rel.rsplit_once('/').ok_or_else(|| bad("a path outside the issue folders"))?;
-            if !folders.iter().any(|f| f == folder) || name.is_empty() || name == "." || name == ".." {
-                return Err(bad("a path outside the issue folders"));
+            let mut bytes = input.byte_vec()?;
+            // The folder number as this process numbers it.
+            match bytes.get(4).and_then(|&f| folder_of.get(f as usize)) {
+                Some(&local) => bytes[4] = local,
+                None => return Err(bad("a path outside the issue folders")),
             }
-            let path = root.join(&rel);
-            if slots.slot_of(&path).is_some() {
+            let rec = Record::from_bytes(&bytes).ok_or_else(|| bad("a damaged record"))?;
+            drop(bytes);
+            if slots.slot_in(&slots.folders[rec.folder() as usize], OsStr::new(rec.name())).is_some() {
                 return Err(bad("a path twice"));
             }
-            let meta = input.meta(path)?;
-            let facts = Facts::of(&meta, &mut slots.names);
-            slots.tally.add(&meta, &facts);
-            slots.facts.push(facts);
-            let slot = slots.slots.len() as u32;
-            slots.slots.push(Some(Slot { meta: Arc::new(meta), stamp }));
-            slots.live += 1;
-            slots.index_slot(slot);
+            slots.push(rec, stamp);
         }
         let mut seen = vec![false; n];
         let mut order = Vec::with_capacity(n);
@@ -418,9 +506,9 @@ impl Slots {
             }
             order.push(s as u32);
         }
-        let meta = |s: &u32| slots.meta(*s).expect("decoded");
-        if order.windows(2).all(|w| list_order(meta(&w[0]), meta(&w[1])).is_le()) {
-            slots.orders.set_all(&slots.slots[..], order);
+        let view = live(&slots.slots, &slots.folders);
+        if order.windows(2).all(|w| view.order(w[0], w[1]).is_le()) {
+            slots.orders.set_all(&view, order);
         }
         slots.text = SearchIndex::decode(input, n as u32)?;
         Ok(slots)
@@ -486,7 +574,7 @@ mod tests {
         assert_eq!(found(&slots, "42 beta"), ["ISS-000042"], "all words, the last as a prefix");
         assert_eq!(slots.paths_of("iss-000042"), [PathBuf::from("/w/.docket/issues/ISS-000042-x.md")]);
         assert_eq!(slots.ids_with_digits("000043"), ["ISS-000043"]);
-        let first: Vec<&str> = slots.by_updated().take(2).map(|m| m.title.as_str()).collect();
+        let first: Vec<&str> = slots.by_updated().take(2).map(|(m, _)| m.title()).collect();
         assert!(first.iter().all(|t| t.starts_with("beta")), "newest first: {first:?}");
         assert_eq!(slots.by_updated().count(), 3000);
 

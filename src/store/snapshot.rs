@@ -18,11 +18,11 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 
 use super::fs::{Entry, Rename, Root, Temp};
-use super::model::{IssueMeta, IssueType, Priority, Status, StoreError};
+use super::model::StoreError;
 
 const MAGIC: &[u8; 8] = b"DOCKETIX";
 /// Bumped whenever the layout or what it holds changes; other versions are ignored.
-const VERSION: u32 = 4;
+const VERSION: u32 = 5;
 /// Below this many issues a cold load is already fast; no snapshot is kept.
 pub const MIN_ENTRIES: usize = 200;
 const FILE: &str = "index.bin";
@@ -120,16 +120,6 @@ impl<W: Write> Encoder<W> {
         self.bytes(s.as_bytes())
     }
 
-    fn opt_str(&mut self, s: Option<&str>) -> io::Result<()> {
-        match s {
-            None => self.varint(0),
-            Some(s) => {
-                self.varint(s.len() as u64 + 1)?;
-                self.raw(s.as_bytes())
-            }
-        }
-    }
-
     pub fn stamp(&mut self, s: &FileStamp) -> io::Result<()> {
         match s.modified {
             Some((secs, nanos)) => {
@@ -141,47 +131,11 @@ impl<W: Write> Encoder<W> {
         }
         self.varint(s.len)
     }
-
-    /// Everything of `meta` but its path, which the caller writes relative to the workspace.
-    pub fn meta(&mut self, m: &IssueMeta) -> io::Result<()> {
-        self.str(&m.id)?;
-        self.str(&m.title)?;
-        self.varint(code(IssueType::ALL, m.issue_type))?;
-        self.varint(code(Status::ALL, m.status))?;
-        self.varint(code(Priority::ALL, m.priority))?;
-        self.varint(m.labels.len() as u64)?;
-        for l in &m.labels {
-            self.str(l)?;
-        }
-        self.opt_str(m.assignee.as_deref())?;
-        self.opt_str(m.project.as_deref())?;
-        self.str(&m.created_at)?;
-        self.str(&m.updated_at)?;
-        self.opt_str(m.closed_at.as_deref())?;
-        let context = if m.context.is_empty() { String::new() } else { serde_json::to_string(&m.context)? };
-        self.str(&context)?;
-        self.varint(m.blocked_by.len() as u64)?;
-        for b in &m.blocked_by {
-            self.str(b)?;
-        }
-        self.varint(m.body_len as u64)?;
-        self.varint(m.frontmatter as u64)
-    }
 }
 
 /// Reads values, and refuses implausible lengths.
 pub struct Decoder<R: Read> {
     input: R,
-}
-
-/// The position of `v` in `all` (how an enum is written).
-fn code<T: PartialEq>(all: &[T], v: T) -> u64 {
-    all.iter().position(|x| *x == v).unwrap_or(0) as u64
-}
-
-/// The value at position `n` of `all`.
-fn pick<T: Copy>(all: &[T], n: u64) -> io::Result<T> {
-    all.get(n as usize).copied().ok_or_else(|| damaged("enum"))
 }
 
 fn damaged(what: &str) -> io::Error {
@@ -242,59 +196,12 @@ impl<R: Read> Decoder<R> {
         String::from_utf8(self.byte_vec()?).map_err(|_| damaged("not UTF-8"))
     }
 
-    fn opt_string(&mut self) -> io::Result<Option<String>> {
-        match self.varint()? {
-            0 => Ok(None),
-            n => String::from_utf8(self.run(n - 1)?).map(Some).map_err(|_| damaged("not UTF-8")),
-        }
-    }
-
     pub fn stamp(&mut self) -> io::Result<FileStamp> {
         let modified = match self.varint()? {
             0 => None,
             _ => Some((self.varint()?, u32::try_from(self.varint()?).map_err(|_| damaged("nanoseconds"))?)),
         };
         Ok(FileStamp { modified, len: self.varint()? })
-    }
-
-    /// What [`Encoder::meta`] wrote, with `path`.
-    pub fn meta(&mut self, path: PathBuf) -> io::Result<IssueMeta> {
-        let id = self.string()?;
-        let title = self.string()?;
-        let issue_type = pick(IssueType::ALL, self.varint()?)?;
-        let status = pick(Status::ALL, self.varint()?)?;
-        let priority = pick(Priority::ALL, self.varint()?)?;
-        let labels = (0..self.len()?).map(|_| self.string()).collect::<io::Result<Vec<_>>>()?;
-        let assignee = self.opt_string()?;
-        let project = self.opt_string()?;
-        let created_at = self.string()?;
-        let updated_at = self.string()?;
-        let closed_at = self.opt_string()?;
-        let context = match self.string()? {
-            c if c.is_empty() => Default::default(),
-            c => serde_json::from_str(&c).map_err(|_| damaged("context"))?,
-        };
-        let blocked_by = (0..self.len()?).map(|_| self.string()).collect::<io::Result<Vec<_>>>()?;
-        let body_len = self.varint()? as usize;
-        let frontmatter = self.varint()? != 0;
-        Ok(IssueMeta {
-            id,
-            title,
-            issue_type,
-            status,
-            priority,
-            labels,
-            assignee,
-            project,
-            created_at,
-            updated_at,
-            closed_at,
-            context,
-            blocked_by,
-            path,
-            body_len,
-            frontmatter,
-        })
     }
 }
 

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use super::index::Index;
 use super::model::{Expect, IssueFilter, IssueMeta, IssuePatch, Snapshot, Status, StoreError, Updated};
+use super::record::{Fields, Record};
 use super::{Store, candidates, matches};
 
 /// Ready work: each issue with how many open or in-progress issues it blocks directly.
@@ -46,9 +47,10 @@ impl Store {
         let (mut index, cached) = self.fresh()?;
         let warnings = index.warnings();
         let graph = index.graph();
+        let folders = index.folders().to_vec();
         drop(index);
         let filter = IssueFilter { status: Vec::new(), assignee: None, blocked: None, ..filter.clone() };
-        let mine = |m: &IssueMeta| match m.assignee.as_deref().map(str::trim).filter(|a| !a.is_empty()) {
+        let mine = |m: &Record| match m.assignee().map(str::trim).filter(|a| !a.is_empty()) {
             None => true,
             Some(a) => assignee.is_some_and(|me| me == a),
         };
@@ -61,7 +63,8 @@ impl Store {
                 continue;
             }
             if total >= offset && issues.len() < limit {
-                issues.push(item.clone());
+                let path = item.0.path_in(&folders[item.0.folder() as usize]);
+                issues.push((Arc::new(item.0.meta(path)), item.1));
             }
             total += 1;
         }

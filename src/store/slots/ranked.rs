@@ -1,14 +1,18 @@
 //! A page of search hits in relevance order without building every hit: the hits are scored
 //! from the full-text index alone (a title is read only when it holds every query word), ties
 //! are broken by each slot's place in the kept list order, and only the `offset + limit` best
-//! are selected and sorted. What [`super::super::Store::search`] and the handler's sort give,
-//! page for page, at a fraction of the cost when a common word hits most of the workspace.
+//! are kept (a bounded heap, fed one hit at a time) and sorted. What
+//! [`super::super::Store::search`] and the handler's sort give, page for page, at a fraction of
+//! the cost when a common word hits most of the workspace.
 
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
 use std::sync::Arc;
 
 use super::Slots;
 use crate::store::model::IssueMeta;
 use crate::store::ranking;
+use crate::store::record::{Fields, Record};
 use crate::store::search_index::Query;
 
 /// One page of ranked hits (issue and score), and how many hits there are in all.
@@ -22,7 +26,7 @@ impl Slots {
             return None;
         }
         if self.ranks.is_none() {
-            self.orders.ensure(&self.slots[..]);
+            self.orders.ensure(&super::live(&self.slots, &self.folders));
             let mut ranks = vec![u32::MAX; self.slots.len()];
             for (place, &s) in self.orders.all().iter().enumerate() {
                 ranks[s as usize] = place as u32;
@@ -41,7 +45,7 @@ impl Slots {
         &mut self,
         q: &Query,
         allowed: u8,
-        keep: Option<&dyn Fn(&IssueMeta) -> bool>,
+        keep: Option<&dyn Fn(&Record) -> bool>,
         ids: &[std::path::PathBuf],
         id_points: u32,
         offset: usize,
@@ -50,41 +54,65 @@ impl Slots {
         self.ranks()?;
         let slots = &self.slots;
         let live = |d: u32| match slots.get(d as usize).and_then(Option::as_ref) {
-            Some(x) => keep.is_none_or(|k| k(&x.meta)),
+            Some(x) => keep.is_none_or(|k| k(&x.rec)),
             None => false,
         };
-        let hits = self.text.search(q, allowed, slots.len(), live);
-        let ids: Vec<u32> = ids.iter().filter_map(|p| self.slot_of(p)).collect();
+        let mut ids: Vec<(u32, bool)> = ids.iter().filter_map(|p| self.slot_of(p)).map(|s| (s, false)).collect();
         let ranks = self.ranks.as_deref()?;
-        let meta = |d: u32| &slots[d as usize].as_ref().expect("a live hit").meta;
-        // (score, place in list order, slot); hits come in slot order.
-        let mut scored: Vec<(u32, u32, u32)> = hits
-            .iter()
-            .map(|h| {
-                let boost = if h.in_title { ranking::title_boost(q, &meta(h.doc).title) } else { 0 };
-                (h.score + boost, ranks[h.doc as usize], h.doc)
-            })
-            .collect();
-        let words = scored.len();
-        for &slot in &ids {
-            let found = match scored[..words].binary_search_by_key(&slot, |e| e.2) {
-                Ok(i) => Some(i),
-                Err(_) => scored[words..].iter().position(|e| e.2 == slot).map(|i| words + i),
-            };
-            match found {
-                Some(i) => scored[i].0 += id_points,
-                None => scored.push((id_points, ranks[slot as usize], slot)),
+        let meta = |d: u32| &slots[d as usize].as_ref().expect("a live hit").rec;
+        let needed = offset.saturating_add(limit);
+        // The best `needed` so far as (score, place in list order, slot), the worst on top.
+        let mut best: BinaryHeap<Ranked> = BinaryHeap::with_capacity(needed.min(1024) + 1);
+        let mut offer = |e: Ranked| {
+            if needed == 0 {
+                return;
             }
+            if best.len() < needed {
+                best.push(e);
+            } else if best.peek().is_some_and(|worst| e < *worst) {
+                best.pop();
+                best.push(e);
+            }
+        };
+        let hits = self.text.search_each(q, allowed, slots.len(), live, |h| {
+            // Only titles holding every word can be the query or hold it as a phrase.
+            let boost = if h.in_title { ranking::title_boost(q, meta(h.doc).title()) } else { 0 };
+            let mut score = h.score + boost;
+            if let Some(named) = ids.iter_mut().find(|(s, _)| *s == h.doc) {
+                named.1 = true;
+                score += id_points;
+            }
+            offer(Ranked { score, place: ranks[h.doc as usize], slot: h.doc });
+        });
+        // Issues named by ID that hold none of the words.
+        let mut total = hits;
+        for &(slot, _) in ids.iter().filter(|(_, seen)| !seen) {
+            offer(Ranked { score: id_points, place: ranks[slot as usize], slot });
+            total += 1;
         }
-        let total = scored.len();
-        let needed = offset.saturating_add(limit).min(total);
-        let best_first = |a: &(u32, u32, u32), b: &(u32, u32, u32)| b.0.cmp(&a.0).then(a.1.cmp(&b.1));
-        if needed > 0 && needed < total {
-            scored.select_nth_unstable_by(needed - 1, best_first);
-            scored.truncate(needed);
-        }
-        scored.sort_unstable_by(best_first);
-        let page = scored[offset.min(needed)..needed].iter().map(|&(score, _, s)| (Arc::clone(meta(s)), score));
+        let sorted = best.into_sorted_vec();
+        let page = sorted.iter().skip(offset).map(|e| (self.full(meta(e.slot)), e.score));
         Some((page.collect(), total))
+    }
+}
+
+/// A hit as ranked: higher score first, then earlier in list order. Ordered so that the better
+/// hit is the smaller one (a max-heap keeps the worst on top).
+#[derive(PartialEq, Eq)]
+struct Ranked {
+    score: u32,
+    place: u32,
+    slot: u32,
+}
+
+impl Ord for Ranked {
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.score.cmp(&self.score).then(self.place.cmp(&other.place))
+    }
+}
+
+impl PartialOrd for Ranked {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
     }
 }
