@@ -329,6 +329,15 @@ fn check_search(rng: &mut StdRng, store: &Store, filter: &IssueFilter, at: &str)
 
 /// Ready work as the store keeps it (its graph patched across changes where it can be) against
 /// a store opened anew, whose graph is built from every issue.
+/// Ready rows for `who`, counted by walking a page of every row (a filter that matches all, so
+/// the kept count is not used).
+fn rows_for(store: &Store, who: Option<&str>) -> usize {
+    let all_types = IssueFilter { types: IssueType::ALL.to_vec(), ..IssueFilter::default() };
+    let page = store.ready(&all_types, who, 0, usize::MAX).expect("ready").value;
+    assert_eq!(page.total, page.issues.len());
+    page.total
+}
+
 fn check_ready(store: &Store, dir: &std::path::Path, round: usize) {
     let rows = |s: &Store| -> Vec<(String, usize, usize)> {
         let r = s.ready(&IssueFilter::default(), None, 0, usize::MAX).expect("ready").value;
@@ -338,6 +347,11 @@ fn check_ready(store: &Store, dir: &std::path::Path, round: usize) {
     let ws = docket::store::Workspace::at(dir).expect("ws");
     let fresh = Store::open(ws, StoreOptions { branch_aware_ids: false, ..StoreOptions::default() });
     assert_eq!(rows(store), rows(&fresh), "ready work, round {round}");
+    for who in [None, Some("ann"), Some("bo"), Some("nobody")] {
+        let total = |s: &Store| s.ready(&IssueFilter::default(), who, 0, 3).expect("ready").value.total;
+        let counted = rows_for(&fresh, who);
+        assert_eq!((total(store), total(&fresh)), (counted, counted), "ready total for {who:?}, round {round}");
+    }
     for m in everything(&fresh) {
         let (kept, built) = (store.blockers(&m).expect("blockers"), fresh.blockers(&m).expect("blockers"));
         let view = |b: &docket::store::Blockers| (b.open.clone(), b.blocks.clone(), b.epic);

@@ -15,6 +15,11 @@ fn key(id: &str) -> String {
     id.trim().to_ascii_uppercase()
 }
 
+/// Who holds an issue, as ready work counts it: its trimmed assignee, `None` when it has none.
+fn holder(r: &Record) -> Option<String> {
+    r.assignee().map(str::trim).filter(|a| !a.is_empty()).map(str::to_string)
+}
+
 fn active(s: Status) -> bool {
     matches!(s, Status::Open | Status::InProgress)
 }
@@ -41,6 +46,8 @@ pub struct Graph {
     ready: Vec<(Record, usize)>,
     /// Open issues that are blocked.
     open_blocked: usize,
+    /// Ready rows per assignee (trimmed; `None` for unassigned): an unfiltered page's total.
+    ready_holders: HashMap<Option<String>, usize>,
 }
 
 impl Graph {
@@ -115,7 +122,16 @@ impl Graph {
             }
         }
         g.referenced = referenced;
+        for (r, _) in &g.ready {
+            *g.ready_holders.entry(holder(r)).or_default() += 1;
+        }
         g
+    }
+
+    /// How many ready rows are unassigned or held by `assignee`.
+    pub fn ready_for(&self, assignee: Option<&str>) -> usize {
+        let of = |who: Option<String>| self.ready_holders.get(&who).copied().unwrap_or(0);
+        of(None) + assignee.map_or(0, |a| of(Some(a.to_string())))
     }
 
     /// Ready order: highest priority first, then oldest, then by ID (and file, for duplicates).
@@ -167,6 +183,9 @@ impl Graph {
             let from = self.ready_at(old);
             if self.ready.get(from).is_some_and(|(m, _)| m == old) {
                 self.ready.remove(from);
+                if let Some(n) = self.ready_holders.get_mut(&holder(old)) {
+                    *n -= 1;
+                }
             }
         }
         let Some(new) = new else { return };
@@ -191,6 +210,7 @@ impl Graph {
             let at = self.ready_at(new);
             let unblocks = self.unblocks(new.id());
             self.ready.insert(at, (new.clone(), unblocks));
+            *self.ready_holders.entry(holder(new)).or_default() += 1;
         }
     }
 

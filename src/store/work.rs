@@ -55,10 +55,20 @@ impl Store {
             Some(a) => assignee.is_some_and(|me| me == a),
         };
         // The ready list is kept in order with the graph: a page clones only its own rows, and
-        // the total is a count, not a copy.
+        // the total is a count, not a copy. Without a filter the graph keeps that count, and the
+        // walk stops at the end of the page.
+        let unfiltered = filter.priority.is_empty()
+            && filter.labels.is_empty()
+            && filter.project.is_none()
+            && filter.types.is_empty()
+            && filter.parent_task_id.is_none()
+            && filter.ids.is_empty();
         let mut total = 0;
         let mut issues = Vec::with_capacity(limit.min(graph.ready().len()));
         for item in graph.ready() {
+            if unfiltered && issues.len() >= limit {
+                break;
+            }
             if !mine(&item.0) || !matches(&filter, &item.0) {
                 continue;
             }
@@ -67,6 +77,9 @@ impl Store {
                 issues.push((Arc::new(item.0.meta(path)), item.1));
             }
             total += 1;
+        }
+        if unfiltered {
+            total = graph.ready_for(assignee);
         }
         Ok(Snapshot { value: Ready { issues, total, open_blocked: graph.open_blocked() }, cached, warnings })
     }
