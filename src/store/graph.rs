@@ -16,8 +16,8 @@ fn key(id: &str) -> String {
 }
 
 /// Who holds an issue, as ready work counts it: its trimmed assignee, `None` when it has none.
-fn holder(r: &Record) -> Option<String> {
-    r.assignee().map(str::trim).filter(|a| !a.is_empty()).map(str::to_string)
+pub fn holder(r: &Record) -> Option<&str> {
+    r.assignee().map(str::trim).filter(|a| !a.is_empty())
 }
 
 fn active(s: Status) -> bool {
@@ -123,7 +123,7 @@ impl Graph {
         }
         g.referenced = referenced;
         for (r, _) in &g.ready {
-            *g.ready_holders.entry(holder(r)).or_default() += 1;
+            *g.ready_holders.entry(holder(r).map(str::to_string)).or_default() += 1;
         }
         g
     }
@@ -162,15 +162,16 @@ impl Graph {
         }
         let (Some(old), Some(new)) = (old, new) else { return false };
         let blockers = |m: &Record| m.blocked_by().map(key).collect::<Vec<_>>();
+        let now = blockers(new);
         let same_edges = key(old.id()) == key(new.id())
             && (old.folder(), old.name()) == (new.folder(), new.name())
             && old.frontmatter() == new.frontmatter()
             && active(old.status()) == active(new.status())
             && parent(old) == parent(new)
-            && blockers(old) == blockers(new);
+            && blockers(old) == now;
         // Each blocker's list names this issue once (a duplicate ID would make the row ambiguous).
         same_edges
-            && blockers(new).iter().all(|b| {
+            && now.iter().all(|b| {
                 self.blocks.get(b).is_none_or(|list| list.iter().filter(|(id, _)| id == new.id()).count() <= 1)
             })
     }
@@ -183,7 +184,7 @@ impl Graph {
             let from = self.ready_at(old);
             if self.ready.get(from).is_some_and(|(m, _)| m == old) {
                 self.ready.remove(from);
-                if let Some(n) = self.ready_holders.get_mut(&holder(old)) {
+                if let Some(n) = self.ready_holders.get_mut(&holder(old).map(str::to_string)) {
                     *n -= 1;
                 }
             }
@@ -210,7 +211,7 @@ impl Graph {
             let at = self.ready_at(new);
             let unblocks = self.unblocks(new.id());
             self.ready.insert(at, (new.clone(), unblocks));
-            *self.ready_holders.entry(holder(new)).or_default() += 1;
+            *self.ready_holders.entry(holder(new).map(str::to_string)).or_default() += 1;
         }
     }
 

@@ -3,9 +3,10 @@
 
 use std::sync::Arc;
 
+use super::graph::holder;
 use super::index::Index;
 use super::model::{Expect, IssueFilter, IssueMeta, IssuePatch, Snapshot, Status, StoreError, Updated};
-use super::record::{Fields, Record};
+use super::record::Record;
 use super::{Store, candidates, matches};
 
 /// Ready work: each issue with how many open or in-progress issues it blocks directly.
@@ -50,10 +51,8 @@ impl Store {
         let folders = index.folders().to_vec();
         drop(index);
         let filter = IssueFilter { status: Vec::new(), assignee: None, blocked: None, ..filter.clone() };
-        let mine = |m: &Record| match m.assignee().map(str::trim).filter(|a| !a.is_empty()) {
-            None => true,
-            Some(a) => assignee.is_some_and(|me| me == a),
-        };
+        // Who holds a row as the graph counts it, so a kept total and a walk agree.
+        let mine = |m: &Record| holder(m).is_none_or(|a| assignee == Some(a));
         // The ready list is kept in order with the graph: a page clones only its own rows, and
         // the total is a count, not a copy. Without a filter the graph keeps that count, and the
         // walk stops at the end of the page.
