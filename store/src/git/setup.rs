@@ -7,8 +7,8 @@
 use std::path::Path;
 
 use super::Repo;
-use crate::store::fs::Root;
-use crate::store::{IssueType, StoreError, Workspace};
+use crate::fs::Root;
+use crate::{IssueType, StoreError, Workspace};
 
 const HEADER: &str = "# docket: merge issue files field by field (written by `docket git-setup`)";
 
@@ -36,7 +36,7 @@ pub fn git_setup(ws: &Workspace, exe: &Path) -> Result<Vec<String>, String> {
     // Through the rooted layer: a `.gitattributes` committed as a link is refused, never
     // read or written through.
     let root = Root::workspace(ws).map_err(|e| e.to_string())?;
-    let existing = match root.read(&attributes, crate::store::files::MAX_FILE_BYTES) {
+    let existing = match root.read(&attributes, crate::files::MAX_FILE_BYTES) {
         Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
         Err(StoreError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(e) => return Err(format!("cannot read {e}")),

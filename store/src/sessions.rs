@@ -443,7 +443,7 @@ fn inside_root(root: &Path, param: &'static str, path: &Path) -> Result<PathBuf,
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{StoreOptions, Workspace};
+    use crate::{StoreOptions, Workspace};
 
     fn store_with_spec() -> (tempfile::TempDir, Store) {
         let dir = tempfile::tempdir().expect("tmp");

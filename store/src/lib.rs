@@ -51,7 +51,7 @@ pub struct StoreOptions {
     pub cache: bool,
     /// Full revalidation interval, a safety net behind the change watcher.
     pub ttl: Duration,
-    /// Number new ids above every git branch head and worktree (see `crate::store::git::ids`).
+    /// Number new ids above every git branch head and worktree (see `crate::git::ids`).
     pub branch_aware_ids: bool,
 }
 
@@ -522,7 +522,7 @@ fn resolve_for_read(index: &Index, id: &str) -> Result<(PathBuf, Option<StoreWar
 
 /// Every file holding `id`: exact match first, then short forms (`42`, `000042`, `ISS-000042` for
 /// a legacy `000042`).
-pub(super) fn candidates(index: &Index, id: &str) -> Result<Vec<PathBuf>, StoreError> {
+pub(crate) fn candidates(index: &Index, id: &str) -> Result<Vec<PathBuf>, StoreError> {
     let id = id.trim();
     files::validate_id(id)?;
     let exact = index.paths_of(id);
@@ -560,7 +560,7 @@ fn keep<F: Fields + ?Sized>(f: &IssueFilter, graph: Option<&graph::Graph>, m: &F
     matches(f, m) && f.blocked.zip(graph).is_none_or(|(want, g)| g.is_blocked(m.id()) == want)
 }
 
-pub(super) fn matches<F: Fields + ?Sized>(f: &IssueFilter, m: &F) -> bool {
+pub(crate) fn matches<F: Fields + ?Sized>(f: &IssueFilter, m: &F) -> bool {
     (f.status.is_empty() || f.status.contains(&m.status()))
         && (f.priority.is_empty() || f.priority.contains(&m.priority()))
         && (f.types.is_empty() || f.types.contains(&m.issue_type()))

@@ -351,7 +351,7 @@ impl Graph {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::model::IssueMeta;
+    use crate::model::IssueMeta;
 
     fn meta(id: &str, status: Status, blocked_by: &[&str], parent: Option<&str>) -> Record {
         let mut context = serde_json::Map::new();

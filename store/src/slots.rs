@@ -518,8 +518,8 @@ impl Slots {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::model::{Priority, Status};
-    use crate::store::search_index::TITLE;
+    use crate::model::{Priority, Status};
+    use crate::search_index::TITLE;
 
     fn meta(i: usize, title: &str, updated: &str) -> IssueMeta {
         IssueMeta {

@@ -10,10 +10,10 @@ use std::collections::BinaryHeap;
 use std::sync::Arc;
 
 use super::Slots;
-use crate::store::model::IssueMeta;
-use crate::store::ranking;
-use crate::store::record::{Fields, Record};
-use crate::store::search_index::Query;
+use crate::model::IssueMeta;
+use crate::ranking;
+use crate::record::{Fields, Record};
+use crate::search_index::Query;
 
 /// One page of ranked hits (issue and score), and how many hits there are in all.
 pub type RankedPage = (Vec<(Arc<IssueMeta>, u32)>, usize);

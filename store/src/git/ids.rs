@@ -14,8 +14,8 @@ use std::fs::File;
 use std::path::Path;
 
 use super::Repo;
-use crate::store::fs::Root;
-use crate::store::{IssueType, StoreError, Workspace, bounded_id_number, id_after};
+use crate::fs::Root;
+use crate::{IssueType, StoreError, Workspace, bounded_id_number, id_after};
 
 /// The cache file inside the workspace's cache directory.
 const CACHE_FILE: &str = "git-ids.json";
@@ -60,7 +60,7 @@ fn highest_in_repo(repo: &Repo, ws: &Workspace, t: IssueType) -> u64 {
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or_default();
     // A cached number beyond the format's range was written by someone else: not trusted.
-    cache.retain(|_, n| *n <= crate::store::MAX_ID_NUMBER);
+    cache.retain(|_, n| *n <= crate::MAX_ID_NUMBER);
     let mut missed = false;
     let mut max = 0;
     for oid in &commits {

@@ -28,7 +28,7 @@ impl Store {
         drop(index);
         // Inside git, also above every branch head and worktree; the lock is held until written.
         let (id, _branch_lock) =
-            crate::store::git::ids::above_branches(&self.ws, new.issue_type, allocated, self.branch_aware_ids)?;
+            crate::git::ids::above_branches(&self.ws, new.issue_type, allocated, self.branch_aware_ids)?;
         let blocked_by = match new.blocked_by.is_empty() {
             true => Vec::new(),
             false => super::work::check_blockers(&mut self.lock(), &id, &new.blocked_by)?,

@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 
 use super::Repo;
-use crate::store::fs::{Entry, Rename, Root};
+use crate::fs::{Entry, Rename, Root};
 
 /// The first line after the shebang of every hook docket writes: how it recognizes its own.
 const MARK: &str = "# docket: renumber ids a merge duplicated (written by `docket git-setup`)";
