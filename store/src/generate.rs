@@ -1,17 +1,17 @@
 //! Realistic generated workspaces for the demo, tests and benchmarks: deterministic for a seed,
 //! varied titles, labels, statuses and body lengths (some over 25,000 characters).
 
-use super::fs::Root;
+use crate::fs::Root;
 use std::path::Path;
 
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
 
-use super::files::new_path;
-use super::frontmatter::render_new;
-use super::model::{IssueMeta, IssueType, Priority, Status};
-use super::workspace::Workspace;
+use crate::files::frontmatter::render_new;
+use crate::files::new_path;
+use crate::model::{IssueMeta, IssueType, Priority, Status};
+use crate::workspace::Workspace;
 
 const VERBS: &[&str] =
     &["Fix", "Add", "Refactor", "Document", "Speed up", "Remove", "Test", "Migrate", "Harden", "Split"];

@@ -1,48 +1,38 @@
 //! The workspace store: markdown issues with YAML frontmatter in wrangler's layout, an always-fresh
-//! in-memory index, atomic writes under a workspace lock. It knows nothing of MCP.
+//! in-memory index, atomic writes under a workspace lock. It knows nothing of MCP, nor of tools.yaml:
+//! it is a crate of its own, so a manifest edit does not recompile it.
+//!
+//! Its rooms: [`fs`] (the rooted layer every write goes through), `files` (issue files and their
+//! frontmatter), `index` (the in-memory index and its snapshot), `workspace` (finding and laying out
+//! a workspace), [`sessions`], [`git`] (ids across branches, the merge driver and its hooks), and
+//! here the store itself with its writes (`write`) and the work graph's operations (`work`).
 
-mod counts;
-mod edit;
-mod facts;
 mod files;
-mod frontmatter;
 pub mod fs;
 pub mod generate;
 pub mod git;
-mod graph;
-mod history;
 mod index;
-mod layout;
-mod listing;
 mod model;
-mod orders;
-mod ranking;
-mod record;
-mod search_index;
 pub mod sessions;
-mod slots;
-mod snapshot;
-mod watch;
 mod work;
 mod workspace;
 mod write;
-mod yaml_edit;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-pub use edit::check_issue_text;
-pub use facts::{Counts, GroupBy};
+pub use files::edit::check_issue_text;
 pub use files::read_text as read_file_safely;
-pub use layout::{LayoutReport, Split};
+pub use index::facts::{Counts, GroupBy};
 pub use model::*;
 pub use work::{Blockers, Ready};
 pub use workspace::Workspace;
+pub use workspace::layout::{LayoutReport, Split};
 
-use frontmatter::Document;
+use files::frontmatter::Document;
 use index::Index;
-use record::{Fields, Record};
+use index::record::{Fields, Record};
 
 /// How the store caches.
 #[derive(Debug, Clone, Copy)]
@@ -125,7 +115,7 @@ impl Store {
             // Woken early by `wait_for_snapshot` (a flush, an exit); else after the delay.
             let _ = wait.recv_timeout(SAVE_DELAY);
             let pending = index.lock().unwrap_or_else(|p| p.into_inner()).write_snapshot();
-            if let Some(Err(e)) = pending.map(snapshot::Pending::commit) {
+            if let Some(Err(e)) = pending.map(index::snapshot::Pending::commit) {
                 tracing::debug!(error = %e, "could not save the index snapshot");
             }
         });
@@ -149,7 +139,7 @@ impl Store {
             let mut index = self.lock();
             if index.unsaved() == 0 { None } else { index.write_snapshot() }
         };
-        if let Some(Err(e)) = pending.map(snapshot::Pending::commit) {
+        if let Some(Err(e)) = pending.map(index::snapshot::Pending::commit) {
             tracing::warn!(error = %e, "could not save the index snapshot; the next start reads every file");
         }
     }
@@ -177,7 +167,7 @@ impl Store {
             warnings.retain(|o| o.code != StoreWarningCode::DuplicateId);
             warnings.push(w);
         }
-        let notes = frontmatter::nonstandard_values(&doc);
+        let notes = files::frontmatter::nonstandard_values(&doc);
         if !notes.is_empty() {
             warnings.push(StoreWarning {
                 code: StoreWarningCode::NonstandardValue,
@@ -209,8 +199,8 @@ impl Store {
     /// and anything that is not a regular file inside the workspace.
     fn read(&self, path: &Path) -> Result<(IssueMeta, Document), StoreError> {
         let text = files::read_text(path)?;
-        let doc =
-            frontmatter::parse(&text).map_err(|reason| StoreError::Malformed { path: path.to_path_buf(), reason })?;
+        let doc = files::frontmatter::parse(&text)
+            .map_err(|reason| StoreError::Malformed { path: path.to_path_buf(), reason })?;
         Ok((self.meta_of(path, &doc), doc))
     }
 
@@ -405,8 +395,8 @@ impl Store {
     /// disk: call it for the page of results shown, not for every hit).
     pub fn excerpt(&self, meta: &IssueMeta, query: &str) -> Option<String> {
         let body = self.read_body(meta).ok()?;
-        let query = search_index::Query::parse(query);
-        let (at, len) = search_index::first_match(&body, &query)?;
+        let query = index::search_index::Query::parse(query);
+        let (at, len) = index::search_index::first_match(&body, &query)?;
         Some(excerpt_around(&body, at, len))
     }
 
@@ -421,36 +411,41 @@ impl Store {
                 && m.title().trim().to_lowercase() == wanted
         };
         let (mut index, _) = self.fresh()?;
-        let query = search_index::Query::exact(&wanted);
+        let query = index::search_index::Query::exact(&wanted);
         if query.is_empty() {
             let found = index.by_updated().filter(|(m, _)| same(m)).map(|(m, dir)| Arc::new(m.meta(m.path_in(dir))));
             return Ok(found.collect());
         }
         let mut hits: Vec<Arc<IssueMeta>> =
-            index.search(&query, search_index::TITLE, same).into_iter().map(|(m, _)| m).collect();
+            index.search(&query, index::search_index::TITLE, same).into_iter().map(|(m, _)| m).collect();
         hits.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then_with(|| a.id.cmp(&b.id)));
         Ok(hits)
     }
 }
 
 /// The words of a search and the fields it searches.
-fn parse_search(q: &SearchQuery) -> (search_index::Query, u8) {
+fn parse_search(q: &SearchQuery) -> (index::search_index::Query, u8) {
     let mut allowed = 0;
     for f in &q.fields {
         allowed |= match f {
-            SearchField::Title => search_index::ID | search_index::TITLE,
-            SearchField::Labels => search_index::LABELS,
-            SearchField::Description => search_index::BODY,
+            SearchField::Title => index::search_index::ID | index::search_index::TITLE,
+            SearchField::Labels => index::search_index::LABELS,
+            SearchField::Description => index::search_index::BODY,
         };
     }
-    (search_index::Query::parse(&q.text), allowed)
+    (index::search_index::Query::parse(&q.text), allowed)
 }
 
 /// The issues a search query names by ID (`ISS-000042`, `42`, `#42`) that its filter accepts:
 /// found first, whatever their words.
-fn named_by_id(index: &Index, q: &SearchQuery, allowed: u8, graph: Option<&graph::Graph>) -> Vec<Arc<IssueMeta>> {
+fn named_by_id(
+    index: &Index,
+    q: &SearchQuery,
+    allowed: u8,
+    graph: Option<&index::graph::Graph>,
+) -> Vec<Arc<IssueMeta>> {
     let id = q.text.trim().trim_start_matches('#');
-    if allowed & search_index::ID == 0 {
+    if allowed & index::search_index::ID == 0 {
         return Vec::new();
     }
     let Ok(paths) = candidates(index, id) else { return Vec::new() };
@@ -529,14 +524,14 @@ pub(crate) fn candidates(index: &Index, id: &str) -> Result<Vec<PathBuf>, StoreE
     let candidates: Vec<PathBuf> = if !exact.is_empty() {
         exact
     } else {
-        let digits = slots::digits_of(id);
+        let digits = index::slots::digits_of(id);
         let prefix = id[..id.len() - digits.len()].to_uppercase();
         match digits.parse::<u64>() {
             Ok(n) if digits.chars().all(|c| c.is_ascii_digit()) => index
                 .ids_with_digits(&format!("{n:06}"))
                 .iter()
                 .filter(|known| {
-                    let kp = &known[..known.len() - slots::digits_of(known).len()];
+                    let kp = &known[..known.len() - index::slots::digits_of(known).len()];
                     prefix.is_empty() || kp.is_empty() || kp.to_uppercase() == prefix
                 })
                 .flat_map(|k| index.paths_of(k))
@@ -556,7 +551,7 @@ fn folder_type(ws: &Workspace, path: &Path) -> Option<IssueType> {
 }
 
 /// [`matches`], and the `blocked` filter, which needs the work graph.
-fn keep<F: Fields + ?Sized>(f: &IssueFilter, graph: Option<&graph::Graph>, m: &F) -> bool {
+fn keep<F: Fields + ?Sized>(f: &IssueFilter, graph: Option<&index::graph::Graph>, m: &F) -> bool {
     matches(f, m) && f.blocked.zip(graph).is_none_or(|(want, g)| g.is_blocked(m.id()) == want)
 }
 
@@ -602,5 +597,5 @@ fn excerpt_around(body: &str, at: usize, len: usize) -> String {
 }
 
 /// What the issue a search query names by ID adds to its score: above every word match,
-/// exact titles included ([`ranking::EXACT_TITLE`]).
-const ID_MATCH: u32 = 100 * ranking::EXACT_TITLE;
+/// exact titles included ([`index::ranking::EXACT_TITLE`]).
+const ID_MATCH: u32 = 100 * index::ranking::EXACT_TITLE;

@@ -275,7 +275,7 @@ pub struct SearchQuery {
 }
 
 /// A search match; ID matches score above title matches above label matches above body
-/// matches. [`Store::excerpt`](super::Store::excerpt) gives the body around the match.
+/// matches. [`Store::excerpt`](crate::Store::excerpt) gives the body around the match.
 #[derive(Debug, Clone)]
 pub struct SearchHit {
     pub meta: std::sync::Arc<IssueMeta>,

@@ -3,11 +3,11 @@
 
 use std::sync::Arc;
 
-use super::graph::holder;
-use super::index::Index;
-use super::model::{Expect, IssueFilter, IssueMeta, IssuePatch, Snapshot, Status, StoreError, Updated};
-use super::record::Record;
-use super::{Store, candidates, matches};
+use crate::index::Index;
+use crate::index::graph::holder;
+use crate::index::record::Record;
+use crate::model::{Expect, IssueFilter, IssueMeta, IssuePatch, Snapshot, Status, StoreError, Updated};
+use crate::{Store, candidates, matches};
 
 /// Ready work: each issue with how many open or in-progress issues it blocks directly.
 #[derive(Debug, Clone)]

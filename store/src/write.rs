@@ -9,13 +9,13 @@ use std::time::SystemTime;
 use serde_json::{Map, Value};
 use serde_yaml::Value as Yaml;
 
-use super::files::{self, WorkspaceLock};
-use super::frontmatter::{self, Document};
-use super::fs::{Rename, Root};
-use super::index::iso;
-use super::model::{Issue, IssueMeta, IssuePatch, NewIssue, StoreError, Updated};
-use super::yaml_edit::KeyEdit;
-use super::{Store, folder_type, resolve_for_write};
+use crate::files::frontmatter::{self, Document};
+use crate::files::yaml_edit::KeyEdit;
+use crate::files::{self, WorkspaceLock};
+use crate::fs::{Rename, Root};
+use crate::index::iso;
+use crate::model::{Issue, IssueMeta, IssuePatch, NewIssue, StoreError, Updated};
+use crate::{Store, folder_type, resolve_for_write};
 
 /// Times an update re-reads a file that changed under it before giving up with a conflict.
 const ATTEMPTS: usize = 5;
@@ -31,7 +31,7 @@ impl Store {
             crate::git::ids::above_branches(&self.ws, new.issue_type, allocated, self.branch_aware_ids)?;
         let blocked_by = match new.blocked_by.is_empty() {
             true => Vec::new(),
-            false => super::work::check_blockers(&mut self.lock(), &id, &new.blocked_by)?,
+            false => crate::work::check_blockers(&mut self.lock(), &id, &new.blocked_by)?,
         };
         let now = iso(SystemTime::now());
         let path = files::new_path(&self.ws, new.issue_type, new.status.is_archived(), &id, &new.title);
@@ -70,7 +70,7 @@ impl Store {
         let path = resolve_for_write(&index, id)?;
         if let Some(given) = &patch.blocked_by {
             let own = index.meta_at(&path).map_or_else(|| id.trim().to_string(), |m| m.id.clone());
-            patch.blocked_by = Some(super::work::check_blockers(&mut index, &own, given)?);
+            patch.blocked_by = Some(crate::work::check_blockers(&mut index, &own, given)?);
         }
         drop(index);
         for _ in 0..ATTEMPTS {
@@ -81,7 +81,7 @@ impl Store {
                 frontmatter::parse(&text).map_err(|reason| StoreError::Malformed { path: path.clone(), reason })?;
             let before = self.meta_of(&path, &doc);
             if let Some(expect) = &patch.expect {
-                super::work::check_expect(&mut self.lock(), &before, expect)?;
+                crate::work::check_expect(&mut self.lock(), &before, expect)?;
             }
             let plan = plan(&path, &doc, &before, &patch)?;
             if plan.changed.is_empty() {
@@ -124,7 +124,7 @@ impl Store {
 
     /// The issue a parsed file describes.
     pub(super) fn meta_of(&self, path: &Path, doc: &Document) -> IssueMeta {
-        let folder = folder_type(&self.ws, path).unwrap_or(super::IssueType::Issue);
+        let folder = folder_type(&self.ws, path).unwrap_or(crate::IssueType::Issue);
         let modified = std::fs::symlink_metadata(path).and_then(|m| m.modified()).map(iso).unwrap_or_default();
         frontmatter::meta(doc, path, folder, &modified)
     }

@@ -23,7 +23,7 @@ use std::path::{Component, Path, PathBuf};
 
 pub use sys::Rename;
 
-use super::model::StoreError;
+use crate::model::StoreError;
 
 /// A directory handle that every operation resolves beneath, never following a link.
 #[derive(Debug)]
@@ -78,7 +78,7 @@ impl Root {
     }
 
     /// The workspace's root directory (the one holding `.docket/` or `.wrangler/`).
-    pub fn workspace(ws: &super::Workspace) -> Result<Root, StoreError> {
+    pub fn workspace(ws: &crate::Workspace) -> Result<Root, StoreError> {
         Root::open(&ws.root)
     }
 

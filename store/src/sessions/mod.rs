@@ -1,7 +1,10 @@
-//! Workflow sessions in wrangler's format: `sessions/{id}/context.json` (the session),
-//! `checkpoint.json` (resumable state) and `audit.jsonl` (one JSON entry per event).
+//! Workflow sessions in wrangler's format (and, in `history`, the sessions that concern one issue):
+//! `sessions/{id}/context.json` (the session), `checkpoint.json` (resumable state) and
+//! `audit.jsonl` (one JSON entry per event).
 //! IDs are `YYYY-MM-DD-{git short hash or nogit}-{4 hex}`, so sorting them sorts by date; wrangler's
 //! workflow engine writes sessions `wf-YYYY-MM-DD-{8 hex}` in the same folder and format.
+
+pub(crate) mod history;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -11,11 +14,11 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use super::Store;
-use super::files::{WorkspaceLock, validate_id};
-use super::fs::{Entry, Root};
-use super::index::iso;
-use super::model::StoreError;
+use crate::Store;
+use crate::files::{WorkspaceLock, validate_id};
+use crate::fs::{Entry, Root};
+use crate::index::iso;
+use crate::model::StoreError;
 
 /// `context.json`: keys unknown to docket are kept on rewrite.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -118,13 +121,13 @@ impl Store {
     fn session_dir(&self, id: &str) -> Result<PathBuf, StoreError> {
         validate_id(id)?;
         let dir = self.workspace().sessions_dir().join(id);
-        super::files::ensure_inside(self.workspace(), &dir)?;
+        crate::files::ensure_inside(self.workspace(), &dir)?;
         Ok(dir)
     }
 
     fn load_session(&self, id: &str) -> Result<Session, StoreError> {
         let path = self.session_dir(id)?.join("context.json");
-        let text = super::files::read_text(&path).map_err(|e| match e {
+        let text = crate::files::read_text(&path).map_err(|e| match e {
             StoreError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
                 StoreError::SessionNotFound { id: Some(id.to_string()) }
             }
@@ -323,7 +326,7 @@ impl Store {
             None => self.newest_session(Session::is_incomplete)?,
         };
         let checkpoint_path = self.session_dir(&session.id)?.join("checkpoint.json");
-        let checkpoint = super::files::read_text(&checkpoint_path).ok().and_then(|t| serde_json::from_str(&t).ok());
+        let checkpoint = crate::files::read_text(&checkpoint_path).ok().and_then(|t| serde_json::from_str(&t).ok());
         Ok((session, checkpoint))
     }
 
@@ -345,8 +348,8 @@ impl Store {
         };
         let dir = self.session_dir(&session.id)?;
         let read_json =
-            |name: &str| super::files::read_text(&dir.join(name)).ok().and_then(|t| serde_json::from_str(&t).ok());
-        let audit = super::files::read_text(&dir.join("audit.jsonl"))
+            |name: &str| crate::files::read_text(&dir.join(name)).ok().and_then(|t| serde_json::from_str(&t).ok());
+        let audit = crate::files::read_text(&dir.join("audit.jsonl"))
             .map(|t| t.lines().filter_map(|l| serde_json::from_str(l).ok()).collect())
             .unwrap_or_default();
         Ok(SessionProgress {

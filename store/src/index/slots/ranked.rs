@@ -2,7 +2,7 @@
 //! from the full-text index alone (a title is read only when it holds every query word), ties
 //! are broken by each slot's place in the kept list order, and only the `offset + limit` best
 //! are kept (a bounded heap, fed one hit at a time) and sorted. What
-//! [`super::super::Store::search`] and the handler's sort give, page for page, at a fraction of
+//! [`crate::Store::search`] and the handler's sort give, page for page, at a fraction of
 //! the cost when a common word hits most of the workspace.
 
 use std::cmp::Ordering;
@@ -10,10 +10,10 @@ use std::collections::BinaryHeap;
 use std::sync::Arc;
 
 use super::Slots;
+use crate::index::ranking;
+use crate::index::record::{Fields, Record};
+use crate::index::search_index::Query;
 use crate::model::IssueMeta;
-use crate::ranking;
-use crate::record::{Fields, Record};
-use crate::search_index::Query;
 
 /// One page of ranked hits (issue and score), and how many hits there are in all.
 pub type RankedPage = (Vec<(Arc<IssueMeta>, u32)>, usize);

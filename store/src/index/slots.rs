@@ -23,12 +23,12 @@ pub use ranked::RankedPage;
 
 use super::counts::Tally;
 use super::facts::{self, Counts, FactFilter, Facts, GroupBy, Names};
-use super::model::{IssueFilter, IssueMeta, IssueType};
 use super::orders::{Metas, Orders, list_order};
 use super::ranking;
 use super::record::{Fields, Record};
 use super::search_index::{DocText, Query, SearchIndex};
 use super::snapshot::{Decoder, Encoder, FileStamp};
+use crate::model::{IssueFilter, IssueMeta, IssueType};
 
 pub struct Slot {
     pub rec: Record,
@@ -518,8 +518,8 @@ impl Slots {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::index::search_index::TITLE;
     use crate::model::{Priority, Status};
-    use crate::search_index::TITLE;
 
     fn meta(i: usize, title: &str, updated: &str) -> IssueMeta {
         IssueMeta {

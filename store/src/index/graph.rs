@@ -3,8 +3,8 @@
 //! index and cached in it until the next change, so a warm `issues_ready` reads no file and
 //! builds nothing.
 
-use super::model::Status;
 use super::record::{Fields, Record};
+use crate::model::Status;
 use std::cmp::Reverse;
 use std::collections::{HashMap, HashSet};
 
@@ -361,9 +361,9 @@ mod tests {
         let m = IssueMeta {
             id: id.into(),
             title: id.into(),
-            issue_type: super::super::model::IssueType::Issue,
+            issue_type: crate::model::IssueType::Issue,
             status,
-            priority: super::super::model::Priority::Medium,
+            priority: crate::model::Priority::Medium,
             labels: vec![],
             assignee: None,
             project: None,

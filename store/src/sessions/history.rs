@@ -3,10 +3,10 @@
 
 use std::path::Path;
 
-use super::Store;
-use super::files;
-use super::model::IssueMeta;
-use super::sessions::Session;
+use super::Session;
+use crate::Store;
+use crate::files;
+use crate::model::IssueMeta;
 
 /// Most sessions a lookup reads (newest first), so a workspace with years of sessions stays quick.
 const MAX_SCANNED: usize = 500;

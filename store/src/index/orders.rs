@@ -8,8 +8,8 @@ use std::cmp::Ordering;
 use hashbrown::HashMap;
 
 use super::counts::{self, BUCKETS};
-use super::model::IssueFilter;
 use super::record::{Fields, Record};
+use crate::model::IssueFilter;
 
 /// List order: issues before files without frontmatter, newest update first, then ID, then path
 /// (`path` compares the paths, asked for only when all the rest ties).

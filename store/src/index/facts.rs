@@ -6,8 +6,8 @@ use std::hash::BuildHasher;
 
 use hashbrown::HashTable;
 
-use super::model::{IssueFilter, IssueType, Priority, Status};
 use super::record::Fields;
+use crate::model::{IssueFilter, IssueType, Priority, Status};
 
 /// How many issues in all, and in each group (`None`: no assignee or project).
 pub type Counts = (usize, Vec<(Option<String>, usize)>);

@@ -8,9 +8,9 @@ use std::time::Duration;
 
 use rayon::prelude::*;
 
-use super::fs::Root;
-use super::slots::Slots;
-use super::snapshot::FileStamp;
+use crate::fs::Root;
+use crate::index::slots::Slots;
+use crate::index::snapshot::FileStamp;
 
 /// What the scan learnt about one folder entry that is an issue file.
 pub struct Checked {

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use serde_json::Map;
 
-use super::model::{IssueMeta, IssueType, Priority, Status};
+use crate::model::{IssueMeta, IssueType, Priority, Status};
 
 /// What filters, orders, counts and the work graph read of an issue: implemented by the full
 /// [`IssueMeta`] and by the packed [`Record`], so the same code serves both.

@@ -7,8 +7,8 @@ use std::path::Path;
 use serde_json::{Map, Value as Json};
 use serde_yaml::{Mapping, Value as Yaml};
 
-use super::model::{IssueMeta, IssueType, Priority, Status};
 use super::yaml_edit::{self, KeyEdit};
+use crate::model::{IssueMeta, IssueType, Priority, Status};
 
 const BOM: &str = "\u{feff}";
 

@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
-use super::Workspace;
-use super::files::WorkspaceLock;
-use super::fs::{Entry, Root};
-use super::model::StoreError;
+use crate::Workspace;
+use crate::files::WorkspaceLock;
+use crate::fs::{Entry, Root};
+use crate::model::StoreError;
 
 /// Version of wrangler's workspace schema this layout follows.
 const SCHEMA_VERSION: &str = "1.3.0";
@@ -142,7 +142,7 @@ impl Workspace {
             for (_, split, source, dest) in &assets {
                 for name in &split.created {
                     let (from, to) = (source.join(name), dest.join(name));
-                    let bytes = Root::open(source)?.read(&from, super::files::MAX_FILE_BYTES)?;
+                    let bytes = Root::open(source)?.read(&from, crate::files::MAX_FILE_BYTES)?;
                     root.create_atomic(&to, &bytes)?;
                 }
             }
@@ -248,7 +248,7 @@ fn plan_copy(wanted: bool, source: &Path, dest: &Path, exts: &[&str]) -> Split {
 }
 
 fn read_optional(root: &Root, path: &Path) -> Result<String, StoreError> {
-    match root.read(path, super::files::MAX_FILE_BYTES) {
+    match root.read(path, crate::files::MAX_FILE_BYTES) {
         Ok(bytes) => String::from_utf8(bytes)
             .map_err(|_| StoreError::Refused { path: path.to_path_buf(), reason: "it is not UTF-8 text".into() }),
         Err(StoreError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),

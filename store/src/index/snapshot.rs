@@ -17,8 +17,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-use super::fs::{Entry, Rename, Root, Temp};
-use super::model::StoreError;
+use crate::fs::{Entry, Rename, Root, Temp};
+use crate::model::StoreError;
 
 const MAGIC: &[u8; 8] = b"DOCKETIX";
 /// Bumped whenever the layout or what it holds changes; other versions are ignored.

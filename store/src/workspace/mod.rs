@@ -1,9 +1,12 @@
-//! Finding and creating workspaces: a directory holding `.wrangler/` (wrangler's) or `.docket/`.
+//! Finding and creating workspaces: a directory holding `.wrangler/` (wrangler's) or `.docket/`;
+//! the layout `init_workspace` creates and checks is in [`layout`].
+
+pub(crate) mod layout;
 
 use std::path::{Path, PathBuf};
 
-use super::fs::{Entry, Root};
-use super::model::{IssueType, StoreError};
+use crate::fs::{Entry, Root};
+use crate::model::{IssueType, StoreError};
 
 /// Names of the workspace directory, in the order they are looked for.
 const DIR_NAMES: &[&str] = &[".wrangler", ".docket"];

@@ -1,9 +1,22 @@
 //! The in-memory index: every issue's frontmatter and words, kept fresh at the start of each call.
+//! Its parts: one packed [`record`] per issue in [`slots`], interned [`facts`] and kept [`counts`]
+//! and list [`orders`], the full-text [`search_index`] and its [`ranking`], the work [`graph`], and
+//! the [`snapshot`] a new process starts from.
 //!
 //! Populated by the first call (from the last process's snapshot where it can); write-through on
 //! our own writes; edits made outside the server are picked up by the [`Watcher`] (or a stat
 //! rescan where it cannot tell); a full revalidation after the TTL is the safety net. With the
 //! cache off, every call re-reads every file.
+
+pub(crate) mod counts;
+pub(crate) mod facts;
+pub(crate) mod graph;
+pub(crate) mod orders;
+pub(crate) mod ranking;
+pub(crate) mod record;
+pub(crate) mod search_index;
+pub(crate) mod slots;
+pub(crate) mod snapshot;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -12,19 +25,19 @@ use std::time::{Duration, Instant, SystemTime};
 
 use rayon::prelude::*;
 
-use super::facts::{Counts, GroupBy};
-use super::files;
-use super::frontmatter;
-use super::fs::Root;
-use super::graph::Graph;
-use super::listing::{Checked, check, list};
-use super::model::{IssueFilter, IssueMeta, IssueType, StoreError, StoreWarning, StoreWarningCode};
-use super::record::{Fields, Record};
-use super::search_index::{DocText, Query};
-use super::slots::Slots;
-use super::snapshot::{self, FileStamp};
-use super::watch::{Changes, Watcher};
-use super::workspace::Workspace;
+use crate::files;
+use crate::files::frontmatter;
+use crate::files::listing::{Checked, check, list};
+use crate::files::watch::{Changes, Watcher};
+use crate::fs::Root;
+use crate::model::{IssueFilter, IssueMeta, IssueType, StoreError, StoreWarning, StoreWarningCode};
+use crate::workspace::Workspace;
+use facts::{Counts, GroupBy};
+use graph::Graph;
+use record::{Fields, Record};
+use search_index::{DocText, Query};
+use slots::Slots;
+use snapshot::FileStamp;
 
 /// Enough to tell that a file changed without reading it (of the entry itself: a link is not
 /// followed, so a link's target changing elsewhere cannot matter).
@@ -398,7 +411,7 @@ impl Index {
     /// with the workspace lock held and the index fresh, so other processes' creates are known).
     pub fn next_id(&self, t: IssueType, floor: u64) -> Result<String, StoreError> {
         let highest = self.max_number.get(&t).copied().unwrap_or(0).max(floor);
-        super::model::id_after(t, highest, self.ws.collection(t))
+        crate::model::id_after(t, highest, self.ws.collection(t))
     }
 
     /// Drops whatever the index knows about `path`.
@@ -511,7 +524,7 @@ impl Index {
         id_points: u32,
         offset: usize,
         limit: usize,
-    ) -> Option<super::slots::RankedPage> {
+    ) -> Option<slots::RankedPage> {
         self.slots.search_page(q, allowed, keep, ids, id_points, offset, limit)
     }
 
@@ -598,7 +611,7 @@ fn note_number(max_number: &mut HashMap<IssueType, u64>, folder: IssueType, id: 
     let digits_at = id.find(|c: char| c.is_ascii_digit()).unwrap_or(id.len());
     let (prefix, digits) = id.split_at(digits_at);
     // A number beyond the format's range is malformed (doctor lists it) and reserves nothing.
-    let Some(n) = super::model::bounded_id_number(digits) else { return };
+    let Some(n) = crate::model::bounded_id_number(digits) else { return };
     let t = IssueType::ALL.iter().copied().find(|t| t.prefix().eq_ignore_ascii_case(prefix));
     let t = match (t, prefix.is_empty()) {
         (Some(t), _) => t,

@@ -6,8 +6,8 @@
 use hashbrown::HashMap;
 
 use super::facts::{Counts, Facts, GroupBy, Names};
-use super::model::{IssueFilter, IssueType, Priority, Status};
 use super::record::{Fields, Record};
+use crate::model::{IssueFilter, IssueType, Priority, Status};
 
 /// Issue (type, status) pairs: the buckets that counts and list orders are kept per.
 pub const BUCKETS: usize = 12;

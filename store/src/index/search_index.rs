@@ -12,8 +12,8 @@ use std::io::{self, Read, Write};
 
 use hashbrown::HashTable;
 
-use super::model::IssueMeta;
 use super::snapshot::{Decoder, Encoder};
+use crate::model::IssueMeta;
 
 /// Where a word occurs: the bits of a posting.
 pub const ID: u8 = 1;
@@ -24,7 +24,7 @@ const FIELDS: u8 = 0b1111;
 
 /// Points a field earns for one query word, before its rarity (IDF) scales them: title words
 /// weigh most, then labels, then the body. An exact word earns a field's points twice, a prefix
-/// or infix match once. IDs are not words: [`super::Store::search`] ranks them above all.
+/// or infix match once. IDs are not words: [`crate::Store::search`] ranks them above all.
 fn points(fields: u8) -> u32 {
     let mut w = 0;
     if fields & TITLE != 0 {
@@ -545,9 +545,9 @@ mod tests {
         IssueMeta {
             id: id.into(),
             title: title.into(),
-            issue_type: super::super::IssueType::Issue,
-            status: super::super::Status::Open,
-            priority: super::super::Priority::Medium,
+            issue_type: crate::IssueType::Issue,
+            status: crate::Status::Open,
+            priority: crate::Priority::Medium,
             labels: labels.iter().map(|l| l.to_string()).collect(),
             assignee: None,
             project: None,

@@ -6,12 +6,12 @@ use std::time::SystemTime;
 
 use serde_yaml::Value as Yaml;
 
-use super::files::{self, WorkspaceLock};
+use super::WorkspaceLock;
 use super::frontmatter;
-use super::index::iso;
-use super::model::StoreError;
 use super::yaml_edit::KeyEdit;
-use super::{Store, resolve_for_write};
+use crate::index::iso;
+use crate::model::StoreError;
+use crate::{Store, resolve_for_write};
 
 impl Store {
     /// The one file holding `id` and its text, for editing.
@@ -19,7 +19,7 @@ impl Store {
         let (index, _) = self.fresh()?;
         let path = resolve_for_write(&index, id)?;
         drop(index);
-        Ok((path.clone(), files::read_text(&path)?))
+        Ok((path.clone(), super::read_text(&path)?))
     }
 
     /// Replaces the text of `path` by `text` if the file still holds `expected`. Returns false,

@@ -1,12 +1,21 @@
-//! Safe reads that refuse links, FIFOs and huge files; the workspace lock; file names. Writes go
-//! through the rooted layer ([`super::fs`]).
+//! Issue files as they are on disk. Here: safe reads that refuse links, FIFOs and huge files; the
+//! workspace lock; file names. Below: the frontmatter format ([`frontmatter`]) and its lossless
+//! editing ([`yaml_edit`]), whole-file edits made outside the tools ([`edit`]), the scan of the
+//! issue folders ([`listing`]) and the change watcher ([`watch`]). Writes go through the rooted
+//! layer ([`crate::fs`]).
+
+pub(crate) mod edit;
+pub(crate) mod frontmatter;
+pub(crate) mod listing;
+pub(crate) mod watch;
+pub(crate) mod yaml_edit;
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-use super::fs::Root;
-use super::model::{IssueType, StoreError};
-use super::workspace::Workspace;
+use crate::fs::Root;
+use crate::model::{IssueType, StoreError};
+use crate::workspace::Workspace;
 
 /// Largest issue file docket reads; bigger ones are skipped with a warning.
 pub const MAX_FILE_BYTES: u64 = 8 * 1024 * 1024;
@@ -14,7 +23,7 @@ pub const MAX_FILE_BYTES: u64 = 8 * 1024 * 1024;
 /// Reads a regular file without following a symbolic link, without blocking on a FIFO or device,
 /// and without reading more than [`MAX_FILE_BYTES`]. `Err(Refused)` says why a file is not read.
 pub fn read_regular(path: &Path) -> Result<Vec<u8>, StoreError> {
-    super::fs::read_file(path, MAX_FILE_BYTES)
+    crate::fs::read_file(path, MAX_FILE_BYTES)
 }
 
 /// [`read_regular`] as UTF-8 text.
