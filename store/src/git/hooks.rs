@@ -1,0 +1,112 @@
+//! The git hooks `docket git-setup` installs so merges repair themselves: after a merge
+//! (`post-merge`), a rebase (`post-rewrite`) or a merge commit concluded by hand (`post-commit`),
+//! `docket hook NAME` renumbers the ids the merge duplicated, with `doctor --fix`'s rules.
+//!
+//! A hook the user already has is kept: it is renamed to `NAME.legacy` (the pre-commit
+//! framework's convention) and docket's hook runs it first with the same arguments and input.
+//! Hooks go where git looks for them (`core.hooksPath` honoured), through the rooted file layer:
+//! inside the repository's git directory or its working tree, never through a link, and never
+//! into a hooks folder outside the repository (a global `core.hooksPath` serves every repository
+//! on the machine: docket says what to add by hand instead).
+
+use std::path::{Path, PathBuf};
+
+use super::Repo;
+use crate::fs::{Entry, Rename, Root};
+
+/// The first line after the shebang of every hook docket writes: how it recognizes its own.
+const MARK: &str = "# docket: renumber ids a merge duplicated (written by `docket git-setup`)";
+
+/// The hooks docket installs.
+pub const HOOKS: [&str; 3] = ["post-merge", "post-rewrite", "post-commit"];
+
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// The script of hook `name`: the kept hook first, then `docket hook`; never fails the git
+/// command (these hooks run after the fact, and git ignores their status anyway).
+fn script(name: &str, exe: &Path, ws_rel: &str) -> String {
+    let workspace = if ws_rel.is_empty() { String::new() } else { format!("/{ws_rel}") };
+    format!(
+        "#!/bin/sh\n{MARK}\nhooks=\"$(dirname \"$0\")\"\nif [ -x \"$hooks/{name}.legacy\" ]; then \"$hooks/{name}.legacy\" \"$@\"; fi\nexe={exe}\nif [ -x \"$exe\" ]; then \"$exe\" hook {name} --workspace \"$(git rev-parse --show-toplevel){workspace}\" \"$@\" </dev/null || true; else echo \"docket hook: $exe is gone; run \\`docket git-setup\\` again to point the hooks at docket\" >&2; fi\nexit 0\n",
+        exe = shell_quote(&exe.to_string_lossy()),
+    )
+}
+
+/// Where git runs hooks from, and the trusted directory to write them through.
+fn hooks_dir(repo: &Repo) -> Result<(Root, PathBuf), String> {
+    let dir = repo
+        .git(&["rev-parse", "--path-format=absolute", "--git-path", "hooks"])
+        .map(|s| PathBuf::from(s.trim_end()))
+        .ok_or("git did not say where its hooks live (`git rev-parse --git-path hooks` failed)")?;
+    for anchor in [&repo.common_dir, &repo.toplevel] {
+        let real = anchor.canonicalize().unwrap_or_else(|_| anchor.to_path_buf());
+        if let Ok(rel) = dir.strip_prefix(anchor).or_else(|_| dir.strip_prefix(&real)) {
+            let root = Root::open(&real).map_err(|e| e.to_string())?;
+            return Ok((root, real.join(rel)));
+        }
+    }
+    Err(format!(
+        "core.hooksPath is {}, outside this repository; docket installs no hook there (it would run in every repository that uses it). To renumber ids after merges, call `docket hook post-merge` from your own post-merge hook",
+        dir.display()
+    ))
+}
+
+/// Installs (or updates) the hooks; one line per hook saying what was done.
+pub fn install(repo: &Repo, exe: &Path) -> Result<Vec<String>, String> {
+    let (root, dir) = hooks_dir(repo)?;
+    root.create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let mut report = Vec::new();
+    for name in HOOKS {
+        let path = dir.join(name);
+        let want = script(name, exe, &repo.ws_rel);
+        let current = match root.entry(&path).map_err(|e| e.to_string())? {
+            Entry::Missing => None,
+            Entry::File => Some(root.read(&path, 1 << 20).map_err(|e| format!("cannot read {e}"))?),
+            _ => {
+                return Err(format!("{} is not a regular file; remove it or install the hook by hand", path.display()));
+            }
+        };
+        match current {
+            Some(bytes) if bytes == want.as_bytes() => {
+                report.push(format!("{}: already installed", path.display()));
+                continue;
+            }
+            Some(bytes) if !String::from_utf8_lossy(&bytes).contains(MARK) => {
+                let legacy = dir.join(format!("{name}.legacy"));
+                if root.entry(&legacy).map_err(|e| e.to_string())? != Entry::Missing {
+                    return Err(format!(
+                        "{} is not docket's, and {} exists too: docket would lose one of them. Merge them into {}, then run `docket git-setup` again",
+                        path.display(),
+                        legacy.display(),
+                        legacy.display()
+                    ));
+                }
+                root.rename(&path, &legacy, Rename::NoReplace).map_err(|e| e.to_string())?;
+                report.push(format!("{}: kept as {} (docket's hook runs it first)", path.display(), legacy.display()));
+            }
+            _ => {}
+        }
+        root.write_atomic(&path, want.as_bytes(), Some(0o755)).map_err(|e| format!("cannot write {e}"))?;
+        report.push(format!("{}: installed (renumbers ids a merge duplicated)", path.display()));
+    }
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_script_quotes_the_executable_and_runs_the_kept_hook_first() {
+        let s = script("post-merge", Path::new("/opt/it's here/docket"), ".docket");
+        assert!(s.starts_with("#!/bin/sh\n"));
+        assert!(s.contains(MARK));
+        assert!(s.contains(r"exe='/opt/it'\''s here/docket'"), "{s}");
+        let legacy = s.find("post-merge.legacy\" \"$@\"").expect("legacy runs");
+        let ours = s.find("hook post-merge --workspace").expect("docket runs");
+        assert!(legacy < ours);
+        assert!(s.contains("$(git rev-parse --show-toplevel)/.docket"));
+    }
+}
