@@ -259,15 +259,16 @@ impl Store {
         Ok(Snapshot { value, cached, warnings })
     }
 
-    /// The issues matching `filter` that are still open or in progress (in list order), each
-    /// made into a row by `row`, with how many match in all (`total`), from one state of the
-    /// index. Each issue is built only while its row is made, so a long answer never holds every
-    /// whole issue at once.
+    /// The first `limit` issues matching `filter` that are still open or in progress (in list
+    /// order), each made into a row by `row`, with how many are unfinished and how many match in
+    /// all, from one state of the index. Both totals come from the kept counts where the filter
+    /// allows, so a page costs what it returns, not what matches.
     pub fn unfinished<T>(
         &self,
         filter: &IssueFilter,
+        limit: usize,
         mut row: impl FnMut(&IssueMeta) -> T,
-    ) -> Result<Snapshot<(Vec<T>, usize)>, StoreError> {
+    ) -> Result<Snapshot<Unfinished<T>>, StoreError> {
         let (mut index, cached) = self.fresh()?;
         let warnings = index.warnings();
         let graph = filter.blocked.map(|_| index.graph());
@@ -275,15 +276,15 @@ impl Store {
         let unfinished = [Status::Open, Status::InProgress];
         let status: Vec<Status> =
             unfinished.into_iter().filter(|s| filter.status.is_empty() || filter.status.contains(s)).collect();
-        let slots = match status.is_empty() {
-            true => Vec::new(),
+        let (slots, count) = match status.is_empty() {
+            true => (Vec::new(), 0),
             false => {
                 let open = IssueFilter { status, ..filter.clone() };
-                index.page_slots(&open, |m| keep(&open, graph.as_deref(), m), 0, None).0
+                index.page_slots(&open, |m| keep(&open, graph.as_deref(), m), 0, Some(limit))
             }
         };
         let rows = slots.into_iter().filter_map(|s| index.full_at(s)).map(|m| row(&m)).collect();
-        Ok(Snapshot { value: (rows, total), cached, warnings })
+        Ok(Snapshot { value: Unfinished { rows, count, total }, cached, warnings })
     }
 
     /// Every label written on some issue with how often it is written (twice in one issue

@@ -289,6 +289,15 @@ pub struct Listed {
     pub total: usize,
 }
 
+/// The first unfinished (open or in progress) issues of a scope as rows, how many of the scope
+/// are unfinished, and how many the scope holds in all.
+#[derive(Debug, Clone, Default)]
+pub struct Unfinished<T> {
+    pub rows: Vec<T>,
+    pub count: usize,
+    pub total: usize,
+}
+
 /// A page of search hits, and how many hits there are in all.
 #[derive(Debug, Clone, Default)]
 pub struct SearchPage {
