@@ -150,7 +150,7 @@ pub fn all_complete(cx: &Handlers, input: IssuesAllCompleteInput) -> ToolResult<
     let minimal = Projection::format(ListFormat::Minimal);
     // Named IDs bound the answer themselves (and issues_list cannot name them to page through).
     let shown = match filter.ids.len() {
-        0 => limits::issues_all_complete::MAX_ROWS as usize,
+        0 => limits::issues_all_complete::MAX_ROWS,
         n => n,
     };
     let snap = store.unfinished(&filter, shown, |m| minimal.record(m, None)).map_err(store_error)?;
