@@ -120,6 +120,9 @@ struct Whole {
     /// The body as a JSON string (what the structured view pays for it) and as text.
     body_json: usize,
     body_text: usize,
+    /// The least any structured answer with the body could cost: `{"issue": {id, title,
+    /// updatedAt, description}}` and nothing else.
+    floor: usize,
     /// No parent, blockers or blocked issues: the facts wrangler's answer leaves out.
     same_facts: bool,
 }
@@ -142,6 +145,10 @@ async fn whole(client: &Client, id: &str) -> Whole {
         wrangler_frame: tokens(&wranglers_answer(&bare)),
         body_json: tokens(&json!(body).to_string()),
         body_text: tokens(body),
+        floor: tokens(
+            &json!({"issue": {"id": issue["id"], "title": issue["title"], "updatedAt": issue["updatedAt"], "description": body}})
+                .to_string(),
+        ),
         same_facts: ["wranglerContext", "blockedBy", "blocks"].iter().all(|k| issue.get(k).is_none()),
     }
 }
@@ -151,13 +158,14 @@ async fn whole(client: &Client, id: &str) -> Whole {
 /// (no parent, no blockers) costs no more, and all of them together no more. The structured view
 /// cannot: the body alone, as a JSON string, costs more than wrangler's whole answer once it has
 /// a few paragraph breaks or quotes (`\n\n` is two tokens where the text's is one, `.\n\n` three),
-/// so there the frame is held instead: without the body and the exact `updatedAt` (which
+/// (the test prints how many issues cost more than wrangler's answer even as `{"issue": {"id",
+/// "title", "updatedAt", "description"}}` alone), so there the frame is held instead: without the body and the exact `updatedAt` (which
 /// `ifUpdatedAt` needs and wrangler leaves out) it costs no more than wrangler's frame.
 fn check_whole_issues(label: &str, issues: &[Whole]) {
-    let (mut ours, mut theirs, mut plain, mut frames) = (Cost::default(), 0, 0, (0, 0));
+    let (mut ours, mut theirs, mut plain, mut frames, mut floored) = (Cost::default(), 0, 0, (0, 0), 0);
     for w in issues {
         println!(
-            "{label} {:>12}: wrangler {:>5} | text {:>5} | structured {:>5} (frame {:>3} vs wrangler's {:>3}; body {} as JSON, {} as text)",
+            "{label} {:>12}: wrangler {:>5} | text {:>5} | structured {:>5} (frame {:>3} vs wrangler's {:>3}; body {} as JSON, {} as text; floor {})",
             w.id,
             w.wrangler,
             w.ours.text,
@@ -165,8 +173,10 @@ fn check_whole_issues(label: &str, issues: &[Whole]) {
             w.structured_frame,
             w.wrangler_frame,
             w.body_json,
-            w.body_text
+            w.body_text,
+            w.floor
         );
+        floored += usize::from(w.floor > w.wrangler);
         if w.same_facts {
             assert!(
                 w.ours.text <= w.wrangler,
@@ -201,6 +211,10 @@ fn check_whole_issues(label: &str, issues: &[Whole]) {
     println!(
         "{label}: frames of the {plain} with wrangler's facts: structured {} (without updatedAt), wrangler {}",
         frames.0, frames.1
+    );
+    println!(
+        "{label}: {floored} of {} cost more than wrangler's answer as {{issue: {{id, title, updatedAt, description}}}} alone",
+        issues.len()
     );
     assert!(ours.text <= theirs, "{label}: docket's text {} tokens, wrangler's {theirs}", ours.text);
     assert!(frames.0 <= frames.1, "{label}: docket's structured frames {} tokens, wrangler's {}", frames.0, frames.1);
