@@ -19,8 +19,9 @@ pub struct Projection {
     row_dates: bool,
     /// With `row_dates`, keep `updatedAt` whole: it is what `ifUpdatedAt` compares against.
     exact_update: bool,
-    /// Leave out `type` when it is the default (`issue`), as the text view and rows do.
-    default_type: bool,
+    /// Show `type` when it is the default (`issue`); the whole issues_get answer leaves it out,
+    /// as its text view and list rows do.
+    show_default_type: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -65,7 +66,7 @@ impl Projection {
             limit: None,
             row_dates: format == ListFormat::Summary,
             exact_update: false,
-            default_type: true,
+            show_default_type: true,
         }
     }
 
@@ -78,7 +79,7 @@ impl Projection {
             limit: None,
             row_dates: true,
             exact_update: true,
-            default_type: false,
+            show_default_type: false,
         }
     }
 
@@ -90,7 +91,7 @@ impl Projection {
                 limit: None,
                 row_dates: false,
                 exact_update: false,
-                default_type: true,
+                show_default_type: true,
             };
         };
         let fields = fields
@@ -108,7 +109,7 @@ impl Projection {
                 IssueField::WranglerContext => Part::Context,
             })
             .collect();
-        Projection { fields, limit: None, row_dates: false, exact_update: false, default_type: true }
+        Projection { fields, limit: None, row_dates: false, exact_update: false, show_default_type: true }
     }
 
     /// Cuts descriptions longer than `chars` characters.
@@ -141,7 +142,7 @@ impl Projection {
         IssueRecord {
             id: meta.id.clone(),
             title: has(Part::Title).then(|| meta.title.clone()),
-            r#type: (has(Part::Type) && (self.default_type || meta.issue_type != crate::store::IssueType::Issue))
+            r#type: (has(Part::Type) && (self.show_default_type || meta.issue_type != crate::store::IssueType::Issue))
                 .then(|| issue_type_out(meta.issue_type)),
             status: has(Part::Status).then(|| status_out(meta.status)),
             priority: has(Part::Priority).then(|| priority_out(meta.priority)),
