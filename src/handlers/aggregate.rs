@@ -167,11 +167,12 @@ pub fn all_complete(cx: &Handlers, input: IssuesAllCompleteInput) -> ToolResult<
                 args.insert(key.into(), value);
             }
         }
-        if let Some(p) = &filter.parent_task_id {
-            args.insert("parentTaskId".into(), json!(p));
-        }
-        if let Some(p) = &filter.project {
-            args.insert("project".into(), json!(p));
+        let named =
+            [("parentTaskId", &filter.parent_task_id), ("project", &filter.project), ("assignee", &filter.assignee)];
+        for (key, value) in named {
+            if let Some(v) = value {
+                args.insert(key.into(), json!(v));
+            }
         }
         args.insert("format".into(), json!("minimal"));
         format!("{rest} more not complete: issues_list {} pages through them all.", Value::Object(args))
