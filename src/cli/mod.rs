@@ -138,16 +138,21 @@ impl Core {
             .runtime
             .block_on(self.app.call(tool, args, format!("cli-{}", self.calls.get())))
             .ok_or_else(|| format!("{tool} is not a docket tool. This is a docket bug; please report it."))?;
-        for w in &called.warnings {
+        for w in called.warnings.iter().filter(|w| w.for_a_person()) {
             if self.warned.borrow_mut().insert(w.message.clone()) {
                 eprintln!("docket: warning: {}", words::in_cli_terms(&w.message));
             }
         }
         let reply = called.result.map_err(|e| words::in_cli_terms(&e.message))?;
         // The MCP summary of workspace problems is replaced by the CLI's own line at the end.
-        for w in
-            reply.warnings.iter().filter(|w| !matches!(w.code, WarningCode::Truncated | WarningCode::WorkspaceProblems))
-        {
+        // DEPRECATED_PARAMETER: `--page` is sent as the tools' old offset on purpose.
+        let shown = |w: &&crate::runtime::Warning| {
+            !matches!(
+                w.code,
+                WarningCode::Truncated | WarningCode::WorkspaceProblems | WarningCode::DeprecatedParameter
+            )
+        };
+        for w in reply.warnings.iter().filter(shown) {
             if let Some(kind) = WORKSPACE_PROBLEMS.iter().find(|k| **k == w.code) {
                 // Counted by the id a warning is about (its first word): a read and a list word
                 // the warning for one duplicated id differently.
@@ -179,13 +184,18 @@ const WORKSPACE_PROBLEMS: [WarningCode; 2] = [WarningCode::DuplicateId, WarningC
 impl Drop for Core {
     /// One line for every workspace problem the command met, instead of one warning each.
     fn drop(&mut self) {
-        // A command that read one issue met only that issue's problems: the count is the
-        // workspace's, the same for every command (a one-row list reports them all).
+        // A command that read one issue met only that issue's problems, and named its ID as it
+        // was asked for (`ISS-000001` for a file whose id is `000001`): the count is the
+        // workspace's, taken from a one-row list, which reports every problem, so `show` and
+        // `list` (and `docket doctor`) give the same number.
         if !self.problems.borrow().is_empty() {
+            let met = self.problems.take();
             let mut args = Map::new();
             args.insert("limit".into(), Value::from(1));
             args.insert("format".into(), Value::from("minimal"));
-            let _ = self.call("issues_list", args);
+            if self.call("issues_list", args).is_err() {
+                *self.problems.borrow_mut() = met;
+            }
         }
         let problems = self.problems.borrow();
         let mut parts = Vec::new();
