@@ -145,6 +145,15 @@ fn pages_by_number_and_next_page_commands_that_work_as_printed() {
     assert!(next.contains("Issues 4-6 of"), "{next}");
     assert!(row_ids(&next).iter().all(|id| !row_ids(&closed).contains(id)), "{next}");
 
+    // The board's "+N more" names the list of them all, with the board's filters.
+    let board = ok(ws, &["board", "--limit", "2", "--width", "250", "--type", "issue", "--priority", "high,critical"]);
+    let more = board.lines().nth(4).and_then(|l| l.split('│').next()).map(str::trim).expect("+N more");
+    let (count, command) = more.trim_start_matches('+').split_once(" more: ").expect("a command");
+    assert_eq!(command, "docket list --status open --priority high,critical --type issue", "{board}");
+    let words: Vec<&str> = command.split_whitespace().skip(1).chain(["--all"]).collect();
+    let listed = row_ids(&ok(ws, &words));
+    assert_eq!(listed.len(), count.parse::<usize>().unwrap() + 2, "{board}");
+
     // Several types at once.
     let mixed = row_ids(&ok(ws, &["list", "--status", "all", "--all", "--type", "specification,idea"]));
     assert!(

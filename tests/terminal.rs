@@ -195,7 +195,7 @@ fn the_interactive_board_moves_a_card_and_opens_an_issue() {
 /// The interactive board follows changes made elsewhere without a key pressed (here `docket
 /// close` in another process lifts a blocker: the card that waited loses its mark, the closed
 /// count grows), marks blocked cards, and the arrows move between columns (→ then Enter opens the
-/// in-progress column's first card).
+/// in-progress column's first card, as `docket show` prints it).
 #[test]
 fn the_interactive_board_follows_changes_made_elsewhere_and_marks_blocked_cards() {
     let has_tmux = Command::new("tmux").arg("-V").output().is_ok_and(|o| o.status.success());
@@ -266,6 +266,8 @@ fn the_interactive_board_follows_changes_made_elsewhere_and_marks_blocked_cards(
             .find_map(|l| l.split(": any key closes").next()?.rsplit(' ').next().filter(|s| s.contains('-')));
         let id = id.expect("the opened card's id").to_string();
         assert!(doing.iter().any(|m| m.id == id), "an in-progress card: {id}\n{opened}");
+        // As `docket show` prints it: fields by name, dates with how long ago.
+        assert!(opened.contains("Status:   in_progress") && opened.contains(" ago)"), "{opened}");
         tmux.tmux(&["send-keys", "-t", "live:0", "Escape"]);
     }
     tmux.tmux(&["send-keys", "-t", "live:0", "q"]);

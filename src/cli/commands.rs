@@ -170,6 +170,11 @@ pub(super) fn list_table(issues: &[IssueRecord], width: usize, colour: bool) -> 
 }
 
 pub(super) fn show(core: &Core, a: &ShowArgs) -> Result<String, String> {
+    show_at(core, a, terminal_width())
+}
+
+/// [`show`] with the body wrapped at `width` (the interactive board's issue window).
+pub(super) fn show_at(core: &Core, a: &ShowArgs, width: usize) -> Result<String, String> {
     let (out, reply) = core.call_as::<IssuesGetOutput>("issues_get", a.to_arguments())?;
     if a.json {
         return Ok(json_text(&reply.data));
@@ -212,7 +217,7 @@ pub(super) fn show(core: &Core, a: &ShowArgs) -> Result<String, String> {
     }
     let body = r.description.clone().unwrap_or_default();
     if !body.trim().is_empty() {
-        let _ = write!(text, "\n{}", human::wrap_markdown(body.trim_end(), terminal_width()));
+        let _ = write!(text, "\n{}", human::wrap_markdown(body.trim_end(), width));
     }
     if r.truncated == Some(true) {
         let total = r.description_length.unwrap_or_default();
@@ -222,7 +227,7 @@ pub(super) fn show(core: &Core, a: &ShowArgs) -> Result<String, String> {
             limits::issues_get::MAX_OUTPUT_CHARS
         );
         let _ = writeln!(text, "\n[… {note}]");
-        eprintln!("docket: warning: {note}.");
+        core.warn(&format!("{note}."));
     }
     Ok(text)
 }
@@ -395,7 +400,11 @@ pub(super) fn board(core: &Core, a: &BoardArgs) -> Result<String, String> {
             })
             .collect::<Vec<_>>();
         let more = count.saturating_sub(cards.len());
-        let hint = (more > 0).then(|| format!("docket list --status {status}"));
+        // The list of them all, with the board's filters.
+        let hint = (more > 0).then(|| {
+            let filters = a.filters.flags().iter().map(|f| super::args::shell_quote(f)).collect::<Vec<_>>();
+            format!("docket list --status {status} {}", filters.join(" ")).trim_end().to_string()
+        });
         columns.push(Column { name: status.to_string(), count, cards, more, hint });
     }
     // What the mark means, for a person at a terminal; stdout keeps only the columns, which

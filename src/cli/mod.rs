@@ -115,6 +115,9 @@ pub(crate) struct Core {
     warned: RefCell<HashSet<String>>,
     /// Workspace problems seen (DUPLICATE_ID, SKIPPED_FILES): summed up in one line at the end.
     problems: RefCell<BTreeMap<WarningCode, HashSet<String>>>,
+    /// Warnings held back instead of printed, while a full-screen board owns the terminal
+    /// (stderr would draw over it); it shows them in its own message line.
+    held: RefCell<Option<Vec<String>>>,
 }
 
 impl Core {
@@ -126,7 +129,14 @@ impl Core {
             .build()
             .map_err(|e| format!("cannot start the async runtime: {e}"))?;
         let app = App::load(ws, &[]).map_err(|e| e.to_string())?;
-        Ok(Core { runtime, app, calls: Cell::new(0), warned: RefCell::default(), problems: RefCell::default() })
+        Ok(Core {
+            runtime,
+            app,
+            calls: Cell::new(0),
+            warned: RefCell::default(),
+            problems: RefCell::default(),
+            held: RefCell::default(),
+        })
     }
 
     /// Calls `tool` the way every front end does ([`crate::call::run`]); a tool error becomes its
@@ -140,7 +150,7 @@ impl Core {
             .ok_or_else(|| format!("{tool} is not a docket tool. This is a docket bug; please report it."))?;
         for w in called.warnings.iter().filter(|w| w.for_a_person()) {
             if self.warned.borrow_mut().insert(w.message.clone()) {
-                eprintln!("docket: warning: {}", words::in_cli_terms(&w.message));
+                self.warn(&words::in_cli_terms(&w.message));
             }
         }
         let reply = called.result.map_err(|e| words::in_cli_terms(&e.message))?;
@@ -162,10 +172,28 @@ impl Core {
                 };
                 self.problems.borrow_mut().entry(*kind).or_default().insert(key);
             } else if self.warned.borrow_mut().insert(w.message.clone()) {
-                eprintln!("docket: warning: {}", words::in_cli_terms(&w.message));
+                self.warn(&words::in_cli_terms(&w.message));
             }
         }
         Ok(reply)
+    }
+
+    /// `docket: warning: MESSAGE` on stderr, or held while [`Core::hold_warnings`] is on.
+    fn warn(&self, message: &str) {
+        match self.held.borrow_mut().as_mut() {
+            Some(held) => held.push(message.to_string()),
+            None => eprintln!("docket: warning: {message}"),
+        }
+    }
+
+    /// From now on, warnings are held for [`Core::take_warnings`] instead of printed.
+    fn hold_warnings(&self) {
+        self.held.borrow_mut().get_or_insert_with(Vec::new);
+    }
+
+    /// The warnings held since the last take.
+    fn take_warnings(&self) -> Vec<String> {
+        self.held.borrow_mut().as_mut().map(std::mem::take).unwrap_or_default()
     }
 
     /// [`Core::call`], with the structured result read as the tool's generated output type.

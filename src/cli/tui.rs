@@ -11,10 +11,10 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Clear, List, ListItem, ListState, Paragraph, Wrap};
 use ratatui::{DefaultTerminal, Frame};
-use serde_json::{Map, Value, json};
+use serde_json::json;
 
 use super::Core;
-use super::args::BoardArgs;
+use super::args::{BoardArgs, ShowArgs, WorkspaceArg};
 use super::commands::{blocked_ids, priority_rank, priority_tag};
 use crate::generated::IssuesListOutput;
 
@@ -59,6 +59,8 @@ pub(super) fn run(core: &Core, a: &BoardArgs) -> Result<String, String> {
         generation: 0,
     };
     board.load(core, a)?;
+    // Printed warnings would draw over the board: they go to its message line instead.
+    core.hold_warnings();
     let mut terminal = ratatui::init();
     let result = board.run(core, a, &mut terminal);
     ratatui::restore();
@@ -150,7 +152,7 @@ impl Board {
                 KeyCode::Right | KeyCode::Char('l') => self.column = (self.column + 1).min(STATUSES.len() - 1),
                 KeyCode::Down | KeyCode::Char('j') => self.states[self.column].select_next(),
                 KeyCode::Up | KeyCode::Char('k') => self.states[self.column].select_previous(),
-                KeyCode::Enter => self.open(core),
+                KeyCode::Enter => self.open(core, terminal.size().map_or(80, |s| s.width)),
                 KeyCode::Char('>') => self.move_card(core, a, 1),
                 KeyCode::Char('<') => self.move_card(core, a, -1),
                 KeyCode::Char('r') => {
@@ -161,6 +163,9 @@ impl Board {
                 }
                 _ => {}
             }
+            if let Some(last) = core.take_warnings().pop() {
+                self.message = format!("warning: {last}");
+            }
             let len = self.columns[self.column].1.len();
             let state = &mut self.states[self.column];
             if state.selected().is_some_and(|i| i >= len) {
@@ -169,12 +174,14 @@ impl Board {
         }
     }
 
-    fn open(&mut self, core: &Core) {
+    /// Shows the selected issue as `docket show` prints it, wrapped to the window it opens in.
+    fn open(&mut self, core: &Core, width: u16) {
         let Some(id) = self.selected().map(|c| c.id.clone()) else { return };
-        let mut args = Map::new();
-        args.insert("id".into(), Value::from(id.clone()));
-        self.detail = match core.call("issues_get", args) {
-            Ok(reply) => Some((id, reply.text.unwrap_or_default(), 0)),
+        let args = ShowArgs { id: id.clone(), json: false, ws: WorkspaceArg::default() };
+        // The window is 90% of the screen, less its borders.
+        let inside = usize::from(width) * 9 / 10;
+        self.detail = match super::commands::show_at(core, &args, inside.saturating_sub(3).max(20)) {
+            Ok(text) => Some((id, text, 0)),
             Err(e) => {
                 self.message = e;
                 None
