@@ -2,6 +2,8 @@
 //! into a tool's JSON arguments, runs them through [`crate::generated::dispatch`] with the
 //! handlers of [`App::open`], and renders the structured result as text (or prints it as JSON).
 //! No store access and no business rules here: validation, defaults and errors are the tools'.
+//! (One read: the interactive board asks the store whether anything changed, its generation,
+//! to know when to list the cards again.)
 
 mod args;
 mod board;
