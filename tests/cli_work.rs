@@ -93,8 +93,11 @@ fn update_adds_and_removes_blockers_keeping_the_others_and_show_and_board_name_t
     assert_eq!(blockers(ws, d), [a.as_str()]);
     assert_eq!(ok(ws, &["update", d, "--no-blockers"]), format!("Updated {d}:\n  blocked by: (none)\n"));
     assert!(blockers(ws, d).is_empty());
-    let e = ok(ws, &["create", "Docs", "--blocked-by", b]).trim().to_string();
+    let e = ok(ws, &["create", "Docs", "--blocked-by", b, "--parent", c]).trim().to_string();
     assert_eq!(blockers(ws, &e), [b.as_str()]);
+    let show = ok(ws, &["show", &e]);
+    assert_eq!(line(&show, "Parent:"), format!("Parent:   {c}"), "the parent by name: {show}");
+    assert!(!show.contains("parentTaskId"), "{show}");
     assert!(!ok(ws, &["board"]).is_empty());
 
     // Refusals name the problem in CLI terms; nothing is written.

@@ -197,12 +197,11 @@ pub(super) fn show_at(core: &Core, a: &ShowArgs, width: usize) -> Result<String,
     field("Created", when(&r.created_at));
     field("Updated", when(&r.updated_at));
     field("Closed", when(&r.closed_at));
-    field(
-        "Context",
-        r.wrangler_context
-            .as_ref()
-            .map(|c| c.iter().map(|(k, v)| format!("{k}={}", plain(v))).collect::<Vec<_>>().join(", ")),
-    );
+    let context = r.wrangler_context.clone().unwrap_or_default();
+    field("Parent", context.get("parentTaskId").map(plain));
+    let others: Vec<String> =
+        context.iter().filter(|(k, _)| *k != "parentTaskId").map(|(k, v)| format!("{k}={}", plain(v))).collect();
+    field("Context", Some(others.join(", ")));
     // The work graph comes with the whole issue (a read of `fields` leaves it out).
     {
         let whole = json!({"id": r.id}).as_object().cloned().unwrap_or_default();
