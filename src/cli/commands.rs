@@ -401,7 +401,7 @@ pub(super) fn board(core: &Core, a: &BoardArgs) -> Result<String, String> {
         let more = count.saturating_sub(cards.len());
         // The list of them all, with the board's filters.
         let hint = (more > 0).then(|| {
-            let filters = a.filters.flags().iter().map(|f| super::args::shell_quote(f)).collect::<Vec<_>>();
+            let filters = a.filters.flags().iter().map(|f| super::again::shell_quote(f)).collect::<Vec<_>>();
             format!("docket list --status {status} {}", filters.join(" ")).trim_end().to_string()
         });
         columns.push(Column { name: status.to_string(), count, cards, more, hint });

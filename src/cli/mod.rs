@@ -5,6 +5,7 @@
 //! (One read: the interactive board asks the store whether anything changed, its generation,
 //! to know when to list the cards again.)
 
+mod again;
 mod args;
 mod board;
 mod commands;
