@@ -42,7 +42,7 @@ const PHRASES: [(&str, &str); 6] = [
 pub fn in_cli_terms(message: &str) -> String {
     let mut out = message.to_string();
     for (from, to) in PHRASES {
-        out = replace_phrase(&out, from, to);
+        out = crate::util::replace_phrase(&out, from, to);
     }
     for (call, command) in CALLS {
         out = replace_word(&out, call, command);
@@ -50,29 +50,6 @@ pub fn in_cli_terms(message: &str) -> String {
     // "Call `docket ready` for ..." is advice to a person: they run commands.
     out = out.replace("Call `docket", "Run `docket").replace("call `docket", "run `docket");
     flags(&out)
-}
-
-/// Replaces `from` in `text`; a `{id}` in `from` stands for one word (an ID or a time), which
-/// `to` repeats where it has `{id}`.
-fn replace_phrase(text: &str, from: &str, to: &str) -> String {
-    let Some((head, tail)) = from.split_once("{id}") else { return text.replace(from, to) };
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(i) = rest.find(head) {
-        let after = &rest[i + head.len()..];
-        let word_end = after.find(|c: char| c.is_whitespace() || c == ')').unwrap_or(after.len());
-        let (word, after_word) = after.split_at(word_end);
-        if word.is_empty() || !after_word.starts_with(tail) {
-            out.push_str(&rest[..i + head.len()]);
-            rest = after;
-            continue;
-        }
-        out.push_str(&rest[..i]);
-        out.push_str(&to.replace("{id}", word));
-        rest = &after_word[tail.len()..];
-    }
-    out.push_str(rest);
-    out
 }
 
 /// Replaces `from` where it stands as a whole word (not inside `issues_list_x` or a path).

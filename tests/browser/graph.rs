@@ -105,6 +105,8 @@ async fn blocked_cards_are_marked_and_the_issue_page_adds_and_removes_blockers()
         "unknown blocker refused",
     )
     .await;
+    let said = js(&c, "return document.querySelector('#save-state').textContent").await;
+    assert!(said.as_str().unwrap().ends_with("add only existing issues other than this one."), "{said}");
     focus(&c, "#add-blocker input[name=blocker]").await;
     js(&c, "document.activeElement.value = ''; return true").await;
     keys(&c, &format!("{second}{}", Key::Enter)).await;
@@ -113,6 +115,24 @@ async fn blocked_cards_are_marked_and_the_issue_page_adds_and_removes_blockers()
         &format!("document.querySelector('#save-state').textContent.includes('{first} -> {second} -> {first}')"),
         Duration::from_secs(5),
         "cycle refused, named",
+    )
+    .await;
+    let said = js(&c, "return document.querySelector('#save-state').textContent").await;
+    let said = said.as_str().unwrap();
+    assert!(said.contains("These blockers would close a cycle"), "{said}");
+    assert!(!said.contains("issues_get") && !said.contains("blockedBy"), "a person's words on the page: {said}");
+    assert_eq!(std::fs::read_to_string(path_of(&first)).unwrap(), before, "nothing written");
+    // A page that shows the issue as it was (an agent wrote since) writes no blocker list over
+    // the agent's: refused, and the page shows the issue as it is now.
+    js(&c, "issueBase.updatedAt = '2020-01-01T00:00:00.000Z'; return true").await;
+    focus(&c, "#add-blocker input[name=blocker]").await;
+    js(&c, "document.activeElement.value = ''; return true").await;
+    keys(&c, &format!("ISS-000001{}", Key::Enter)).await;
+    wait_js(
+        &c,
+        "document.querySelector('#save-state').textContent.includes('The page shows it as it is now')",
+        Duration::from_secs(5),
+        "a stale list refused",
     )
     .await;
     assert_eq!(std::fs::read_to_string(path_of(&first)).unwrap(), before, "nothing written");
