@@ -198,6 +198,27 @@ async fn what_the_consolidated_schemas_do_not_admit_docket_refuses() {
     assert!(refused > 0, "some sample passes a lone status or priority");
     let r = call(&client, "issues", json!({"action": "update", "id": "ISS-000001", "status": "in_progress"})).await;
     assert!(is_error(&r), "{}", text(&r));
+    // Lone values where an action itself takes a list: the granular tools read them as lists
+    // (wrangler's skills write them, docs/compatibility.md); the consolidated schema publishes a
+    // list, so the consolidated profile refuses them and names the list.
+    for args in [
+        json!({"action": "list", "status": "open"}),
+        json!({"action": "list", "labels": "bug"}),
+        json!({"action": "stats", "groupBy": "status", "priority": "high"}),
+        json!({"action": "get_batch", "ids": "ISS-000001"}),
+    ] {
+        assert!(!problems(schema_of(&tools, "issues"), &args).is_empty(), "the schema does not admit {args}");
+        let r = call(&client, "issues", args.clone()).await;
+        assert!(is_error(&r) && text(&r).contains("one-item list"), "{args}: {}", text(&r));
+        let mut listed = args.as_object().cloned().expect("object");
+        for (_, v) in listed.iter_mut().filter(|(k, _)| !["action", "groupBy"].contains(&k.as_str())) {
+            *v = json!([v.take()]);
+        }
+        let listed = Value::Object(listed);
+        assert!(problems(schema_of(&tools, "issues"), &listed).is_empty(), "the schema admits {listed}");
+        let r = call(&client, "issues", listed.clone()).await;
+        assert!(!is_error(&r), "{listed}: {}", text(&r));
+    }
     assert!(
         !problems(
             schema_of(&tools, "issues"),

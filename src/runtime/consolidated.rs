@@ -8,15 +8,16 @@ use super::ToolError;
 
 type Args = Map<String, Value>;
 
-/// How resolve adapts a value where actions disagree on value vs array of values.
+/// How resolve adapts a value to the published flat schema and the action's own parameter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Coerce {
     Keep,
     /// The property is an array, this action takes one value: a one-item array is unwrapped, and
     /// a lone value is refused (the published schema does not admit it).
     ToScalar,
-    /// The action takes an array, another one value: a lone value is wrapped.
-    ToArray,
+    /// The property is an array and so is the action's parameter: a lone value is refused (the
+    /// published schema does not admit it, though the granular tool would read it as a list).
+    List,
 }
 
 /// A parameter of one action.
@@ -132,10 +133,13 @@ fn resolve_in(group: &'static Group, errors: &ActionErrors, mut args: Args) -> R
                     problems.push((errors.invalid_type)(p.name, &expected, &lone.to_string()));
                 }
             },
-            Coerce::ToArray => {
+            Coerce::List => {
                 if !slot.is_array() && !slot.is_null() {
-                    let item = slot.take();
-                    *slot = Value::Array(vec![item]);
+                    let expected = format!(
+                        "a list, such as the one-item list [{slot}] ({tool}(action={}) takes a list here, as its schema publishes)",
+                        action.name
+                    );
+                    problems.push((errors.invalid_type)(p.name, &expected, &slot.to_string()));
                 }
             }
             Coerce::Keep => {}
@@ -177,7 +181,7 @@ mod tests {
             Action {
                 name: "list",
                 tool: "items_list",
-                params: &[Param { name: "id", required: false, coerce: Coerce::ToArray }],
+                params: &[Param { name: "id", required: false, coerce: Coerce::List }],
             },
         ],
         takers: &[("id", "get, list"), ("limit", "list")],
@@ -193,7 +197,7 @@ mod tests {
             .expect("a group")
             .expect("valid");
         assert_eq!((tool, got), ("items_get", args(json!({"id": "A"}))));
-        let (_, got) = resolve(GROUPS, &ERRORS, "items", args(json!({"action": "list", "id": "A", "x": null})))
+        let (_, got) = resolve(GROUPS, &ERRORS, "items", args(json!({"action": "list", "id": ["A"], "x": null})))
             .expect("a group")
             .expect("valid: a null for a parameter the action does not take is dropped");
         assert_eq!(got, args(json!({"id": ["A"]})));
@@ -212,5 +216,7 @@ mod tests {
         assert!(e.message.contains("items get needs id"), "{}", e.message);
         let lone = refused(json!({"action": "get", "id": "A"}));
         assert!(lone.message.contains("id: expected a one-item list such as [\"A\"]"), "{}", lone.message);
+        let lone = refused(json!({"action": "list", "id": "A"}));
+        assert!(lone.message.contains("id: expected a list, such as the one-item list [\"A\"]"), "{}", lone.message);
     }
 }

@@ -27,8 +27,9 @@ pub enum Coerce {
     Keep,
     /// Published as an array, the action takes one value: a one-item array is unwrapped.
     ToScalar,
-    /// Published as an array because another action takes one value: a lone value is wrapped.
-    ToArray,
+    /// Published as an array, and the action takes an array: a lone value is refused (the
+    /// published schema does not admit it), where the granular tool would read it as a list.
+    List,
 }
 
 impl Coerce {
@@ -37,7 +38,7 @@ impl Coerce {
         match self {
             Coerce::Keep => quote! { Coerce::Keep },
             Coerce::ToScalar => quote! { Coerce::ToScalar },
-            Coerce::ToArray => quote! { Coerce::ToArray },
+            Coerce::List => quote! { Coerce::List },
         }
     }
 }
@@ -219,13 +220,12 @@ fn merge_param(
     let type_of = |v: &Value| v.get("type").and_then(Value::as_str).map(str::to_string);
     let full: Vec<Value> = used.iter().map(|(_, f)| shape_schema(&f.shape, Side::Input)).collect();
     let widest = type_of(&full[1..].iter().fold(full[0].clone(), |acc, s| merge(&acc, s)));
-    let mixed = full.iter().any(|s| type_of(s) != type_of(&full[0]));
     let coerce: Vec<(String, Coerce)> = used
         .iter()
         .zip(&full)
-        .filter(|_| mixed && widest.as_deref() == Some("array"))
+        .filter(|_| widest.as_deref() == Some("array"))
         .map(|((a, _), s)| {
-            let c = if type_of(s).as_deref() == Some("array") { Coerce::ToArray } else { Coerce::ToScalar };
+            let c = if type_of(s).as_deref() == Some("array") { Coerce::List } else { Coerce::ToScalar };
             (a.clone(), c)
         })
         .collect();

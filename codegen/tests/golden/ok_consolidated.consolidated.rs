@@ -62,7 +62,7 @@ pub mod consolidated {
                         Param {
                             name: "color",
                             required: false,
-                            coerce: Coerce::ToArray,
+                            coerce: Coerce::List,
                         },
                         Param {
                             name: "limit",
@@ -145,7 +145,7 @@ pub mod consolidated {
                         Param {
                             name: "ids",
                             required: true,
-                            coerce: Coerce::Keep,
+                            coerce: Coerce::List,
                         },
                     ],
                 },

@@ -791,7 +791,7 @@ pub mod consolidated {
                         Param {
                             name: "tags",
                             required: false,
-                            coerce: Coerce::Keep,
+                            coerce: Coerce::List,
                         },
                         Param {
                             name: "cursor",
@@ -827,7 +827,7 @@ pub mod consolidated {
                         Param {
                             name: "notes",
                             required: false,
-                            coerce: Coerce::Keep,
+                            coerce: Coerce::List,
                         },
                     ],
                 },
