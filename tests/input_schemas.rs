@@ -198,6 +198,17 @@ async fn what_the_consolidated_schemas_do_not_admit_docket_refuses() {
     assert!(refused > 0, "some sample passes a lone status or priority");
     let r = call(&client, "issues", json!({"action": "update", "id": "ISS-000001", "status": "in_progress"})).await;
     assert!(is_error(&r), "{}", text(&r));
+    // A value of another JSON type than the one published: metadata's value is published as a
+    // string (JSON text); the granular tool also takes any JSON value, as wrangler's did.
+    let r = call(
+        &client,
+        "issues",
+        json!({"action": "metadata", "operation": "set", "issueId": "ISS-000001", "key": "k", "value": 5}),
+    )
+    .await;
+    assert!(is_error(&r) && text(&r).contains("value: expected a string"), "{}", text(&r));
+    let r = call(&client, "issues", json!({"action": "list", "limit": "5"})).await;
+    assert!(is_error(&r) && text(&r).contains("limit: expected an integer"), "{}", text(&r));
     // Lone values where an action itself takes a list: the granular tools read them as lists
     // (wrangler's skills write them, docs/compatibility.md); the consolidated schema publishes a
     // list, so the consolidated profile refuses them and names the list.
