@@ -50,7 +50,10 @@ pub(super) fn run(a: &HookArgs) -> Result<Vec<String>, String> {
     if !report.problems.iter().any(|p| matches!(p.kind, Kind::DuplicateId | Kind::InterruptedMove)) {
         return Ok(Vec::new());
     }
-    let dirty = dirty_paths(&repo)?;
+    // Files the merge driver wrote beside a path two different issues were added at: untracked,
+    // but the hook's own to commit.
+    let split = super::split::listed(&repo.toplevel);
+    let dirty: HashSet<String> = dirty_paths(&repo)?.into_iter().filter(|p| !split.contains(p)).collect();
     // After a rebase, the references were written in the branch as it was (git keeps it as
     // ORIG_HEAD), where each names only the file it meant.
     let before = (a.name == "post-rewrite").then(|| repo.git(&["rev-parse", "-q", "--verify", "ORIG_HEAD"])).flatten();
@@ -60,9 +63,13 @@ pub(super) fn run(a: &HookArgs) -> Result<Vec<String>, String> {
     if outcome.touched.is_empty() {
         return Ok(lines);
     }
-    let paths: Vec<String> = outcome.touched.iter().filter_map(|p| from_top(&repo, &ws, p)).collect();
+    super::split::forget(&repo.toplevel);
+    // A split file renumbered away was never tracked: there is nothing to add at its old name.
+    let gone_untracked = |p: &Path| !p.exists() && from_top(&repo, &ws, p).is_some_and(|r| split.contains(&r));
+    let touched: Vec<&PathBuf> = outcome.touched.iter().filter(|p| !gone_untracked(p)).collect();
+    let paths: Vec<String> = touched.iter().filter_map(|p| from_top(&repo, &ws, p)).collect();
     let unsafe_to_commit: Vec<&String> = paths.iter().filter(|p| dirty.contains(p.as_str())).collect();
-    if !commit || !unsafe_to_commit.is_empty() || paths.len() != outcome.touched.len() {
+    if !commit || !unsafe_to_commit.is_empty() || paths.len() != touched.len() {
         let why = if commit {
             format!("{} had uncommitted changes of its own", unsafe_to_commit.first().map_or("a file", |p| p.as_str()))
         } else {

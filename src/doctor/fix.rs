@@ -300,9 +300,8 @@ fn attribute_references<'a>(
                 continue;
             }
             let histories = std::iter::once("HEAD").chain(before);
-            let meant = histories
-                .into_iter()
-                .find_map(|rev| meant_holder(repo.as_ref(), &mut commit_names, rev, &m.path, holders));
+            let meant =
+                histories.into_iter().find_map(|rev| meant_holder(repo.as_ref(), &mut commit_names, rev, m, holders));
             match meant {
                 Some(i) => {
                     if let Some(r) = renumbered.iter().find(|r| r.path == holders[i].path) {
@@ -416,11 +415,11 @@ fn meant_holder(
     repo: Option<&Repo>,
     names_at: &mut HashMap<String, Vec<String>>,
     rev: &str,
-    referrer: &Path,
+    referrer: &IssueMeta,
     holders: &[Arc<IssueMeta>],
 ) -> Option<usize> {
     let repo = repo?;
-    let oid = repo.commit_adding(rev, referrer)?;
+    let oid = commit_adding(repo, rev, referrer)?;
     if !names_at.contains_key(&oid) {
         let dirs: Vec<String> = IssueType::ALL
             .iter()
@@ -438,10 +437,64 @@ fn meant_holder(
         .filter(|(_, h)| h.path.file_name().and_then(|n| n.to_str()).is_some_and(|n| names.iter().any(|x| x == n)))
         .map(|(i, _)| i)
         .collect();
-    match present.as_slice() {
-        [one] => Some(*one),
-        _ => None,
+    let [one] = present.as_slice() else { return None };
+    // The name can hold another issue now: when two issues were added at one path, the merge
+    // driver kept one there and moved the other beside it. The file the reference meant is the
+    // holder created when the file of that name in the commit was.
+    let then = || {
+        let holder = &holders[*one].path;
+        let name = holder.file_name()?.to_str()?;
+        let real = holder.parent()?.canonicalize().ok()?;
+        let folder = if in_archive(holder) { real.parent()? } else { &real };
+        let folder = folder.strip_prefix(&repo.toplevel).ok()?.to_string_lossy().into_owned();
+        ["", "/archived"].iter().find_map(|sub| {
+            let text = repo.git(&["cat-file", "blob", &format!("{oid}:{folder}{sub}/{name}")])?;
+            crate::store::git::merge::created_at(&text)
+        })
+    };
+    let Some(then) = then() else { return Some(*one) };
+    let same: Vec<usize> =
+        holders.iter().enumerate().filter(|(_, h)| h.created_at.trim() == then).map(|(i, _)| i).collect();
+    match same.as_slice() {
+        [only] => Some(*only),
+        _ => Some(*one),
     }
+}
+
+/// The list, in the (per-worktree) git directory, of the files the merge driver wrote beside a
+/// path where two branches added two different issues: `written<TAB>path` per line, from the top
+/// level (see `cli::split`).
+pub const SPLIT_LIST: &str = "docket-split";
+
+/// What the merge driver wrote beside a path and nobody committed yet: written file -> the path
+/// its issue had on its branch (both from the top level).
+pub fn split_origins(repo: &Repo) -> HashMap<String, String> {
+    let Some(gd) = repo.git(&["rev-parse", "--path-format=absolute", "--git-dir"]) else { return HashMap::new() };
+    let gd = PathBuf::from(gd.trim_end());
+    let bytes = Root::open(&gd).and_then(|r| r.read(&gd.join(SPLIT_LIST), 1 << 20)).unwrap_or_default();
+    String::from_utf8_lossy(&bytes)
+        .lines()
+        .filter_map(|l| l.split_once('\t'))
+        .map(|(written, path)| (written.to_string(), path.to_string()))
+        .collect()
+}
+
+/// The commit that added the file of `m` in the history of `rev`. A file the merge driver moved
+/// beside its path is not committed: its issue was added at that path, in the commit whose file
+/// there was created when `m` was.
+fn commit_adding(repo: &Repo, rev: &str, m: &IssueMeta) -> Option<String> {
+    let real = m.path.parent()?.canonicalize().ok()?.join(m.path.file_name()?);
+    let rel = real.strip_prefix(&repo.toplevel).ok()?.to_string_lossy().replace('\\', "/");
+    let Some(origin) = split_origins(repo).remove(&rel) else { return repo.commit_adding(rev, &m.path) };
+    let out =
+        repo.git(&["log", "--full-history", "--no-renames", "--diff-filter=A", "--format=%H", rev, "--", &origin])?;
+    out.lines()
+        .find(|oid| {
+            repo.git(&["cat-file", "blob", &format!("{oid}:{origin}")])
+                .and_then(|t| crate::store::git::merge::created_at(&t))
+                .is_some_and(|c| c == m.created_at.trim())
+        })
+        .map(str::to_string)
 }
 
 /// `id` as a whole word of `text` (not part of a longer id or word).

@@ -72,6 +72,20 @@ pub fn merge_file(base: &str, ours: &str, theirs: &str) -> Merged {
     Merged { text, conflicts: body.conflicts }
 }
 
+/// The `createdAt` of an issue file, when its frontmatter parses and has one.
+pub fn created_at(text: &str) -> Option<String> {
+    let parts = split(text)?;
+    parts.front.get("createdAt").and_then(Yaml::as_str).map(str::trim).filter(|s| !s.is_empty()).map(str::to_string)
+}
+
+/// Whether `ours` and `theirs`, found at one path, are two different issues rather than two
+/// versions of one: each was created at its own time. Two clones that never fetched number their
+/// "Task 1: Set up" alike, so both branches add the same file name; merged field by field they
+/// would become one issue and lose the other.
+pub fn two_issues(ours: &str, theirs: &str) -> bool {
+    matches!((created_at(ours), created_at(theirs)), (Some(o), Some(t)) if o != t)
+}
+
 /// `git merge-file`'s line merge, markers at line starts, in near-linear time.
 fn merge_text(base: &str, ours: &str, theirs: &str) -> Merged {
     let (text, conflicts) = super::diff3::merge(base, ours, theirs);
