@@ -283,3 +283,35 @@ fn the_same_name_open_in_one_clone_and_closed_in_the_other_is_two_issues() {
     assert_eq!(closed[0]["id"], "ISS-000001", "the pushed (closed) one keeps its id: {pulled}");
     assert!(git(b, &["status", "--porcelain"]).is_empty(), "the repair is committed");
 }
+
+/// Hooks go where git runs them from, inside the repository only: a relative `core.hooksPath`
+/// is honoured; a hooks folder that is a link out of the repository, or a `core.hooksPath`
+/// outside it, gets nothing written through it, and git-setup says what to add by hand.
+#[test]
+fn hooks_go_where_git_looks_and_never_through_a_link_out_of_the_repository() {
+    let (tmp, clones) = origin_and_clones(1);
+    let dir = &clones[0];
+    let outside = tmp.path().join("outside");
+    std::fs::create_dir_all(&outside).expect("mkdir");
+    let hooks = dir.join(".git/hooks");
+    std::fs::remove_dir_all(&hooks).expect("rm hooks");
+    std::os::unix::fs::symlink(&outside, &hooks).expect("link");
+    let refused = docket(dir, &["git-setup"]);
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success(), "{said}");
+    assert!(said.contains("outside the repository") && said.contains("docket hook post-merge"), "{said}");
+    assert_eq!(std::fs::read_dir(&outside).expect("ls").count(), 0, "nothing written through the link");
+
+    git(dir, &["config", "core.hooksPath", "../outside"]);
+    assert!(!docket(dir, &["git-setup"]).status.success());
+    assert_eq!(std::fs::read_dir(&outside).expect("ls").count(), 0, "nor into a hooks path out of the repository");
+
+    std::fs::remove_file(&hooks).expect("rm link");
+    git(dir, &["config", "core.hooksPath", "team-hooks"]);
+    let set = ok(dir, &["git-setup"]);
+    for name in ["post-merge", "post-rewrite", "post-commit"] {
+        let hook = std::fs::read_to_string(dir.join("team-hooks").join(name)).expect("installed in core.hooksPath");
+        assert!(hook.contains("docket") && set.contains(&format!("team-hooks/{name}: installed")), "{set}");
+    }
+    assert!(!hooks.exists(), "not in .git/hooks, which git does not run");
+}

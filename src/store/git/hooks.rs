@@ -48,7 +48,7 @@ fn hooks_dir(repo: &Repo) -> Result<(Root, PathBuf), String> {
         }
     }
     Err(format!(
-        "core.hooksPath is {}, outside this repository; docket installs no hook there (it would run in every repository that uses it). To renumber ids after merges, call `docket hook post-merge` from your own post-merge hook",
+        "git runs this repository's hooks from {}, outside the repository (core.hooksPath, or a hooks folder that is a link); docket installs no hook there (it could run in every repository that uses it). To renumber ids after merges, call `docket hook post-merge` from your own post-merge hook (and `docket hook post-rewrite` from post-rewrite)",
         dir.display()
     ))
 }
