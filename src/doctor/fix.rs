@@ -255,14 +255,23 @@ pub fn fix_in(store: &Store, scope: Scope, before: Option<&str>) -> Result<Outco
         for m in &scan.issues {
             let path = at(&moved, &m.path);
             let Ok(text) = crate::store::read_file_safely(&path) else { continue };
+            // One note per file and old id, however many holders of that id were renumbered.
+            let mut renumbered_to: Vec<(&str, Vec<&str>)> = Vec::new();
             for r in plan.iter().filter(|r| mentions(edit::body(&text), &r.old_id)) {
+                match renumbered_to.iter_mut().find(|(old, _)| old.eq_ignore_ascii_case(&r.old_id)) {
+                    Some((_, new)) => new.push(&r.new_id),
+                    None => renumbered_to.push((&r.old_id, vec![&r.new_id])),
+                }
+            }
+            for (old, new) in renumbered_to {
+                let which = match new.as_slice() {
+                    [one] => format!("the one renumbered to {one}"),
+                    many => format!("one of those renumbered to {}", many.join(", ")),
+                };
                 out.notes.push(format!(
-                    "{} ({}) mentions {} in its body; not rewritten: it may mean the file that kept {} or the one renumbered to {}",
+                    "{} ({}) mentions {old} in its body; not rewritten: it may mean the file that kept {old} or {which}",
                     m.id,
                     scan.rel(&path),
-                    r.old_id,
-                    r.old_id,
-                    r.new_id
                 ));
             }
         }
