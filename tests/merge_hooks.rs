@@ -315,3 +315,68 @@ fn hooks_go_where_git_looks_and_never_through_a_link_out_of_the_repository() {
     }
     assert!(!hooks.exists(), "not in .git/hooks, which git does not run");
 }
+
+/// `docket doctor`'s duplicate ids, as `(count, exit code)`.
+fn duplicate_count(dir: &Path) -> usize {
+    let o = docket(dir, &["doctor", "--json"]);
+    let report: Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    report["problems"].as_array().expect("problems").iter().filter(|p| p["kind"] == "duplicate_id").count()
+}
+
+on_each_fixture! {
+    /// A wrangler workspace that already holds duplicate ids, shared through git by three clones
+    /// with the hooks. The hooks renumber only what each merge duplicated: were they to renumber
+    /// the old duplicates too, two clones would each number them their own way, and the next
+    /// merge would stop on rename/rename conflicts. The old ones are left for one `doctor --fix`.
+    fn hooks_leave_duplicates_older_than_the_merge_to_doctor(fx) {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let seed = fx.path();
+        git(seed, &["init", "-q", "-b", "main"]);
+        ok(seed, &["git-setup"]);
+        git(seed, &["add", "-A"]);
+        git(seed, &["commit", "-q", "-m", "wrangler workspace"]);
+        let old = duplicate_count(seed);
+        assert!(old >= 3, "the fixture holds duplicate ids: {old}");
+        let origin = tmp.path().join("origin.git");
+        git(tmp.path(), &["clone", "-q", "--bare", seed.to_str().expect("utf-8"), origin.to_str().expect("utf-8")]);
+        let clones: Vec<PathBuf> = (0..3)
+            .map(|i| {
+                let name = format!("clone-{i}");
+                git(tmp.path(), &["clone", "-q", origin.to_str().expect("utf-8"), &name]);
+                let dir = tmp.path().join(name);
+                ok(&dir, &["git-setup"]);
+                dir
+            })
+            .collect();
+        let commit = |dir: &Path, titles: &[&str]| {
+            for t in titles {
+                create(dir, t, None);
+            }
+            git(dir, &["add", "-A"]);
+            git(dir, &["commit", "-q", "-m", "new issues"]);
+        };
+        commit(&clones[0], &["from clone 0"]);
+        git(&clones[0], &["push", "-q", "origin", "main"]);
+        // Clones 1 and 2 each merge clone 0's issue (same number as theirs) before either pushes;
+        // clone 2 made two issues, so a renumbering of the old duplicates would differ by one.
+        commit(&clones[1], &["from clone 1"]);
+        commit(&clones[2], &["from clone 2", "from clone 2, again"]);
+        for dir in &clones[1..] {
+            let pulled = git_all(dir, &["pull", "--no-rebase", "--no-edit", "origin", "main"]);
+            assert!(pulled.contains("docket: renumbered") && pulled.contains("docket: committed the repair"), "{pulled}");
+            assert!(pulled.contains("already held by several files before this merge"), "{pulled}");
+        }
+        git(&clones[1], &["push", "-q", "origin", "main"]);
+        let pulled = git_all(&clones[2], &["pull", "--no-rebase", "--no-edit", "origin", "main"]);
+        assert!(!pulled.contains("CONFLICT"), "{pulled}");
+        assert!(git(&clones[2], &["status", "--porcelain"]).is_empty(), "{pulled}");
+        let issues = all_issues(&clones[2]);
+        let new: BTreeMap<&str, &str> = issues
+            .iter()
+            .filter(|i| i["title"].as_str().is_some_and(|t| t.starts_with("from clone")))
+            .map(|i| (i["id"].as_str().expect("id"), i["title"].as_str().expect("title")))
+            .collect();
+        assert_eq!(new.len(), 4, "four new issues, four ids: {new:?}");
+        assert_eq!(duplicate_count(&clones[2]), old, "the old duplicates are left as they were, for doctor --fix");
+    }
+}

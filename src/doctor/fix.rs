@@ -80,17 +80,26 @@ pub enum Scope {
 
 /// `docket doctor --fix`: every safe repair.
 pub fn fix(store: &Store) -> Result<Outcome, String> {
-    fix_in(store, Scope::All, None)
+    fix_in(store, Scope::All, None, None)
 }
 
 /// The repairs of `scope`. `before` names the branch as it was before a rebase (`ORIG_HEAD`):
 /// a reference the rebased history cannot attribute is read in the history it was written in.
-pub fn fix_in(store: &Store, scope: Scope, before: Option<&str>) -> Result<Outcome, String> {
+/// `only` limits the duplicate ids repaired (upper-cased): the ones a merge made.
+pub fn fix_in(
+    store: &Store,
+    scope: Scope,
+    before: Option<&str>,
+    only: Option<&std::collections::HashSet<String>>,
+) -> Result<Outcome, String> {
     let ws = store.workspace().clone();
     let _lock = edit::lock(&ws)
         .map_err(|e| format!("cannot lock the workspace ({e}); retry when other docket calls are done"))?;
     let root = Root::workspace(&ws).map_err(|e| e.to_string())?;
-    let scan = check(store).map_err(|e| e.to_string())?.scan;
+    let mut scan = check(store).map_err(|e| e.to_string())?.scan;
+    if let Some(only) = only {
+        scan.duplicates.retain(|id, _| only.contains(id));
+    }
     // A pair whose bodies differ is kept whole: the copy updated first gets a new id instead of
     // being removed, so no text that only one file held is lost.
     let diverged = diverged_copies(&scan);

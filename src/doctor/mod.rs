@@ -109,6 +109,14 @@ pub struct Report {
     pub(crate) scan: Scan,
 }
 
+impl Report {
+    /// Each id several files hold (interrupted moves included), with the paths of its holders.
+    pub fn holders_of_duplicates(&self) -> Vec<(String, Vec<PathBuf>)> {
+        let ids = self.scan.duplicates.values();
+        ids.map(|h| (h[0].id.clone(), h.iter().map(|m| m.path.clone()).collect())).collect()
+    }
+}
+
 /// Everything one check reads.
 pub(crate) struct Scan {
     pub ws: Workspace,
