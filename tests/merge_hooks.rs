@@ -207,6 +207,15 @@ fn existing_hooks_are_kept_and_chained_and_setup_is_idempotent() {
         assert!(again.contains(&format!("hooks/{name}: already installed")), "{again}");
     }
     assert!(!hooks.join("post-rewrite.legacy").exists());
+    // docket's own hook with a line added by hand is not overwritten (the line would be lost).
+    let ours = std::fs::read_to_string(hooks.join("post-rewrite")).expect("docket's hook");
+    let edited = ours.replace("exit 0\n", "echo mine too\nexit 0\n");
+    std::fs::write(hooks.join("post-rewrite"), &edited).expect("edit");
+    let refused = docket(&dir, &["git-setup"]);
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success() && said.contains("lines added by hand"), "{said}");
+    assert_eq!(std::fs::read_to_string(hooks.join("post-rewrite")).expect("kept"), edited);
+    std::fs::write(hooks.join("post-rewrite"), &ours).expect("restore");
     // The other clone pushes ISS-000001 first; this one made its own ISS-000001 meanwhile.
     create(&clones[0], "pushed first", None);
     git(&clones[0], &["add", "-A"]);
