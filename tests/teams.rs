@@ -513,3 +513,26 @@ async fn every_refused_write_to_a_duplicated_id_names_workspace_doctor_fix() {
     client.cancel().await.expect("close");
     assert_eq!(all_issues(root).len(), 3, "nothing lost");
 }
+
+/// Agents in three worktrees of one repository create at the same moment: the branch lock
+/// makes them take turns, so no two get the same id, and none prints a warning.
+#[test]
+fn creates_at_once_in_three_worktrees_get_distinct_ids() {
+    let (_tmp, main, a, b) = repo_with_worktrees();
+    let children: Vec<std::process::Child> = (0..10)
+        .flat_map(|i| [(&main, i), (&a, i), (&b, i)])
+        .map(|(root, i)| {
+            let mut cmd = Command::new(env!("CARGO_BIN_EXE_docket"));
+            common::in_workspace(cmd.args(["create", "--title", &format!("at once {i}")]), root);
+            cmd.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().expect("spawn")
+        })
+        .collect();
+    let mut ids = BTreeSet::new();
+    for child in children {
+        let o = child.wait_with_output().expect("wait");
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        assert_eq!(text(&o.stderr), "", "no warning");
+        ids.insert(text(&o.stdout).trim().to_string());
+    }
+    assert_eq!(ids.len(), 30, "{ids:?}");
+}
