@@ -389,3 +389,44 @@ on_each_fixture! {
         assert_eq!(duplicate_count(&clones[2]), old, "the old duplicates are left as they were, for doctor --fix");
     }
 }
+
+/// `pull --rebase` replays three local commits onto a teammate's issue at the same path: the
+/// local "Task 1: Setup" is created, started, then closed (moved to `archived/`). The teammate's
+/// task stays open where it was with its parent; the local one ends closed under a new id with
+/// its own parent, both texts whole, and only one copy of each.
+#[test]
+fn a_rebase_replaying_a_close_onto_another_issue_at_the_same_path_keeps_both_apart() {
+    let (_tmp, clones) = origin_and_clones(2);
+    let (a, b) = (&clones[0], &clones[1]);
+    let plan_a = create_with(a, "Plan A", None, "plan A");
+    create_with(a, "Task 1: Setup", Some(&plan_a), "plan A task");
+    git(a, &["add", "-A"]);
+    git(a, &["commit", "-q", "-m", "a"]);
+    git(a, &["push", "-q", "origin", "main"]);
+    let plan_b = create_with(b, "Plan B", None, "plan B");
+    let task = create_with(b, "Task 1: Setup", Some(&plan_b), "plan B task");
+    git(b, &["add", "-A"]);
+    git(b, &["commit", "-q", "-m", "b1"]);
+    ok(b, &["update", &task, "--status", "in_progress", "--description", "plan B task, started"]);
+    git(b, &["commit", "-q", "-am", "b2"]);
+    ok(b, &["close", &task]);
+    git(b, &["add", "-A"]);
+    git(b, &["commit", "-q", "-m", "b3"]);
+    let pulled = git_all(b, &["pull", "--rebase", "origin", "main"]);
+    assert!(pulled.contains("docket: committed the repair"), "{pulled}");
+    assert!(git(b, &["status", "--porcelain"]).is_empty(), "{pulled}");
+    let issues = all_issues(b);
+    let by_text: BTreeMap<String, &Value> =
+        issues.iter().map(|i| (i["description"].as_str().expect("d").trim().to_string(), i)).collect();
+    assert_eq!((issues.len(), by_text.len()), (4, 4), "one copy of each: {pulled}");
+    let ids: BTreeSet<&str> = issues.iter().map(|i| i["id"].as_str().expect("id")).collect();
+    assert_eq!(ids.len(), 4);
+    let id_of = |text: &str| by_text[text]["id"].as_str().expect("id").to_string();
+    let parent_of = |text: &str| by_text[text]["wranglerContext"]["parentTaskId"].as_str().expect("p").to_string();
+    assert_eq!(id_of("plan A task"), "ISS-000002", "the pushed task keeps its id");
+    assert_eq!(by_text["plan A task"]["status"], "open");
+    assert_eq!(parent_of("plan A task"), id_of("plan A"), "{pulled}");
+    assert_eq!(by_text["plan B task, started"]["status"], "closed");
+    assert_eq!(parent_of("plan B task, started"), id_of("plan B"), "{pulled}");
+    assert_eq!(docket(b, &["doctor"]).status.code(), Some(0), "{pulled}");
+}

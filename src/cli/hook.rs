@@ -54,7 +54,7 @@ pub(super) fn run(a: &HookArgs) -> Result<Vec<String>, String> {
     // Only what this merge duplicated. An id two files already held together in one branch was
     // not made by it: every clone's hook would renumber it on its own, each with other numbers,
     // and the next merge would meet two renames of one file (a rename/rename conflict).
-    let (made, before_merge) = made_by_merge(&repo, &ws, &report);
+    let (made, before_merge) = made_by_merge(&repo, &ws, &report, &a.name);
     let mut lines = Vec::new();
     if !before_merge.is_empty() {
         lines.push(format!(
@@ -113,10 +113,12 @@ pub(super) fn run(a: &HookArgs) -> Result<Vec<String>, String> {
 
 /// The duplicated ids (upper-cased) this merge made, and those it found: an id is the merge's
 /// doing unless two of its holders were together in one tree before it (either side of the
-/// merge, the branch before a rebase, or a remote-tracking branch).
-fn made_by_merge(repo: &Repo, ws: &Workspace, report: &doctor::Report) -> (HashSet<String>, Vec<String>) {
+/// merge, the branch before a rebase, or a remote-tracking branch). After a rebase the new
+/// commits hold both sides already, so only the branch as it was (`ORIG_HEAD`) counts.
+fn made_by_merge(repo: &Repo, ws: &Workspace, report: &doctor::Report, hook: &str) -> (HashSet<String>, Vec<String>) {
     let spec = if repo.ws_rel.is_empty() { "." } else { repo.ws_rel.as_str() };
-    let mut revs: Vec<String> = ["HEAD^1", "HEAD^2", "ORIG_HEAD"].iter().map(|r| r.to_string()).collect();
+    let before: &[&str] = if hook == "post-rewrite" { &["ORIG_HEAD"] } else { &["HEAD^1", "HEAD^2", "ORIG_HEAD"] };
+    let mut revs: Vec<String> = before.iter().map(|r| r.to_string()).collect();
     revs.extend(repo.branch_tips().into_iter().filter(|(n, _)| n.starts_with("refs/remotes/")).map(|(_, oid)| oid));
     let mut trees: Vec<HashSet<String>> = Vec::new();
     let mut seen = HashSet::new();

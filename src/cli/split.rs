@@ -49,6 +49,17 @@ pub(super) fn split(
     let dir = at.parent().ok_or("the path has no folder")?.to_path_buf();
     let stem = at.file_stem().and_then(|s| s.to_str()).ok_or("the path is not a file name")?.to_string();
     let listed = listed(&top);
+    // A version of the same issue written beside another path (before a rebase replayed its
+    // move to `archived/`) is replaced by this one, not kept as a second copy.
+    for stale in &listed {
+        let path = top.join(stale);
+        if path.parent() != Some(dir.as_path())
+            && root.read(&path, 1 << 22).ok().and_then(|b| created_at(&String::from_utf8_lossy(&b)))
+                == created_at(other)
+        {
+            root.remove_file(&path).map_err(|e| format!("cannot remove {e}"))?;
+        }
+    }
     let mut beside = None;
     for k in 2..1000 {
         let candidate = dir.join(format!("{stem}-{k}.md"));

@@ -163,7 +163,10 @@ pub fn fix_in(
         }
     }
 
-    for m in scan.issues.iter().filter(|m| all && !removed.contains(&m.path)) {
+    // The hooks move the misplaced holders of the ids they repair: a rename on one branch (a
+    // close) meeting another issue at the old path leaves the other issue in `archived/`.
+    let repaired = |m: &IssueMeta| only.is_some_and(|o| o.contains(&m.id.to_uppercase()));
+    for m in scan.issues.iter().filter(|m| (all || repaired(m)) && !removed.contains(&m.path)) {
         if m.status.is_archived() == in_archive(&m.path) {
             continue;
         }
@@ -497,22 +500,48 @@ pub fn split_origins(repo: &Repo) -> HashMap<String, String> {
         .collect()
 }
 
-/// The commit that added the file of `m` in the history of `rev`. A file the merge driver moved
-/// beside its path is not committed: its issue was added at that path, in the commit whose file
-/// there was created when `m` was.
+/// The commit that first added the file of `m` in the history of `rev`: of the commits that
+/// added a file at its path, at the same name in the other folder (`archived/` or not: a close
+/// moves it) or, for a file the merge driver moved beside its path, at that path, the oldest
+/// whose file there was created when `m` was. A path can hold another issue in other commits
+/// (two branches added one name; a rebase replayed a move onto the other issue). Without a
+/// `createdAt`, the oldest commit that added its path.
 fn commit_adding(repo: &Repo, rev: &str, m: &IssueMeta) -> Option<String> {
-    let real = m.path.parent()?.canonicalize().ok()?.join(m.path.file_name()?);
-    let rel = real.strip_prefix(&repo.toplevel).ok()?.to_string_lossy().replace('\\', "/");
-    let Some(origin) = split_origins(repo).remove(&rel) else { return repo.commit_adding(rev, &m.path) };
-    let out =
-        repo.git(&["log", "--full-history", "--no-renames", "--diff-filter=A", "--format=%H", rev, "--", &origin])?;
-    out.lines()
-        .find(|oid| {
-            repo.git(&["cat-file", "blob", &format!("{oid}:{origin}")])
+    let created = m.created_at.trim();
+    if created.is_empty() {
+        return repo.commit_adding(rev, &m.path);
+    }
+    let name = m.path.file_name()?.to_str()?;
+    let real = m.path.parent()?.canonicalize().ok()?;
+    let folder = if in_archive(&m.path) { real.parent()? } else { &real };
+    let folder = folder.strip_prefix(&repo.toplevel).ok()?.to_string_lossy().replace('\\', "/");
+    let prefix = if folder.is_empty() { String::new() } else { format!("{folder}/") };
+    let own = if in_archive(&m.path) { format!("{prefix}archived/{name}") } else { format!("{prefix}{name}") };
+    let mut paths = vec![format!("{prefix}{name}"), format!("{prefix}archived/{name}")];
+    paths.extend(split_origins(repo).remove(&own));
+    let mut oldest: Option<(i64, String)> = None;
+    for path in &paths {
+        let Some(out) =
+            repo.git(&["log", "--full-history", "--no-renames", "--diff-filter=A", "--format=%H %ct", rev, "--", path])
+        else {
+            continue;
+        };
+        for line in out.lines() {
+            let Some((oid, at)) = line.split_once(' ') else { continue };
+            let at: i64 = at.trim().parse().unwrap_or(i64::MAX);
+            if oldest.as_ref().is_some_and(|(t, _)| *t < at) {
+                continue;
+            }
+            let same = repo
+                .git(&["cat-file", "blob", &format!("{oid}:{path}")])
                 .and_then(|t| crate::store::git::merge::created_at(&t))
-                .is_some_and(|c| c == m.created_at.trim())
-        })
-        .map(str::to_string)
+                .is_some_and(|c| c == created);
+            if same {
+                oldest = Some((at, oid.to_string()));
+            }
+        }
+    }
+    oldest.map(|(_, oid)| oid)
 }
 
 /// `id` as a whole word of `text` (not part of a longer id or word).
