@@ -405,6 +405,8 @@ fn a_rebase_replaying_a_close_onto_another_issue_at_the_same_path_keeps_both_apa
     git(a, &["push", "-q", "origin", "main"]);
     let plan_b = create_with(b, "Plan B", None, "plan B");
     let task = create_with(b, "Task 1: Setup", Some(&plan_b), "plan B task");
+    let second = create_with(b, "Task 2: Build", Some(&plan_b), "plan B second task");
+    ok(b, &["block", &second, "--by", &task]);
     git(b, &["add", "-A"]);
     git(b, &["commit", "-q", "-m", "b1"]);
     ok(b, &["update", &task, "--status", "in_progress", "--description", "plan B task, started"]);
@@ -418,9 +420,9 @@ fn a_rebase_replaying_a_close_onto_another_issue_at_the_same_path_keeps_both_apa
     let issues = all_issues(b);
     let by_text: BTreeMap<String, &Value> =
         issues.iter().map(|i| (i["description"].as_str().expect("d").trim().to_string(), i)).collect();
-    assert_eq!((issues.len(), by_text.len()), (4, 4), "one copy of each: {pulled}");
+    assert_eq!((issues.len(), by_text.len()), (5, 5), "one copy of each: {pulled}");
     let ids: BTreeSet<&str> = issues.iter().map(|i| i["id"].as_str().expect("id")).collect();
-    assert_eq!(ids.len(), 4);
+    assert_eq!(ids.len(), 5);
     let id_of = |text: &str| by_text[text]["id"].as_str().expect("id").to_string();
     let parent_of = |text: &str| by_text[text]["wranglerContext"]["parentTaskId"].as_str().expect("p").to_string();
     assert_eq!(id_of("plan A task"), "ISS-000002", "the pushed task keeps its id");
@@ -428,5 +430,8 @@ fn a_rebase_replaying_a_close_onto_another_issue_at_the_same_path_keeps_both_apa
     assert_eq!(parent_of("plan A task"), id_of("plan A"), "{pulled}");
     assert_eq!(by_text["plan B task, started"]["status"], "closed");
     assert_eq!(parent_of("plan B task, started"), id_of("plan B"), "{pulled}");
+    // The blocker was written in the branch before the rebase, where ISS-000002 was b's task.
+    let blockers = &by_text["plan B second task"]["blockedBy"];
+    assert_eq!(blockers, &serde_json::json!([id_of("plan B task, started")]), "{pulled}");
     assert_eq!(docket(b, &["doctor"]).status.code(), Some(0), "{pulled}");
 }

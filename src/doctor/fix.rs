@@ -320,7 +320,10 @@ fn attribute_references<'a>(
             if renumbered.is_empty() {
                 continue;
             }
-            let histories = std::iter::once("HEAD").chain(before);
+            // After a rebase the branch as it was comes first: the replayed commits hold both
+            // sides, and a name there may hold the other side's issue; a file that only came
+            // from upstream is not in it and is read in HEAD.
+            let histories = before.into_iter().chain(std::iter::once("HEAD"));
             let meant =
                 histories.into_iter().find_map(|rev| meant_holder(repo.as_ref(), &mut commit_names, rev, m, holders));
             match meant {
