@@ -280,13 +280,22 @@ fn the_same_name_open_in_one_clone_and_closed_in_the_other_is_two_issues() {
     git(a, &["commit", "-q", "-m", "a"]);
     git(a, &["push", "-q", "origin", "main"]);
     assert_eq!(create(b, "Task 1: Setup", None), "ISS-000001");
+    // b's second task waits for b's first: after the merge, the blocker must still be b's.
+    assert_eq!(create(b, "Task 2: Build", None), "ISS-000002");
+    ok(b, &["block", "ISS-000002", "--by", "ISS-000001"]);
     git(b, &["add", "-A"]);
     git(b, &["commit", "-q", "-m", "b"]);
     let pulled = git_all(b, &["pull", "--no-rebase", "--no-edit", "origin", "main"]);
     assert!(!pulled.contains("removed"), "{pulled}");
     let issues = all_issues(b);
     let ids: BTreeSet<&str> = issues.iter().map(|i| i["id"].as_str().expect("id")).collect();
-    assert_eq!((issues.len(), ids.len()), (2, 2), "{pulled}");
+    assert_eq!((issues.len(), ids.len()), (3, 3), "{pulled}");
+    let id_of = |status: &str, title: &str| {
+        let found = issues.iter().find(|i| i["status"] == status && i["title"] == title).expect("the issue");
+        found["id"].as_str().expect("id").to_string()
+    };
+    let build = issues.iter().find(|i| i["title"] == "Task 2: Build").expect("task 2");
+    assert_eq!(build["blockedBy"], serde_json::json!([id_of("open", "Task 1: Setup")]), "{pulled}");
     let closed: Vec<&Value> = issues.iter().filter(|i| i["status"] == "closed").collect();
     assert_eq!(closed.len(), 1);
     assert_eq!(closed[0]["id"], "ISS-000001", "the pushed (closed) one keeps its id: {pulled}");

@@ -461,27 +461,34 @@ fn meant_holder(
         .filter(|(_, h)| h.path.file_name().and_then(|n| n.to_str()).is_some_and(|n| names.iter().any(|x| x == n)))
         .map(|(i, _)| i)
         .collect();
-    let [one] = present.as_slice() else { return None };
-    // The name can hold another issue now: when two issues were added at one path, the merge
-    // driver kept one there and moved the other beside it. The file the reference meant is the
-    // holder created when the file of that name in the commit was.
-    let then = || {
-        let holder = &holders[*one].path;
-        let name = holder.file_name()?.to_str()?;
-        let real = holder.parent()?.canonicalize().ok()?;
-        let folder = if in_archive(holder) { real.parent()? } else { &real };
+    // A name can hold another issue than the holder of that name now: two issues added at one
+    // path (the merge driver kept one there and moved the other beside it), or one name in a
+    // folder and in its `archived/`. The file the reference meant is the holder created when
+    // a file of a holder's name in that commit was.
+    let created_then = |h: &IssueMeta| -> Option<Vec<String>> {
+        let name = h.path.file_name()?.to_str()?;
+        let real = h.path.parent()?.canonicalize().ok()?;
+        let folder = if in_archive(&h.path) { real.parent()? } else { &real };
         let folder = folder.strip_prefix(&repo.toplevel).ok()?.to_string_lossy().into_owned();
-        ["", "/archived"].iter().find_map(|sub| {
-            let text = repo.git(&["cat-file", "blob", &format!("{oid}:{folder}{sub}/{name}")])?;
+        let prefix = if folder.is_empty() { String::new() } else { format!("{folder}/") };
+        let found = ["", "archived/"].iter().filter_map(|sub| {
+            let text = repo.git(&["cat-file", "blob", &format!("{oid}:{prefix}{sub}{name}")])?;
             crate::store::git::merge::created_at(&text)
-        })
+        });
+        Some(found.collect())
     };
-    let Some(then) = then() else { return Some(*one) };
-    let same: Vec<usize> =
-        holders.iter().enumerate().filter(|(_, h)| h.created_at.trim() == then).map(|(i, _)| i).collect();
-    match same.as_slice() {
-        [only] => Some(*only),
-        _ => Some(*one),
+    let then: Vec<String> = present.iter().filter_map(|i| created_then(&holders[*i])).flatten().collect();
+    let same: Vec<usize> = holders
+        .iter()
+        .enumerate()
+        .filter(|(_, h)| !h.created_at.trim().is_empty() && then.iter().any(|c| c == h.created_at.trim()))
+        .map(|(i, _)| i)
+        .collect();
+    match (same.as_slice(), present.as_slice()) {
+        ([only], _) => Some(*only),
+        // Files without createdAt (wrangler's oldest): the name alone.
+        ([], [one]) if then.is_empty() => Some(*one),
+        _ => None,
     }
 }
 
