@@ -444,3 +444,102 @@ fn a_rebase_replaying_a_close_onto_another_issue_at_the_same_path_keeps_both_apa
     assert_eq!(blockers, &serde_json::json!([id_of("plan B task, started")]), "{pulled}");
     assert_eq!(docket(b, &["doctor"]).status.code(), Some(0), "{pulled}");
 }
+
+/// A small xorshift generator: the random run below is the same on every machine.
+struct Dice(u64);
+
+impl Dice {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
+    }
+
+    fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+}
+
+/// Five clones (0-2 fetch before each create, 3-4 never) taking 16 turns in a random order:
+/// a plan with 1-4 tasks titled alike in every clone, each blocked by the one before, some
+/// committed on their own, some started or closed, a teammate's issue reprioritized, then
+/// `pull --rebase` or a merge, at random. Every turn ends clean with nothing typed by hand, and
+/// a fresh clone holds every issue once, under distinct ids, with its parent, blocker and status.
+#[test]
+fn a_random_run_of_five_clones_ends_with_every_issue_once_and_every_link_right() {
+    let (tmp, clones) = origin_and_clones(5);
+    let mut dice = Dice(0x2545_f491_4f6c_dd1d);
+    // description -> (its plan's description, its blocker's description, closed)
+    let mut made: BTreeMap<String, (Option<String>, Option<String>, bool)> = BTreeMap::new();
+    for turn in 0..16 {
+        let i = dice.below(5) as usize;
+        let dir = &clones[i];
+        let fetch = || {
+            if i < 3 {
+                git(dir, &["fetch", "-q"]);
+            }
+        };
+        fetch();
+        let plan = format!("turn {turn} clone {i} plan");
+        let plan_id = create_with(dir, &format!("Plan of turn {turn}"), None, &plan);
+        made.insert(plan.clone(), (None, None, false));
+        let mut before: Option<(String, String)> = None;
+        for k in 1..=1 + dice.below(4) {
+            fetch();
+            let task = format!("turn {turn} clone {i} task {k}");
+            let id = create_with(dir, &format!("Task {k}: step"), Some(&plan_id), &task);
+            if let Some((b, _)) = &before {
+                ok(dir, &["block", &id, "--by", b]);
+            }
+            if dice.chance(30) {
+                git(dir, &["add", "-A"]);
+                git(dir, &["commit", "-q", "-m", &task]);
+            }
+            let closed = dice.chance(25);
+            if closed {
+                ok(dir, &["close", &id]);
+            } else if dice.chance(20) {
+                ok(dir, &["update", &id, "--status", "in_progress"]);
+            }
+            made.insert(task.clone(), (Some(plan.clone()), before.map(|(_, d)| d), closed));
+            before = Some((id, task));
+        }
+        if dice.chance(40) {
+            let listed = ok(dir, &["list", "--json"]);
+            let open: Value = serde_json::from_str(&listed).expect("JSON");
+            let ids: Vec<&str> =
+                open["issues"].as_array().into_iter().flatten().filter_map(|i| i["id"].as_str()).collect();
+            let id = ids[dice.below(ids.len() as u64) as usize];
+            ok(dir, &["update", id, "--priority", if dice.chance(50) { "low" } else { "high" }]);
+        }
+        git(dir, &["add", "-A"]);
+        git(dir, &["commit", "-q", "--allow-empty", "-m", &format!("turn {turn}")]);
+        let how = if dice.chance(50) { "--rebase" } else { "--no-rebase" };
+        let pulled = git_all(dir, &["pull", how, "--no-edit", "origin", "main"]);
+        assert!(!pulled.contains("CONFLICT"), "turn {turn}, clone {i}, {how}: {pulled}");
+        assert!(git(dir, &["status", "--porcelain"]).is_empty(), "turn {turn}, clone {i}, {how}: {pulled}");
+        git(dir, &["push", "-q", "origin", "main"]);
+    }
+    let reader = tmp.path().join("reader");
+    git(tmp.path(), &["clone", "-q", tmp.path().join("origin.git").to_str().expect("utf-8"), "reader"]);
+    let issues = all_issues(&reader);
+    let ids: BTreeSet<&str> = issues.iter().map(|i| i["id"].as_str().expect("id")).collect();
+    let text = |i: &Value| i["description"].as_str().expect("description").trim().to_string();
+    let by_text: BTreeMap<String, &Value> = issues.iter().map(|i| (text(i), i)).collect();
+    let by_id: BTreeMap<&str, &Value> = issues.iter().map(|i| (i["id"].as_str().expect("id"), i)).collect();
+    assert_eq!((issues.len(), ids.len(), by_text.len()), (made.len(), made.len(), made.len()));
+    for (d, (plan, blocker, closed)) in &made {
+        let issue = by_text.get(d).unwrap_or_else(|| panic!("{d} lost"));
+        if let Some(plan) = plan {
+            let parent = issue["wranglerContext"]["parentTaskId"].as_str().expect("a parent");
+            assert_eq!(&text(by_id[parent]), plan, "{d}'s parent");
+        }
+        let blockers: Vec<&str> =
+            issue["blockedBy"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+        let named: Vec<String> = blockers.iter().map(|b| text(by_id[b])).collect();
+        assert_eq!(named, blocker.iter().cloned().collect::<Vec<_>>(), "{d}'s blocker");
+        assert_eq!(issue["status"] == "closed", *closed, "{d}'s status");
+    }
+    assert_eq!(docket(&reader, &["doctor"]).status.code(), Some(0));
+}
