@@ -481,7 +481,10 @@ fn meant_holder(
     let same: Vec<usize> = holders
         .iter()
         .enumerate()
-        .filter(|(_, h)| !h.created_at.trim().is_empty() && then.iter().any(|c| c == h.created_at.trim()))
+        .filter(|(_, h)| {
+            !h.created_at.trim().is_empty()
+                && then.iter().any(|c| crate::store::git::merge::same_time(c, &h.created_at))
+        })
         .map(|(i, _)| i)
         .collect();
     match (same.as_slice(), present.as_slice()) {
@@ -545,7 +548,7 @@ fn commit_adding(repo: &Repo, rev: &str, m: &IssueMeta) -> Option<String> {
             let same = repo
                 .git(&["cat-file", "blob", &format!("{oid}:{path}")])
                 .and_then(|t| crate::store::git::merge::created_at(&t))
-                .is_some_and(|c| c == created);
+                .is_some_and(|c| crate::store::git::merge::same_time(&c, created));
             if same {
                 oldest = Some((at, oid.to_string()));
             }
