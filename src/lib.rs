@@ -18,10 +18,12 @@ pub mod error_memory;
 pub mod handlers;
 pub mod runtime;
 pub mod server;
-pub mod store;
 pub mod transport;
 pub mod util;
 pub mod web;
+
+/// The workspace on disk and its index (the `store/` crate: it does not depend on tools.yaml).
+pub use docket_store as store;
 
 /// Code generated from tools.yaml by build.rs. Inspect it with `cargo run -p codegen -- dump`.
 #[allow(clippy::all, clippy::pedantic, missing_docs)]

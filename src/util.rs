@@ -1,5 +1,5 @@
-//! Small helpers every layer shares: text cut for a message, the name of a JSON value's type, and
-//! blocking work run off the async threads. This module names nothing else of the crate, so any
+//! Small helpers every layer shares: text cut for a message, the name of a JSON value's type, a
+//! phrase of a message replaced, and blocking work run off the async threads. This module names nothing else of the crate, so any
 //! module may use it (tests/architecture.rs).
 
 use serde_json::Value;
@@ -52,6 +52,29 @@ pub async fn blocking<T: Send + 'static, E: Send + 'static>(
     stopped: impl FnOnce(tokio::task::JoinError) -> E,
 ) -> Result<T, E> {
     tokio::task::spawn_blocking(work).await.unwrap_or_else(|e| Err(stopped(e)))
+}
+
+/// Replaces `from` in `text`; a `{id}` in `from` stands for one word (an ID or a time), which
+/// `to` repeats where it has `{id}`.
+pub fn replace_phrase(text: &str, from: &str, to: &str) -> String {
+    let Some((head, tail)) = from.split_once("{id}") else { return text.replace(from, to) };
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find(head) {
+        let after = &rest[i + head.len()..];
+        let word_end = after.find(|c: char| c.is_whitespace() || c == ')').unwrap_or(after.len());
+        let (word, after_word) = after.split_at(word_end);
+        if word.is_empty() || !after_word.starts_with(tail) {
+            out.push_str(&rest[..i + head.len()]);
+            rest = after;
+            continue;
+        }
+        out.push_str(&rest[..i]);
+        out.push_str(&to.replace("{id}", word));
+        rest = &after_word[tail.len()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 #[cfg(test)]

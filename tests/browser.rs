@@ -1,7 +1,8 @@
 //! The web board in a real browser: headless Chromium driven through chromedriver (WebDriver)
 //! against `docket web` on a generated workspace. Skips, saying why, when chromium or
 //! chromedriver is not installed (`apt-get install -y chromium chromium-driver`; CI does).
-//! More in tests/browser/: editing.rs (title, description, task boxes, the save model),
+//! More in tests/browser/: editing.rs (title, description, task boxes, the save model), graph.rs
+//! (blocked cards, adding and removing blockers),
 //! problems.rs (warnings and the duplicate banner), views.rs (the list and the statistics).
 //! Also takes the screenshots (light and dark, desktop and phone) into target/screenshots/, or into
 //! docs/screenshots/ with DOCKET_UPDATE_SCREENSHOTS=1.
@@ -9,6 +10,8 @@
 mod common;
 #[path = "browser/editing.rs"]
 mod editing;
+#[path = "browser/graph.rs"]
+mod graph;
 #[path = "browser/problems.rs"]
 mod problems;
 #[path = "browser/support.rs"]

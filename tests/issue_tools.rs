@@ -382,3 +382,52 @@ async fn empty_workspace_lists_nothing_clearly() {
     assert_eq!(text(&r), "No issues match.");
     client.cancel().await.expect("close");
 }
+
+/// A scope with more unfinished issues than one answer shows: the first 50 (in list order), the
+/// exact count, and an issues_list call that pages through every one of them.
+#[tokio::test]
+async fn all_complete_shows_the_first_unfinished_and_names_the_call_for_the_rest() {
+    let dir = tempfile::tempdir().expect("tmp");
+    docket::store::generate::generate_workspace(dir.path(), 600, 5);
+    let client = start(dir.path()).await;
+    let r = call(&client, "issues_all_complete", json!({"labels": ["bug"]})).await;
+    assert!(!is_error(&r), "{}", text(&r));
+    let sc = structured(&r);
+    let count = sc["incompleteCount"].as_i64().expect("incompleteCount");
+    assert!(count > 50, "the generated workspace has more than 50 unfinished bugs: {sc}");
+    assert!(sc["total"].as_i64() > Some(count), "some bugs are finished: {sc}");
+    assert_eq!(sc["allComplete"], false);
+    let shown = sc["incomplete"].as_array().expect("incomplete");
+    assert_eq!(shown.len(), 50);
+    let next = sc["next"].as_str().expect("next names the rest");
+    assert!(next.starts_with(&format!("{} more not complete: issues_list ", count - 50)), "{next}");
+    assert!(text(&r).contains(next), "the text view names the same call: {}", text(&r));
+    // The named call, followed, lists exactly the unfinished bugs, the shown ones first.
+    let args: Value = serde_json::from_str(&next[next.find('{').expect("args")..next.rfind('}').expect("args") + 1])
+        .expect("the call's arguments are JSON");
+    let mut ids = Vec::new();
+    let mut args = args.as_object().expect("object").clone();
+    args.insert("limit".into(), json!(100));
+    loop {
+        let page = structured(&call(&client, "issues_list", Value::Object(args.clone())).await);
+        assert_eq!(page["totalCount"].as_i64(), Some(count), "{page}");
+        ids.extend(common::page_records(&page).iter().map(|r| r["id"].as_str().expect("id").to_string()));
+        match page["nextCursor"].as_str() {
+            Some(c) => args.insert("cursor".into(), json!(c)),
+            None => break,
+        };
+    }
+    assert_eq!(ids.len() as i64, count);
+    let mut unique = ids.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), ids.len(), "each unfinished bug is listed once: {ids:?}");
+    let first: Vec<&str> = shown.iter().map(|r| r["id"].as_str().expect("id")).collect();
+    assert_eq!(ids[..50].iter().map(String::as_str).collect::<Vec<_>>(), first);
+    // Named IDs bound the answer themselves: all of them are shown.
+    let r = structured(&call(&client, "issues_all_complete", json!({"issueIds": ids})).await);
+    assert_eq!(r["incompleteCount"].as_i64(), Some(count));
+    assert_eq!(r["incomplete"].as_array().map(Vec::len), Some(ids.len()));
+    assert!(r.get("next").is_none(), "{r}");
+    client.cancel().await.expect("close");
+}

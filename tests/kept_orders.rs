@@ -242,16 +242,20 @@ fn check(rng: &mut StdRng, store: &Store, round: usize) {
             assert_eq!(total, want.values().sum::<usize>(), "{by:?} total of {filter:?}, {at}");
             assert_eq!(groups.into_iter().collect::<BTreeMap<_, _>>(), want, "{by:?} of {filter:?}, {at}");
         }
-        let (unfinished, total) = store.unfinished(&filter, |m| m.path.clone()).expect("unfinished").value;
         let matching = naive(&all, &filter, SortField::Updated, SortOrder::Desc);
-        assert_eq!(total, matching.len(), "all-complete total of {filter:?}, {at}");
         let open: Vec<&str> = matching
             .iter()
             .filter(|m| matches!(m.status, Status::Open | Status::InProgress))
             .map(|m| m.path.to_str().expect("utf-8"))
             .collect();
-        let got: Vec<&str> = unfinished.iter().map(|p| p.to_str().expect("utf-8")).collect();
-        assert_eq!(got, open, "incomplete issues of {filter:?}, {at}");
+        // Whole and cut to a first page: the count and the total stay those of the whole scope.
+        for limit in [usize::MAX, 3] {
+            let got = store.unfinished(&filter, limit, |m| m.path.clone()).expect("unfinished").value;
+            assert_eq!(got.total, matching.len(), "all-complete total of {filter:?}, {at}");
+            assert_eq!(got.count, open.len(), "incomplete count of {filter:?}, {at}");
+            let rows: Vec<&str> = got.rows.iter().map(|p| p.to_str().expect("utf-8")).collect();
+            assert_eq!(rows, open[..open.len().min(limit)], "incomplete issues of {filter:?}, {at}");
+        }
 
         let sort = *[SortField::Updated, SortField::Created, SortField::Priority, SortField::Status, SortField::Id]
             .choose(rng)

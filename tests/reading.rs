@@ -127,3 +127,82 @@ async fn long_spec_titled(client: &Client, title: &str) -> (String, String) {
         ok(client, "issues_create", json!({"title": title, "type": "specification", "description": body})).await;
     (created["issue"]["id"].as_str().expect("id").to_string(), body)
 }
+
+/// Follows `next` from a first answer to the end, in either profile; returns what was read
+/// (the first answer's text included) and how many calls followed.
+async fn follow(client: &Client, first: &Value, consolidated: bool) -> (String, usize) {
+    let mut read = first["description"].as_str().expect("description").to_string();
+    let mut next = first["next"].as_str().map(str::to_string);
+    let mut calls = 0;
+    while let Some(n) = next {
+        let (tool, args) = match consolidated {
+            true => ("issues", {
+                let rest = n.strip_prefix("issues(action=get) ").unwrap_or_else(|| panic!("not a get call: {n}"));
+                let mut args: Value = serde_json::from_str(rest).unwrap_or_else(|e| panic!("{n}: {e}"));
+                args["action"] = json!("get");
+                args
+            }),
+            false => ("issues_get", next_args(&n)),
+        };
+        let (page, page_text) = ok(client, tool, args).await;
+        let part = page["issue"]["description"].as_str().expect("description");
+        assert!(page_text.contains(part.lines().next().unwrap_or_default()), "{page_text}");
+        read.push_str(part);
+        next = page["issue"]["next"].as_str().map(str::to_string);
+        if let Some(n) = &next {
+            assert!(page_text.contains(&format!("Next: {n}")), "the text view names the same call: {page_text}");
+        }
+        calls += 1;
+        assert!(calls < 6, "no end after {calls} pages");
+    }
+    (read, calls)
+}
+
+/// A section longer than an answer, a batch of whole specs, the consolidated profile and a spec
+/// written with CRLF line ends: each is read to its very end by following `next` alone.
+#[tokio::test]
+async fn following_next_reads_a_cut_section_a_batch_and_a_crlf_spec_to_their_end() {
+    let ws = workspace();
+    let client = start(ws.path()).await;
+    let (a, body) = long_spec(&client).await;
+    let (b, _) = long_spec_titled(&client, "Sync protocol").await;
+    let design_at = body.find("## Design\n").expect("design");
+    let design_end = design_at + body[design_at..].find("\n## API").expect("api") + 1;
+    assert!(design_end - design_at > 25_000, "the Design section is longer than one answer");
+    let (design, _) = ok(&client, "issues_get", json!({"id": a, "section": "Design"})).await;
+    assert_eq!(design["issue"]["truncated"], true, "{}", design["issue"]["next"]);
+    let (read, calls) = follow(&client, &design["issue"], false).await;
+    assert!(calls >= 1);
+    assert_eq!(read, body[design_at..design_end], "the section, put together from its pages");
+
+    let (batch, _) = ok(&client, "issues_get_batch", json!({"ids": [a, b]})).await;
+    let first = &batch["issues"][0];
+    assert_eq!(first["truncated"], true, "{first}");
+    let (read, _) = follow(&client, first, false).await;
+    assert_eq!(read, body, "the batch's first spec, put together from its pages");
+
+    // The same spec with CRLF line ends reads as the LF body, and its offsets agree.
+    let file = std::fs::read_dir(ws.path().join(".docket/specifications"))
+        .expect("specifications dir")
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with(&a)))
+        .expect("the spec's file");
+    let written = std::fs::read_to_string(&file).expect("read").replace('\n', "\r\n");
+    std::fs::write(&file, &written).expect("write CRLF");
+    client.cancel().await.expect("close");
+
+    let consolidated = start_with_env(ws.path(), &[("DOCKET_TOOL_STYLE", "consolidated")]).await;
+    let (whole, _) = ok(&consolidated, "issues", json!({"action": "get", "id": a})).await;
+    let (read, calls) = follow(&consolidated, &whole["issue"], true).await;
+    assert!(calls >= 1);
+    assert_eq!(read, body, "the CRLF spec read through the consolidated profile, as LF");
+    let (criteria, _) =
+        ok(&consolidated, "issues", json!({"action": "get", "id": a, "section": "Acceptance Criteria"})).await;
+    assert_eq!(
+        criteria["issue"]["description"].as_str(),
+        Some(&body[body.find("## Acceptance Criteria").expect("ac")..])
+    );
+    assert_eq!(std::fs::read_to_string(&file).expect("read"), written, "reading changed nothing on disk");
+    consolidated.cancel().await.expect("close");
+}

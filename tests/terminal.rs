@@ -191,3 +191,85 @@ fn the_interactive_board_moves_a_card_and_opens_an_issue() {
     tmux.tmux(&["send-keys", "-t", "tui:0", "q"]);
     screen(&|t| t.contains("__DONE__"));
 }
+
+/// The interactive board follows changes made elsewhere without a key pressed (here `docket
+/// close` in another process lifts a blocker: the card that waited loses its mark, the closed
+/// count grows), marks blocked cards, and the arrows move between columns (→ then Enter opens the
+/// in-progress column's first card, as `docket show` prints it).
+#[test]
+fn the_interactive_board_follows_changes_made_elsewhere_and_marks_blocked_cards() {
+    let has_tmux = Command::new("tmux").arg("-V").output().is_ok_and(|o| o.status.success());
+    if !has_tmux {
+        eprintln!("SKIP the_interactive_board_follows_changes_made_elsewhere: tmux is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tmp");
+    docket::store::generate::generate_workspace(dir.path(), 20, 5);
+    let bin = env!("CARGO_BIN_EXE_docket");
+    let ws = dir.path().display().to_string();
+    let docket = |args: &[&str]| {
+        let out = Command::new(bin).args(args).args(["--workspace", &ws]).output().expect("docket");
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    let blocker = docket(&["create", "Blocker first", "--priority", "critical"]);
+    let waits = docket(&["create", "Waits for it", "--priority", "critical", "--blocked-by", &blocker]);
+    let store = docket::store::Store::open(
+        docket::store::Workspace::at(dir.path()).expect("workspace"),
+        docket::store::StoreOptions::default(),
+    );
+    let doing = store
+        .list(
+            &docket::store::IssueFilter { status: vec![docket::store::Status::InProgress], ..Default::default() },
+            docket::store::SortField::Updated,
+            docket::store::SortOrder::Desc,
+        )
+        .expect("list")
+        .value;
+    let tmux = Tmux::new();
+    let command = format!("env -u COLUMNS {bin} board -i --workspace '{ws}'; echo __DONE__; sleep 30");
+    let out = tmux.tmux(&["new-session", "-d", "-s", "live", "-x", "160", "-y", "40", "sh", "-c", &command]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let screen = |what: &str, until: &dyn Fn(&str) -> bool| {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let shot = tmux.tmux(&["capture-pane", "-p", "-t", "live:0"]);
+            let text = String::from_utf8_lossy(&shot.stdout).into_owned();
+            if until(&text) {
+                return text;
+            }
+            assert!(Instant::now() < deadline, "{what}: the board never showed it:\n{text}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    };
+    // The card of `id`: its cell of the screen line (a line crosses every column).
+    let line_of = |text: &str, id: &str| {
+        text.lines().flat_map(|l| l.split('│')).find(|cell| cell.contains(id)).unwrap_or_default().to_string()
+    };
+    let first = screen("blocked mark", &|t| line_of(t, &waits).contains("⊘ Waits for it"));
+    assert!(!line_of(&first, &blocker).contains('⊘'), "{first}");
+    let closed_count =
+        |t: &str| t.split("CLOSED (").nth(1).and_then(|r| r.split(')').next()).and_then(|n| n.parse::<usize>().ok());
+    let before = closed_count(&first).expect("closed count");
+    docket(&["close", &blocker]);
+    let after = screen("the close made elsewhere", &|t| {
+        closed_count(t) == Some(before + 1) && !line_of(t, &waits).contains('⊘') && line_of(t, &waits).contains("Waits")
+    });
+    assert!(after.contains("Enter open"), "{after}");
+    if !doing.is_empty() {
+        tmux.tmux(&["send-keys", "-t", "live:0", "Right"]);
+        // The in-progress column is sorted by priority: open its selected card, whichever it is.
+        tmux.tmux(&["send-keys", "-t", "live:0", "Enter"]);
+        let opened = screen("an in-progress card opened", &|t| t.contains("any key closes"));
+        let id = opened
+            .lines()
+            .find_map(|l| l.split(": any key closes").next()?.rsplit(' ').next().filter(|s| s.contains('-')));
+        let id = id.expect("the opened card's id").to_string();
+        assert!(doing.iter().any(|m| m.id == id), "an in-progress card: {id}\n{opened}");
+        // As `docket show` prints it: fields by name, dates with how long ago.
+        assert!(opened.contains("Status:   in_progress") && opened.contains(" ago)"), "{opened}");
+        tmux.tmux(&["send-keys", "-t", "live:0", "Escape"]);
+    }
+    tmux.tmux(&["send-keys", "-t", "live:0", "q"]);
+    screen("quit", &|t| t.contains("__DONE__"));
+}

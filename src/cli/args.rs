@@ -118,9 +118,9 @@ pub struct Filters {
     /// Only issues of this project.
     #[arg(long)]
     pub project: Option<String>,
-    /// Only this type (issue, specification, idea).
-    #[arg(long = "type", value_name = "TYPE")]
-    pub issue_type: Option<String>,
+    /// Only these types: issue, specification, idea (repeatable or comma-separated).
+    #[arg(long = "type", value_delimiter = ',', value_name = "TYPE")]
+    pub issue_type: Vec<String>,
 }
 
 impl Filters {
@@ -129,7 +129,11 @@ impl Filters {
         put_list(args, "labels", &self.labels);
         put(args, "assignee", &self.assignee);
         put(args, "project", &self.project);
-        put(args, "type", &self.issue_type);
+        match self.issue_type.as_slice() {
+            [] => {}
+            [one] => drop(args.insert("type".into(), json!(one))),
+            many => drop(args.insert("types".into(), json!(many))),
+        }
     }
 }
 
@@ -147,6 +151,9 @@ pub struct ListArgs {
     /// Continue from the cursor printed below the previous page.
     #[arg(long, conflicts_with = "all")]
     pub cursor: Option<String>,
+    /// Show page N of --limit rows (1 is the first).
+    #[arg(long, value_name = "N", conflicts_with_all = ["cursor", "all"], value_parser = clap::value_parser!(u32).range(1..))]
+    pub page: Option<u32>,
     /// Follow the cursors and print every matching issue.
     #[arg(long)]
     pub all: bool,
@@ -202,12 +209,20 @@ impl ListArgs {
         let limit = match (self.limit, self.all) {
             (Some(l), _) => Some(l),
             (None, true) => Some(crate::generated::limits::issues_list::MAX_PAGE_SIZE as i64),
-            (None, false) => (!self.json).then_some(LIST_PAGE),
+            (None, false) => (!self.json || self.page.is_some()).then_some(LIST_PAGE),
         };
         if let Some(l) = limit {
             args.insert("limit".into(), json!(l));
         }
-        put(&mut args, "cursor", &cursor.map(str::to_string).or_else(|| self.cursor.clone()));
+        match (cursor.map(str::to_string).or_else(|| self.cursor.clone()), self.page) {
+            (Some(c), _) => drop(args.insert("cursor".into(), json!(c))),
+            // A page number is an offset (the tools' older way to page, still taken).
+            (None, Some(page)) => {
+                let offset = i64::from(page - 1).saturating_mul(limit.unwrap_or(LIST_PAGE));
+                args.insert("offset".into(), json!(offset));
+            }
+            (None, None) => {}
+        }
         args
     }
 }
@@ -298,6 +313,9 @@ pub struct CreateArgs {
     /// Parent issue or spec (wranglerContext.parentTaskId).
     #[arg(long, value_name = "ID")]
     pub parent: Option<String>,
+    /// Issues this one waits for (repeatable or comma-separated).
+    #[arg(long = "blocked-by", value_delimiter = ',', value_name = "ID")]
+    pub blocked_by: Vec<String>,
     /// Print the structured issues_create result as JSON.
     #[arg(long)]
     pub json: bool,
@@ -320,6 +338,7 @@ impl CreateArgs {
         if let Some(parent) = &self.parent {
             args.insert("wranglerContext".into(), json!({ "parentTaskId": parent }));
         }
+        put_list(&mut args, "blockedBy", &self.blocked_by);
         args
     }
 }
@@ -361,6 +380,18 @@ pub struct UpdateArgs {
     /// Remove every label.
     #[arg(long)]
     pub no_labels: bool,
+    /// Replace the blockers: the issues this one waits for (repeatable or comma-separated).
+    #[arg(long = "blocked-by", value_delimiter = ',', value_name = "ID", conflicts_with = "no_blockers")]
+    pub blocked_by: Vec<String>,
+    /// Add blockers, keeping the others (repeatable or comma-separated).
+    #[arg(long = "add-blocker", value_delimiter = ',', value_name = "ID", conflicts_with_all = ["no_blockers", "blocked_by"])]
+    pub add_blockers: Vec<String>,
+    /// Remove blockers, keeping the others (repeatable or comma-separated).
+    #[arg(long = "remove-blocker", value_delimiter = ',', value_name = "ID", conflicts_with_all = ["no_blockers", "blocked_by"])]
+    pub remove_blockers: Vec<String>,
+    /// Remove every blocker.
+    #[arg(long)]
+    pub no_blockers: bool,
     /// New assignee ("" clears it).
     #[arg(long)]
     pub assignee: Option<String>,
@@ -430,7 +461,31 @@ impl UpdateArgs {
         }
         put(&mut args, "assignee", &self.assignee);
         put(&mut args, "project", &self.project);
+        if self.no_blockers {
+            args.insert("blockedBy".into(), json!([]));
+        } else {
+            put_list(&mut args, "blockedBy", &self.blocked_by);
+        }
         args
+    }
+
+    /// Whether blockers are added or removed (a read-modify-write of blockedBy).
+    pub fn edits_blockers(&self) -> bool {
+        !self.add_blockers.is_empty() || !self.remove_blockers.is_empty()
+    }
+
+    /// `current` blockers with --add-blocker and --remove-blocker applied (IDs compared without
+    /// regard to case; the order kept, additions last).
+    pub fn edited_blockers(&self, current: &[String]) -> Vec<String> {
+        let same = |x: &String, y: &String| x.eq_ignore_ascii_case(y);
+        let mut list: Vec<String> =
+            current.iter().filter(|b| !self.remove_blockers.iter().any(|r| same(r, b))).cloned().collect();
+        for b in &self.add_blockers {
+            if !list.iter().any(|x| same(x, b)) && !self.remove_blockers.iter().any(|r| same(r, b)) {
+                list.push(b.clone());
+            }
+        }
+        list
     }
 }
 
@@ -611,6 +666,9 @@ pub struct SearchArgs {
     /// Show the next page: the cursor the previous page printed.
     #[arg(long)]
     pub cursor: Option<String>,
+    /// Show page N of --limit matches (1 is the first).
+    #[arg(long, value_name = "N", conflicts_with = "cursor", value_parser = clap::value_parser!(u32).range(1..))]
+    pub page: Option<u32>,
     /// Print the structured issues_search result as JSON.
     #[arg(long)]
     pub json: bool,

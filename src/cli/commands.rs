@@ -39,10 +39,32 @@ pub(super) fn list(core: &Core, a: &ListArgs) -> Result<String, String> {
     let scope = if defaulted { " open or in progress" } else { "" };
     match &page.next_cursor {
         _ if total == 0 => out = format!("No{scope} issues match.\n"),
+        _ if issues.is_empty() => {
+            let size = a.limit.unwrap_or(super::args::LIST_PAGE).max(1) as u64;
+            let pages = total.div_ceil(size);
+            let past = format!(
+                "That page is past the end: {total}{scope} issues make {pages} page(s) of {size}. The last: {}.",
+                a.page_command(pages as u32)
+            );
+            out = table::wrap(&past, terminal_width());
+        }
         Some(cursor) => {
             let shown = format!("Issues {}-{} of {total}", offset + 1, offset + issues.len() as u64);
-            let next = format!("{shown}. Next page: docket list --cursor {cursor} (or --all for every page).");
-            let _ = write!(out, "{}", table::wrap(&next, terminal_width()));
+            // The --all reminder only where the line has room; a command too long for the line
+            // goes on a line of its own, whole, so it can be copied.
+            let command = a.next_page(cursor);
+            let next = format!("{shown}. Next page: {command}");
+            let more = format!("{next} (or --all for every page).");
+            let width = terminal_width();
+            let fits = |l: &str| l.chars().count() <= width;
+            let _ = match () {
+                _ if fits(&more) => writeln!(out, "{more}"),
+                _ if fits(&next) => writeln!(out, "{next}"),
+                _ if fits(&command) => {
+                    writeln!(out, "{}\n{command}", table::wrap(&format!("{shown}. Next page:"), width).trim_end())
+                }
+                _ => write!(out, "{}", table::wrap(&next, width)),
+            };
         }
         None if offset > 0 => {
             let _ = writeln!(out, "Issues {}-{} of {total}.", offset + 1, offset + issues.len() as u64);
@@ -148,6 +170,11 @@ pub(super) fn list_table(issues: &[IssueRecord], width: usize, colour: bool) -> 
 }
 
 pub(super) fn show(core: &Core, a: &ShowArgs) -> Result<String, String> {
+    show_at(core, a, terminal_width())
+}
+
+/// [`show`] with the body wrapped at `width` (the interactive board's issue window).
+pub(super) fn show_at(core: &Core, a: &ShowArgs, width: usize) -> Result<String, String> {
     let (out, reply) = core.call_as::<IssuesGetOutput>("issues_get", a.to_arguments())?;
     if a.json {
         return Ok(json_text(&reply.data));
@@ -170,15 +197,26 @@ pub(super) fn show(core: &Core, a: &ShowArgs) -> Result<String, String> {
     field("Created", when(&r.created_at));
     field("Updated", when(&r.updated_at));
     field("Closed", when(&r.closed_at));
-    field(
-        "Context",
-        r.wrangler_context
-            .as_ref()
-            .map(|c| c.iter().map(|(k, v)| format!("{k}={}", plain(v))).collect::<Vec<_>>().join(", ")),
-    );
+    let context = r.wrangler_context.clone().unwrap_or_default();
+    field("Parent", context.get("parentTaskId").map(plain));
+    let others: Vec<String> =
+        context.iter().filter(|(k, _)| *k != "parentTaskId").map(|(k, v)| format!("{k}={}", plain(v))).collect();
+    field("Context", Some(others.join(", ")));
+    // The work graph comes with the whole issue (a read of `fields` leaves it out).
+    {
+        let whole = json!({"id": r.id}).as_object().cloned().unwrap_or_default();
+        if let Ok((g, _)) = core.call_as::<IssuesGetOutput>("issues_get", whole) {
+            let g = g.issue;
+            let ids = |l: Option<Vec<String>>| l.filter(|l| !l.is_empty()).map(|l| l.join(", "));
+            field("Blockers", ids(g.blocked_by));
+            // The open ones (a parent's too): what keeps it off `docket ready`.
+            field("Waits on", ids(g.open_blockers));
+            field("Blocks", ids(g.blocks));
+        }
+    }
     let body = r.description.clone().unwrap_or_default();
     if !body.trim().is_empty() {
-        let _ = write!(text, "\n{}", human::wrap_markdown(body.trim_end(), terminal_width()));
+        let _ = write!(text, "\n{}", human::wrap_markdown(body.trim_end(), width));
     }
     if r.truncated == Some(true) {
         let total = r.description_length.unwrap_or_default();
@@ -188,7 +226,7 @@ pub(super) fn show(core: &Core, a: &ShowArgs) -> Result<String, String> {
             limits::issues_get::MAX_OUTPUT_CHARS
         );
         let _ = writeln!(text, "\n[… {note}]");
-        eprintln!("docket: warning: {note}.");
+        core.warn(&format!("{note}."));
     }
     Ok(text)
 }
@@ -205,12 +243,16 @@ pub(super) fn create(core: &Core, a: &CreateArgs) -> Result<String, String> {
 pub(super) fn update(core: &Core, a: &UpdateArgs) -> Result<String, String> {
     let labels = a.label_change()?;
     let body = a.body.read()?;
-    let args = a.to_arguments(body);
+    let mut args = a.to_arguments(body);
     let (mut lines, mut json) = (Vec::new(), Map::new());
     let mut id = a.id.clone();
     // Label edits alone need no issues_update call (it would say nothing was given to change).
-    if args.len() > 1 || !matches!(labels, LabelChange::Edit { .. }) {
-        let (out, reply) = core.call_as::<IssuesUpdateOutput>("issues_update", args.clone())?;
+    if args.len() > 1 || a.edits_blockers() || !matches!(labels, LabelChange::Edit { .. }) {
+        let (out, reply) = if a.edits_blockers() {
+            update_blockers(core, a, &mut args)?
+        } else {
+            core.call_as::<IssuesUpdateOutput>("issues_update", args.clone())?
+        };
         json.insert("update".into(), reply.data);
         id = out.issue.id.clone();
         for name in &out.changed {
@@ -219,7 +261,11 @@ pub(super) fn update(core: &Core, a: &UpdateArgs) -> Result<String, String> {
                 (_, Some(v)) => plain(v),
                 (_, None) => "(changed)".to_string(),
             };
+            let name = if name == "blockedBy" { "blocked by" } else { name.as_str() };
             lines.push(format!("  {name}: {value}"));
+        }
+        if let Some(unblocked) = out.unblocked.filter(|u| !u.is_empty()) {
+            lines.push(format!("  unblocked: {}", unblocked.join(", ")));
         }
     }
     if let LabelChange::Edit { add, remove } = &labels {
@@ -249,6 +295,27 @@ pub(super) fn update(core: &Core, a: &UpdateArgs) -> Result<String, String> {
     Ok(format!("Updated {id}:\n{}\n", lines.join("\n")))
 }
 
+/// The update `args` with --add-blocker / --remove-blocker applied to the blockers the issue has
+/// now: read, then written only if nobody wrote between (ifUpdatedAt), read again if someone did.
+fn update_blockers(
+    core: &Core,
+    a: &UpdateArgs,
+    args: &mut Map<String, Value>,
+) -> Result<(IssuesUpdateOutput, crate::runtime::Reply<Value>), String> {
+    for _ in 0..5 {
+        let get = json!({"id": a.id}).as_object().cloned().unwrap_or_default();
+        let (got, _) = core.call_as::<IssuesGetOutput>("issues_get", get)?;
+        let blockers = a.edited_blockers(&got.issue.blocked_by.unwrap_or_default());
+        args.insert("blockedBy".into(), json!(blockers));
+        args.insert("ifUpdatedAt".into(), json!(got.issue.updated_at));
+        match core.call_as::<IssuesUpdateOutput>("issues_update", args.clone()) {
+            Err(e) if e.contains("changed since you read it") => continue,
+            answer => return answer,
+        }
+    }
+    Err(format!("{} kept changing while its blockers were being written; run the command again.", a.id))
+}
+
 /// A JSON value for people: strings bare, lists comma-separated, empty as `(none)`.
 fn plain(v: &Value) -> String {
     let text = match v {
@@ -260,8 +327,37 @@ fn plain(v: &Value) -> String {
     if text.is_empty() { "(none)".to_string() } else { text }
 }
 
+/// The mark of a card that waits on an open blocker (its own or a parent's).
+pub(super) const BLOCKED_MARK: &str = "⊘";
+
+/// What [`BLOCKED_MARK`] means, said beside a board that shows one.
+pub(super) const BLOCKED_LEGEND: &str = "⊘ waits on an open blocker (docket tree ID shows which)";
+
+/// The IDs of the open and in-progress issues that wait on an open blocker (issues_list with
+/// `blocked: true`), for marking cards.
+pub(super) fn blocked_ids(core: &Core) -> Result<std::collections::HashSet<String>, String> {
+    let mut ids = std::collections::HashSet::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let mut args = json!({"blocked": true, "status": ["open", "in_progress"], "fields": ["status"],
+            "limit": limits::issues_list::MAX_PAGE_SIZE});
+        if let Some(c) = cursor.take() {
+            args["cursor"] = json!(c);
+        }
+        let (page, _) =
+            core.call_as::<IssuesListOutput>("issues_list", args.as_object().cloned().unwrap_or_default())?;
+        ids.extend(page.issues.unwrap_or_default().into_iter().map(|r| r.id));
+        match page.next_cursor {
+            Some(c) => cursor = Some(c),
+            None => return Ok(ids),
+        }
+    }
+}
+
 pub(super) fn board(core: &Core, a: &BoardArgs) -> Result<String, String> {
     let page_size = limits::issues_list::MAX_PAGE_SIZE as i64;
+    let blocked = blocked_ids(core)?;
+    let mut marked = false;
     let mut columns = Vec::new();
     for status in IssueStatus::ALL {
         let closed = matches!(status, IssueStatus::Closed | IssueStatus::Cancelled);
@@ -297,12 +393,23 @@ pub(super) fn board(core: &Core, a: &BoardArgs) -> Result<String, String> {
             .iter()
             .map(|r| {
                 let tag = r.priority.map_or("", priority_tag);
-                format!("{} {tag:<4} {}", r.id, r.title.as_deref().unwrap_or_default())
+                let mark = if blocked.contains(&r.id) { format!("{BLOCKED_MARK} ") } else { String::new() };
+                marked |= !mark.is_empty();
+                format!("{} {tag:<4} {mark}{}", r.id, r.title.as_deref().unwrap_or_default())
             })
             .collect::<Vec<_>>();
         let more = count.saturating_sub(cards.len());
-        let hint = (more > 0).then(|| format!("docket list --status {status}"));
+        // The list of them all, with the board's filters.
+        let hint = (more > 0).then(|| {
+            let filters = a.filters.flags().iter().map(|f| super::again::shell_quote(f)).collect::<Vec<_>>();
+            format!("docket list --status {status} {}", filters.join(" ")).trim_end().to_string()
+        });
         columns.push(Column { name: status.to_string(), count, cards, more, hint });
+    }
+    // What the mark means, for a person at a terminal; stdout keeps only the columns, which
+    // scripts read line by line.
+    if marked && std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        eprintln!("docket: {BLOCKED_LEGEND}");
     }
     Ok(board::render(&columns, a.width.map_or_else(terminal_width, usize::from), style::enabled()))
 }

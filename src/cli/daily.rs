@@ -58,25 +58,36 @@ fn search(core: &Core, a: &SearchArgs) -> Result<String, String> {
     }
     if let Some(c) = &a.cursor {
         args.insert("cursor".into(), json!(c));
+    } else if let Some(page) = a.page {
+        // A page number is an offset (the tool's older way to page, still taken); the page
+        // size is the one asked for, or the configured one.
+        let size = a.limit.unwrap_or(core.app.config.limits.search_page_size as i64);
+        args.insert("limit".into(), json!(size));
+        let filters = args.entry("filters").or_insert_with(|| json!({}));
+        filters["offset"] = json!(i64::from(page - 1).saturating_mul(size));
     }
     let (out, reply) = core.call_as::<IssuesSearchOutput>("issues_search", args)?;
     if a.json {
         return Ok(json_text(&reply.data));
     }
     let issues = out.issues.unwrap_or_default();
+    let total = out.total_count;
+    if issues.is_empty() && total > 0 {
+        let size = a.limit.unwrap_or(core.app.config.limits.search_page_size as i64).max(1) as u64;
+        let pages = (total.max(0) as u64).div_ceil(size);
+        let past = format!("That page is past the end: {total} matches make {pages} page(s) of {size}.");
+        return Ok(super::table::wrap(&past, terminal_width()));
+    }
     if issues.is_empty() {
         return Ok(format!("Nothing matches \"{}\".\n", a.query));
     }
     let mut text = list_table(&issues, terminal_width(), style::enabled());
     let first = page_start(&reply) + 1;
     let last = first + issues.len() - 1;
-    let total = out.total_count;
     let _ = write!(text, "Matches {first}-{last} of {total}.");
     match &out.next_cursor {
         Some(cursor) => {
-            let limit = a.limit.map(|l| format!(" --limit {l}")).unwrap_or_default();
-            let query = shell_quote(&a.query);
-            let _ = writeln!(text, " Next page: docket search {query}{limit} --cursor {cursor}");
+            let _ = writeln!(text, " Next page: {}", a.next_page(cursor));
         }
         None => text.push('\n'),
     }
@@ -86,15 +97,6 @@ fn search(core: &Core, a: &SearchArgs) -> Result<String, String> {
 /// How many results come before this page (the tool reports it in its context).
 pub(super) fn page_start(reply: &crate::runtime::Reply<Value>) -> usize {
     reply.context.as_ref().and_then(|c| c.get("offset")).and_then(Value::as_u64).unwrap_or(0) as usize
-}
-
-/// `text` as one shell word.
-fn shell_quote(text: &str) -> String {
-    if !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || "-_./:".contains(c)) {
-        text.to_string()
-    } else {
-        format!("'{}'", text.replace('\'', r"'\''"))
-    }
 }
 
 fn close(core: &Core, a: &CloseArgs) -> Result<String, String> {

@@ -100,7 +100,7 @@ pub(super) fn claim(core: &Core, a: &ClaimArgs) -> Result<String, String> {
 /// Open work nothing blocks, highest priority first then oldest (issues_ready), shown as a table.
 pub(super) fn ready(core: &Core, a: &ReadyArgs) -> Result<String, String> {
     let f = &a.filters;
-    let wanted_type = f.issue_type.as_deref().map(|t| t.trim().to_lowercase());
+    let wanted_types: Vec<String> = f.issue_type.iter().map(|t| t.trim().to_lowercase()).collect();
     let mut rows: Vec<(String, usize)> = Vec::new();
     let mut cursor: Option<String> = None;
     let (mut total, mut blocked) = (0, 0i64);
@@ -120,14 +120,15 @@ pub(super) fn ready(core: &Core, a: &ReadyArgs) -> Result<String, String> {
             let mut words = row.split(' ');
             let (id, priority) = (words.next().unwrap_or_default(), words.next().unwrap_or_default());
             let unblocks = row.rsplit_once("unblocks ").and_then(|(_, n)| n.trim_end_matches(')').parse().ok());
-            let type_ok = wanted_type.as_deref().is_none_or(|t| {
-                let prefix = match t {
-                    "specification" | "spec" => "SPEC-",
-                    "idea" => "IDEA-",
-                    _ => "ISS-",
-                };
-                id.starts_with(prefix)
-            });
+            let type_ok = wanted_types.is_empty()
+                || wanted_types.iter().any(|t| {
+                    let prefix = match t.as_str() {
+                        "specification" | "spec" => "SPEC-",
+                        "idea" => "IDEA-",
+                        _ => "ISS-",
+                    };
+                    id.starts_with(prefix)
+                });
             let priority_ok = f.priority.is_empty() || f.priority.iter().any(|p| p.eq_ignore_ascii_case(priority));
             if type_ok && priority_ok {
                 total += 1;

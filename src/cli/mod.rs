@@ -2,7 +2,10 @@
 //! into a tool's JSON arguments, runs them through [`crate::generated::dispatch`] with the
 //! handlers of [`App::open`], and renders the structured result as text (or prints it as JSON).
 //! No store access and no business rules here: validation, defaults and errors are the tools'.
+//! (One read: the interactive board asks the store whether anything changed, its generation,
+//! to know when to list the cards again.)
 
+mod again;
 mod args;
 mod board;
 mod commands;
@@ -116,6 +119,9 @@ pub(crate) struct Core {
     warned: RefCell<HashSet<String>>,
     /// Workspace problems seen (DUPLICATE_ID, SKIPPED_FILES): summed up in one line at the end.
     problems: RefCell<BTreeMap<WarningCode, HashSet<String>>>,
+    /// Warnings held back instead of printed, while a full-screen board owns the terminal
+    /// (stderr would draw over it); it shows them in its own message line.
+    held: RefCell<Option<Vec<String>>>,
 }
 
 impl Core {
@@ -127,7 +133,14 @@ impl Core {
             .build()
             .map_err(|e| format!("cannot start the async runtime: {e}"))?;
         let app = App::load(ws, &[]).map_err(|e| e.to_string())?;
-        Ok(Core { runtime, app, calls: Cell::new(0), warned: RefCell::default(), problems: RefCell::default() })
+        Ok(Core {
+            runtime,
+            app,
+            calls: Cell::new(0),
+            warned: RefCell::default(),
+            problems: RefCell::default(),
+            held: RefCell::default(),
+        })
     }
 
     /// Calls `tool` the way every front end does ([`crate::call::run`]); a tool error becomes its
@@ -139,16 +152,21 @@ impl Core {
             .runtime
             .block_on(self.app.call(tool, args, format!("cli-{}", self.calls.get())))
             .ok_or_else(|| format!("{tool} is not a docket tool. This is a docket bug; please report it."))?;
-        for w in &called.warnings {
+        for w in called.warnings.iter().filter(|w| w.for_a_person()) {
             if self.warned.borrow_mut().insert(w.message.clone()) {
-                eprintln!("docket: warning: {}", words::in_cli_terms(&w.message));
+                self.warn(&words::in_cli_terms(&w.message));
             }
         }
         let reply = called.result.map_err(|e| words::in_cli_terms(&e.message))?;
         // The MCP summary of workspace problems is replaced by the CLI's own line at the end.
-        for w in
-            reply.warnings.iter().filter(|w| !matches!(w.code, WarningCode::Truncated | WarningCode::WorkspaceProblems))
-        {
+        // DEPRECATED_PARAMETER: `--page` is sent as the tools' old offset on purpose.
+        let shown = |w: &&crate::runtime::Warning| {
+            !matches!(
+                w.code,
+                WarningCode::Truncated | WarningCode::WorkspaceProblems | WarningCode::DeprecatedParameter
+            )
+        };
+        for w in reply.warnings.iter().filter(shown) {
             if let Some(kind) = WORKSPACE_PROBLEMS.iter().find(|k| **k == w.code) {
                 // Counted by the id a warning is about (its first word): a read and a list word
                 // the warning for one duplicated id differently.
@@ -158,10 +176,28 @@ impl Core {
                 };
                 self.problems.borrow_mut().entry(*kind).or_default().insert(key);
             } else if self.warned.borrow_mut().insert(w.message.clone()) {
-                eprintln!("docket: warning: {}", words::in_cli_terms(&w.message));
+                self.warn(&words::in_cli_terms(&w.message));
             }
         }
         Ok(reply)
+    }
+
+    /// `docket: warning: MESSAGE` on stderr, or held while [`Core::hold_warnings`] is on.
+    fn warn(&self, message: &str) {
+        match self.held.borrow_mut().as_mut() {
+            Some(held) => held.push(message.to_string()),
+            None => eprintln!("docket: warning: {message}"),
+        }
+    }
+
+    /// From now on, warnings are held for [`Core::take_warnings`] instead of printed.
+    fn hold_warnings(&self) {
+        self.held.borrow_mut().get_or_insert_with(Vec::new);
+    }
+
+    /// The warnings held since the last take.
+    fn take_warnings(&self) -> Vec<String> {
+        self.held.borrow_mut().as_mut().map(std::mem::take).unwrap_or_default()
     }
 
     /// [`Core::call`], with the structured result read as the tool's generated output type.
@@ -180,13 +216,18 @@ const WORKSPACE_PROBLEMS: [WarningCode; 2] = [WarningCode::DuplicateId, WarningC
 impl Drop for Core {
     /// One line for every workspace problem the command met, instead of one warning each.
     fn drop(&mut self) {
-        // A command that read one issue met only that issue's problems: the count is the
-        // workspace's, the same for every command (a one-row list reports them all).
+        // A command that read one issue met only that issue's problems, and named its ID as it
+        // was asked for (`ISS-000001` for a file whose id is `000001`): the count is the
+        // workspace's, taken from a one-row list, which reports every problem, so `show` and
+        // `list` (and `docket doctor`) give the same number.
         if !self.problems.borrow().is_empty() {
+            let met = self.problems.take();
             let mut args = Map::new();
             args.insert("limit".into(), Value::from(1));
             args.insert("format".into(), Value::from("minimal"));
-            let _ = self.call("issues_list", args);
+            if self.call("issues_list", args).is_err() {
+                *self.problems.borrow_mut() = met;
+            }
         }
         let problems = self.problems.borrow();
         let mut parts = Vec::new();

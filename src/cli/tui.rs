@@ -1,6 +1,6 @@
-//! `docket board --interactive`: the board in the terminal, live. Arrow keys (or h j k l) move
-//! between columns and cards, Enter opens the issue, `<` and `>` move the card to the previous or
-//! next status, `r` reloads, `q` quits. Every read and write is a tool call, like every other
+//! `docket board --interactive`: the board in the terminal, live (it loads again by itself when
+//! the workspace changes). Arrow keys (or h j k l) move between columns and cards, Enter opens
+//! the issue, `<` and `>` move the card to the previous or next status, `r` reloads, `q` quits. Every read and write is a tool call, like every other
 //! command's, so an agent watching the board hears of a move made here.
 
 use std::io::IsTerminal;
@@ -11,11 +11,11 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Clear, List, ListItem, ListState, Paragraph, Wrap};
 use ratatui::{DefaultTerminal, Frame};
-use serde_json::{Map, Value, json};
+use serde_json::json;
 
 use super::Core;
-use super::args::BoardArgs;
-use super::commands::{priority_rank, priority_tag};
+use super::args::{BoardArgs, ShowArgs, WorkspaceArg};
+use super::commands::{blocked_ids, priority_rank, priority_tag};
 use crate::generated::IssuesListOutput;
 
 /// The columns, in the order a card moves through them.
@@ -24,7 +24,7 @@ const STATUSES: [&str; 3] = ["open", "in_progress", "closed"];
 /// Cards loaded per column (the closed column keeps the most recently updated page).
 const MAX_CARDS: usize = 500;
 
-const KEYS: &str = "←→ column  ↑↓ card  Enter open  < > move  r reload  q quit";
+const KEYS: &str = "←→ column  ↑↓ card  Enter open  < > move  r reload  q quit  ⊘ blocked";
 
 struct Card {
     id: String,
@@ -38,14 +38,29 @@ struct Board {
     /// The issue shown over the board (title, text) and how far it is scrolled.
     detail: Option<(String, String, u16)>,
     message: String,
+    /// The workspace's generation the cards were loaded at: when it moves (an agent's write, a
+    /// file edited by hand), the board loads again by itself.
+    generation: u64,
 }
+
+/// How often the board looks for changes while no key is pressed.
+const WATCH: std::time::Duration = std::time::Duration::from_millis(500);
 
 pub(super) fn run(core: &Core, a: &BoardArgs) -> Result<String, String> {
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
         return Err("the interactive board needs a terminal; `docket board` prints the board instead".into());
     }
-    let mut board = Board { columns: Vec::new(), states: Vec::new(), column: 0, detail: None, message: String::new() };
+    let mut board = Board {
+        columns: Vec::new(),
+        states: Vec::new(),
+        column: 0,
+        detail: None,
+        message: String::new(),
+        generation: 0,
+    };
     board.load(core, a)?;
+    // Printed warnings would draw over the board: they go to its message line instead.
+    core.hold_warnings();
     let mut terminal = ratatui::init();
     let result = board.run(core, a, &mut terminal);
     ratatui::restore();
@@ -54,6 +69,8 @@ pub(super) fn run(core: &Core, a: &BoardArgs) -> Result<String, String> {
 
 impl Board {
     fn load(&mut self, core: &Core, a: &BoardArgs) -> Result<(), String> {
+        self.generation = core.app.store.generation().unwrap_or(self.generation);
+        let blocked = blocked_ids(core)?;
         let mut columns = Vec::new();
         for status in STATUSES {
             let closed = status == "closed";
@@ -76,9 +93,10 @@ impl Board {
                 .map(|r| Card {
                     id: r.id.clone(),
                     line: format!(
-                        "{} {:<4} {}",
+                        "{} {:<4} {}{}",
                         r.id,
                         r.priority.map_or("", priority_tag),
+                        if blocked.contains(&r.id) { "⊘ " } else { "" },
                         r.title.as_deref().unwrap_or_default()
                     ),
                 })
@@ -86,8 +104,12 @@ impl Board {
             columns.push((total, cards));
         }
         self.states.resize_with(columns.len(), ListState::default);
-        for (state, (_, cards)) in self.states.iter_mut().zip(&columns) {
-            let at = state.selected().unwrap_or(0).min(cards.len().saturating_sub(1));
+        for (i, (state, (_, cards))) in self.states.iter_mut().zip(&columns).enumerate() {
+            // The card selected before stays selected where it still is in the column.
+            let was = state.selected().and_then(|at| self.columns.get(i)?.1.get(at)).map(|c| c.id.as_str());
+            let at = was
+                .and_then(|id| cards.iter().position(|c| c.id == id))
+                .unwrap_or(state.selected().unwrap_or(0).min(cards.len().saturating_sub(1)));
             state.select((!cards.is_empty()).then_some(at));
         }
         self.columns = columns;
@@ -102,6 +124,13 @@ impl Board {
     fn run(&mut self, core: &Core, a: &BoardArgs, terminal: &mut DefaultTerminal) -> Result<(), String> {
         loop {
             terminal.draw(|f| self.draw(f)).map_err(|e| format!("cannot draw the board: {e}"))?;
+            if !event::poll(WATCH).map_err(|e| format!("cannot read the keyboard: {e}"))? {
+                let moved = core.app.store.generation().is_ok_and(|g| g != self.generation);
+                if moved && let Err(e) = self.load(core, a) {
+                    self.message = e;
+                }
+                continue;
+            }
             let Event::Key(key) = event::read().map_err(|e| format!("cannot read the keyboard: {e}"))? else {
                 continue;
             };
@@ -123,7 +152,7 @@ impl Board {
                 KeyCode::Right | KeyCode::Char('l') => self.column = (self.column + 1).min(STATUSES.len() - 1),
                 KeyCode::Down | KeyCode::Char('j') => self.states[self.column].select_next(),
                 KeyCode::Up | KeyCode::Char('k') => self.states[self.column].select_previous(),
-                KeyCode::Enter => self.open(core),
+                KeyCode::Enter => self.open(core, terminal.size().map_or(80, |s| s.width)),
                 KeyCode::Char('>') => self.move_card(core, a, 1),
                 KeyCode::Char('<') => self.move_card(core, a, -1),
                 KeyCode::Char('r') => {
@@ -134,6 +163,9 @@ impl Board {
                 }
                 _ => {}
             }
+            if let Some(last) = core.take_warnings().pop() {
+                self.message = format!("warning: {last}");
+            }
             let len = self.columns[self.column].1.len();
             let state = &mut self.states[self.column];
             if state.selected().is_some_and(|i| i >= len) {
@@ -142,12 +174,14 @@ impl Board {
         }
     }
 
-    fn open(&mut self, core: &Core) {
+    /// Shows the selected issue as `docket show` prints it, wrapped to the window it opens in.
+    fn open(&mut self, core: &Core, width: u16) {
         let Some(id) = self.selected().map(|c| c.id.clone()) else { return };
-        let mut args = Map::new();
-        args.insert("id".into(), Value::from(id.clone()));
-        self.detail = match core.call("issues_get", args) {
-            Ok(reply) => Some((id, reply.text.unwrap_or_default(), 0)),
+        let args = ShowArgs { id: id.clone(), json: false, ws: WorkspaceArg::default() };
+        // The window is 90% of the screen, less its borders.
+        let inside = usize::from(width) * 9 / 10;
+        self.detail = match super::commands::show_at(core, &args, inside.saturating_sub(3).max(20)) {
+            Ok(text) => Some((id, text, 0)),
             Err(e) => {
                 self.message = e;
                 None

@@ -21,12 +21,34 @@ const CALLS: [(&str, &str); 15] = [
     ("workspace_doctor", "`docket doctor`"),
 ];
 
+/// Advice written for an agent's next call, and the same advice for a person at the command
+/// line (applied before the tool names become commands).
+const PHRASES: [(&str, &str); 6] = [
+    (
+        "again without cursor to start from the first page",
+        "again without --cursor (or --page) to start from the first page",
+    ),
+    (
+        "call again with blockedBy listing only existing IDs of other issues",
+        "name only existing issues other than itself as blockers",
+    ),
+    ("blockedBy would close a cycle", "These blockers would close a cycle"),
+    ("(issues_get {id} shows its blockers)", "(`docket tree {id}` shows its blockers)"),
+    ("Call issues_get {id} to see the change", "Run `docket show {id}` to see the change"),
+    ("repeat the update with ifUpdatedAt {id} if it still applies", "run the command again if it still applies"),
+];
+
 /// `message` with tool calls named as commands and parameters as flags.
 pub fn in_cli_terms(message: &str) -> String {
     let mut out = message.to_string();
+    for (from, to) in PHRASES {
+        out = crate::util::replace_phrase(&out, from, to);
+    }
     for (call, command) in CALLS {
         out = replace_word(&out, call, command);
     }
+    // "Call `docket ready` for ..." is advice to a person: they run commands.
+    out = out.replace("Call `docket", "Run `docket").replace("call `docket", "run `docket");
     flags(&out)
 }
 
@@ -99,5 +121,41 @@ mod tests {
             "writes are refused: run `docket doctor --fix`, then retry"
         );
         assert_eq!(in_cli_terms("see issues_list_x and issues_get."), "see issues_list_x and `docket show`.");
+    }
+
+    #[test]
+    fn advice_for_the_next_call_becomes_advice_for_the_next_command() {
+        let said = in_cli_terms(
+            "The cursor is not valid here (it is not a cursor docket issued). Call issues_list again without cursor to start from the first page.",
+        );
+        assert_eq!(
+            said,
+            "The cursor is not valid here (it is not a cursor docket issued). Run `docket list` again without --cursor (or --page) to start from the first page."
+        );
+        assert_eq!(
+            in_cli_terms(
+                "Cannot claim ISS-000002: it is blocked. Nothing was written. Call issues_ready for work you can claim now."
+            ),
+            "Cannot claim ISS-000002: it is blocked. Nothing was written. Run `docket ready` for work you can claim now."
+        );
+        assert_eq!(
+            in_cli_terms(
+                "blockedBy would close a cycle: A -> B -> A, so none of them could ever start. Nothing was written; drop the blocker that closes it (issues_get ISS-000001 shows its blockers)."
+            ),
+            "These blockers would close a cycle: A -> B -> A, so none of them could ever start. Nothing was written; drop the blocker that closes it (`docket tree ISS-000001` shows its blockers)."
+        );
+        let stale = in_cli_terms(
+            "X changed since you read it: its updatedAt is T2, not T1. Nothing was written. Call issues_get ISS-000003 to see the change, then repeat the update with ifUpdatedAt 2026-01-01T00:00:00.000Z if it still applies.",
+        );
+        assert!(
+            stale.ends_with(
+                "Run `docket show ISS-000003` to see the change, then run the command again if it still applies."
+            ),
+            "{stale}"
+        );
+        let unknown = in_cli_terms(
+            "ISS-2 cannot be blocked by ISS-9: no such issue. Nothing was written; call again with blockedBy listing only existing IDs of other issues.",
+        );
+        assert!(!unknown.contains("blockedBy") && unknown.ends_with("as blockers."), "{unknown}");
     }
 }

@@ -12,7 +12,8 @@ use crate::generated::{
     IssuesStatsInput, IssuesStatsOutput, ListFormat, ResponseFormat, StatsGroupBy, limits,
 };
 use crate::runtime::{Reply, ResultCounts, ToolResult, WarningCode};
-use crate::store::{GroupBy, IssueFilter, Store, StoreError};
+use crate::store::{GroupBy, IssueFilter, Store, StoreError, Unfinished};
+use serde_json::{Value, json};
 
 pub fn get_batch(cx: &Handlers, input: IssuesGetBatchInput) -> ToolResult<IssuesGetBatchOutput> {
     let (store, limits): (&Store, &ResponseLimits) = (&cx.store, &cx.limits);
@@ -145,23 +146,59 @@ pub fn all_complete(cx: &Handlers, input: IssuesAllCompleteInput) -> ToolResult<
         },
         ..IssueFilter::default()
     };
-    // The total from the kept counts where they tell it; only the incomplete ones are walked.
+    // Both totals from the kept counts where they tell them; only the rows shown are built.
     let minimal = Projection::format(ListFormat::Minimal);
-    let snap = store.unfinished(&filter, |m| minimal.record(m, None)).map_err(store_error)?;
-    let ((incomplete, total), cached) = (snap.value, snap.cached);
+    // Named IDs bound the answer themselves (and issues_list cannot name them to page through).
+    let shown = match filter.ids.len() {
+        0 => limits::issues_all_complete::MAX_ROWS,
+        n => n,
+    };
+    let snap = store.unfinished(&filter, shown, |m| minimal.record(m, None)).map_err(store_error)?;
+    let (Unfinished { rows: incomplete, count, total }, cached) = (snap.value, snap.cached);
+    let rest = count - incomplete.len();
+    let next = (rest > 0).then(|| {
+        let mut args = serde_json::Map::new();
+        args.insert("status".into(), json!(["open", "in_progress"]));
+        for (key, value) in [
+            ("labels", json!(filter.labels)),
+            ("types", json!(filter.types.iter().map(|t| t.as_str()).collect::<Vec<_>>())),
+        ] {
+            if value.as_array().is_some_and(|a| !a.is_empty()) {
+                args.insert(key.into(), value);
+            }
+        }
+        let named =
+            [("parentTaskId", &filter.parent_task_id), ("project", &filter.project), ("assignee", &filter.assignee)];
+        for (key, value) in named {
+            if let Some(v) = value {
+                args.insert(key.into(), json!(v));
+            }
+        }
+        args.insert("format".into(), json!("minimal"));
+        format!("{rest} more not complete: issues_list {} pages through them all.", Value::Object(args))
+    });
     // Nothing matching is not "all complete" (wrangler's rule): a wrong filter must not end a wait.
     let text = if total == 0 {
         "No issues match these filters, so allComplete is false; check the IDs, parentTaskId, labels or types."
             .to_string()
-    } else if incomplete.is_empty() {
+    } else if count == 0 {
         format!("All {total} matching issues are complete.")
     } else {
-        let mut lines = vec![format!("{} of {total} matching issues are not complete:", incomplete.len())];
+        let mut lines = vec![match rest {
+            0 => format!("{count} of {total} matching issues are not complete:"),
+            _ => format!("{count} of {total} matching issues are not complete; the first {}:", incomplete.len()),
+        }];
         lines.extend(incomplete.iter().map(text::issue_line));
+        lines.extend(next.clone());
         lines.join("\n")
     };
-    let counts = ResultCounts { total, returned: incomplete.len(), truncated: false };
-    let output =
-        IssuesAllCompleteOutput { all_complete: total > 0 && incomplete.is_empty(), total: total as i64, incomplete };
+    let counts = ResultCounts { total: count, returned: incomplete.len(), truncated: rest > 0 };
+    let output = IssuesAllCompleteOutput {
+        all_complete: total > 0 && count == 0,
+        total: total as i64,
+        incomplete_count: count as i64,
+        incomplete,
+        next,
+    };
     Ok(Reply::new(output).with_text(text).with_cached(cached).with_results(counts))
 }

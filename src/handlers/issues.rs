@@ -13,7 +13,7 @@ use crate::generated::{
     IssueField, IssueRecord, IssuesCreateInput, IssuesCreateOutput, IssuesGetInput, IssuesGetOutput, IssuesListInput,
     IssuesListOutput, ListFormat, ResponseFormat, errors, limits,
 };
-use crate::runtime::{Reply, ResultCounts, ToolError, ToolResult, WarningCode};
+use crate::runtime::{Reply, ResultCounts, ToolError, ToolResult, WarningCode, bodies};
 use crate::store::{IssueMeta, NewIssue, SortField, SortOrder, Store, StoreWarning, StoreWarningCode};
 
 pub fn create(cx: &Handlers, input: IssuesCreateInput) -> ToolResult<IssuesCreateOutput> {
@@ -148,7 +148,7 @@ pub fn part_record(
         None => vec![IssueField::Title],
     };
     let mut record = Projection::fields(Some(&fields)).record(meta, None);
-    let piece = reading::read(&meta.id, body, request, limit)
+    let piece = reading::read(&meta.id, &bodies::shown(body), request, limit)
         .map_err(|p| errors::offset_past_end(p.offset.to_string(), meta.id.clone(), p.end.to_string()))?;
     let note = piece.outline_note.clone();
     let missing = piece.missing.as_ref().map(|s| {

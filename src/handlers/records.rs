@@ -19,6 +19,9 @@ pub struct Projection {
     row_dates: bool,
     /// With `row_dates`, keep `updatedAt` whole: it is what `ifUpdatedAt` compares against.
     exact_update: bool,
+    /// Show `type` when it is the default (`issue`); the whole issues_get answer leaves it out,
+    /// as its text view and list rows do.
+    show_default_type: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -63,14 +66,21 @@ impl Projection {
             limit: None,
             row_dates: format == ListFormat::Summary,
             exact_update: false,
+            show_default_type: true,
         }
     }
 
     /// The whole issue as issues_get answers it by default: every field, but of the dates only
-    /// the last update (exact, for `ifUpdatedAt`), as wrangler's answer (which has no dates)
-    /// costs hardly less; `fields` with `dates` gives them all.
+    /// the last update (exact, for `ifUpdatedAt`), and no `type` for the default kind (the text
+    /// view names no kind for it either); `fields` with `dates` and `type` gives them.
     pub fn whole() -> Self {
-        Projection { fields: FULL.iter().copied().collect(), limit: None, row_dates: true, exact_update: true }
+        Projection {
+            fields: FULL.iter().copied().collect(),
+            limit: None,
+            row_dates: true,
+            exact_update: true,
+            show_default_type: false,
+        }
     }
 
     /// The whole issue, or only `fields` (the ID is always included).
@@ -81,6 +91,7 @@ impl Projection {
                 limit: None,
                 row_dates: false,
                 exact_update: false,
+                show_default_type: true,
             };
         };
         let fields = fields
@@ -98,7 +109,7 @@ impl Projection {
                 IssueField::WranglerContext => Part::Context,
             })
             .collect();
-        Projection { fields, limit: None, row_dates: false, exact_update: false }
+        Projection { fields, limit: None, row_dates: false, exact_update: false, show_default_type: true }
     }
 
     /// Cuts descriptions longer than `chars` characters.
@@ -115,7 +126,8 @@ impl Projection {
     pub fn record(&self, meta: &IssueMeta, body: Option<&str>) -> IssueRecord {
         let has = |p: Part| self.fields.contains(&p);
         let non_empty = |s: &Option<String>| s.clone().filter(|s| !s.is_empty());
-        let body = if has(Part::Description) { body } else { None };
+        let body = if has(Part::Description) { body.map(bodies::shown) } else { None };
+        let body = body.as_deref();
         let cut = body.zip(self.limit).and_then(|(b, limit)| bodies::cut(b, limit));
         let truncated = cut.is_some().then_some(true);
         // The length matters only when the description was cut; a whole one shows its own length.
@@ -130,7 +142,8 @@ impl Projection {
         IssueRecord {
             id: meta.id.clone(),
             title: has(Part::Title).then(|| meta.title.clone()),
-            r#type: has(Part::Type).then(|| issue_type_out(meta.issue_type)),
+            r#type: (has(Part::Type) && (self.show_default_type || meta.issue_type != crate::store::IssueType::Issue))
+                .then(|| issue_type_out(meta.issue_type)),
             status: has(Part::Status).then(|| status_out(meta.status)),
             priority: has(Part::Priority).then(|| priority_out(meta.priority)),
             // Empty and absent say the same; `[]` on every row costs tokens for nothing.

@@ -11,7 +11,7 @@ use crate::config::ResponseLimits;
 use crate::generated::{
     IssuesSearchInput, IssuesSearchOutput, ListFormat, ResponseFormat, SearchField, SortBy, SortOrder, errors,
 };
-use crate::runtime::{Reply, ResultCounts, ToolResult, WarningCode};
+use crate::runtime::{Reply, ResultCounts, ToolResult, WarningCode, bodies};
 use crate::store::{self, IssueFilter, SearchHit, SearchQuery};
 
 pub fn search(cx: &Handlers, input: IssuesSearchInput) -> ToolResult<IssuesSearchOutput> {
@@ -85,7 +85,7 @@ pub fn search(cx: &Handlers, input: IssuesSearchInput) -> ToolResult<IssuesSearc
         .map(|h| {
             let mut r = projection.record(&h.meta, None);
             if excerpts {
-                r.excerpt = store.excerpt(&h.meta, &input.query);
+                r.excerpt = store.excerpt(&h.meta, &input.query).map(|e| bodies::shown(&e).into_owned());
             }
             r
         })

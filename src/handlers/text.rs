@@ -38,30 +38,31 @@ pub fn issue_line(r: &IssueRecord) -> String {
     line
 }
 
-/// The whole record as a short markdown document (issues_get).
+/// The whole record as a short markdown document (issues_get): a line like its list row, with
+/// the exact times and the facts a row leaves out, then the body. `ISS-000042 open high Title
+/// (labels: a, b; updated 2026-07-13T09:04:30Z; parent SPEC-000001)`, `SPEC-000001 open medium
+/// specification Title (...)`: no heading mark, no line per fact, no type word for the default
+/// type, so a whole issue's frame costs no more than wrangler's `**Key:** value` lines even with
+/// the exact update time (which wrangler leaves out and `ifUpdatedAt` needs).
 pub fn issue_document(r: &IssueRecord) -> String {
-    let mut out = format!("# {}", r.id);
+    let mut out = r.id.clone();
+    // "open medium specification Spec: exports": the kind reads as one phrase before the title.
+    let kind = [r.status.map(|s| s.as_str()), r.priority.map(|p| p.as_str())].into_iter().flatten();
+    for word in kind.chain(r.r#type.map(|t| t.as_str()).filter(|t| *t != "issue")) {
+        let _ = write!(out, " {word}");
+    }
     if let Some(t) = &r.title {
         let _ = write!(out, " {t}");
     }
     let mut facts = Vec::new();
-    // "cancelled issue, medium priority | labels a, b | updated ...": the words a person would
-    // use, without a colon per fact (a whole issue's frame costs no more than wrangler's).
-    let kind = [r.status.map(|s| s.to_string()), r.r#type.map(|t| t.to_string())].into_iter().flatten();
-    let kind = kind.collect::<Vec<_>>().join(" ");
-    let priority = r.priority.map(|p| format!("{p} priority"));
-    let kind = [Some(kind).filter(|k| !k.is_empty()), priority].into_iter().flatten().collect::<Vec<_>>();
-    if !kind.is_empty() {
-        facts.push(kind.join(", "));
-    }
     let mut fact = |k: &str, v: Option<String>| {
         if let Some(v) = v {
             facts.push(format!("{k} {v}"));
         }
     };
-    fact("labels", r.labels.as_ref().filter(|l| !l.is_empty()).map(|l| l.join(", ")));
-    fact("assignee", r.assignee.clone());
-    fact("project", r.project.clone());
+    fact("labels:", r.labels.as_ref().filter(|l| !l.is_empty()).map(|l| l.join(", ")));
+    fact("assignee:", r.assignee.clone());
+    fact("project:", r.project.clone());
     fact("created", r.created_at.clone());
     fact("updated", r.updated_at.clone());
     fact("closed", r.closed_at.clone());
@@ -73,7 +74,7 @@ pub fn issue_document(r: &IssueRecord) -> String {
     fact("waiting on", r.open_blockers.as_ref().map(|b| b.join(", ")));
     fact("blocks", r.blocks.as_ref().map(|b| b.join(", ")));
     if !facts.is_empty() {
-        let _ = write!(out, "\n{}", facts.join(" | "));
+        let _ = write!(out, " ({})", facts.join("; "));
     }
     if let Some(d) = &r.description {
         let _ = write!(out, "\n\n{d}");

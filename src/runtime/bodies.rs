@@ -4,6 +4,18 @@
 
 use serde::Serialize;
 
+/// `body` as answers show it: CRLF line ends as LF. In JSON each `\r\n` costs twice the tokens
+/// of `\n` (a paragraph break four instead of two), and nothing is lost: a description written
+/// back to a CRLF file gets its CRLF again (the store's frontmatter layer). Offsets, sections and
+/// chunks all count characters of this form, so they agree with each other.
+pub fn shown(body: &str) -> std::borrow::Cow<'_, str> {
+    if body.contains("\r\n") {
+        std::borrow::Cow::Owned(body.replace("\r\n", "\n"))
+    } else {
+        std::borrow::Cow::Borrowed(body)
+    }
+}
+
 /// The first part of a body that fits a character limit.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cut {

@@ -157,6 +157,16 @@ impl Warning {
     pub fn visible(code: impl Into<WarningCode>, message: impl Into<String>) -> Self {
         Warning { visible: true, ..Warning::new(code, message) }
     }
+
+    /// Whether the command line shows it to a person: the error memory's notes are for agents
+    /// (they name `errors_resolve`), except a fix someone recorded.
+    pub fn for_a_person(&self) -> bool {
+        match self.code {
+            WarningCode::KnownFailure => !self.message.contains("No fix recorded yet"),
+            WarningCode::ErrorMemoryUnavailable => false,
+            _ => true,
+        }
+    }
 }
 
 /// Result counts of a list-like reply (`_meta.results_*`).

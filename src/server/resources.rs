@@ -73,6 +73,7 @@ pub fn read(store: &Store, memory: &ErrorMemory, settings: &Config, uri: &str) -
         }
         ResourceUri::Chunk(id, range) => {
             let body = store.get(id).map_err(|e| store_failure(uri, e))?.value.body;
+            let body = bodies::shown(&body);
             let total = body.chars().count();
             let (start, end) = range_of(range, total).map_err(|why| {
                 ErrorData::invalid_params(
@@ -84,6 +85,7 @@ pub fn read(store: &Store, memory: &ErrorMemory, settings: &Config, uri: &str) -
         }
         ResourceUri::Structure(id) => {
             let body = store.get(id).map_err(|e| store_failure(uri, e))?.value.body;
+            let body = bodies::shown(&body);
             let outline = json!({"id": id, "length": body.chars().count(), "sections": bodies::outline(&body)});
             text(outline.to_string(), "application/json")
         }

@@ -314,8 +314,8 @@ pub async fn call_json(web: &Web, tool: &str, args: Map<String, Value>) -> Resul
                 ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
             };
             let message = match warnings.is_empty() {
-                true => e.message,
-                false => format!("{}\n{}", e.message, warnings.join("\n")),
+                true => super::answer::for_a_person(&e.message),
+                false => format!("{}\n{}", super::answer::for_a_person(&e.message), warnings.join("\n")),
             };
             Err(ApiError(status, message))
         }

@@ -39,6 +39,17 @@ impl Runner {
     /// Runs one sample: reads its resource, substitutes variables, calls the tool, checks the
     /// expected error or the `expect` values, saves what it names.
     pub async fn run(&mut self, client: &Client, sample: &Value) -> Ran {
+        self.run_as(client, sample, |tool, args| (tool.to_string(), args)).await
+    }
+
+    /// Like [`Runner::run`], with the call rewritten first (another profile's tool name and
+    /// arguments); `Ran` holds the call as made.
+    pub async fn run_as(
+        &mut self,
+        client: &Client,
+        sample: &Value,
+        rewrite: impl Fn(&str, Value) -> (String, Value),
+    ) -> Ran {
         let tool = sample["tool"].as_str().expect("tool").to_string();
         if let Some(read) = sample.get("read") {
             let uri = read["uri"].as_str().expect("uri");
@@ -47,7 +58,7 @@ impl Runner {
             let body: Value = serde_json::from_str(contents.as_str().unwrap_or("null")).expect("resource JSON");
             self.save(&body, &read["save"], &format!("{tool}: {uri}"));
         }
-        let args = self.substitute(&sample["args"]);
+        let (tool, args) = rewrite(&tool, self.substitute(&sample["args"]));
         let result = call(client, &tool, args.clone()).await;
         let error = sample.get("error").and_then(Value::as_str).map(str::to_string);
         if let Some(code) = &error {

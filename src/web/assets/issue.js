@@ -297,10 +297,12 @@ function enableTasks(body) {
 
 // ---------------------------------------------------------------- blockers and sessions
 
-// Blockers: each with a remove button, and a field to add one (issues_update blockedBy).
+// Blockers: each with a remove button, and a field to add one (issues_update blockedBy). The
+// list is written whole, so it is written only if the issue is still as shown (ifUpdatedAt): a
+// blocker an agent added meanwhile is never dropped; the page shows it, and the person retries.
 function renderBlockers(data) {
   const ids = (data.blockedBy || []).map((b) => b.id);
-  const saveList = (list) => save('blockers', { blockedBy: list });
+  const saveList = (list) => save('blockers', { blockedBy: list, ifUpdatedAt: issueBase.updatedAt });
   const rows = (data.blockedBy || []).map((b) => {
     const remove = el('button', { type: 'button', class: 'link remove-blocker', 'aria-label': `Remove blocker ${b.id}` }, 'Remove');
     remove.addEventListener('click', () => saveList(ids.filter((x) => x !== b.id)));

@@ -1,0 +1,406 @@
+//! The work graph: `blockedBy` edges, parents (`wranglerContext.parentTaskId`) and what follows
+//! from them (who is blocked, what is ready, what a close unblocks, cycles). Derived from the
+//! index and cached in it until the next change, so a warm `issues_ready` reads no file and
+//! builds nothing.
+
+use super::record::{Fields, Record};
+use crate::model::Status;
+use std::cmp::Reverse;
+use std::collections::{HashMap, HashSet};
+
+/// Blockers and parents are followed at most this deep (a chain longer than this is a mistake).
+const MAX_DEPTH: usize = 64;
+
+fn key(id: &str) -> String {
+    id.trim().to_ascii_uppercase()
+}
+
+/// Who holds an issue, as ready work counts it: its trimmed assignee, `None` when it has none.
+pub fn holder(r: &Record) -> Option<&str> {
+    r.assignee().map(str::trim).filter(|a| !a.is_empty())
+}
+
+fn active(s: Status) -> bool {
+    matches!(s, Status::Open | Status::InProgress)
+}
+
+#[derive(Debug, Default, Clone)]
+pub struct Graph {
+    /// Every ID named as a blocker or a parent, whether an issue holds it or not.
+    referenced: HashSet<String>,
+    /// Status of every ID something refers to (as a blocker or a parent); an ID held by several
+    /// files counts as active if any of them is.
+    status: HashMap<String, (String, Status)>,
+    /// Blocked issue -> its blockers (keys).
+    edges: HashMap<String, Vec<String>>,
+    /// Blocker -> the issues it blocks (their IDs and status), in ID order.
+    blocks: HashMap<String, Vec<(String, Status)>>,
+    /// Issue -> its parent (keys).
+    parent: HashMap<String, String>,
+    /// Issues with an open or in-progress child: epics, not offered as work.
+    epics: HashSet<String>,
+    /// Issues with an active blocker, their own or an ancestor's.
+    blocked: HashSet<String>,
+    /// Open issues that are neither blocked nor epics, with how many active issues each blocks:
+    /// highest priority first, then oldest.
+    ready: Vec<(Record, usize)>,
+    /// Open issues that are blocked.
+    open_blocked: usize,
+    /// Ready rows per assignee (trimmed; `None` for unassigned): an unfiltered page's total.
+    ready_holders: HashMap<Option<String>, usize>,
+}
+
+impl Graph {
+    pub fn build<'a>(metas: impl Iterator<Item = &'a Record> + Clone) -> Graph {
+        let mut g = Graph::default();
+        let mut referenced: HashSet<String> = HashSet::new();
+        let by_rank = Graph::rank;
+        for m in metas.clone() {
+            let parent = m.parent().filter(|p| !p.trim().is_empty());
+            if !m.has_blockers() && parent.is_none() {
+                continue;
+            }
+            let k = key(m.id());
+            if m.has_blockers() {
+                let blockers: Vec<String> = m.blocked_by().map(key).collect();
+                for b in &blockers {
+                    g.blocks.entry(b.clone()).or_default().push((m.id().to_string(), m.status()));
+                    referenced.insert(b.clone());
+                }
+                g.edges.insert(k.clone(), blockers);
+            }
+            if let Some(p) = parent {
+                let p = key(p);
+                if active(m.status()) && m.frontmatter() {
+                    g.epics.insert(p.clone());
+                }
+                referenced.insert(p.clone());
+                g.parent.insert(k, p);
+            }
+        }
+        for list in g.blocks.values_mut() {
+            list.sort();
+        }
+        if !referenced.is_empty() {
+            for m in metas.clone() {
+                let hit = if referenced.contains(m.id()) {
+                    Some(m.id().to_string())
+                } else if m.id().bytes().any(|b| b.is_ascii_lowercase() || b.is_ascii_whitespace()) {
+                    Some(key(m.id())).filter(|k| referenced.contains(k))
+                } else {
+                    None
+                };
+                if let Some(k) = hit {
+                    let e = g.status.entry(k).or_insert_with(|| (m.id().to_string(), m.status()));
+                    if !active(e.1) {
+                        *e = (m.id().to_string(), m.status());
+                    }
+                }
+            }
+        }
+        let candidates: Vec<String> = g.edges.keys().chain(g.parent.keys()).cloned().collect();
+        for k in candidates {
+            if !g.open_blockers_of(&k, &[]).is_empty() {
+                g.blocked.insert(k);
+            }
+        }
+        for m in metas {
+            if m.status() != Status::Open || !m.frontmatter() {
+                continue;
+            }
+            let k = key(m.id());
+            if g.blocked.contains(&k) {
+                g.open_blocked += 1;
+            } else if !g.epics.contains(&k) {
+                g.ready.push((m.clone(), 0));
+            }
+        }
+        g.ready.sort_unstable_by(|(a, _), (b, _)| by_rank(a, b));
+        if !g.blocks.is_empty() {
+            for i in 0..g.ready.len() {
+                g.ready[i].1 = g.unblocks(g.ready[i].0.id());
+            }
+        }
+        g.referenced = referenced;
+        for (r, _) in &g.ready {
+            *g.ready_holders.entry(holder(r).map(str::to_string)).or_default() += 1;
+        }
+        g
+    }
+
+    /// How many ready rows are unassigned or held by `assignee`.
+    pub fn ready_for(&self, assignee: Option<&str>) -> usize {
+        let of = |who: Option<String>| self.ready_holders.get(&who).copied().unwrap_or(0);
+        of(None) + assignee.map_or(0, |a| of(Some(a.to_string())))
+    }
+
+    /// Ready order: highest priority first, then oldest, then by ID (and file, for duplicates).
+    fn rank(a: &Record, b: &Record) -> std::cmp::Ordering {
+        Reverse(a.priority())
+            .cmp(&Reverse(b.priority()))
+            .then_with(|| a.created_at().cmp(b.created_at()))
+            .then_with(|| a.id().cmp(b.id()))
+            .then_with(|| (a.folder(), a.name()).cmp(&(b.folder(), b.name())))
+    }
+
+    /// Where `r` goes in the ready list (the first row that ranks after it).
+    fn ready_at(&self, r: &Record) -> usize {
+        self.ready.partition_point(|(m, _)| Graph::rank(m, r) == std::cmp::Ordering::Less)
+    }
+
+    /// Whether one file's change (`old` as the graph knew it, `new` as it is now; `None` for a
+    /// file created or gone) can be taken in by [`Graph::patch`], which holds when it cannot move
+    /// an edge or change who is blocked:
+    /// - neither side has blockers or a parent and nothing names either side's ID (most issues);
+    /// - or the same file keeps its ID, blockers, parent and whether it is active (open or in
+    ///   progress): a claim (open to in progress) of an issue that blocks others.
+    pub fn can_patch(&self, old: Option<&Record>, new: Option<&Record>) -> bool {
+        let parent = |m: &Record| m.parent().filter(|p| !p.trim().is_empty()).map(key);
+        let isolated = |m: &Record| !m.has_blockers() && parent(m).is_none() && !self.referenced.contains(&key(m.id()));
+        if old.into_iter().chain(new).all(isolated) {
+            return true;
+        }
+        let (Some(old), Some(new)) = (old, new) else { return false };
+        let blockers = |m: &Record| m.blocked_by().map(key).collect::<Vec<_>>();
+        let now = blockers(new);
+        let same_edges = key(old.id()) == key(new.id())
+            && (old.folder(), old.name()) == (new.folder(), new.name())
+            && old.frontmatter() == new.frontmatter()
+            && active(old.status()) == active(new.status())
+            && parent(old) == parent(new)
+            && blockers(old) == now;
+        // Each blocker's list names this issue once (a duplicate ID would make the row ambiguous).
+        same_edges
+            && now.iter().all(|b| {
+                self.blocks.get(b).is_none_or(|list| list.iter().filter(|(id, _)| id == new.id()).count() <= 1)
+            })
+    }
+
+    /// Takes in a change that [`Graph::can_patch`] accepts without a rebuild: the statuses the
+    /// graph keeps of it, and its row of the ready list.
+    pub fn patch(&mut self, old: Option<&Record>, new: Option<&Record>) {
+        if let Some(old) = old {
+            // Found by its rank (a binary search), not by a walk over every row.
+            let from = self.ready_at(old);
+            if self.ready.get(from).is_some_and(|(m, _)| m == old) {
+                self.ready.remove(from);
+                if let Some(n) = self.ready_holders.get_mut(&holder(old).map(str::to_string)) {
+                    *n -= 1;
+                }
+            }
+        }
+        let Some(new) = new else { return };
+        let k = key(new.id());
+        if self.blocked.contains(&k) && new.frontmatter() {
+            let was_open = old.is_some_and(|o| o.status() == Status::Open);
+            match (was_open, new.status() == Status::Open) {
+                (true, false) => self.open_blocked -= 1,
+                (false, true) => self.open_blocked += 1,
+                _ => {}
+            }
+        }
+        if let Some(entry) = self.status.get_mut(&k).filter(|(id, _)| id == new.id()) {
+            entry.1 = new.status();
+        }
+        for b in new.blocked_by() {
+            if let Some(row) = self.blocks.get_mut(&key(b)).and_then(|l| l.iter_mut().find(|(id, _)| id == new.id())) {
+                row.1 = new.status();
+            }
+        }
+        if new.status() == Status::Open && new.frontmatter() && !self.blocked.contains(&k) && !self.epics.contains(&k) {
+            let at = self.ready_at(new);
+            let unblocks = self.unblocks(new.id());
+            self.ready.insert(at, (new.clone(), unblocks));
+            *self.ready_holders.entry(holder(new).map(str::to_string)).or_default() += 1;
+        }
+    }
+
+    /// Whether `id` has an open or in-progress blocker (its own or an ancestor's).
+    pub fn is_blocked(&self, id: &str) -> bool {
+        !self.blocked.is_empty() && self.blocked.contains(&key(id))
+    }
+
+    pub fn is_epic(&self, id: &str) -> bool {
+        self.epics.contains(&key(id))
+    }
+
+    /// The open or in-progress issues that block `id`: those of `own` (the list as the file has
+    /// it now, when given) or of the index, then its ancestors', each once, with where it comes
+    /// from (`None`: its own; `Some(parent)`: inherited).
+    pub fn open_blockers(&self, id: &str, own: Option<&[String]>) -> Vec<(String, Option<String>)> {
+        let own: Vec<String> = own.map(|o| o.iter().map(|b| key(b)).collect()).unwrap_or_default();
+        self.open_blockers_of(&key(id), &own)
+    }
+
+    fn open_blockers_of(&self, k: &str, own: &[String]) -> Vec<(String, Option<String>)> {
+        let mut out: Vec<(String, Option<String>)> = Vec::new();
+        let mut seen = HashSet::new();
+        let mut at = k.to_string();
+        let mut via: Option<String> = None;
+        for depth in 0..MAX_DEPTH {
+            if !seen.insert(at.clone()) {
+                break;
+            }
+            let blockers = match (depth, own.is_empty()) {
+                (0, false) => own,
+                _ => self.edges.get(&at).map(Vec::as_slice).unwrap_or_default(),
+            };
+            for b in blockers {
+                if let Some((id, s)) = self.status.get(b)
+                    && active(*s)
+                    && !out.iter().any(|(o, _)| o == id)
+                {
+                    out.push((id.clone(), via.clone()));
+                }
+            }
+            let Some(p) = self.parent.get(&at) else { break };
+            via = Some(self.status.get(p).map(|(id, _)| id.clone()).unwrap_or_else(|| p.clone()));
+            at = p.clone();
+        }
+        out
+    }
+
+    /// The issues `id` blocks (any status), in ID order.
+    pub fn blocks(&self, id: &str) -> &[(String, Status)] {
+        self.blocks.get(&key(id)).map(Vec::as_slice).unwrap_or_default()
+    }
+
+    /// How many open or in-progress issues `id` blocks directly.
+    pub fn unblocks(&self, id: &str) -> usize {
+        self.blocks(id).iter().filter(|(_, s)| active(*s)).count()
+    }
+
+    /// Open issues, not blocked and not epics, highest priority first, then oldest.
+    pub fn ready(&self) -> &[(Record, usize)] {
+        &self.ready
+    }
+
+    pub fn open_blocked(&self) -> usize {
+        self.open_blocked
+    }
+
+    /// The cycle that `id` blocked by `blockers` would close, as `[id, b, ..., id]`.
+    pub fn cycle_with(&self, id: &str, blockers: &[String]) -> Option<Vec<String>> {
+        let target = key(id);
+        for b in blockers {
+            let mut path = vec![target.clone()];
+            let mut seen = HashSet::new();
+            if self.reaches(&key(b), &target, &mut path, &mut seen) {
+                return Some(path.iter().map(|k| self.display(k)).collect());
+            }
+        }
+        None
+    }
+
+    /// Depth-first: whether `target` is reachable from `at` along blockedBy edges; `path` ends
+    /// with the way there.
+    fn reaches(&self, at: &str, target: &str, path: &mut Vec<String>, seen: &mut HashSet<String>) -> bool {
+        path.push(at.to_string());
+        if at == target {
+            return true;
+        }
+        if path.len() <= MAX_DEPTH * 4 && seen.insert(at.to_string()) {
+            for next in self.edges.get(at).map(Vec::as_slice).unwrap_or_default() {
+                if self.reaches(next, target, path, seen) {
+                    return true;
+                }
+            }
+        }
+        path.pop();
+        false
+    }
+
+    fn display(&self, k: &str) -> String {
+        self.status.get(k).map(|(id, _)| id.clone()).unwrap_or_else(|| k.to_string())
+    }
+
+    /// Every cycle of blockedBy edges (made by hand edits), each once, as `[a, b, ..., a]`.
+    pub fn cycles(&self) -> Vec<Vec<String>> {
+        let mut keys: Vec<&String> = self.edges.keys().collect();
+        keys.sort();
+        let mut found: Vec<Vec<String>> = Vec::new();
+        let mut covered: HashSet<String> = HashSet::new();
+        for k in keys {
+            if covered.contains(k) {
+                continue;
+            }
+            let mut path = vec![k.clone()];
+            let mut seen = HashSet::new();
+            let starts = self.edges.get(k).cloned().unwrap_or_default();
+            if starts.iter().any(|b| self.reaches(b, k, &mut path, &mut seen)) {
+                covered.extend(path.iter().cloned());
+                found.push(path.iter().map(|k| self.display(k)).collect());
+            }
+        }
+        found
+    }
+
+    /// Blockers named by some issue that no file holds: (issue, missing blocker).
+    pub fn missing(&self) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = Vec::new();
+        for (blocker, list) in &self.blocks {
+            if !self.status.contains_key(blocker) {
+                out.extend(list.iter().map(|(id, _)| (id.clone(), blocker.clone())));
+            }
+        }
+        out.sort();
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::IssueMeta;
+
+    fn meta(id: &str, status: Status, blocked_by: &[&str], parent: Option<&str>) -> Record {
+        let mut context = serde_json::Map::new();
+        if let Some(p) = parent {
+            context.insert("parentTaskId".into(), p.into());
+        }
+        let m = IssueMeta {
+            id: id.into(),
+            title: id.into(),
+            issue_type: crate::model::IssueType::Issue,
+            status,
+            priority: crate::model::Priority::Medium,
+            labels: vec![],
+            assignee: None,
+            project: None,
+            created_at: format!("2026-01-01T00:00:00.000Z{id}"),
+            updated_at: String::new(),
+            closed_at: None,
+            context,
+            blocked_by: blocked_by.iter().map(|s| s.to_string()).collect(),
+            path: id.into(),
+            body_len: 0,
+            frontmatter: true,
+        };
+        Record::new(&m, 0, id)
+    }
+
+    #[test]
+    fn blockers_parents_epics_and_cycles() {
+        let all = [
+            meta("A", Status::Open, &[], None),
+            meta("B", Status::Open, &["A"], None),
+            meta("C", Status::Closed, &[], None),
+            meta("D", Status::Open, &["C"], None),
+            meta("E", Status::Open, &[], Some("B")),
+            meta("F", Status::Open, &["X"], None),
+        ];
+        let g = Graph::build(all.iter());
+        assert!(g.is_blocked("B") && g.is_blocked("E") && !g.is_blocked("D") && !g.is_blocked("F"));
+        assert!(g.is_epic("B"));
+        let ready: Vec<&str> = g.ready().iter().map(|(m, _)| m.id()).collect();
+        assert_eq!(ready, ["A", "D", "F"]);
+        assert_eq!(g.open_blocked(), 2);
+        assert_eq!(g.open_blockers("E", None), vec![("A".to_string(), Some("B".to_string()))]);
+        assert_eq!(g.unblocks("A"), 1);
+        assert_eq!(g.cycle_with("A", &["B".into()]), Some(vec!["A".into(), "B".into(), "A".into()]));
+        assert_eq!(g.cycle_with("A", &["D".into()]), None);
+        assert_eq!(g.missing(), vec![("F".to_string(), "X".to_string())]);
+        let looped = [meta("P", Status::Open, &["Q"], None), meta("Q", Status::Open, &["P"], None)];
+        assert_eq!(Graph::build(looped.iter()).cycles(), vec![vec!["P".to_string(), "Q".into(), "P".into()]]);
+    }
+}

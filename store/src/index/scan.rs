@@ -1,0 +1,279 @@
+//! Keeping the index fresh: listing the issue folders, reading and parsing what changed (in
+//! parallel chunks), starting from the last process's snapshot, and taking in one changed file.
+
+use std::path::{Path, PathBuf};
+use std::time::{Instant, SystemTime};
+
+use rayon::prelude::*;
+
+use super::record::Fields;
+use super::search_index::DocText;
+use super::slots::Slots;
+use super::snapshot::{self, FileStamp};
+use super::{Index, iso, note_number};
+use crate::files;
+use crate::files::frontmatter;
+use crate::files::listing::{Checked, check, list};
+use crate::files::watch::Changes;
+use crate::fs::Root;
+use crate::model::{IssueMeta, IssueType, StoreError};
+use crate::workspace::Workspace;
+
+/// Enough to tell that a file changed without reading it (of the entry itself: a link is not
+/// followed, so a link's target changing elsewhere cannot matter).
+pub(super) fn stamp(path: &Path) -> Option<FileStamp> {
+    let m = std::fs::symlink_metadata(path).ok()?;
+    Some(FileStamp::new(m.modified().ok(), m.len()))
+}
+
+/// The outcome of reading one file.
+enum Loaded {
+    Issue(Box<IssueMeta>, FileStamp, DocText),
+    Broken(String, Option<FileStamp>),
+    Gone,
+}
+
+/// Reads and parses one file. Links, FIFOs, devices and oversized files are refused (never
+/// opened for reading in a way that could block or follow them out of the workspace).
+fn load(path: &Path, folder_type: IssueType) -> Loaded {
+    let Some(stamp) = stamp(path) else { return Loaded::Gone };
+    let text = match files::read_text(path) {
+        Ok(t) => t,
+        Err(StoreError::Refused { reason, .. }) => return Loaded::Broken(reason, Some(stamp)),
+        Err(StoreError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => return Loaded::Gone,
+        Err(e) => return Loaded::Broken(e.to_string(), Some(stamp)),
+    };
+    let modified = stamp.modified().map(iso).unwrap_or_default();
+    match frontmatter::index_meta(&text, path, folder_type, &modified) {
+        Ok((meta, body)) => {
+            let words = DocText::new(&meta, body);
+            Loaded::Issue(Box::new(meta), stamp, words)
+        }
+        Err(reason) => Loaded::Broken(reason, Some(stamp)),
+    }
+}
+
+/// Files read in parallel at a time (bounds the memory a cold load holds at once).
+const CHUNK: usize = 1024;
+
+/// Changes in one scan above which the list order is rebuilt once rather than kept up to date.
+const BULK: usize = 256;
+
+impl Index {
+    /// Brings the index up to date with the files; true when no file had to be read.
+    pub fn refresh(&mut self) -> Result<bool, StoreError> {
+        let reads = if !self.enabled {
+            self.clear();
+            self.scan()?
+        } else if !self.populated
+            || self.last_full.is_none_or(|t| t.elapsed() >= self.ttl)
+            || self.unwatched.iter().any(|d| d.exists())
+        {
+            self.scan()?
+        } else {
+            match self.watcher.changes() {
+                Changes::Paths(paths) => {
+                    let changed: Vec<PathBuf> = paths.into_iter().filter(|p| self.is_issue_file(p)).collect();
+                    changed.iter().map(|p| self.recheck(p)).sum()
+                }
+                Changes::Unknown => self.scan()?,
+            }
+        };
+        self.slots.compact_if_sparse();
+        self.last_refresh = Some(SystemTime::now());
+        Ok(reads == 0 && self.enabled)
+    }
+
+    fn clear(&mut self) {
+        self.max_number.clear();
+        self.slots.clear();
+        self.broken.clear();
+        self.generation += 1;
+    }
+
+    /// Lists every issue folder and re-reads files whose stamp changed; returns the files read.
+    fn scan(&mut self) -> Result<usize, StoreError> {
+        let started = Instant::now();
+        let first = !self.populated;
+        if first
+            && self.enabled
+            && let Ok(root) = Root::workspace(&self.ws)
+        {
+            snapshot::remove_abandoned(&root, &self.ws.cache_dir());
+        }
+        self.unwatched.clear();
+        let mut refused_dirs = Vec::new();
+        let mut to_list = Vec::new();
+        for (_, dir) in self.dirs.clone() {
+            if !dir.exists() {
+                self.unwatched.push(dir);
+                continue;
+            }
+            if let Err(StoreError::Refused { reason, .. }) = files::ensure_inside(&self.ws, &dir) {
+                // Reported like a broken file; never listed, read or written.
+                self.broken.insert(dir.clone(), (None, reason));
+                refused_dirs.push(dir);
+                continue;
+            }
+            if !self.watcher.watch(&dir) {
+                self.unwatched.push(dir.clone());
+            }
+            to_list.push(dir);
+        }
+        // A new process reads the last one's snapshot while the folders are listed (one stat
+        // per file, relative to its folder): the two take about as long as each other.
+        let from_snapshot = first && self.enabled && self.slots.len() == 0;
+        let (ws, root, dirs) = (&self.ws, self.ws.dir.clone(), self.dirs.clone());
+        let rooted = if first { Root::workspace(ws).ok() } else { None };
+        let (decoded, listings) = rayon::join(
+            || from_snapshot.then(|| read_snapshot(ws, &root, &dirs)).flatten(),
+            || to_list.iter().map(|dir| (dir, list(rooted.as_ref(), dir, first))).collect::<Vec<_>>(),
+        );
+        if let Some(slots) = decoded {
+            self.use_snapshot(slots);
+            tracing::debug!(issues = self.slots.len(), ms = started.elapsed().as_millis(), "index snapshot read");
+        }
+        let mut present = vec![false; self.slots.capacity()];
+        let mut broken_seen = Vec::new();
+        let mut to_read = Vec::new();
+        for (dir, listing) in listings {
+            let entries = match listing {
+                Ok(entries) => entries,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(StoreError::Io { path: dir.clone(), source: e }),
+            };
+            let (slots, broken) = (&self.slots, &self.broken);
+            let checked: Vec<Checked> =
+                entries.par_iter().map(|(name, now)| check(dir, name, *now, slots, broken)).collect();
+            for c in checked {
+                if let Some(s) = c.slot {
+                    present[s as usize] = true;
+                }
+                if let Some(p) = c.broken {
+                    broken_seen.push(p);
+                }
+                to_read.extend(c.read);
+            }
+        }
+        let gone: Vec<PathBuf> = self
+            .slots
+            .entries()
+            .filter(|(s, _)| !present.get(*s as usize).copied().unwrap_or(true))
+            .map(|(_, x)| self.slots.path_of(&x.rec))
+            .chain(self.broken.keys().filter(|p| !refused_dirs.contains(p) && !broken_seen.contains(p)).cloned())
+            .collect();
+        drop(present);
+        tracing::debug!(
+            to_read = to_read.len(),
+            gone = gone.len(),
+            ms = started.elapsed().as_millis(),
+            "folders checked"
+        );
+        if to_read.len() + gone.len() > BULK {
+            self.slots.unorder();
+        }
+        for path in &gone {
+            self.forget(path);
+        }
+        // Chunks of files are read and parsed in parallel while the previous chunk is entered
+        // into the index (which only one thread can do).
+        let dirs = self.dirs.clone();
+        let mut previous: Option<(&[PathBuf], Vec<Loaded>)> = None;
+        for chunk in to_read.chunks(CHUNK).chain([&[][..]]) {
+            let (loaded, ()) = rayon::join(
+                || {
+                    chunk
+                        .par_iter()
+                        .map(|p| match dirs.iter().find(|(_, d)| Some(d.as_path()) == p.parent()) {
+                            Some((t, _)) => load(p, *t),
+                            None => Loaded::Gone,
+                        })
+                        .collect::<Vec<_>>()
+                },
+                || {
+                    for (path, result) in previous.take().into_iter().flat_map(|(p, r)| p.iter().zip(r)) {
+                        self.store_loaded(path, result);
+                    }
+                },
+            );
+            previous = Some((chunk, loaded));
+        }
+        if to_read.len() > BULK {
+            self.slots.shrink();
+        }
+        tracing::debug!(read = to_read.len(), ms = started.elapsed().as_millis(), "index up to date");
+        self.populated = true;
+        self.last_full = Some(Instant::now());
+        if to_read.len() > 64.max(self.slots.len() / 20) {
+            self.save_wanted = true;
+        }
+        Ok(to_read.len())
+    }
+
+    /// Starts from the snapshot of the last process (its entries are then checked like any
+    /// other known file: trusted only while the stamp matches).
+    fn use_snapshot(&mut self, slots: Slots) {
+        self.slots = slots;
+        let mut numbers = std::mem::take(&mut self.max_number);
+        let types: Vec<Option<IssueType>> =
+            self.slots.folders().iter().map(|f| self.folder_type(&f.join("x"))).collect();
+        for (_, x) in self.slots.entries() {
+            let Some(t) = types[x.rec.folder() as usize] else { continue };
+            let id = x.rec.id();
+            note_number(&mut numbers, t, id);
+            // The file name's ID counts too; it is almost always the same one.
+            let name = x.rec.name();
+            let named = name.strip_prefix(id).is_some_and(|rest| rest.starts_with(['-', '.']));
+            if !named && let Some(n) = frontmatter::id_from_file_name(Path::new(name)) {
+                note_number(&mut numbers, t, &n);
+            }
+        }
+        self.max_number = numbers;
+        self.unsaved = 0;
+    }
+
+    /// Re-reads `path` if it changed (or drops it if it is gone); returns 1 if it was read.
+    fn recheck(&mut self, path: &Path) -> usize {
+        let Some(now) = stamp(path) else {
+            self.forget(path);
+            return 0;
+        };
+        let known = self.slots.get(path).map(|e| e.stamp).or_else(|| self.broken.get(path).map(|b| b.0));
+        if known == Some(Some(now)) {
+            return 0;
+        }
+        let Some(folder_type) = self.folder_type(path) else { return 0 };
+        let loaded = load(path, folder_type);
+        self.store_loaded(path, loaded);
+        1
+    }
+
+    fn store_loaded(&mut self, path: &Path, loaded: Loaded) {
+        match loaded {
+            Loaded::Issue(meta, stamp, words) => {
+                self.broken.remove(path);
+                self.put(*meta, Some(stamp), &words);
+            }
+            Loaded::Broken(reason, stamp) => {
+                self.forget(path);
+                if let (Some(t), Some(id)) = (self.folder_type(path), frontmatter::id_from_file_name(path)) {
+                    self.note_number(t, &id);
+                }
+                self.broken.insert(path.to_path_buf(), (stamp, reason));
+            }
+            Loaded::Gone => self.forget(path),
+        }
+    }
+}
+
+/// The snapshot in `cache`, if there is a sound one.
+fn read_snapshot(ws: &Workspace, root: &Path, dirs: &[(IssueType, PathBuf)]) -> Option<Slots> {
+    let mut input = snapshot::open(&Root::workspace(ws).ok()?, &ws.cache_dir())?;
+    match Slots::decode(&mut input, root, dirs).and_then(|s| input.finish().map(|()| s)) {
+        Ok(slots) => Some(slots),
+        Err(e) => {
+            tracing::debug!(error = %e, "ignoring an unreadable index snapshot");
+            None
+        }
+    }
+}

@@ -1,0 +1,602 @@
+//! The workspace store: markdown issues with YAML frontmatter in wrangler's layout, an always-fresh
+//! in-memory index, atomic writes under a workspace lock. It knows nothing of MCP, nor of tools.yaml:
+//! it is a crate of its own, so a manifest edit does not recompile it.
+//!
+//! Its rooms: [`fs`] (the rooted layer every write goes through), `files` (issue files and their
+//! frontmatter), `index` (the in-memory index and its snapshot), `workspace` (finding and laying out
+//! a workspace), [`sessions`], [`git`] (ids across branches, the merge driver and its hooks), and
+//! here the store itself with its writes (`write`) and the work graph's operations (`work`).
+
+mod files;
+pub mod fs;
+pub mod generate;
+pub mod git;
+mod index;
+mod model;
+pub mod sessions;
+mod work;
+mod workspace;
+mod write;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+pub use files::edit::check_issue_text;
+pub use files::read_text as read_file_safely;
+pub use index::facts::{Counts, GroupBy};
+pub use model::*;
+pub use work::{Blockers, Ready};
+pub use workspace::Workspace;
+pub use workspace::layout::{LayoutReport, Split};
+
+use files::frontmatter::Document;
+use index::Index;
+use index::record::{Fields, Record};
+
+/// How the store caches.
+#[derive(Debug, Clone, Copy)]
+pub struct StoreOptions {
+    /// Keep the in-memory index (off: re-read every file on every call, like wrangler).
+    pub cache: bool,
+    /// Full revalidation interval, a safety net behind the change watcher.
+    pub ttl: Duration,
+    /// Number new ids above every git branch head and worktree (see `crate::git::ids`).
+    pub branch_aware_ids: bool,
+}
+
+impl Default for StoreOptions {
+    fn default() -> Self {
+        StoreOptions { cache: true, ttl: Duration::from_secs(60), branch_aware_ids: true }
+    }
+}
+
+pub struct Store {
+    ws: Workspace,
+    index: Arc<Mutex<Index>>,
+    /// The thread that writes the index snapshot a moment after a write, if one was started.
+    saver: Mutex<Option<Saver>>,
+    branch_aware_ids: bool,
+}
+
+impl Drop for Store {
+    fn drop(&mut self) {
+        self.flush();
+    }
+}
+
+impl Store {
+    pub fn open(ws: Workspace, opts: StoreOptions) -> Store {
+        let index = Arc::new(Mutex::new(Index::new(ws.clone(), opts.cache, opts.ttl)));
+        Store { ws, index, saver: Mutex::new(None), branch_aware_ids: opts.branch_aware_ids }
+    }
+
+    pub fn workspace(&self) -> &Workspace {
+        &self.ws
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Index> {
+        self.index.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The index, brought up to date, and whether that needed no file reads. If revalidation
+    /// fails after a good load, the last good index is served and `warnings` says so.
+    fn fresh(&self) -> Result<(MutexGuard<'_, Index>, bool), StoreError> {
+        let mut index = self.lock();
+        let result = match index.refresh() {
+            Ok(cached) => {
+                index.stale = None;
+                Ok(cached)
+            }
+            Err(e) if index.len() > 0 => {
+                index.stale = Some(e.to_string());
+                Ok(true)
+            }
+            Err(e) => Err(e),
+        };
+        if std::mem::take(&mut index.save_wanted) {
+            self.save_in_background();
+        }
+        result.map(|cached| (index, cached))
+    }
+
+    /// Writes the snapshot for the next process on another thread, [`SAVE_DELAY`] after the
+    /// write that asked for it: a burst of writes (an agent closing ten issues, two agents
+    /// claiming) pays for one snapshot, after it, instead of each write waiting for the index
+    /// while the one before it is serialized (16 ms a claim at 100k issues before).
+    fn save_in_background(&self) {
+        let mut saver = self.saver.lock().unwrap_or_else(|p| p.into_inner());
+        if saver.as_ref().is_some_and(|s| !s.handle.is_finished()) {
+            return;
+        }
+        let index = Arc::clone(&self.index);
+        let (now, wait) = std::sync::mpsc::channel::<()>();
+        let handle = std::thread::spawn(move || {
+            // Woken early by `wait_for_snapshot` (a flush, an exit); else after the delay.
+            let _ = wait.recv_timeout(SAVE_DELAY);
+            let pending = index.lock().unwrap_or_else(|p| p.into_inner()).write_snapshot();
+            if let Some(Err(e)) = pending.map(index::snapshot::Pending::commit) {
+                tracing::debug!(error = %e, "could not save the index snapshot");
+            }
+        });
+        *saver = Some(Saver { handle, now });
+    }
+
+    /// Waits until the index snapshot for the next process is on disk (tests and benchmarks).
+    pub fn wait_for_snapshot(&self) {
+        let saver = self.saver.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(s) = saver {
+            let _ = s.now.send(());
+            let _ = s.handle.join();
+        }
+    }
+
+    /// Puts the index snapshot on disk with every change made so far, so the next process starts
+    /// from it. Call before a clean exit (dropping the store does it too).
+    pub fn flush(&self) {
+        self.wait_for_snapshot();
+        let pending = {
+            let mut index = self.lock();
+            if index.unsaved() == 0 { None } else { index.write_snapshot() }
+        };
+        if let Some(Err(e)) = pending.map(index::snapshot::Pending::commit) {
+            tracing::warn!(error = %e, "could not save the index snapshot; the next start reads every file");
+        }
+    }
+
+    /// A number that changes whenever an issue changes (after bringing the index up to date):
+    /// cheap to poll, since the change watcher tells what to re-read.
+    pub fn generation(&self) -> Result<u64, StoreError> {
+        Ok(self.fresh()?.0.generation())
+    }
+
+    pub fn index_info(&self) -> IndexInfo {
+        let index = self.lock();
+        IndexInfo { entries: index.len(), last_refresh: index.last_refresh(), enabled: index.enabled() }
+    }
+
+    /// One issue with its body, read from disk. An ID held by several files gives the first of
+    /// them (see [`resolve_for_read`]) with a DUPLICATE_ID warning naming the others.
+    pub fn get(&self, id: &str) -> Result<Snapshot<Issue>, StoreError> {
+        let (index, cached) = self.fresh()?;
+        let (path, duplicate) = resolve_for_read(&index, id)?;
+        let mut warnings = index.warnings_about(&path);
+        drop(index);
+        let (meta, doc) = self.read(&path)?;
+        if let Some(w) = duplicate {
+            warnings.retain(|o| o.code != StoreWarningCode::DuplicateId);
+            warnings.push(w);
+        }
+        let notes = files::frontmatter::nonstandard_values(&doc);
+        if !notes.is_empty() {
+            warnings.push(StoreWarning {
+                code: StoreWarningCode::NonstandardValue,
+                message: format!(
+                    "{} ({}): {}. docket keeps these as written unless you change them.",
+                    meta.id,
+                    self.relative(&path),
+                    notes.join("; ")
+                ),
+                paths: vec![path.clone()],
+            });
+        }
+        Ok(Snapshot { value: Issue { meta, body: doc.body }, cached, warnings })
+    }
+
+    pub fn get_meta(&self, id: &str) -> Result<Snapshot<IssueMeta>, StoreError> {
+        let (index, cached) = self.fresh()?;
+        let (path, duplicate) = resolve_for_read(&index, id)?;
+        let meta = index.meta_at(&path).ok_or_else(|| StoreError::NotFound { id: id.to_string() })?;
+        let mut warnings = index.warnings_about(&path);
+        if let Some(w) = duplicate {
+            warnings.retain(|o| o.code != StoreWarningCode::DuplicateId);
+            warnings.push(w);
+        }
+        Ok(Snapshot { value: (*meta).clone(), cached, warnings })
+    }
+
+    /// Reads one file from disk (never from the index), refusing one whose frontmatter is broken
+    /// and anything that is not a regular file inside the workspace.
+    fn read(&self, path: &Path) -> Result<(IssueMeta, Document), StoreError> {
+        let text = files::read_text(path)?;
+        let doc = files::frontmatter::parse(&text)
+            .map_err(|reason| StoreError::Malformed { path: path.to_path_buf(), reason })?;
+        Ok((self.meta_of(path, &doc), doc))
+    }
+
+    /// The raw file of an issue (for the `docket://issues/{id}` resource), read safely.
+    pub fn read_file(&self, meta: &IssueMeta) -> Result<String, StoreError> {
+        files::read_text(&meta.path)
+    }
+
+    fn relative(&self, p: &Path) -> String {
+        p.strip_prefix(&self.ws.root).unwrap_or(p).display().to_string()
+    }
+
+    pub fn read_body(&self, meta: &IssueMeta) -> Result<String, StoreError> {
+        Ok(self.read(&meta.path)?.1.body)
+    }
+
+    /// Every issue matching `filter`, sorted.
+    pub fn list(
+        &self,
+        filter: &IssueFilter,
+        sort: SortField,
+        order: SortOrder,
+    ) -> Result<Snapshot<Vec<Arc<IssueMeta>>>, StoreError> {
+        let snap = self.list_page(filter, sort, order, 0, None)?;
+        Ok(Snapshot { value: snap.value.items, cached: snap.cached, warnings: snap.warnings })
+    }
+
+    /// A page of the issues matching `filter`, sorted: `limit` of them (all for `None`) after
+    /// the first `offset`, and how many match in all. In list order (updated, newest first) it
+    /// walks only what the page needs where the kept counts give the total; other orders sort
+    /// every match.
+    pub fn list_page(
+        &self,
+        filter: &IssueFilter,
+        sort: SortField,
+        order: SortOrder,
+        offset: usize,
+        limit: Option<usize>,
+    ) -> Result<Snapshot<Listed>, StoreError> {
+        let (mut index, cached) = self.fresh()?;
+        let warnings = index.warnings();
+        let graph = filter.blocked.map(|_| index.graph());
+        let keep = |m: &Record| keep(filter, graph.as_deref(), m);
+        let value = if (sort, order) == (SortField::Updated, SortOrder::Desc) {
+            let (items, total) = index.page(filter, keep, offset, limit);
+            Listed { items, total }
+        } else {
+            let (mut items, total) = index.page(filter, keep, 0, None);
+            sort_metas(&mut items, sort, order);
+            let start = offset.min(total);
+            let end = limit.map_or(total, |l| start.saturating_add(l).min(total));
+            items.truncate(end);
+            items.drain(..start);
+            Listed { items, total }
+        };
+        Ok(Snapshot { value, cached, warnings })
+    }
+
+    /// The first `limit` issues matching `filter` that are still open or in progress (in list
+    /// order), each made into a row by `row`, with how many are unfinished and how many match in
+    /// all, from one state of the index. Both totals come from the kept counts where the filter
+    /// allows, so a page costs what it returns, not what matches.
+    pub fn unfinished<T>(
+        &self,
+        filter: &IssueFilter,
+        limit: usize,
+        mut row: impl FnMut(&IssueMeta) -> T,
+    ) -> Result<Snapshot<Unfinished<T>>, StoreError> {
+        let (mut index, cached) = self.fresh()?;
+        let warnings = index.warnings();
+        let graph = filter.blocked.map(|_| index.graph());
+        let (_, total) = index.page_slots(filter, |m| keep(filter, graph.as_deref(), m), 0, Some(0));
+        let unfinished = [Status::Open, Status::InProgress];
+        let status: Vec<Status> =
+            unfinished.into_iter().filter(|s| filter.status.is_empty() || filter.status.contains(s)).collect();
+        let (slots, count) = match status.is_empty() {
+            true => (Vec::new(), 0),
+            false => {
+                let open = IssueFilter { status, ..filter.clone() };
+                index.page_slots(&open, |m| keep(&open, graph.as_deref(), m), 0, Some(limit))
+            }
+        };
+        let rows = slots.into_iter().filter_map(|s| index.full_at(s)).map(|m| row(&m)).collect();
+        Ok(Snapshot { value: Unfinished { rows, count, total }, cached, warnings })
+    }
+
+    /// Every label written on some issue with how often it is written (twice in one issue
+    /// counts twice), from the counts the index keeps.
+    pub fn label_counts(&self) -> Result<Snapshot<Vec<(String, usize)>>, StoreError> {
+        let (index, cached) = self.fresh()?;
+        Ok(Snapshot { value: index.label_counts(), cached, warnings: index.warnings() })
+    }
+
+    /// Every project some issue is in with its number of issues, from the kept counts.
+    pub fn project_counts(&self) -> Result<Snapshot<Vec<(String, usize)>>, StoreError> {
+        let (index, cached) = self.fresh()?;
+        Ok(Snapshot { value: index.project_counts(), cached, warnings: index.warnings() })
+    }
+
+    /// How many issues match `filter` in each group of `by` (`None`: no assignee or project),
+    /// and how many in all. Reads the interned column of the index where the filter allows.
+    pub fn count_by(&self, filter: &IssueFilter, by: GroupBy) -> Result<Snapshot<Counts>, StoreError> {
+        let (mut index, cached) = self.fresh()?;
+        let warnings = index.warnings();
+        let graph = filter.blocked.map(|_| index.graph());
+        let value = match graph.is_none().then(|| index.count_by(filter, by)).flatten() {
+            Some(counted) => counted,
+            None => {
+                let mut groups: std::collections::BTreeMap<Option<String>, usize> = Default::default();
+                let mut total = 0;
+                for (m, _) in index.by_updated().filter(|(m, _)| keep(filter, graph.as_deref(), *m)) {
+                    let key = match by {
+                        GroupBy::Status => Some(m.status().as_str().to_string()),
+                        GroupBy::Priority => Some(m.priority().as_str().to_string()),
+                        GroupBy::Type => Some(m.issue_type().as_str().to_string()),
+                        GroupBy::Project => m.project().filter(|p| !p.is_empty()).map(str::to_string),
+                        GroupBy::Assignee => m.assignee().filter(|a| !a.is_empty()).map(str::to_string),
+                    };
+                    *groups.entry(key).or_default() += 1;
+                    total += 1;
+                }
+                (total, groups.into_iter().collect())
+            }
+        };
+        Ok(Snapshot { value, cached, warnings })
+    }
+
+    /// Every issue matching the filter that holds all the words of the query (case-insensitive;
+    /// the last word also as a prefix, any word inside longer words when that finds nothing),
+    /// and the issue the query names if it is an ID; scored like BM25 (rare words weigh more)
+    /// with field weights (title above labels above body), then boosted: the issue the query
+    /// names by ID first, then titles that are the query word for word, then titles holding it
+    /// as a phrase, shorter titles first. From the index: no file is read.
+    pub fn search(&self, q: &SearchQuery) -> Result<Snapshot<Vec<SearchHit>>, StoreError> {
+        let (mut index, cached) = self.fresh()?;
+        let warnings = index.warnings();
+        let graph = q.filter.blocked.map(|_| index.graph());
+        let (query, allowed) = parse_search(q);
+        let mut hits = index.search(&query, allowed, |m| keep(&q.filter, graph.as_deref(), m));
+        for meta in named_by_id(&index, q, allowed, graph.as_deref()) {
+            match hits.iter_mut().find(|(m, _)| m.path == meta.path) {
+                Some(hit) => hit.1 += ID_MATCH,
+                None => hits.push((meta, ID_MATCH)),
+            }
+        }
+        drop(index);
+        let value = hits.into_iter().map(|(meta, score)| SearchHit { meta, score }).collect();
+        Ok(Snapshot { value, cached, warnings })
+    }
+
+    /// A page of [`Store::search`]'s hits best first (highest score, then newest update, then
+    /// ID, then path): `limit` of them after the first `offset`, and how many hits in all. Only
+    /// the page's hits are built and only the best `offset + limit` sorted.
+    pub fn search_page(
+        &self,
+        q: &SearchQuery,
+        offset: usize,
+        limit: usize,
+    ) -> Result<Snapshot<SearchPage>, StoreError> {
+        let (mut index, cached) = self.fresh()?;
+        let warnings = index.warnings();
+        let graph = q.filter.blocked.map(|_| index.graph());
+        let (query, allowed) = parse_search(q);
+        let ids: Vec<PathBuf> =
+            named_by_id(&index, q, allowed, graph.as_deref()).into_iter().map(|m| m.path.clone()).collect();
+        let everything = is_everything(&q.filter);
+        let keep = |m: &Record| keep(&q.filter, graph.as_deref(), m);
+        let keep: Option<&dyn Fn(&Record) -> bool> = if everything { None } else { Some(&keep) };
+        let ranked = index.search_page(&query, allowed, keep, &ids, ID_MATCH, offset, limit);
+        drop(index);
+        let value = match ranked {
+            Some((page, total)) => {
+                SearchPage { hits: page.into_iter().map(|(meta, score)| SearchHit { meta, score }).collect(), total }
+            }
+            None => {
+                // Files without frontmatter break the ties differently: every hit is sorted.
+                let mut hits = self.search(q)?.value;
+                hits.sort_by(|a, b| {
+                    b.score
+                        .cmp(&a.score)
+                        .then_with(|| b.meta.updated_at.cmp(&a.meta.updated_at))
+                        .then_with(|| a.meta.id.cmp(&b.meta.id))
+                        .then_with(|| a.meta.path.cmp(&b.meta.path))
+                });
+                let total = hits.len();
+                SearchPage { hits: hits.into_iter().skip(offset).take(limit).collect(), total }
+            }
+        };
+        Ok(Snapshot { value, cached, warnings })
+    }
+
+    /// About 200 characters of the body around the first word of `query` it holds (read from
+    /// disk: call it for the page of results shown, not for every hit).
+    pub fn excerpt(&self, meta: &IssueMeta, query: &str) -> Option<String> {
+        let body = self.read_body(meta).ok()?;
+        let query = index::search_index::Query::parse(query);
+        let (at, len) = index::search_index::first_match(&body, &query)?;
+        Some(excerpt_around(&body, at, len))
+    }
+
+    /// Every open or in-progress issue of type `t` titled `title` (ignoring case and surrounding
+    /// space), most recently updated first; found through the title words rather than a pass
+    /// over every issue.
+    pub fn open_issues_titled(&self, t: IssueType, title: &str) -> Result<Vec<Arc<IssueMeta>>, StoreError> {
+        let wanted = title.trim().to_lowercase();
+        let same = |m: &Record| {
+            matches!(m.status(), Status::Open | Status::InProgress)
+                && m.issue_type() == t
+                && m.title().trim().to_lowercase() == wanted
+        };
+        let (mut index, _) = self.fresh()?;
+        let query = index::search_index::Query::exact(&wanted);
+        if query.is_empty() {
+            let found = index.by_updated().filter(|(m, _)| same(m)).map(|(m, dir)| Arc::new(m.meta(m.path_in(dir))));
+            return Ok(found.collect());
+        }
+        let mut hits: Vec<Arc<IssueMeta>> =
+            index.search(&query, index::search_index::TITLE, same).into_iter().map(|(m, _)| m).collect();
+        hits.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then_with(|| a.id.cmp(&b.id)));
+        Ok(hits)
+    }
+}
+
+/// The words of a search and the fields it searches.
+fn parse_search(q: &SearchQuery) -> (index::search_index::Query, u8) {
+    let mut allowed = 0;
+    for f in &q.fields {
+        allowed |= match f {
+            SearchField::Title => index::search_index::ID | index::search_index::TITLE,
+            SearchField::Labels => index::search_index::LABELS,
+            SearchField::Description => index::search_index::BODY,
+        };
+    }
+    (index::search_index::Query::parse(&q.text), allowed)
+}
+
+/// The issues a search query names by ID (`ISS-000042`, `42`, `#42`) that its filter accepts:
+/// found first, whatever their words.
+fn named_by_id(
+    index: &Index,
+    q: &SearchQuery,
+    allowed: u8,
+    graph: Option<&index::graph::Graph>,
+) -> Vec<Arc<IssueMeta>> {
+    let id = q.text.trim().trim_start_matches('#');
+    if allowed & index::search_index::ID == 0 {
+        return Vec::new();
+    }
+    let Ok(paths) = candidates(index, id) else { return Vec::new() };
+    paths.iter().filter_map(|p| index.meta_at(p)).filter(|m| keep(&q.filter, graph, &**m)).collect()
+}
+
+/// Whether a filter accepts every issue.
+fn is_everything(f: &IssueFilter) -> bool {
+    f.status.is_empty()
+        && f.priority.is_empty()
+        && f.labels.is_empty()
+        && f.assignee.is_none()
+        && f.project.is_none()
+        && f.types.is_empty()
+        && f.parent_task_id.is_none()
+        && f.ids.is_empty()
+        && f.blocked.is_none()
+}
+
+/// How long the snapshot saver waits after a write before it serializes the index.
+const SAVE_DELAY: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// The thread saving the snapshot, and the way to make it save now.
+struct Saver {
+    handle: std::thread::JoinHandle<()>,
+    now: std::sync::mpsc::Sender<()>,
+}
+
+/// The one file holding `id`, for a write: an ID held by several files is refused (a write must
+/// never pick one of them at random).
+fn resolve_for_write(index: &Index, id: &str) -> Result<PathBuf, StoreError> {
+    let mut paths = candidates(index, id)?;
+    match paths.len() {
+        1 => Ok(paths.remove(0)),
+        _ => Err(StoreError::Ambiguous { id: id.trim().to_string(), paths }),
+    }
+}
+
+/// The file holding `id`, for a read. When several files hold it, the first in a fixed order
+/// (not archived before archived, then earliest created, then path) and a DUPLICATE_ID warning
+/// that names it and the others, so an agent can still read the issue.
+fn resolve_for_read(index: &Index, id: &str) -> Result<(PathBuf, Option<StoreWarning>), StoreError> {
+    let mut paths = candidates(index, id)?;
+    if paths.len() == 1 {
+        return Ok((paths.remove(0), None));
+    }
+    let key = |p: &PathBuf| {
+        let m = index.meta_at(p);
+        (m.as_ref().is_some_and(|m| m.status.is_archived()), m.map(|m| m.created_at.clone()), p.clone())
+    };
+    paths.sort_by_key(key);
+    let rel = |p: &PathBuf| p.strip_prefix(index.root()).unwrap_or(p).display().to_string();
+    let others: Vec<String> = paths[1..].iter().map(rel).collect();
+    let warning = StoreWarning {
+        code: StoreWarningCode::DuplicateId,
+        message: format!(
+            "{} is held by {} files; this is {} (reads show an open one before a closed one, then the one created first). The others: {}. Updates to \
+             this ID are refused until the duplicates are renumbered: call workspace_doctor with fix: true (or run \
+             `docket doctor --fix`).",
+            id.trim(),
+            paths.len(),
+            rel(&paths[0]),
+            others.join(", ")
+        ),
+        paths: paths.clone(),
+    };
+    Ok((paths.remove(0), Some(warning)))
+}
+
+/// Every file holding `id`: exact match first, then short forms (`42`, `000042`, `ISS-000042` for
+/// a legacy `000042`).
+pub(crate) fn candidates(index: &Index, id: &str) -> Result<Vec<PathBuf>, StoreError> {
+    let id = id.trim();
+    files::validate_id(id)?;
+    let exact = index.paths_of(id);
+    let candidates: Vec<PathBuf> = if !exact.is_empty() {
+        exact
+    } else {
+        let digits = index::slots::digits_of(id);
+        let prefix = id[..id.len() - digits.len()].to_uppercase();
+        match digits.parse::<u64>() {
+            Ok(n) if digits.chars().all(|c| c.is_ascii_digit()) => index
+                .ids_with_digits(&format!("{n:06}"))
+                .iter()
+                .filter(|known| {
+                    let kp = &known[..known.len() - index::slots::digits_of(known).len()];
+                    prefix.is_empty() || kp.is_empty() || kp.to_uppercase() == prefix
+                })
+                .flat_map(|k| index.paths_of(k))
+                .collect(),
+            _ => Vec::new(),
+        }
+    };
+    if candidates.is_empty() {
+        return Err(StoreError::NotFound { id: id.to_string() });
+    }
+    Ok(candidates)
+}
+
+fn folder_type(ws: &Workspace, path: &Path) -> Option<IssueType> {
+    let parent = path.parent()?;
+    ws.issue_dirs().into_iter().find(|(_, d)| d == parent).map(|(t, _)| t)
+}
+
+/// [`matches`], and the `blocked` filter, which needs the work graph.
+fn keep<F: Fields + ?Sized>(f: &IssueFilter, graph: Option<&index::graph::Graph>, m: &F) -> bool {
+    matches(f, m) && f.blocked.zip(graph).is_none_or(|(want, g)| g.is_blocked(m.id()) == want)
+}
+
+pub(crate) fn matches<F: Fields + ?Sized>(f: &IssueFilter, m: &F) -> bool {
+    (f.status.is_empty() || f.status.contains(&m.status()))
+        && (f.priority.is_empty() || f.priority.contains(&m.priority()))
+        && (f.types.is_empty() || f.types.contains(&m.issue_type()))
+        && (f.labels.is_empty() || m.labels().any(|l| f.labels.iter().any(|w| w == l)))
+        && f.assignee.as_deref().is_none_or(|a| m.assignee() == Some(a))
+        && f.project.as_deref().is_none_or(|p| m.project() == Some(p))
+        && f.parent_task_id.as_deref().is_none_or(|p| m.parent() == Some(p))
+        && (f.ids.is_empty() || f.ids.iter().any(|id| id.eq_ignore_ascii_case(m.id())))
+}
+
+fn sort_metas(items: &mut [Arc<IssueMeta>], sort: SortField, order: SortOrder) {
+    items.sort_by(|a, b| {
+        let ord = match sort {
+            SortField::Created => a.created_at.cmp(&b.created_at),
+            SortField::Updated => a.updated_at.cmp(&b.updated_at),
+            SortField::Priority => a.priority.cmp(&b.priority),
+            SortField::Status => a.status.cmp(&b.status),
+            SortField::Id => a.id.cmp(&b.id),
+        }
+        .then_with(|| a.id.cmp(&b.id));
+        let ord = if order == SortOrder::Desc { ord.reverse() } else { ord };
+        // Markdown files without frontmatter (READMEs, notes) after the real issues, either way.
+        b.frontmatter.cmp(&a.frontmatter).then(ord)
+    });
+}
+
+/// About 200 characters around byte offset `at`, on character boundaries, with ellipses.
+fn excerpt_around(body: &str, at: usize, len: usize) -> String {
+    let start = body[..at].char_indices().rev().nth(80).map_or(0, |(i, _)| i);
+    let end = body[at..].char_indices().nth(len + 120).map_or(body.len(), |(i, _)| at + i);
+    let mut s = body[start..end].trim().to_string();
+    if start > 0 {
+        s.insert(0, '…');
+    }
+    if end < body.len() {
+        s.push('…');
+    }
+    s
+}
+
+/// What the issue a search query names by ID adds to its score: above every word match,
+/// exact titles included ([`index::ranking::EXACT_TITLE`]).
+const ID_MATCH: u32 = 100 * index::ranking::EXACT_TITLE;

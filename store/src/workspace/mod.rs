@@ -1,0 +1,139 @@
+//! Finding and creating workspaces: a directory holding `.wrangler/` (wrangler's) or `.docket/`;
+//! the layout `init_workspace` creates and checks is in [`layout`].
+
+pub(crate) mod layout;
+
+use std::path::{Path, PathBuf};
+
+use crate::fs::{Entry, Root};
+use crate::model::{IssueType, StoreError};
+
+/// Names of the workspace directory, in the order they are looked for.
+const DIR_NAMES: &[&str] = &[".wrangler", ".docket"];
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Workspace {
+    /// The directory holding `.wrangler/` or `.docket/` (usually the repository root).
+    pub root: PathBuf,
+    /// The `.wrangler/` or `.docket/` directory itself.
+    pub dir: PathBuf,
+}
+
+impl Workspace {
+    /// The workspace at `root`, if it has one.
+    pub fn at(root: &Path) -> Option<Workspace> {
+        DIR_NAMES
+            .iter()
+            .map(|n| root.join(n))
+            .find(|d| d.is_dir())
+            .map(|dir| Workspace { root: root.to_path_buf(), dir })
+    }
+
+    /// The nearest workspace at `start` or above it.
+    pub fn discover(start: &Path) -> Result<Workspace, StoreError> {
+        let start = start.canonicalize().unwrap_or_else(|_| start.to_path_buf());
+        start.ancestors().find_map(Workspace::at).ok_or(StoreError::NoWorkspace { searched_from: start })
+    }
+
+    /// `explicit`, else `DOCKET_WORKSPACE`, else `WRANGLER_WORKSPACE_ROOT`, else discovery from the
+    /// current directory. An explicit path may be the root or the `.wrangler/`/`.docket/` itself.
+    pub fn resolve(explicit: Option<&Path>) -> Result<Workspace, StoreError> {
+        let from_env = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+        let chosen = explicit
+            .map(Path::to_path_buf)
+            .or_else(|| from_env("DOCKET_WORKSPACE"))
+            .or_else(|| from_env("WRANGLER_WORKSPACE_ROOT"));
+        match chosen {
+            Some(path) => {
+                let named_dir = path.file_name().and_then(|n| n.to_str()).is_some_and(|n| DIR_NAMES.contains(&n));
+                if named_dir && path.is_dir() {
+                    let root = path.parent().map(Path::to_path_buf).unwrap_or_else(|| path.clone());
+                    return Ok(Workspace { root, dir: path });
+                }
+                Workspace::at(&path).ok_or(StoreError::NoWorkspace { searched_from: path })
+            }
+            None => Workspace::discover(&std::env::current_dir().map_err(StoreError::io("."))?),
+        }
+    }
+
+    /// Creates `.docket/` under `root` (or completes an existing workspace's layout).
+    pub fn init(root: &Path) -> Result<Workspace, StoreError> {
+        let ws =
+            Workspace::at(root).unwrap_or_else(|| Workspace { root: root.to_path_buf(), dir: root.join(".docket") });
+        // Through the rooted layer: a committed link where a folder or `.gitignore` belongs is
+        // refused, never written through.
+        let rooted = Root::open_or_create(root)?;
+        for t in IssueType::ALL {
+            rooted.create_dir_all(&ws.collection(*t).join("archived"))?;
+        }
+        for sub in ["sessions", "config", "cache"] {
+            rooted.create_dir_all(&ws.dir.join(sub))?;
+        }
+        let ignore = ws.dir.join(".gitignore");
+        match rooted.entry(&ignore)? {
+            Entry::Missing => rooted.create_atomic(&ignore, b"cache/\n")?,
+            Entry::File => {}
+            Entry::Dir | Entry::Other(_) => {
+                return Err(StoreError::Refused {
+                    path: ignore,
+                    reason: "it is a symbolic link, folder, FIFO or device where docket expects its own .gitignore; \
+                             replace it with a regular file (or remove it), then retry"
+                        .into(),
+                });
+            }
+        }
+        Ok(ws)
+    }
+
+    /// The folder of a collection (`issues/`, `specifications/`, `ideas/`).
+    pub fn collection(&self, t: IssueType) -> PathBuf {
+        self.dir.join(t.folder())
+    }
+
+    /// Every folder that holds issue files: each collection and its `archived/`.
+    pub fn issue_dirs(&self) -> Vec<(IssueType, PathBuf)> {
+        IssueType::ALL
+            .iter()
+            .flat_map(|t| [(*t, self.collection(*t)), (*t, self.collection(*t).join("archived"))])
+            .collect()
+    }
+
+    /// Where docket keeps its lock and other untracked state.
+    pub fn cache_dir(&self) -> PathBuf {
+        self.dir.join("cache")
+    }
+
+    pub fn sessions_dir(&self) -> PathBuf {
+        self.dir.join("sessions")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn discovery_walks_up_to_the_workspace() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let ws = Workspace::init(tmp.path()).expect("init");
+        let deep = tmp.path().join("src/a/b");
+        std::fs::create_dir_all(&deep).expect("mkdir");
+        assert_eq!(Workspace::discover(&deep).expect("found").dir.canonicalize().ok(), ws.dir.canonicalize().ok());
+    }
+
+    #[test]
+    fn a_wrangler_directory_is_preferred_and_served_in_place() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        std::fs::create_dir_all(tmp.path().join(".wrangler/issues")).expect("mkdir");
+        let ws = Workspace::resolve(Some(tmp.path())).expect("resolve");
+        assert!(ws.dir.ends_with(".wrangler"));
+        let direct = Workspace::resolve(Some(&tmp.path().join(".wrangler"))).expect("resolve the dir itself");
+        assert_eq!(direct.dir, ws.dir);
+    }
+
+    #[test]
+    fn no_workspace_is_a_clear_error() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        assert!(matches!(Workspace::resolve(Some(tmp.path())), Err(StoreError::NoWorkspace { .. })));
+    }
+}

@@ -1,0 +1,334 @@
+//! Creating, updating and deleting issue files. Every write happens under the workspace lock, on
+//! the file as it is on disk at that moment; an update changes only the frontmatter keys it was
+//! asked to change; just before the rename the file is compared with what was read, so an edit
+//! made meanwhile (by an editor, say) is re-read and the change re-applied, never overwritten.
+
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use serde_json::{Map, Value};
+use serde_yaml::Value as Yaml;
+
+use crate::files::frontmatter::{self, Document};
+use crate::files::yaml_edit::KeyEdit;
+use crate::files::{self, WorkspaceLock};
+use crate::fs::{Rename, Root};
+use crate::index::iso;
+use crate::model::{Issue, IssueMeta, IssuePatch, NewIssue, StoreError, Updated};
+use crate::{Store, folder_type, resolve_for_write};
+
+/// Times an update re-reads a file that changed under it before giving up with a conflict.
+const ATTEMPTS: usize = 5;
+
+impl Store {
+    pub fn create(&self, new: NewIssue) -> Result<Issue, StoreError> {
+        let _lock = WorkspaceLock::acquire(&self.ws)?;
+        let (index, _) = self.fresh()?;
+        let allocated = index.next_id(new.issue_type, 0)?;
+        drop(index);
+        // Inside git, also above every branch head and worktree; the lock is held until written.
+        let (id, _branch_lock) =
+            crate::git::ids::above_branches(&self.ws, new.issue_type, allocated, self.branch_aware_ids)?;
+        let blocked_by = match new.blocked_by.is_empty() {
+            true => Vec::new(),
+            false => crate::work::check_blockers(&mut self.lock(), &id, &new.blocked_by)?,
+        };
+        let now = iso(SystemTime::now());
+        let path = files::new_path(&self.ws, new.issue_type, new.status.is_archived(), &id, &new.title);
+        let meta = IssueMeta {
+            id,
+            title: new.title,
+            issue_type: new.issue_type,
+            status: new.status,
+            priority: new.priority,
+            labels: new.labels,
+            assignee: new.assignee,
+            project: new.project,
+            created_at: now.clone(),
+            updated_at: now.clone(),
+            closed_at: new.status.is_archived().then_some(now),
+            context: new.context,
+            blocked_by,
+            path,
+            body_len: new.description.chars().count(),
+            frontmatter: true,
+        };
+        if let Some(dir) = meta.path.parent() {
+            files::ensure_inside(&self.ws, dir)?;
+        }
+        Root::workspace(&self.ws)?
+            .create_atomic(&meta.path, frontmatter::render_new(&meta, &new.description).as_bytes())?;
+        self.lock().upsert(meta.clone(), &new.description);
+        Ok(Issue { meta, body: new.description })
+    }
+
+    /// Applies `patch` under the workspace lock to the file as it is on disk now. A file that
+    /// changes between the read and the rename is read again and the patch applied again.
+    pub fn update(&self, id: &str, mut patch: IssuePatch) -> Result<Updated, StoreError> {
+        let _lock = WorkspaceLock::acquire(&self.ws)?;
+        let (mut index, _) = self.fresh()?;
+        let path = resolve_for_write(&index, id)?;
+        if let Some(given) = &patch.blocked_by {
+            let own = index.meta_at(&path).map_or_else(|| id.trim().to_string(), |m| m.id.clone());
+            patch.blocked_by = Some(crate::work::check_blockers(&mut index, &own, given)?);
+        }
+        drop(index);
+        for _ in 0..ATTEMPTS {
+            let original = settled_read(&path)?;
+            let text = String::from_utf8(original.clone())
+                .map_err(|_| StoreError::Refused { path: path.clone(), reason: "it is not UTF-8 text".into() })?;
+            let doc =
+                frontmatter::parse(&text).map_err(|reason| StoreError::Malformed { path: path.clone(), reason })?;
+            let before = self.meta_of(&path, &doc);
+            if let Some(expect) = &patch.expect {
+                crate::work::check_expect(&mut self.lock(), &before, expect)?;
+            }
+            let plan = plan(&path, &doc, &before, &patch)?;
+            if plan.changed.is_empty() {
+                return Ok(Updated { issue: Issue { meta: before.clone(), body: doc.body }, before, changed: vec![] });
+            }
+            let new_text = doc
+                .edited(&plan.edits, plan.body.as_deref())
+                .map_err(|reason| StoreError::Unwritable { path: path.clone(), reason })?;
+            // A file moves only when this update changes its status or type: a priority change
+            // to a file that says `status: Closed` outside archived/ does not move it.
+            let moves = plan.changed.iter().any(|c| matches!(*c, "status" | "type"));
+            let dest = if moves { self.destination(&path, &plan.meta) } else { path.clone() };
+            if self.replace(&path, &original, &dest, &new_text)? {
+                let mut meta = plan.meta;
+                meta.path = dest.clone();
+                let body = frontmatter::parse(&new_text).map(|d| d.body).unwrap_or_default();
+                meta.body_len = body.chars().count();
+                let mut index = self.lock();
+                if dest != path {
+                    index.forget(&path);
+                }
+                // In place: one change the work graph can take in (a forget, then a put, is two).
+                index.upsert(meta.clone(), &body);
+                return Ok(Updated { before, issue: Issue { meta, body }, changed: plan.changed });
+            }
+            tracing::info!(path = %path.display(), "the file changed while it was being updated; applying again");
+        }
+        Err(StoreError::Conflict { path, attempts: ATTEMPTS })
+    }
+
+    pub fn delete(&self, id: &str) -> Result<IssueMeta, StoreError> {
+        let _lock = WorkspaceLock::acquire(&self.ws)?;
+        let (mut index, _) = self.fresh()?;
+        let path = resolve_for_write(&index, id)?;
+        let meta = index.meta_at(&path).ok_or_else(|| StoreError::NotFound { id: id.to_string() })?;
+        Root::workspace(&self.ws)?.remove_file(&path)?;
+        index.forget(&path);
+        Ok((*meta).clone())
+    }
+
+    /// The issue a parsed file describes.
+    pub(super) fn meta_of(&self, path: &Path, doc: &Document) -> IssueMeta {
+        let folder = folder_type(&self.ws, path).unwrap_or(crate::IssueType::Issue);
+        let modified = std::fs::symlink_metadata(path).and_then(|m| m.modified()).map(iso).unwrap_or_default();
+        frontmatter::meta(doc, path, folder, &modified)
+    }
+
+    /// Where the file belongs after the update: its collection, in `archived/` when closed.
+    pub(super) fn destination(&self, path: &Path, after: &IssueMeta) -> PathBuf {
+        let old_type = folder_type(&self.ws, path);
+        let was_archived = path.parent().and_then(Path::file_name).is_some_and(|n| n == "archived");
+        let in_archive = after.status.is_archived();
+        if in_archive == was_archived && old_type == Some(after.issue_type) {
+            return path.to_path_buf();
+        }
+        let base = self.ws.collection(after.issue_type);
+        let dir = if in_archive { base.join("archived") } else { base };
+        dir.join(path.file_name().unwrap_or_default())
+    }
+
+    /// Replaces `path` (which must still hold `original`) by `text` at `dest`. Returns false,
+    /// leaving everything as it was, when the file changed since it was read. The check is made
+    /// on the file actually displaced (swapped out atomically, then compared, and swapped back if
+    /// it was someone else's save), so an editor's save is never overwritten. On any failure the
+    /// old file is left where it was with its old content.
+    pub(super) fn replace(&self, path: &Path, original: &[u8], dest: &Path, text: &str) -> Result<bool, StoreError> {
+        let dir = dest.parent().unwrap_or(&self.ws.dir);
+        files::ensure_inside(&self.ws, dir)?;
+        let root = Root::workspace(&self.ws)?;
+        let tmp = root.temp(dest, text.as_bytes(), root.mode_of(path))?;
+        if files::read_regular(path)? != original {
+            return Ok(false);
+        }
+        if dest == path {
+            match root.rename(tmp.path(), path, Rename::Exchange) {
+                Err(StoreError::Io { source, .. }) if source.kind() == std::io::ErrorKind::Unsupported => {
+                    root.put_in_place(tmp, path, Rename::Replace)?;
+                    return Ok(true);
+                }
+                other => other?,
+            }
+            // `tmp` now holds the file that was at `path`; dropping it deletes it.
+            if files::read_regular(tmp.path()).ok().as_deref() != Some(original) {
+                // Someone saved between the check and the swap: their file goes back. If they
+                // also wrote into ours while it was in place, that write is the newest: keep it.
+                root.rename(tmp.path(), path, Rename::Exchange)?;
+                if files::read_regular(tmp.path()).ok().as_deref() != Some(text.as_bytes()) {
+                    root.rename(tmp.path(), path, Rename::Exchange)?;
+                }
+                return Ok(false);
+            }
+            return Ok(true);
+        }
+        // A move: the new content is already durable in a temp file beside `dest`. The old file
+        // is then renamed to `dest` (never replacing anything there) and checked, and the temp
+        // file renamed over it. The issue is in exactly one file at every instant; a failure at
+        // any step puts the old file back where it was; a kill between the two renames leaves
+        // the old bytes in the new folder, which `docket doctor --fix` repairs.
+        if let Err(e) = root.rename(path, dest, Rename::NoReplace) {
+            return Err(match e {
+                StoreError::Io { source, .. } if source.kind() == std::io::ErrorKind::AlreadyExists => {
+                    StoreError::Refused {
+                        path: dest.to_path_buf(),
+                        reason: "a file with this name already exists there; move or renumber it, then retry".into(),
+                    }
+                }
+                other => other,
+            });
+        }
+        let put_back = || root.rename(dest, path, Rename::NoReplace);
+        if files::read_regular(dest).ok().as_deref() != Some(original) {
+            // Someone saved it between the check and the rename: their file goes back.
+            put_back()?;
+            return Ok(false);
+        }
+        if let Err(e) = root.put_in_place(tmp, dest, Rename::Replace) {
+            let _ = put_back();
+            return Err(e);
+        }
+        Ok(true)
+    }
+}
+
+/// The file's bytes, once it is not empty: a writer that truncates and then writes (`echo >`,
+/// many editors) leaves it empty for a moment, and an update must not be based on that moment.
+/// A file that stays empty for half a second is taken as it is.
+fn settled_read(path: &Path) -> Result<Vec<u8>, StoreError> {
+    for _ in 0..50 {
+        let bytes = files::read_regular(path)?;
+        if !bytes.is_empty() {
+            return Ok(bytes);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    files::read_regular(path)
+}
+
+/// The new state of an issue and the frontmatter edits that produce it.
+struct Plan {
+    meta: IssueMeta,
+    edits: Vec<KeyEdit>,
+    body: Option<String>,
+    changed: Vec<&'static str>,
+}
+
+/// Applies `patch` to the issue as read, and lists the keys to write: only those whose value
+/// changes (plus updatedAt, and closedAt when the issue enters or leaves the archive).
+fn plan(path: &Path, doc: &Document, before: &IssueMeta, patch: &IssuePatch) -> Result<Plan, StoreError> {
+    let refuse = |key: &str| -> Result<(), StoreError> {
+        match frontmatter::not_editable(doc, key) {
+            Some(value) => Err(StoreError::NotEditable { path: path.to_path_buf(), key: key.into(), value }),
+            None => Ok(()),
+        }
+    };
+    let mut m = before.clone();
+    if let Some(v) = &patch.title {
+        m.title = v.clone();
+    }
+    if let Some(v) = patch.issue_type {
+        m.issue_type = v;
+    }
+    if let Some(v) = patch.status {
+        m.status = v;
+    }
+    if let Some(v) = patch.priority {
+        m.priority = v;
+    }
+    if let Some(v) = &patch.labels {
+        m.labels = v.clone();
+    }
+    if !patch.add_labels.is_empty() || !patch.remove_labels.is_empty() {
+        refuse("labels")?;
+        for l in &patch.add_labels {
+            if !m.labels.contains(l) {
+                m.labels.push(l.clone());
+            }
+        }
+        m.labels.retain(|l| !patch.remove_labels.contains(l));
+    }
+    if let Some(v) = &patch.assignee {
+        m.assignee = v.clone();
+    }
+    if let Some(v) = &patch.project {
+        m.project = v.clone();
+    }
+    if let Some(v) = &patch.context {
+        m.context = v.clone();
+    }
+    if let Some(v) = &patch.blocked_by {
+        m.blocked_by = v.clone();
+    }
+    if !patch.set_context.is_empty() || !patch.remove_context.is_empty() {
+        refuse("wranglerContext")?;
+        for (k, v) in &patch.set_context {
+            m.context.insert(k.clone(), v.clone());
+        }
+        for k in &patch.remove_context {
+            m.context.remove(k);
+        }
+    }
+    let body = match (&patch.description, &patch.append_body) {
+        (None, None) => None,
+        (d, a) => Some(format!("{}{}", d.as_deref().unwrap_or(&doc.body), a.as_deref().unwrap_or(""))),
+    };
+
+    let mut changed = Vec::new();
+    let mut edits: Vec<KeyEdit> = Vec::new();
+    let s = |v: &str| Some(Yaml::String(v.to_string()));
+    let opt = |v: &Option<String>| v.as_deref().filter(|s| !s.is_empty()).and_then(s);
+    let differs = |a: &Option<String>, b: &Option<String>| a.as_deref().unwrap_or("") != b.as_deref().unwrap_or("");
+    let mut field = |name: &'static str, key: &'static str, did: bool, value: Option<Yaml>| {
+        if did {
+            changed.push(name);
+            edits.push((key, value));
+        }
+    };
+    field("title", "title", m.title != before.title, s(&m.title));
+    field("type", "type", m.issue_type != before.issue_type, s(m.issue_type.as_str()));
+    field("status", "status", m.status != before.status, s(m.status.as_str()));
+    field("priority", "priority", m.priority != before.priority, s(m.priority.as_str()));
+    let labels = Yaml::Sequence(m.labels.iter().map(|l| Yaml::String(l.clone())).collect());
+    field("labels", "labels", m.labels != before.labels, Some(labels));
+    field("assignee", "assignee", differs(&m.assignee, &before.assignee), opt(&m.assignee));
+    field("project", "project", differs(&m.project, &before.project), opt(&m.project));
+    field("wranglerContext", "wranglerContext", m.context != before.context, context_value(&m.context));
+    let blockers = frontmatter::blocked_by_value(&m.blocked_by);
+    field("blockedBy", "blockedBy", m.blocked_by != before.blocked_by, blockers);
+    if body.as_deref().is_some_and(|b| b != doc.body) {
+        changed.push("description");
+    }
+    if changed.is_empty() {
+        return Ok(Plan { meta: m, edits, body: None, changed });
+    }
+    let now = iso(SystemTime::now());
+    m.updated_at = now.clone();
+    edits.push(("updatedAt", s(&now)));
+    let (was, is) = (before.status.is_archived(), m.status.is_archived());
+    if is && !was {
+        m.closed_at = Some(now.clone());
+        edits.push(("closedAt", s(&now)));
+    } else if was && !is && doc.front.contains_key("closedAt") {
+        m.closed_at = None;
+        edits.push(("closedAt", None));
+    }
+    Ok(Plan { meta: m, edits, body, changed })
+}
+
+fn context_value(context: &Map<String, Value>) -> Option<Yaml> {
+    (!context.is_empty()).then(|| serde_yaml::to_value(context).ok()).flatten()
+}
