@@ -199,11 +199,14 @@ fn migrate(mut conn: Connection) -> rusqlite::Result<Connection> {
     conn.busy_timeout(Duration::from_secs(5))?;
     conn.pragma_update(None, "journal_mode", "WAL")?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
-    let version: usize = conn.pragma_query_value(None, "user_version", |r| r.get::<_, i64>(0))? as usize;
-    for (i, migration) in MIGRATIONS.iter().enumerate().skip(version) {
-        let tx = conn.transaction()?;
+    // The version is read inside a write transaction: agents starting at once on a new workspace
+    // take turns, and the second finds the first's tables instead of creating them again.
+    loop {
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let version = tx.pragma_query_value(None, "user_version", |r| r.get::<_, i64>(0))? as usize;
+        let Some(migration) = MIGRATIONS.get(version) else { break };
         tx.execute_batch(migration)?;
-        tx.pragma_update(None, "user_version", (i + 1) as i64)?;
+        tx.pragma_update(None, "user_version", (version + 1) as i64)?;
         tx.commit()?;
     }
     Ok(conn)
@@ -229,6 +232,29 @@ fn days_ago(days: i64) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Agents started at once on a new workspace each open the error memory: every one gets it
+    /// (the migration ran once, not "table error_patterns already exists" for the others).
+    #[test]
+    fn many_processes_opening_a_new_database_at_once_all_get_it() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let ws = tmp.path().join(".docket");
+        std::fs::create_dir_all(ws.join("cache")).expect("mkdir");
+        let barrier = std::sync::Arc::new(std::sync::Barrier::new(8));
+        let opened: Vec<Result<(), String>> = (0..8)
+            .map(|_| {
+                let (path, barrier) = (ws.join("cache/errors.db"), std::sync::Arc::clone(&barrier));
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    connect(&path).map(|_| ())
+                })
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
+            .map(|t| t.join().expect("thread"))
+            .collect();
+        assert!(opened.iter().all(Result::is_ok), "{opened:?}");
+    }
 
     fn ctx(v: Value) -> Map<String, Value> {
         v.as_object().cloned().unwrap_or_default()

@@ -70,40 +70,62 @@ fn create(dir: &Path, title: &str, parent: Option<&str>) -> String {
     ok(dir, &args).trim().to_string()
 }
 
+/// A turn of writing-plans in one clone: a plan and its six tasks, titled "Task K: step K" in
+/// every plan of every clone (so clones that never fetch add the same file names), each task
+/// blocked by the one before; every description says which plan and task it is.
+fn write_a_plan(dir: &Path, fetch: bool, plan: &str) {
+    if fetch {
+        git(dir, &["fetch", "-q"]);
+    }
+    let parent = create_with(dir, plan, None, &format!("{plan}: the plan"));
+    let mut before: Option<String> = None;
+    for k in 1..=6 {
+        if fetch {
+            git(dir, &["fetch", "-q"]);
+        }
+        let task = create_with(dir, &format!("Task {k}: step {k}"), Some(&parent), &format!("{plan}: task {k}"));
+        if let Some(b) = &before {
+            ok(dir, &["block", &task, "--by", b]);
+        }
+        before = Some(task);
+    }
+}
+
+fn create_with(dir: &Path, title: &str, parent: Option<&str>, description: &str) -> String {
+    let mut args = vec!["create", "--title", title, "--description", description];
+    if let Some(p) = parent {
+        args.extend(["--parent", p]);
+    }
+    ok(dir, &args).trim().to_string()
+}
+
+/// Issue 28's target: five clones, three fetching before each create and two never, 70 issues
+/// written as plans whose tasks share titles across clones, merged in turn with the hooks
+/// installed. At the end: 70 distinct ids with no command typed by hand, nothing lost, every
+/// parent and blocker link right.
 #[test]
 fn five_clones_merge_in_turn_and_end_with_distinct_ids_and_right_parents() {
     let (tmp, clones) = origin_and_clones(5);
     // Clones 0-2 fetch before every create; 3 and 4 never fetch before creating. Clone 4
     // integrates with `pull --rebase` (the post-rewrite hook), the others with merges.
     let fetches = |i: usize| i < 3;
-    let mut titles = BTreeSet::new();
+    let mut plans = BTreeSet::new();
     let mut repaired = BTreeSet::new();
     for round in 0..2 {
         for (i, dir) in clones.iter().enumerate() {
-            // Three issues a turn: a parent and two children, committed, then merged with what
-            // is on origin and pushed.
-            if fetches(i) {
-                git(dir, &["fetch", "-q"]);
-            }
-            let parent_title = format!("clone {i} round {round} parent");
-            let parent = create(dir, &parent_title, None);
-            titles.insert(parent_title.clone());
-            for c in 0..2 {
-                if fetches(i) {
-                    git(dir, &["fetch", "-q"]);
-                }
-                let title = format!("clone {i} round {round} child {c} of {parent_title}");
-                create(dir, &title, Some(&parent));
-                titles.insert(title);
-            }
+            let plan = format!("clone {i} round {round} plan");
+            write_a_plan(dir, fetches(i), &plan);
+            plans.insert(plan);
             git(dir, &["add", "-A"]);
             git(dir, &["commit", "-q", "-m", &format!("clone {i} round {round}")]);
             let how = if i == 4 { "--rebase" } else { "--no-rebase" };
             let pulled = git_all(dir, &["pull", how, "--no-edit", "origin", "main"]);
+            assert!(!pulled.contains("CONFLICT"), "{pulled}");
             if pulled.contains("docket: renumbered") {
                 assert!(pulled.contains("docket: committed the repair"), "{pulled}");
                 repaired.insert(i);
             }
+            assert!(git(dir, &["status", "--porcelain"]).is_empty(), "clone {i}: nothing left to commit by hand");
             git(dir, &["push", "-q", "origin", "main"]);
         }
     }
@@ -115,11 +137,34 @@ fn five_clones_merge_in_turn_and_end_with_distinct_ids_and_right_parents() {
     git(tmp.path(), &["clone", "-q", tmp.path().join("origin.git").to_str().expect("utf-8"), "reader"]);
     let issues = all_issues(&last);
     let ids: BTreeSet<&str> = issues.iter().map(|i| i["id"].as_str().expect("id")).collect();
-    assert_eq!(issues.len(), 30, "nothing lost, nothing doubled");
-    assert_eq!(ids.len(), 30, "distinct ids: {ids:?}");
-    let found: BTreeSet<String> = issues.iter().map(|i| i["title"].as_str().expect("title").to_string()).collect();
-    assert_eq!(found, titles);
-    assert_eq!(common::assert_parents_intact(&issues), 20);
+    assert_eq!(issues.len(), 70, "nothing lost, nothing doubled");
+    assert_eq!(ids.len(), 70, "distinct ids: {ids:?}");
+    let by_id: BTreeMap<&str, &Value> = issues.iter().map(|i| (i["id"].as_str().expect("id"), i)).collect();
+    let said = |i: &Value| i["description"].as_str().expect("description").trim().to_string();
+    let mut seen = BTreeSet::new();
+    for issue in &issues {
+        let text = said(issue);
+        assert!(seen.insert(text.clone()), "{text} twice");
+        let (plan, what) = text.split_once(": ").expect("plan: what");
+        if what == "the plan" {
+            assert_eq!(issue["title"], plan);
+            continue;
+        }
+        let k: usize = what.strip_prefix("task ").expect("a task").parse().expect("k");
+        assert_eq!(issue["title"], format!("Task {k}: step {k}"), "{text}");
+        let parent = issue["wranglerContext"]["parentTaskId"].as_str().expect("a parent");
+        assert_eq!(said(by_id[parent]), format!("{plan}: the plan"), "{text}'s parent");
+        let blockers: Vec<&str> =
+            issue["blockedBy"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+        if k == 1 {
+            assert!(blockers.is_empty(), "{text}: {blockers:?}");
+        } else {
+            assert_eq!(blockers.len(), 1, "{text}: {blockers:?}");
+            assert_eq!(said(by_id[blockers[0]]), format!("{plan}: task {}", k - 1), "{text}'s blocker");
+        }
+    }
+    assert_eq!(seen.len(), 70);
+    assert_eq!(plans.len(), 10);
     let doctor = docket(&last, &["doctor"]);
     assert_eq!(doctor.status.code(), Some(0), "{}", String::from_utf8_lossy(&doctor.stdout));
 }
@@ -162,6 +207,15 @@ fn existing_hooks_are_kept_and_chained_and_setup_is_idempotent() {
         assert!(again.contains(&format!("hooks/{name}: already installed")), "{again}");
     }
     assert!(!hooks.join("post-rewrite.legacy").exists());
+    // docket's own hook with a line added by hand is not overwritten (the line would be lost).
+    let ours = std::fs::read_to_string(hooks.join("post-rewrite")).expect("docket's hook");
+    let edited = ours.replace("exit 0\n", "echo mine too\nexit 0\n");
+    std::fs::write(hooks.join("post-rewrite"), &edited).expect("edit");
+    let refused = docket(&dir, &["git-setup"]);
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success() && said.contains("lines added by hand"), "{said}");
+    assert_eq!(std::fs::read_to_string(hooks.join("post-rewrite")).expect("kept"), edited);
+    std::fs::write(hooks.join("post-rewrite"), &ours).expect("restore");
     // The other clone pushes ISS-000001 first; this one made its own ISS-000001 meanwhile.
     create(&clones[0], "pushed first", None);
     git(&clones[0], &["add", "-A"]);
@@ -210,4 +264,282 @@ fn a_repair_touching_uncommitted_work_is_left_for_the_user_to_commit() {
 fn set_executable(path: &Path) {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+}
+
+/// Two clones number and title an issue alike; one closes it (its file moves to `archived/`).
+/// After the merge the two files share a name, one in `issues/` and one in `issues/archived/`:
+/// that looks like an interrupted move, but they are two issues (created apart), and the hook
+/// gives one a new id instead of removing "the older copy".
+#[test]
+fn the_same_name_open_in_one_clone_and_closed_in_the_other_is_two_issues() {
+    let (_tmp, clones) = origin_and_clones(2);
+    let (a, b) = (&clones[0], &clones[1]);
+    assert_eq!(create(a, "Task 1: Setup", None), "ISS-000001");
+    ok(a, &["close", "ISS-000001"]);
+    git(a, &["add", "-A"]);
+    git(a, &["commit", "-q", "-m", "a"]);
+    git(a, &["push", "-q", "origin", "main"]);
+    assert_eq!(create(b, "Task 1: Setup", None), "ISS-000001");
+    // b's second task waits for b's first: after the merge, the blocker must still be b's.
+    assert_eq!(create(b, "Task 2: Build", None), "ISS-000002");
+    ok(b, &["block", "ISS-000002", "--by", "ISS-000001"]);
+    git(b, &["add", "-A"]);
+    git(b, &["commit", "-q", "-m", "b"]);
+    let pulled = git_all(b, &["pull", "--no-rebase", "--no-edit", "origin", "main"]);
+    assert!(!pulled.contains("removed"), "{pulled}");
+    let issues = all_issues(b);
+    let ids: BTreeSet<&str> = issues.iter().map(|i| i["id"].as_str().expect("id")).collect();
+    assert_eq!((issues.len(), ids.len()), (3, 3), "{pulled}");
+    let id_of = |status: &str, title: &str| {
+        let found = issues.iter().find(|i| i["status"] == status && i["title"] == title).expect("the issue");
+        found["id"].as_str().expect("id").to_string()
+    };
+    let build = issues.iter().find(|i| i["title"] == "Task 2: Build").expect("task 2");
+    assert_eq!(build["blockedBy"], serde_json::json!([id_of("open", "Task 1: Setup")]), "{pulled}");
+    let closed: Vec<&Value> = issues.iter().filter(|i| i["status"] == "closed").collect();
+    assert_eq!(closed.len(), 1);
+    assert_eq!(closed[0]["id"], "ISS-000001", "the pushed (closed) one keeps its id: {pulled}");
+    assert!(git(b, &["status", "--porcelain"]).is_empty(), "the repair is committed");
+}
+
+/// Hooks go where git runs them from, inside the repository only: a relative `core.hooksPath`
+/// is honoured; a hooks folder that is a link out of the repository, or a `core.hooksPath`
+/// outside it, gets nothing written through it, and git-setup says what to add by hand.
+#[test]
+fn hooks_go_where_git_looks_and_never_through_a_link_out_of_the_repository() {
+    let (tmp, clones) = origin_and_clones(1);
+    let dir = &clones[0];
+    let outside = tmp.path().join("outside");
+    std::fs::create_dir_all(&outside).expect("mkdir");
+    let hooks = dir.join(".git/hooks");
+    std::fs::remove_dir_all(&hooks).expect("rm hooks");
+    std::os::unix::fs::symlink(&outside, &hooks).expect("link");
+    let refused = docket(dir, &["git-setup"]);
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success(), "{said}");
+    assert!(said.contains("outside the repository") && said.contains("docket hook post-merge"), "{said}");
+    assert_eq!(std::fs::read_dir(&outside).expect("ls").count(), 0, "nothing written through the link");
+
+    git(dir, &["config", "core.hooksPath", "../outside"]);
+    assert!(!docket(dir, &["git-setup"]).status.success());
+    assert_eq!(std::fs::read_dir(&outside).expect("ls").count(), 0, "nor into a hooks path out of the repository");
+
+    std::fs::remove_file(&hooks).expect("rm link");
+    git(dir, &["config", "core.hooksPath", "team-hooks"]);
+    let set = ok(dir, &["git-setup"]);
+    for name in ["post-merge", "post-rewrite", "post-commit"] {
+        let hook = std::fs::read_to_string(dir.join("team-hooks").join(name)).expect("installed in core.hooksPath");
+        assert!(hook.contains("docket") && set.contains(&format!("team-hooks/{name}: installed")), "{set}");
+    }
+    assert!(!hooks.exists(), "not in .git/hooks, which git does not run");
+}
+
+/// `docket doctor`'s duplicate ids, as `(count, exit code)`.
+fn duplicate_count(dir: &Path) -> usize {
+    let o = docket(dir, &["doctor", "--json"]);
+    let report: Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    report["problems"].as_array().expect("problems").iter().filter(|p| p["kind"] == "duplicate_id").count()
+}
+
+on_each_fixture! {
+    /// A wrangler workspace that already holds duplicate ids, shared through git by three clones
+    /// with the hooks. The hooks renumber only what each merge duplicated: were they to renumber
+    /// the old duplicates too, two clones would each number them their own way, and the next
+    /// merge would stop on rename/rename conflicts. The old ones are left for one `doctor --fix`.
+    fn hooks_leave_duplicates_older_than_the_merge_to_doctor(fx) {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let seed = fx.path();
+        git(seed, &["init", "-q", "-b", "main"]);
+        ok(seed, &["git-setup"]);
+        git(seed, &["add", "-A"]);
+        git(seed, &["commit", "-q", "-m", "wrangler workspace"]);
+        let old = duplicate_count(seed);
+        assert!(old >= 3, "the fixture holds duplicate ids: {old}");
+        let origin = tmp.path().join("origin.git");
+        git(tmp.path(), &["clone", "-q", "--bare", seed.to_str().expect("utf-8"), origin.to_str().expect("utf-8")]);
+        let clones: Vec<PathBuf> = (0..3)
+            .map(|i| {
+                let name = format!("clone-{i}");
+                git(tmp.path(), &["clone", "-q", origin.to_str().expect("utf-8"), &name]);
+                let dir = tmp.path().join(name);
+                ok(&dir, &["git-setup"]);
+                dir
+            })
+            .collect();
+        let commit = |dir: &Path, titles: &[&str]| {
+            for t in titles {
+                create(dir, t, None);
+            }
+            git(dir, &["add", "-A"]);
+            git(dir, &["commit", "-q", "-m", "new issues"]);
+        };
+        commit(&clones[0], &["from clone 0"]);
+        git(&clones[0], &["push", "-q", "origin", "main"]);
+        // Clones 1 and 2 each merge clone 0's issue (same number as theirs) before either pushes;
+        // clone 2 made two issues, so a renumbering of the old duplicates would differ by one.
+        commit(&clones[1], &["from clone 1"]);
+        commit(&clones[2], &["from clone 2", "from clone 2, again"]);
+        for dir in &clones[1..] {
+            let pulled = git_all(dir, &["pull", "--no-rebase", "--no-edit", "origin", "main"]);
+            assert!(pulled.contains("docket: renumbered") && pulled.contains("docket: committed the repair"), "{pulled}");
+            assert!(pulled.contains("already held by several files before this merge"), "{pulled}");
+        }
+        git(&clones[1], &["push", "-q", "origin", "main"]);
+        let pulled = git_all(&clones[2], &["pull", "--no-rebase", "--no-edit", "origin", "main"]);
+        assert!(!pulled.contains("CONFLICT"), "{pulled}");
+        assert!(git(&clones[2], &["status", "--porcelain"]).is_empty(), "{pulled}");
+        let issues = all_issues(&clones[2]);
+        let new: BTreeMap<&str, &str> = issues
+            .iter()
+            .filter(|i| i["title"].as_str().is_some_and(|t| t.starts_with("from clone")))
+            .map(|i| (i["id"].as_str().expect("id"), i["title"].as_str().expect("title")))
+            .collect();
+        assert_eq!(new.len(), 4, "four new issues, four ids: {new:?}");
+        assert_eq!(duplicate_count(&clones[2]), old, "the old duplicates are left as they were, for doctor --fix");
+    }
+}
+
+/// `pull --rebase` replays three local commits onto a teammate's issue at the same path: the
+/// local "Task 1: Setup" is created, started, then closed (moved to `archived/`). The teammate's
+/// task stays open where it was with its parent; the local one ends closed under a new id with
+/// its own parent, both texts whole, and only one copy of each.
+#[test]
+fn a_rebase_replaying_a_close_onto_another_issue_at_the_same_path_keeps_both_apart() {
+    let (_tmp, clones) = origin_and_clones(2);
+    let (a, b) = (&clones[0], &clones[1]);
+    let plan_a = create_with(a, "Plan A", None, "plan A");
+    create_with(a, "Task 1: Setup", Some(&plan_a), "plan A task");
+    git(a, &["add", "-A"]);
+    git(a, &["commit", "-q", "-m", "a"]);
+    git(a, &["push", "-q", "origin", "main"]);
+    let plan_b = create_with(b, "Plan B", None, "plan B");
+    let task = create_with(b, "Task 1: Setup", Some(&plan_b), "plan B task");
+    let second = create_with(b, "Task 2: Build", Some(&plan_b), "plan B second task");
+    ok(b, &["block", &second, "--by", &task]);
+    git(b, &["add", "-A"]);
+    git(b, &["commit", "-q", "-m", "b1"]);
+    ok(b, &["update", &task, "--status", "in_progress", "--description", "plan B task, started"]);
+    git(b, &["commit", "-q", "-am", "b2"]);
+    ok(b, &["close", &task]);
+    git(b, &["add", "-A"]);
+    git(b, &["commit", "-q", "-m", "b3"]);
+    let pulled = git_all(b, &["pull", "--rebase", "origin", "main"]);
+    assert!(pulled.contains("docket: committed the repair"), "{pulled}");
+    assert!(git(b, &["status", "--porcelain"]).is_empty(), "{pulled}");
+    let issues = all_issues(b);
+    let by_text: BTreeMap<String, &Value> =
+        issues.iter().map(|i| (i["description"].as_str().expect("d").trim().to_string(), i)).collect();
+    assert_eq!((issues.len(), by_text.len()), (5, 5), "one copy of each: {pulled}");
+    let ids: BTreeSet<&str> = issues.iter().map(|i| i["id"].as_str().expect("id")).collect();
+    assert_eq!(ids.len(), 5);
+    let id_of = |text: &str| by_text[text]["id"].as_str().expect("id").to_string();
+    let parent_of = |text: &str| by_text[text]["wranglerContext"]["parentTaskId"].as_str().expect("p").to_string();
+    assert_eq!(id_of("plan A task"), "ISS-000002", "the pushed task keeps its id");
+    assert_eq!(by_text["plan A task"]["status"], "open");
+    assert_eq!(parent_of("plan A task"), id_of("plan A"), "{pulled}");
+    assert_eq!(by_text["plan B task, started"]["status"], "closed");
+    assert_eq!(parent_of("plan B task, started"), id_of("plan B"), "{pulled}");
+    // The blocker was written in the branch before the rebase, where ISS-000002 was b's task.
+    let blockers = &by_text["plan B second task"]["blockedBy"];
+    assert_eq!(blockers, &serde_json::json!([id_of("plan B task, started")]), "{pulled}");
+    assert_eq!(docket(b, &["doctor"]).status.code(), Some(0), "{pulled}");
+}
+
+/// A small xorshift generator: the random run below is the same on every machine.
+struct Dice(u64);
+
+impl Dice {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
+    }
+
+    fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+}
+
+/// Five clones (0-2 fetch before each create, 3-4 never) taking 16 turns in a random order:
+/// a plan with 1-4 tasks titled alike in every clone, each blocked by the one before, some
+/// committed on their own, some started or closed, a teammate's issue reprioritized, then
+/// `pull --rebase` or a merge, at random. Every turn ends clean with nothing typed by hand, and
+/// a fresh clone holds every issue once, under distinct ids, with its parent, blocker and status.
+#[test]
+fn a_random_run_of_five_clones_ends_with_every_issue_once_and_every_link_right() {
+    let (tmp, clones) = origin_and_clones(5);
+    let mut dice = Dice(0x2545_f491_4f6c_dd1d);
+    // description -> (its plan's description, its blocker's description, closed)
+    let mut made: BTreeMap<String, (Option<String>, Option<String>, bool)> = BTreeMap::new();
+    for turn in 0..16 {
+        let i = dice.below(5) as usize;
+        let dir = &clones[i];
+        let fetch = || {
+            if i < 3 {
+                git(dir, &["fetch", "-q"]);
+            }
+        };
+        fetch();
+        let plan = format!("turn {turn} clone {i} plan");
+        let plan_id = create_with(dir, &format!("Plan of turn {turn}"), None, &plan);
+        made.insert(plan.clone(), (None, None, false));
+        let mut before: Option<(String, String)> = None;
+        for k in 1..=1 + dice.below(4) {
+            fetch();
+            let task = format!("turn {turn} clone {i} task {k}");
+            let id = create_with(dir, &format!("Task {k}: step"), Some(&plan_id), &task);
+            if let Some((b, _)) = &before {
+                ok(dir, &["block", &id, "--by", b]);
+            }
+            if dice.chance(30) {
+                git(dir, &["add", "-A"]);
+                git(dir, &["commit", "-q", "-m", &task]);
+            }
+            let closed = dice.chance(25);
+            if closed {
+                ok(dir, &["close", &id]);
+            } else if dice.chance(20) {
+                ok(dir, &["update", &id, "--status", "in_progress"]);
+            }
+            made.insert(task.clone(), (Some(plan.clone()), before.map(|(_, d)| d), closed));
+            before = Some((id, task));
+        }
+        if dice.chance(40) {
+            let listed = ok(dir, &["list", "--json"]);
+            let open: Value = serde_json::from_str(&listed).expect("JSON");
+            let ids: Vec<&str> =
+                open["issues"].as_array().into_iter().flatten().filter_map(|i| i["id"].as_str()).collect();
+            let id = ids[dice.below(ids.len() as u64) as usize];
+            ok(dir, &["update", id, "--priority", if dice.chance(50) { "low" } else { "high" }]);
+        }
+        git(dir, &["add", "-A"]);
+        git(dir, &["commit", "-q", "--allow-empty", "-m", &format!("turn {turn}")]);
+        let how = if dice.chance(50) { "--rebase" } else { "--no-rebase" };
+        let pulled = git_all(dir, &["pull", how, "--no-edit", "origin", "main"]);
+        assert!(!pulled.contains("CONFLICT"), "turn {turn}, clone {i}, {how}: {pulled}");
+        assert!(git(dir, &["status", "--porcelain"]).is_empty(), "turn {turn}, clone {i}, {how}: {pulled}");
+        git(dir, &["push", "-q", "origin", "main"]);
+    }
+    let reader = tmp.path().join("reader");
+    git(tmp.path(), &["clone", "-q", tmp.path().join("origin.git").to_str().expect("utf-8"), "reader"]);
+    let issues = all_issues(&reader);
+    let ids: BTreeSet<&str> = issues.iter().map(|i| i["id"].as_str().expect("id")).collect();
+    let text = |i: &Value| i["description"].as_str().expect("description").trim().to_string();
+    let by_text: BTreeMap<String, &Value> = issues.iter().map(|i| (text(i), i)).collect();
+    let by_id: BTreeMap<&str, &Value> = issues.iter().map(|i| (i["id"].as_str().expect("id"), i)).collect();
+    assert_eq!((issues.len(), ids.len(), by_text.len()), (made.len(), made.len(), made.len()));
+    for (d, (plan, blocker, closed)) in &made {
+        let issue = by_text.get(d).unwrap_or_else(|| panic!("{d} lost"));
+        if let Some(plan) = plan {
+            let parent = issue["wranglerContext"]["parentTaskId"].as_str().expect("a parent");
+            assert_eq!(&text(by_id[parent]), plan, "{d}'s parent");
+        }
+        let blockers: Vec<&str> =
+            issue["blockedBy"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+        let named: Vec<String> = blockers.iter().map(|b| text(by_id[b])).collect();
+        assert_eq!(named, blocker.iter().cloned().collect::<Vec<_>>(), "{d}'s blocker");
+        assert_eq!(issue["status"] == "closed", *closed, "{d}'s status");
+    }
+    assert_eq!(docket(&reader, &["doctor"]).status.code(), Some(0));
 }

@@ -171,6 +171,14 @@ fn a_branch_checked_out_nowhere_still_raises_the_next_id() {
     assert!(cache.contains(&format!("\"{} .docket/issues\":3", tip.trim())), "{cache}");
     let off = docket_env(&main, &["create", "--title", "off"], &[("DOCKET_BRANCH_AWARE_IDS", "false")]);
     assert_eq!(text(&off.stdout).trim(), "ISS-000005", "the working tree's own numbering still counts");
+    // A cache that is garbage (a bad write, a merge of a committed cache) is ignored and rebuilt.
+    for f in std::fs::read_dir(main.join(".docket/issues")).expect("ls").flatten() {
+        std::fs::remove_file(f.path()).ok();
+    }
+    std::fs::write(main.join(".docket/cache/git-ids.json"), "<<<<<<< ours\n{\"x\": 1}\n").expect("garbage");
+    assert_eq!(ok(&main, &["create", "--title", "after garbage"]).trim(), "ISS-000004", "above branch a's 3");
+    let cache = std::fs::read_to_string(main.join(".docket/cache/git-ids.json")).expect("rebuilt");
+    assert!(cache.contains(&format!("\"{} .docket/issues\":3", tip.trim())), "{cache}");
 }
 
 /// `docket show ID --json` of the merged file, after the merge in `main`.
@@ -363,6 +371,14 @@ on_each_fixture! {
                 assert!(said, "--fix says why {id} stays duplicated: {fixed}");
             })
             .collect();
+        // A body that mentions an old id is one note, however many of its holders were renumbered.
+        let mentions: Vec<&str> = notes
+            .iter()
+            .flatten()
+            .filter_map(|n| n.split_once(" in its body").map(|(who, _)| who))
+            .filter(|who| who.contains(" mentions "))
+            .collect();
+        assert_eq!(mentions.iter().collect::<BTreeSet<_>>().len(), mentions.len(), "{mentions:?}");
         let left: BTreeSet<String> = problems_of(&fixed, "duplicate_id").iter().map(|p| p["id"].as_str().expect("id").to_uppercase()).collect();
         assert_eq!(left, unfixable, "{fixed}");
         assert!(problems_of(&fixed, "misplaced").is_empty(), "{fixed}");
@@ -458,4 +474,65 @@ on_each_fixture! {
         assert!(after["problems"].as_array().expect("problems").iter().all(|p| p["fixable"] == false), "{after}");
         client.cancel().await.expect("close");
     }
+}
+
+/// Every write an agent can make to an id two files hold is refused with the MCP call that gets
+/// it unstuck (workspace_doctor with fix: true), not a shell command; after that call, the
+/// refused write goes through. (wrangler's housekeeping skill: `issues_mark_complete` of a
+/// duplicated id was refused with "run `docket doctor --fix`", which an MCP agent cannot run.)
+#[tokio::test]
+async fn every_refused_write_to_a_duplicated_id_names_workspace_doctor_fix() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let root = tmp.path();
+    docket::store::Workspace::init(root).expect("init");
+    ok(root, &["create", "--title", "First holder"]);
+    ok(root, &["create", "--title", "Second"]);
+    // A second file holding ISS-000001, as a merge without the hooks leaves it.
+    let issues = root.join(".docket/issues");
+    let second = std::fs::read_to_string(issues.join("ISS-000002-second.md")).expect("read");
+    std::fs::write(issues.join("ISS-000001-other-holder.md"), second.replace("ISS-000002", "ISS-000001"))
+        .expect("write");
+    let client = common::start(root).await;
+    let writes = [
+        ("issues_update", value!({"id": "ISS-000001", "priority": "high"})),
+        ("issues_mark_complete", value!({"id": "ISS-000001", "note": "done"})),
+        ("issues_claim", value!({"id": "ISS-000001", "assignee": "agent"})),
+        ("issues_delete", value!({"id": "ISS-000001", "confirm": true})),
+        ("issues_update_batch", value!({"updates": [{"id": "ISS-000001", "status": "in_progress"}]})),
+    ];
+    for (tool, args) in &writes {
+        let r = common::call(&client, tool, args.clone()).await;
+        let said = if common::is_error(&r) { common::text(&r) } else { common::structured(&r).to_string() };
+        assert!(said.contains("workspace_doctor with fix: true"), "{tool}: {said}");
+        assert!(!said.contains("run `docket doctor --fix`") || said.contains("or run"), "{tool}: {said}");
+    }
+    let fixed = common::call(&client, "workspace_doctor", value!({"fix": true})).await;
+    assert!(!common::is_error(&fixed), "{}", common::text(&fixed));
+    let done = common::call(&client, "issues_mark_complete", value!({"id": "ISS-000001", "note": "done"})).await;
+    assert!(!common::is_error(&done), "unstuck: {}", common::text(&done));
+    client.cancel().await.expect("close");
+    assert_eq!(all_issues(root).len(), 3, "nothing lost");
+}
+
+/// Agents in three worktrees of one repository create at the same moment: the branch lock
+/// makes them take turns, so no two get the same id, and none prints a warning.
+#[test]
+fn creates_at_once_in_three_worktrees_get_distinct_ids() {
+    let (_tmp, main, a, b) = repo_with_worktrees();
+    let children: Vec<std::process::Child> = (0..10)
+        .flat_map(|i| [(&main, i), (&a, i), (&b, i)])
+        .map(|(root, i)| {
+            let mut cmd = Command::new(env!("CARGO_BIN_EXE_docket"));
+            common::in_workspace(cmd.args(["create", "--title", &format!("at once {i}")]), root);
+            cmd.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().expect("spawn")
+        })
+        .collect();
+    let mut ids = BTreeSet::new();
+    for child in children {
+        let o = child.wait_with_output().expect("wait");
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        assert_eq!(text(&o.stderr), "", "no warning");
+        ids.insert(text(&o.stdout).trim().to_string());
+    }
+    assert_eq!(ids.len(), 30, "{ids:?}");
 }

@@ -29,13 +29,17 @@ pub enum Command {
     /// Issue counts by status, priority and type (issues_stats).
     Stats(StatsArgs),
     /// Check the workspace files: duplicate ids, misplaced files, broken frontmatter, missing
-    /// parents, stale temp files (workspace_doctor); --fix repairs what is safe.
+    /// parents, stale temp files (workspace_doctor); --fix repairs what is safe. Exit 0: clean;
+    /// 1: problems --fix repairs; 3: only problems that need a person.
     Doctor(DoctorArgs),
     /// Route the workspace's issue files through docket's merge driver: writes .gitattributes in
-    /// the workspace directory and merge.docket in the repository's git config (idempotent).
+    /// the workspace directory, merge.docket in the repository's git config, and the
+    /// post-merge, post-rewrite and post-commit hooks that renumber ids a merge duplicated
+    /// (your own hooks are kept and run first; idempotent).
     GitSetup(GitSetupArgs),
     /// git merge driver for issue files: `docket merge-file %O %A %B %P` (set by git-setup).
-    /// Writes the merge to OURS; exit 0 when clean, 1 when the body keeps conflict markers.
+    /// Writes the merge to OURS; exit 0 when clean, 1 when the body keeps conflict markers. Two
+    /// different issues added at one path are kept apart: the other goes beside it (NAME-2.md).
     MergeFile(MergeFileArgs),
     /// What the git hooks installed by git-setup run: renumbers ids a merge duplicated and
     /// commits the repair. `docket hook post-merge|post-rewrite|post-commit [HOOK ARGS]`.

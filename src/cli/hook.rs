@@ -1,6 +1,7 @@
 //! `docket hook NAME`: what the git hooks installed by `docket git-setup` run (see
 //! `store::git::hooks`). After a merge, a rebase or a merge commit concluded by hand it renumbers
-//! the ids the merge duplicated, with `doctor --fix`'s rules (a file already on a remote branch
+//! the ids the merge duplicated (not those two files already held before it: see
+//! `made_by_merge`), with `doctor --fix`'s rules (a file already on a remote branch
 //! keeps its id; references that git history attributes are rewritten; no text is lost), prints
 //! every change, and commits them on their own, so the next push carries distinct ids. It never
 //! commits a file that had uncommitted changes of its own, and never fails the git command.
@@ -50,19 +51,41 @@ pub(super) fn run(a: &HookArgs) -> Result<Vec<String>, String> {
     if !report.problems.iter().any(|p| matches!(p.kind, Kind::DuplicateId | Kind::InterruptedMove)) {
         return Ok(Vec::new());
     }
-    let dirty = dirty_paths(&repo)?;
+    // Only what this merge duplicated. An id two files already held together in one branch was
+    // not made by it: every clone's hook would renumber it on its own, each with other numbers,
+    // and the next merge would meet two renames of one file (a rename/rename conflict).
+    let (made, before_merge) = made_by_merge(&repo, &ws, &report, &a.name);
+    let mut lines = Vec::new();
+    if !before_merge.is_empty() {
+        lines.push(format!(
+            "docket: note: {} id(s) were already held by several files before this merge ({}); not renumbered here, where each clone would number them differently: run `docket doctor --fix` once, in one clone, then commit and push it",
+            before_merge.len(),
+            before_merge.join(", ")
+        ));
+    }
+    if made.is_empty() {
+        return Ok(lines);
+    }
+    // Files the merge driver wrote beside a path two different issues were added at: untracked,
+    // but the hook's own to commit.
+    let split = super::split::listed(&repo.toplevel);
+    let dirty: HashSet<String> = dirty_paths(&repo)?.into_iter().filter(|p| !split.contains(p)).collect();
     // After a rebase, the references were written in the branch as it was (git keeps it as
     // ORIG_HEAD), where each names only the file it meant.
     let before = (a.name == "post-rewrite").then(|| repo.git(&["rev-parse", "-q", "--verify", "ORIG_HEAD"])).flatten();
-    let outcome = doctor::fix::fix_in(&app.store, Scope::Ids, before.as_deref().map(str::trim))?;
-    let mut lines: Vec<String> = outcome.changes.iter().map(|c| format!("docket: {c}")).collect();
+    let outcome = doctor::fix::fix_in(&app.store, Scope::Ids, before.as_deref().map(str::trim), Some(&made))?;
+    lines.extend(outcome.changes.iter().map(|c| format!("docket: {c}")));
     lines.extend(outcome.notes.iter().map(|n| format!("docket: note: {n}")));
     if outcome.touched.is_empty() {
         return Ok(lines);
     }
-    let paths: Vec<String> = outcome.touched.iter().filter_map(|p| from_top(&repo, &ws, p)).collect();
+    super::split::forget(&repo.toplevel);
+    // A split file renumbered away was never tracked: there is nothing to add at its old name.
+    let gone_untracked = |p: &Path| !p.exists() && from_top(&repo, &ws, p).is_some_and(|r| split.contains(&r));
+    let touched: Vec<&PathBuf> = outcome.touched.iter().filter(|p| !gone_untracked(p)).collect();
+    let paths: Vec<String> = touched.iter().filter_map(|p| from_top(&repo, &ws, p)).collect();
     let unsafe_to_commit: Vec<&String> = paths.iter().filter(|p| dirty.contains(p.as_str())).collect();
-    if !commit || !unsafe_to_commit.is_empty() || paths.len() != outcome.touched.len() {
+    if !commit || !unsafe_to_commit.is_empty() || paths.len() != touched.len() {
         let why = if commit {
             format!("{} had uncommitted changes of its own", unsafe_to_commit.first().map_or("a file", |p| p.as_str()))
         } else {
@@ -86,6 +109,37 @@ pub(super) fn run(a: &HookArgs) -> Result<Vec<String>, String> {
     commit_index(&repo.toplevel)?;
     lines.push(format!("docket: committed the repair ({} file(s)); push it with your merge", paths.len()));
     Ok(lines)
+}
+
+/// The duplicated ids (upper-cased) this merge made, and those it found: an id is the merge's
+/// doing unless two of its holders were together in one tree before it (either side of the
+/// merge, the branch before a rebase, or a remote-tracking branch). After a rebase the new
+/// commits hold both sides already, so only the branch as it was (`ORIG_HEAD`) counts.
+fn made_by_merge(repo: &Repo, ws: &Workspace, report: &doctor::Report, hook: &str) -> (HashSet<String>, Vec<String>) {
+    let spec = if repo.ws_rel.is_empty() { "." } else { repo.ws_rel.as_str() };
+    let before: &[&str] = if hook == "post-rewrite" { &["ORIG_HEAD"] } else { &["HEAD^1", "HEAD^2", "ORIG_HEAD"] };
+    let mut revs: Vec<String> = before.iter().map(|r| r.to_string()).collect();
+    revs.extend(repo.branch_tips().into_iter().filter(|(n, _)| n.starts_with("refs/remotes/")).map(|(_, oid)| oid));
+    let mut trees: Vec<HashSet<String>> = Vec::new();
+    let mut seen = HashSet::new();
+    for rev in &revs {
+        let Some(oid) = repo.git(&["rev-parse", "-q", "--verify", &format!("{rev}^{{commit}}")]) else { continue };
+        if !seen.insert(oid.trim().to_string()) {
+            continue;
+        }
+        let Some(names) = repo.git(&["ls-tree", "-r", "--name-only", "-z", oid.trim(), "--", spec]) else { continue };
+        trees.push(names.split('\0').filter(|p| !p.is_empty()).map(str::to_string).collect());
+    }
+    let (mut made, mut before) = (HashSet::new(), Vec::new());
+    for (id, holders) in report.holders_of_duplicates() {
+        let paths: Vec<String> = holders.iter().filter_map(|p| from_top(repo, ws, p)).collect();
+        if trees.iter().any(|t| paths.iter().filter(|p| t.contains(*p)).count() >= 2) {
+            before.push(id);
+        } else {
+            made.insert(id.to_uppercase());
+        }
+    }
+    (made, before)
 }
 
 /// Commits the index on top of HEAD with plumbing: inside post-merge git still has the merge's

@@ -96,6 +96,12 @@ pub fn setup_lines(ws: &Workspace) -> Result<String, String> {
 pub(super) fn merge_file(a: &MergeFileArgs) -> Result<bool, String> {
     let read = |p: &Path| std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()));
     let (base, ours, theirs) = (read(&a.base)?, read(&a.ours)?, read(&a.theirs)?);
+    if let Some(path) = a.path.as_deref()
+        && crate::store::git::merge::two_issues(&ours, &theirs)
+    {
+        eprintln!("{}", super::split::split(&a.ours, &a.theirs, path, &ours, &theirs)?);
+        return Ok(true);
+    }
     let merged = crate::store::git::merge::merge_file(&base, &ours, &theirs);
     // Rooted at the folder git named: the result replaces %A itself, never a link's target.
     crate::store::fs::replace_named(&a.ours, merged.text.as_bytes()).map_err(|e| format!("cannot write {e}"))?;

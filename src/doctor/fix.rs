@@ -80,17 +80,26 @@ pub enum Scope {
 
 /// `docket doctor --fix`: every safe repair.
 pub fn fix(store: &Store) -> Result<Outcome, String> {
-    fix_in(store, Scope::All, None)
+    fix_in(store, Scope::All, None, None)
 }
 
 /// The repairs of `scope`. `before` names the branch as it was before a rebase (`ORIG_HEAD`):
 /// a reference the rebased history cannot attribute is read in the history it was written in.
-pub fn fix_in(store: &Store, scope: Scope, before: Option<&str>) -> Result<Outcome, String> {
+/// `only` limits the duplicate ids repaired (upper-cased): the ones a merge made.
+pub fn fix_in(
+    store: &Store,
+    scope: Scope,
+    before: Option<&str>,
+    only: Option<&std::collections::HashSet<String>>,
+) -> Result<Outcome, String> {
     let ws = store.workspace().clone();
     let _lock = edit::lock(&ws)
         .map_err(|e| format!("cannot lock the workspace ({e}); retry when other docket calls are done"))?;
     let root = Root::workspace(&ws).map_err(|e| e.to_string())?;
-    let scan = check(store).map_err(|e| e.to_string())?.scan;
+    let mut scan = check(store).map_err(|e| e.to_string())?.scan;
+    if let Some(only) = only {
+        scan.duplicates.retain(|id, _| only.contains(id));
+    }
     // A pair whose bodies differ is kept whole: the copy updated first gets a new id instead of
     // being removed, so no text that only one file held is lost.
     let diverged = diverged_copies(&scan);
@@ -154,7 +163,10 @@ pub fn fix_in(store: &Store, scope: Scope, before: Option<&str>) -> Result<Outco
         }
     }
 
-    for m in scan.issues.iter().filter(|m| all && !removed.contains(&m.path)) {
+    // The hooks move the misplaced holders of the ids they repair: a rename on one branch (a
+    // close) meeting another issue at the old path leaves the other issue in `archived/`.
+    let repaired = |m: &IssueMeta| only.is_some_and(|o| o.contains(&m.id.to_uppercase()));
+    for m in scan.issues.iter().filter(|m| (all || repaired(m)) && !removed.contains(&m.path)) {
         if m.status.is_archived() == in_archive(&m.path) {
             continue;
         }
@@ -255,14 +267,23 @@ pub fn fix_in(store: &Store, scope: Scope, before: Option<&str>) -> Result<Outco
         for m in &scan.issues {
             let path = at(&moved, &m.path);
             let Ok(text) = crate::store::read_file_safely(&path) else { continue };
+            // One note per file and old id, however many holders of that id were renumbered.
+            let mut renumbered_to: Vec<(&str, Vec<&str>)> = Vec::new();
             for r in plan.iter().filter(|r| mentions(edit::body(&text), &r.old_id)) {
+                match renumbered_to.iter_mut().find(|(old, _)| old.eq_ignore_ascii_case(&r.old_id)) {
+                    Some((_, new)) => new.push(&r.new_id),
+                    None => renumbered_to.push((&r.old_id, vec![&r.new_id])),
+                }
+            }
+            for (old, new) in renumbered_to {
+                let which = match new.as_slice() {
+                    [one] => format!("the one renumbered to {one}"),
+                    many => format!("one of those renumbered to {}", many.join(", ")),
+                };
                 out.notes.push(format!(
-                    "{} ({}) mentions {} in its body; not rewritten: it may mean the file that kept {} or the one renumbered to {}",
+                    "{} ({}) mentions {old} in its body; not rewritten: it may mean the file that kept {old} or {which}",
                     m.id,
                     scan.rel(&path),
-                    r.old_id,
-                    r.old_id,
-                    r.new_id
                 ));
             }
         }
@@ -299,10 +320,12 @@ fn attribute_references<'a>(
             if renumbered.is_empty() {
                 continue;
             }
-            let histories = std::iter::once("HEAD").chain(before);
-            let meant = histories
-                .into_iter()
-                .find_map(|rev| meant_holder(repo.as_ref(), &mut commit_names, rev, &m.path, holders));
+            // After a rebase the branch as it was comes first: the replayed commits hold both
+            // sides, and a name there may hold the other side's issue; a file that only came
+            // from upstream is not in it and is read in HEAD.
+            let histories = before.into_iter().chain(std::iter::once("HEAD"));
+            let meant =
+                histories.into_iter().find_map(|rev| meant_holder(repo.as_ref(), &mut commit_names, rev, m, holders));
             match meant {
                 Some(i) => {
                     if let Some(r) = renumbered.iter().find(|r| r.path == holders[i].path) {
@@ -416,11 +439,11 @@ fn meant_holder(
     repo: Option<&Repo>,
     names_at: &mut HashMap<String, Vec<String>>,
     rev: &str,
-    referrer: &Path,
+    referrer: &IssueMeta,
     holders: &[Arc<IssueMeta>],
 ) -> Option<usize> {
     let repo = repo?;
-    let oid = repo.commit_adding(rev, referrer)?;
+    let oid = commit_adding(repo, rev, referrer)?;
     if !names_at.contains_key(&oid) {
         let dirs: Vec<String> = IssueType::ALL
             .iter()
@@ -438,10 +461,100 @@ fn meant_holder(
         .filter(|(_, h)| h.path.file_name().and_then(|n| n.to_str()).is_some_and(|n| names.iter().any(|x| x == n)))
         .map(|(i, _)| i)
         .collect();
-    match present.as_slice() {
-        [one] => Some(*one),
+    // A name can hold another issue than the holder of that name now: two issues added at one
+    // path (the merge driver kept one there and moved the other beside it), or one name in a
+    // folder and in its `archived/`. The file the reference meant is the holder created when
+    // a file of a holder's name in that commit was.
+    let created_then = |h: &IssueMeta| -> Option<Vec<String>> {
+        let name = h.path.file_name()?.to_str()?;
+        let real = h.path.parent()?.canonicalize().ok()?;
+        let folder = if in_archive(&h.path) { real.parent()? } else { &real };
+        let folder = folder.strip_prefix(&repo.toplevel).ok()?.to_string_lossy().into_owned();
+        let prefix = if folder.is_empty() { String::new() } else { format!("{folder}/") };
+        let found = ["", "archived/"].iter().filter_map(|sub| {
+            let text = repo.git(&["cat-file", "blob", &format!("{oid}:{prefix}{sub}{name}")])?;
+            crate::store::git::merge::created_at(&text)
+        });
+        Some(found.collect())
+    };
+    let then: Vec<String> = present.iter().filter_map(|i| created_then(&holders[*i])).flatten().collect();
+    let same: Vec<usize> = holders
+        .iter()
+        .enumerate()
+        .filter(|(_, h)| {
+            !h.created_at.trim().is_empty()
+                && then.iter().any(|c| crate::store::git::merge::same_time(c, &h.created_at))
+        })
+        .map(|(i, _)| i)
+        .collect();
+    match (same.as_slice(), present.as_slice()) {
+        ([only], _) => Some(*only),
+        // Files without createdAt (wrangler's oldest): the name alone.
+        ([], [one]) if then.is_empty() => Some(*one),
         _ => None,
     }
+}
+
+/// The list, in the (per-worktree) git directory, of the files the merge driver wrote beside a
+/// path where two branches added two different issues: `written<TAB>path` per line, from the top
+/// level (see `cli::split`).
+pub const SPLIT_LIST: &str = "docket-split";
+
+/// What the merge driver wrote beside a path and nobody committed yet: written file -> the path
+/// its issue had on its branch (both from the top level).
+pub fn split_origins(repo: &Repo) -> HashMap<String, String> {
+    let Some(gd) = repo.git(&["rev-parse", "--path-format=absolute", "--git-dir"]) else { return HashMap::new() };
+    let gd = PathBuf::from(gd.trim_end());
+    let bytes = Root::open(&gd).and_then(|r| r.read(&gd.join(SPLIT_LIST), 1 << 20)).unwrap_or_default();
+    String::from_utf8_lossy(&bytes)
+        .lines()
+        .filter_map(|l| l.split_once('\t'))
+        .map(|(written, path)| (written.to_string(), path.to_string()))
+        .collect()
+}
+
+/// The commit that first added the file of `m` in the history of `rev`: of the commits that
+/// added a file at its path, at the same name in the other folder (`archived/` or not: a close
+/// moves it) or, for a file the merge driver moved beside its path, at that path, the oldest
+/// whose file there was created when `m` was. A path can hold another issue in other commits
+/// (two branches added one name; a rebase replayed a move onto the other issue). Without a
+/// `createdAt`, the oldest commit that added its path.
+fn commit_adding(repo: &Repo, rev: &str, m: &IssueMeta) -> Option<String> {
+    let created = m.created_at.trim();
+    if created.is_empty() {
+        return repo.commit_adding(rev, &m.path);
+    }
+    let name = m.path.file_name()?.to_str()?;
+    let real = m.path.parent()?.canonicalize().ok()?;
+    let folder = if in_archive(&m.path) { real.parent()? } else { &real };
+    let folder = folder.strip_prefix(&repo.toplevel).ok()?.to_string_lossy().replace('\\', "/");
+    let prefix = if folder.is_empty() { String::new() } else { format!("{folder}/") };
+    let own = if in_archive(&m.path) { format!("{prefix}archived/{name}") } else { format!("{prefix}{name}") };
+    let mut paths = vec![format!("{prefix}{name}"), format!("{prefix}archived/{name}")];
+    paths.extend(split_origins(repo).remove(&own));
+    let mut oldest: Option<(i64, String)> = None;
+    for path in &paths {
+        let Some(out) =
+            repo.git(&["log", "--full-history", "--no-renames", "--diff-filter=A", "--format=%H %ct", rev, "--", path])
+        else {
+            continue;
+        };
+        for line in out.lines() {
+            let Some((oid, at)) = line.split_once(' ') else { continue };
+            let at: i64 = at.trim().parse().unwrap_or(i64::MAX);
+            if oldest.as_ref().is_some_and(|(t, _)| *t < at) {
+                continue;
+            }
+            let same = repo
+                .git(&["cat-file", "blob", &format!("{oid}:{path}")])
+                .and_then(|t| crate::store::git::merge::created_at(&t))
+                .is_some_and(|c| crate::store::git::merge::same_time(&c, created));
+            if same {
+                oldest = Some((at, oid.to_string()));
+            }
+        }
+    }
+    oldest.map(|(_, oid)| oid)
 }
 
 /// `id` as a whole word of `text` (not part of a longer id or word).

@@ -109,6 +109,14 @@ pub struct Report {
     pub(crate) scan: Scan,
 }
 
+impl Report {
+    /// Each id several files hold (interrupted moves included), with the paths of its holders.
+    pub fn holders_of_duplicates(&self) -> Vec<(String, Vec<PathBuf>)> {
+        let ids = self.scan.duplicates.values();
+        ids.map(|h| (h[0].id.clone(), h.iter().map(|m| m.path.clone()).collect())).collect()
+    }
+}
+
 /// Everything one check reads.
 pub(crate) struct Scan {
     pub ws: Workspace,
@@ -131,11 +139,14 @@ impl Scan {
     }
 }
 
-/// A pair of holders of one id with one file name, one in a folder and one in its `archived/`.
+/// A pair of holders of one id with one file name, one in a folder and one in its `archived/`,
+/// created at one time: two copies of one issue. Two issues that only share a name (two clones
+/// numbered and titled alike, one of them closed) are a duplicate id, never a pair to thin out.
 pub(crate) fn interrupted_pair(holders: &[Arc<IssueMeta>]) -> bool {
     let [a, b] = holders else { return false };
     let (pa, pb) = (a.path.parent(), b.path.parent());
-    a.path.file_name() == b.path.file_name()
+    a.created_at == b.created_at
+        && a.path.file_name() == b.path.file_name()
         && (pa.map(|p| p.join("archived")).as_deref() == pb || pb.map(|p| p.join("archived")).as_deref() == pa)
 }
 

@@ -48,7 +48,7 @@ fn hooks_dir(repo: &Repo) -> Result<(Root, PathBuf), String> {
         }
     }
     Err(format!(
-        "core.hooksPath is {}, outside this repository; docket installs no hook there (it would run in every repository that uses it). To renumber ids after merges, call `docket hook post-merge` from your own post-merge hook",
+        "git runs this repository's hooks from {}, outside the repository (core.hooksPath, or a hooks folder that is a link); docket installs no hook there (it could run in every repository that uses it). To renumber ids after merges, call `docket hook post-merge` from your own post-merge hook (and `docket hook post-rewrite` from post-rewrite)",
         dir.display()
     ))
 }
@@ -73,6 +73,15 @@ pub fn install(repo: &Repo, exe: &Path) -> Result<Vec<String>, String> {
                 report.push(format!("{}: already installed", path.display()));
                 continue;
             }
+            // docket's, for another executable or workspace path: rewritten. docket's with lines
+            // someone added: theirs would be lost, so it is left as it is.
+            Some(bytes) if String::from_utf8_lossy(&bytes).contains(MARK) && !same_but_paths(&bytes, &want, name) => {
+                return Err(format!(
+                    "{} is docket's hook with lines added by hand; docket would lose them. Move your lines to {}.legacy (docket's hook runs it first), then run `docket git-setup` again",
+                    path.display(),
+                    path.display()
+                ));
+            }
             Some(bytes) if !String::from_utf8_lossy(&bytes).contains(MARK) => {
                 let legacy = dir.join(format!("{name}.legacy"));
                 if root.entry(&legacy).map_err(|e| e.to_string())? != Entry::Missing {
@@ -94,6 +103,16 @@ pub fn install(repo: &Repo, exe: &Path) -> Result<Vec<String>, String> {
     Ok(report)
 }
 
+/// Whether `current` is docket's script `want` but for the executable and the workspace path
+/// (the only lines that differ between docket versions' installs on one machine).
+fn same_but_paths(current: &[u8], want: &str, name: &str) -> bool {
+    let call = format!("hook {name} --workspace");
+    let lines = |text: &str| -> Vec<String> {
+        text.lines().filter(|l| !l.starts_with("exe=") && !l.contains(&call)).map(str::to_string).collect()
+    };
+    lines(&String::from_utf8_lossy(current)) == lines(want)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -108,5 +127,14 @@ mod tests {
         let ours = s.find("hook post-merge --workspace").expect("docket runs");
         assert!(legacy < ours);
         assert!(s.contains("$(git rev-parse --show-toplevel)/.docket"));
+    }
+
+    #[test]
+    fn another_executable_or_workspace_is_an_update_and_an_added_line_is_not() {
+        let old = script("post-merge", Path::new("/old/docket"), ".docket");
+        let new = script("post-merge", Path::new("/new/docket"), ".wrangler");
+        assert!(same_but_paths(old.as_bytes(), &new, "post-merge"));
+        let edited = old.replace("exit 0\n", "make notify\nexit 0\n");
+        assert!(!same_but_paths(edited.as_bytes(), &new, "post-merge"));
     }
 }

@@ -72,6 +72,29 @@ pub fn merge_file(base: &str, ours: &str, theirs: &str) -> Merged {
     Merged { text, conflicts: body.conflicts }
 }
 
+/// The `createdAt` of an issue file, when its frontmatter parses and has one.
+pub fn created_at(text: &str) -> Option<String> {
+    let parts = split(text)?;
+    parts.front.get("createdAt").and_then(Yaml::as_str).map(str::trim).filter(|s| !s.is_empty()).map(str::to_string)
+}
+
+/// Whether `ours` and `theirs`, found at one path, are two different issues rather than two
+/// versions of one: each was created at its own time. Two clones that never fetched number their
+/// "Task 1: Set up" alike, so both branches add the same file name; merged field by field they
+/// would become one issue and lose the other.
+pub fn two_issues(ours: &str, theirs: &str) -> bool {
+    matches!((created_at(ours), created_at(theirs)), (Some(o), Some(t)) if !same_time(&o, &t))
+}
+
+/// Whether two `createdAt` values name one instant (`...00Z` and `...00.000Z` do: wrangler and
+/// docket write them differently), or are the same text when they do not parse.
+pub fn same_time(a: &str, b: &str) -> bool {
+    match (chrono::DateTime::parse_from_rfc3339(a.trim()), chrono::DateTime::parse_from_rfc3339(b.trim())) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a.trim() == b.trim(),
+    }
+}
+
 /// `git merge-file`'s line merge, markers at line starts, in near-linear time.
 fn merge_text(base: &str, ours: &str, theirs: &str) -> Merged {
     let (text, conflicts) = super::diff3::merge(base, ours, theirs);
@@ -313,6 +336,14 @@ mod tests {
         assert!(!m.conflicts);
         assert!(m.text.contains("\ntitle: Ours\n"), "{}", m.text);
         assert!(m.text.trim_end().ends_with("the other branch had \"Theirs\"."), "{}", m.text);
+    }
+
+    #[test]
+    fn two_issues_are_two_creation_times_not_two_spellings_of_one() {
+        let at = |t: &str| format!("---\nid: ISS-000002\ntitle: Task 1\ncreatedAt: '{t}'\n---\nbody\n");
+        assert!(two_issues(&at("2026-01-01T10:00:00.100Z"), &at("2026-01-01T10:00:00.200Z")));
+        assert!(!two_issues(&at("2026-01-01T10:00:00Z"), &at("2026-01-01T10:00:00.000Z")));
+        assert!(!two_issues(&at("2026-01-01T10:00:00Z"), "no frontmatter"));
     }
 
     #[test]
