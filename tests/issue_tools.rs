@@ -431,3 +431,25 @@ async fn all_complete_shows_the_first_unfinished_and_names_the_call_for_the_rest
     assert!(r.get("next").is_none(), "{r}");
     client.cancel().await.expect("close");
 }
+
+/// `issues_labels` list names one issue's labels when given its ID (as wrangler answers), and
+/// every label with its count without one.
+#[tokio::test]
+async fn labels_list_with_an_issue_id_names_that_issues_labels() {
+    let ws = workspace();
+    let client = start(ws.path()).await;
+    let a = create(&client, "A", json!({"labels": ["api", "bug"]})).await;
+    create(&client, "B", json!({"labels": ["docs"]})).await;
+    let r = call(&client, "issues_labels", json!({"operation": "list", "issueId": a})).await;
+    assert!(!is_error(&r), "{}", text(&r));
+    let sc = structured(&r);
+    assert_eq!((&sc["issueId"], &sc["issueLabels"]), (&json!(a), &json!(["api", "bug"])), "{sc}");
+    assert!(sc.get("labels").is_none(), "{sc}");
+    assert_eq!(text(&r), format!("{a} labels: api, bug"));
+    let all = structured(&call(&client, "issues_labels", json!({"operation": "list"})).await);
+    let keys: Vec<&str> = all["labels"].as_array().expect("labels").iter().filter_map(|l| l["key"].as_str()).collect();
+    assert_eq!(keys.len(), 3, "{all}");
+    let missing = call(&client, "issues_labels", json!({"operation": "list", "issueId": "ISS-999999"})).await;
+    assert!(is_error(&missing) && text(&missing).contains("ISS-999999"), "{}", text(&missing));
+    client.cancel().await.expect("close");
+}

@@ -10,7 +10,7 @@ use crate::generated::{
     errors,
 };
 use crate::runtime::{Reply, ToolError, ToolResult};
-use crate::store::{IssuePatch, Store};
+use crate::store::{IssueMeta, IssuePatch, Store};
 
 /// Counts as entries, largest first, then alphabetical.
 fn counted(counts: Vec<(String, usize)>) -> Vec<CountEntry> {
@@ -32,6 +32,11 @@ fn need<'a>(value: &'a Option<String>, tool: &str, operation: &str, param: &str)
 pub fn labels(cx: &Handlers, input: IssuesLabelsInput) -> ToolResult<IssuesLabelsOutput> {
     let store: &Store = &cx.store;
     const TOOL: &str = "issues_labels";
+    // With an issue, list is that issue's labels (as wrangler answers); without, every label.
+    if let (IssuesLabelsOperation::List, Some(id)) = (input.operation, input.issue_id.as_deref()) {
+        let snap = store.get_meta(id).map_err(store_error)?;
+        return Ok(issue_labels(snap.value).with_cached(snap.cached));
+    }
     if input.operation == IssuesLabelsOperation::List {
         let snap = store.label_counts().map_err(store_error)?;
         let (labels, cached) = (counted(snap.value), snap.cached);
@@ -59,13 +64,15 @@ pub fn labels(cx: &Handlers, input: IssuesLabelsInput) -> ToolResult<IssuesLabel
         IssuePatch { remove_labels: given, ..IssuePatch::default() }
     };
     let after = store.update(id, patch).map_err(store_error)?.issue.meta;
-    let text = format!(
-        "{} labels: {}",
-        after.id,
-        if after.labels.is_empty() { "none".into() } else { after.labels.join(", ") }
-    );
-    let output = IssuesLabelsOutput { labels: None, issue_id: Some(after.id), issue_labels: Some(after.labels) };
-    Ok(Reply::new(output).with_text(text))
+    Ok(issue_labels(after))
+}
+
+/// One issue's labels, as list with an issueId, add and remove answer.
+fn issue_labels(meta: IssueMeta) -> Reply<IssuesLabelsOutput> {
+    let text =
+        format!("{} labels: {}", meta.id, if meta.labels.is_empty() { "none".into() } else { meta.labels.join(", ") });
+    let output = IssuesLabelsOutput { labels: None, issue_id: Some(meta.id), issue_labels: Some(meta.labels) };
+    Reply::new(output).with_text(text)
 }
 
 pub fn projects(cx: &Handlers, input: IssuesProjectsInput) -> ToolResult<IssuesProjectsOutput> {
