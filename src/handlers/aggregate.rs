@@ -155,7 +155,7 @@ pub fn all_complete(cx: &Handlers, input: IssuesAllCompleteInput) -> ToolResult<
     };
     let snap = store.unfinished(&filter, shown, |m| minimal.record(m, None)).map_err(store_error)?;
     let (Unfinished { rows: incomplete, count, total }, cached) = (snap.value, snap.cached);
-    let rest = count - incomplete.len();
+    let rest = count.saturating_sub(incomplete.len());
     let next = (rest > 0).then(|| {
         let mut args = serde_json::Map::new();
         args.insert("status".into(), json!(["open", "in_progress"]));
