@@ -161,5 +161,34 @@ async fn blocked_cards_are_marked_and_the_issue_page_adds_and_removes_blockers()
     std::fs::write(&path, text.replacen("status: open", "status: closed", 1)).unwrap();
     wait_js(&c, &card_marked(&third, false), Duration::from_secs(5), "mark lifted").await;
     assert_eq!(js(&c, "return window.__sameDocument === true").await, serde_json::json!(true));
+
+    // A live update while a person types a blocker keeps what they typed, and where: the page
+    // re-renders (an agent edits the issue), the field is the new one, its text and focus kept.
+    c.goto(&format!("{}/issues/{third}", board.base)).await.expect("third's page");
+    wait_js(&c, "document.querySelector('#add-blocker input[name=blocker]')", Duration::from_secs(10), "blockers")
+        .await;
+    wait_js(&c, "document.querySelector('#live.on')", Duration::from_secs(5), "live").await;
+    let (typed, rest) = second.split_at(6);
+    focus(&c, "#add-blocker input[name=blocker]").await;
+    keys(&c, typed).await;
+    js(&c, "document.querySelector('#add-blocker input').dataset.before = 'yes'; return true").await;
+    let path = path_of(&third);
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replacen("priority: critical", "priority: high", 1)).unwrap();
+    wait_js(
+        &c,
+        "document.querySelector('#add-blocker input') && !document.querySelector('#add-blocker input').dataset.before",
+        Duration::from_secs(5),
+        "the page re-rendered",
+    )
+    .await;
+    let kept = js(
+        &c,
+        "const i = document.querySelector('#add-blocker input'); return [i.value, document.activeElement === i];",
+    )
+    .await;
+    assert_eq!(kept, serde_json::json!([typed, true]), "the typed text and the focus survive the re-render");
+    keys(&c, &format!("{rest}{}", Key::Enter)).await;
+    wait_file(&path, "blocker typed across a re-render added", |t| t.contains(&second)).await;
     c.close().await.expect("close the browser");
 }

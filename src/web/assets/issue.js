@@ -91,9 +91,10 @@ function renderIssue(data) {
   issueBase = { id: issue.id, updatedAt: issue.updatedAt, descriptionHash: data.descriptionHash, description: data.description };
   document.title = `${issue.id} ${issue.title} · docket`;
   if (data.workspace) $('#workspace').textContent = data.workspace;
-  // A re-render (after a save, or a live update) keeps the field being typed in, and its text.
+  // A re-render (after a save, or a live update) keeps the field being typed in, and its text:
+  // the sidebar's fields and the blocker being added alike.
   const active = document.activeElement;
-  const typing = active && active.closest('.sidebar') && active.name
+  const typing = active && active.closest('#main') && active.name
     ? { name: active.name, value: active.value, start: active.selectionStart, end: active.selectionEnd } : null;
 
   const status = el('select', { name: 'status', 'aria-label': 'Status' }, STATUSES.map((s) => el('option', { value: s, selected: s === issue.status }, statusName(s))));
@@ -162,7 +163,7 @@ function renderIssue(data) {
     el('article', { class: 'issue', dataset: { id: issue.id } }, header, ...warnings,
       el('div', { class: 'issue-layout' }, el('div', { class: 'main-col' }, content, ...related), aside)));
   if (typing) {
-    const again = aside.querySelector(`[name="${CSS.escape(typing.name)}"]`);
+    const again = $('#main').querySelector(`[name="${CSS.escape(typing.name)}"]`);
     if (again) {
       if (again.tagName === 'INPUT') {
         again.value = typing.value;
