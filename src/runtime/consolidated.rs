@@ -154,13 +154,13 @@ fn resolve_in(group: &'static Group, errors: &ActionErrors, mut args: Args) -> R
 /// Refuses every value whose JSON type is not the one the flat schema `schema` publishes for its
 /// property (a number where a string is published, say). Lists are left to [`resolve`], which
 /// names the one-item list, and so is `action`; `null` means "not given", as many clients send it.
-pub fn check_published_types(schema: &Value, args: &Args, errors: &ActionErrors) -> Result<(), ToolError> {
+pub fn check_published_types(schema: &Args, args: &Args, errors: &ActionErrors) -> Result<(), ToolError> {
     let problems: Vec<ToolError> = args
         .iter()
         // `action` is resolve's to judge: its refusal lists the actions.
         .filter(|(key, v)| !v.is_null() && key.as_str() != "action")
         .filter_map(|(key, v)| {
-            let published = schema["properties"][key]["type"].as_str()?;
+            let published = schema.get("properties")?.get(key)?.get("type")?.as_str()?;
             let fits = match published {
                 "string" => v.is_string(),
                 "integer" => v.is_i64() || v.is_u64(),
@@ -248,7 +248,7 @@ mod tests {
         assert!(lone.message.contains("id: expected a one-item list such as [\"A\"]"), "{}", lone.message);
         let schema =
             json!({"properties": {"id": {"type": "string"}, "limit": {"type": "integer"}, "ids": {"type": "array"}}});
-        let typed = |v: Value| check_published_types(&schema, &args(v), &ERRORS);
+        let typed = |v: Value| check_published_types(&args(schema.clone()), &args(v), &ERRORS);
         assert!(typed(json!({"action": "get", "id": "A", "limit": 3, "ids": "lone", "other": 1, "x": null})).is_ok());
         let e = typed(json!({"id": 5, "limit": "3"})).expect_err("refused");
         assert!(e.message.contains("id: expected a string, as the schema publishes it, got 5"), "{}", e.message);

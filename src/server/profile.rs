@@ -50,26 +50,16 @@ pub fn resolve(name: &str, args: Map<String, Value>) -> Option<Resolved> {
         .and_then(|tool| generated::TOOLS.iter().find(|t| t.name == tool))
         .map(|spec| crate::call::memory::context_of(spec, &args))
         .unwrap_or_default();
-    let schema = published_schema(name)?;
-    if let Err(e) = runtime::consolidated::check_published_types(schema, &args, &consolidated::ERRORS) {
+    let tools = ToolStyle::Consolidated.tools();
+    let published = tools.iter().find(|t| t.name == name)?;
+    if let Err(e) = runtime::consolidated::check_published_types(&published.input_schema, &args, &consolidated::ERRORS)
+    {
         return Some(Resolved { tool: underlying, args: kept, error: Some(e) });
     }
     Some(match runtime::consolidated::resolve(consolidated::GROUPS, &consolidated::ERRORS, name, args)? {
         Ok((tool, args)) => Resolved { tool: Some(tool), args, error: None },
         Err(e) => Resolved { tool: underlying, args: kept, error: Some(e) },
     })
-}
-
-/// The flat inputSchema a consolidated tool publishes, parsed once; `None` for another name.
-fn published_schema(name: &str) -> Option<&'static Value> {
-    static SCHEMAS: OnceLock<Vec<(&'static str, Value)>> = OnceLock::new();
-    let schemas = SCHEMAS.get_or_init(|| {
-        consolidated::TOOLS
-            .iter()
-            .map(|t| (t.name, serde_json::from_str(t.input_schema).expect("generated schemas are JSON")))
-            .collect()
-    });
-    schemas.iter().find(|(n, _)| *n == name).map(|(_, s)| s)
 }
 
 /// Names every granular tool in `text` as its consolidated call (`issues_list` ->
