@@ -23,11 +23,14 @@ pub struct Checked {
 }
 
 /// The issue files of `dir` with their stamps (of the entry itself: a link is not followed),
-/// checked a chunk at a time in parallel; on the first scan, old temp files are removed.
+/// checked a chunk at a time in parallel; on the first scan, old temp files are removed. Without
+/// `stamps` (the index knows no file to compare with) every stamp is `None`: each file is read
+/// anyway, and stamped by what was read.
 pub fn list(
     root: Option<&Root>,
     dir: &Path,
     first: bool,
+    stamps: bool,
 ) -> std::io::Result<Vec<(std::ffi::OsString, Option<FileStamp>)>> {
     let mut listing = std::fs::read_dir(dir)?.flatten();
     let mut out = Vec::new();
@@ -50,7 +53,8 @@ pub fn list(
                 if !text.ends_with(".md") || text.starts_with('.') {
                     return None;
                 }
-                let stamp = entry.metadata().ok().map(|m| FileStamp::new(m.modified().ok(), m.len()));
+                let stamp =
+                    stamps.then(|| entry.metadata().ok().map(|m| FileStamp::new(m.modified().ok(), m.len()))).flatten();
                 Some((name, stamp))
             })
             .collect();

@@ -32,6 +32,15 @@ pub fn read_text(path: &Path) -> Result<String, StoreError> {
         .map_err(|_| StoreError::Refused { path: path.to_path_buf(), reason: "it is not UTF-8 text".into() })
 }
 
+/// [`read_text`] of a file in the folder `folder` is a handle on, with the file's metadata (the
+/// index reads whole folders through one handle, and stamps each file by what it read).
+pub fn read_text_in(folder: &Root, path: &Path) -> Result<(String, std::fs::Metadata), StoreError> {
+    let (bytes, md) = folder.read_with_metadata(path, MAX_FILE_BYTES)?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| StoreError::Refused { path: path.to_path_buf(), reason: "it is not UTF-8 text".into() })?;
+    Ok((text, md))
+}
+
 /// Refuses a directory that resolves outside the workspace directory (a symlinked `archived/` or
 /// `sessions/` in a cloned repository must not make docket write elsewhere). Missing directories
 /// are judged by their nearest existing ancestor.

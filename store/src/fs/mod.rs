@@ -174,8 +174,21 @@ impl Root {
     /// The regular file at `path` and its length, opened for reading without following a link
     /// and without blocking on a FIFO.
     pub fn open_regular(&self, path: &Path) -> Result<(File, u64), StoreError> {
-        let (dir, name) = self.parent(path, false)?;
-        let file = match sys::open_at(&dir, name, libc::O_RDONLY | libc::O_NONBLOCK, 0) {
+        self.open_regular_with_metadata(path).map(|(file, md)| (file, md.len()))
+    }
+
+    fn open_regular_with_metadata(&self, path: &Path) -> Result<(File, std::fs::Metadata), StoreError> {
+        let flags = libc::O_RDONLY | libc::O_NONBLOCK;
+        let opened = match self.names(path)?.as_slice() {
+            // A file of the root's own folder (the index reads whole folders this way) needs no
+            // walk and no second handle on the folder.
+            [name] => sys::open_at(&self.dir, name, flags, 0),
+            _ => {
+                let (dir, name) = self.parent(path, false)?;
+                sys::open_at(&dir, name, flags, 0)
+            }
+        };
+        let file = match opened {
             Ok(f) => f,
             Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Err(refused(path, "a symbolic link", "file")),
             Err(e) => return Err(io_err(path)(e)),
@@ -185,19 +198,26 @@ impl Root {
             let what = if md.is_dir() { "a folder" } else { "a FIFO, socket or device" };
             return Err(refused(path, what, "file"));
         }
-        Ok((file, md.len()))
+        Ok((file, md))
     }
 
     /// The bytes of the regular file at `path`, at most `max` of them (more is refused).
     pub fn read(&self, path: &Path, max: u64) -> Result<Vec<u8>, StoreError> {
-        let (file, len) = self.open_regular(path)?;
+        self.read_with_metadata(path, max).map(|(bytes, _)| bytes)
+    }
+
+    /// [`Root::read`], with the metadata of the file that was read (taken from the open file, so
+    /// it describes what was read even if the name is replaced meanwhile).
+    pub fn read_with_metadata(&self, path: &Path, max: u64) -> Result<(Vec<u8>, std::fs::Metadata), StoreError> {
+        let (file, md) = self.open_regular_with_metadata(path)?;
+        let len = md.len();
         if len > max {
             return Err(StoreError::Refused {
                 path: path.to_path_buf(),
                 reason: format!("it is {len} bytes, over docket's limit of {max} bytes for this file"),
             });
         }
-        let mut bytes = Vec::with_capacity(len as usize);
+        let mut bytes = Vec::with_capacity(len as usize + 1);
         file.take(max + 1).read_to_end(&mut bytes).map_err(io_err(path))?;
         if bytes.len() as u64 > max {
             return Err(StoreError::Refused {
@@ -205,7 +225,7 @@ impl Root {
                 reason: format!("it grew past docket's limit of {max} bytes while being read"),
             });
         }
-        Ok(bytes)
+        Ok((bytes, md))
     }
 
     /// The permission bits of the regular file at `path`, if there is one.

@@ -33,15 +33,15 @@ enum Loaded {
     Gone,
 }
 
-/// Reads and parses one file. Links, FIFOs, devices and oversized files are refused (never
-/// opened for reading in a way that could block or follow them out of the workspace).
-fn load(path: &Path, folder_type: IssueType) -> Loaded {
-    let Some(stamp) = stamp(path) else { return Loaded::Gone };
-    let text = match files::read_text(path) {
-        Ok(t) => t,
-        Err(StoreError::Refused { reason, .. }) => return Loaded::Broken(reason, Some(stamp)),
+/// Reads and parses one file of the folder `folder` is a handle on. Links, FIFOs, devices and
+/// oversized files are refused (never opened for reading in a way that could block or follow
+/// them out of the workspace).
+fn load(folder: &Root, path: &Path, folder_type: IssueType) -> Loaded {
+    let (text, stamp) = match files::read_text_in(folder, path) {
+        Ok((text, md)) => (text, FileStamp::new(md.modified().ok(), md.len())),
+        Err(StoreError::Refused { reason, .. }) => return Loaded::Broken(reason, stamp(path)),
         Err(StoreError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => return Loaded::Gone,
-        Err(e) => return Loaded::Broken(e.to_string(), Some(stamp)),
+        Err(e) => return Loaded::Broken(e.to_string(), stamp(path)),
     };
     let modified = stamp.modified().map(iso).unwrap_or_default();
     match frontmatter::index_meta(&text, path, folder_type, &modified) {
@@ -50,6 +50,16 @@ fn load(path: &Path, folder_type: IssueType) -> Loaded {
             Loaded::Issue(Box::new(meta), stamp, words)
         }
         Err(reason) => Loaded::Broken(reason, Some(stamp)),
+    }
+}
+
+/// [`load`] of a file named outside a scan (its folder is opened for it).
+fn load_one(path: &Path, folder_type: IssueType) -> Loaded {
+    let folder = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    match Root::open(folder) {
+        Ok(root) => load(&root, path, folder_type),
+        Err(StoreError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => Loaded::Gone,
+        Err(e) => Loaded::Broken(e.to_string(), stamp(path)),
     }
 }
 
@@ -125,9 +135,12 @@ impl Index {
         let from_snapshot = first && self.enabled && self.slots.len() == 0;
         let (ws, root, dirs) = (&self.ws, self.ws.dir.clone(), self.dirs.clone());
         let rooted = if first { Root::workspace(ws).ok() } else { None };
+        // With no snapshot to start from, the listing has nothing to compare stamps with.
+        let snapshot_exists = from_snapshot && snapshot::path_in(&ws.cache_dir()).exists();
+        let stamps = !from_snapshot || snapshot_exists || !self.broken.is_empty();
         let (decoded, listings) = rayon::join(
-            || from_snapshot.then(|| read_snapshot(ws, &root, &dirs)).flatten(),
-            || to_list.iter().map(|dir| (dir, list(rooted.as_ref(), dir, first))).collect::<Vec<_>>(),
+            || snapshot_exists.then(|| read_snapshot(ws, &root, &dirs)).flatten(),
+            || to_list.iter().map(|dir| (dir, list(rooted.as_ref(), dir, first, stamps))).collect::<Vec<_>>(),
         );
         if let Some(slots) = decoded {
             self.use_snapshot(slots);
@@ -177,15 +190,19 @@ impl Index {
         }
         // Chunks of files are read and parsed in parallel while the previous chunk is entered
         // into the index (which only one thread can do).
-        let dirs = self.dirs.clone();
+        // One handle per folder for all its files (a folder that cannot be opened now has had
+        // its files vanish with it).
+        let folders: Vec<(IssueType, PathBuf, Option<Root>)> =
+            self.dirs.iter().map(|(t, d)| (*t, d.clone(), Root::open(d).ok())).collect();
         let mut previous: Option<(&[PathBuf], Vec<Loaded>)> = None;
         for chunk in to_read.chunks(CHUNK).chain([&[][..]]) {
             let (loaded, ()) = rayon::join(
                 || {
                     chunk
                         .par_iter()
-                        .map(|p| match dirs.iter().find(|(_, d)| Some(d.as_path()) == p.parent()) {
-                            Some((t, _)) => load(p, *t),
+                        .map(|p| match folders.iter().find(|(_, d, _)| Some(d.as_path()) == p.parent()) {
+                            Some((t, _, Some(folder))) => load(folder, p, *t),
+                            Some((t, _, None)) => load_one(p, *t),
                             None => Loaded::Gone,
                         })
                         .collect::<Vec<_>>()
@@ -243,7 +260,7 @@ impl Index {
             return 0;
         }
         let Some(folder_type) = self.folder_type(path) else { return 0 };
-        let loaded = load(path, folder_type);
+        let loaded = load_one(path, folder_type);
         self.store_loaded(path, loaded);
         1
     }
