@@ -85,8 +85,8 @@ impl Store {
 
     /// What blocks `meta` and what it blocks.
     pub fn blockers(&self, meta: &IssueMeta) -> Result<Blockers, StoreError> {
-        let (mut index, _) = self.fresh()?;
-        let graph = index.graph();
+        let (index, _) = self.fresh()?;
+        let graph = index.graph_around(&meta.id);
         Ok(Blockers {
             open: graph.open_blockers(&meta.id, Some(&meta.blocked_by)),
             blocks: graph.blocks(&meta.id).to_vec(),

@@ -54,7 +54,6 @@ impl Graph {
     pub fn build<'a>(metas: impl Iterator<Item = &'a Record> + Clone) -> Graph {
         let mut g = Graph::default();
         let mut referenced: HashSet<String> = HashSet::new();
-        let by_rank = Graph::rank;
         for m in metas.clone() {
             let parent = m.parent().filter(|p| !p.trim().is_empty());
             if !m.has_blockers() && parent.is_none() {
@@ -104,28 +103,91 @@ impl Graph {
                 g.blocked.insert(k);
             }
         }
+        // The ready list, sorted by keys read once per row (a packed record's fields are read
+        // by walking it).
+        let mut ready = Vec::new();
+        let marked = !g.blocked.is_empty() || !g.epics.is_empty();
         for m in metas {
             if m.status() != Status::Open || !m.frontmatter() {
                 continue;
             }
-            let k = key(m.id());
-            if g.blocked.contains(&k) {
-                g.open_blocked += 1;
-            } else if !g.epics.contains(&k) {
-                g.ready.push((m.clone(), 0));
+            if marked {
+                let k = key(m.id());
+                if g.blocked.contains(&k) {
+                    g.open_blocked += 1;
+                    continue;
+                } else if g.epics.contains(&k) {
+                    continue;
+                }
             }
+            ready.push((Graph::rank_key(m), m));
         }
-        g.ready.sort_unstable_by(|(a, _), (b, _)| by_rank(a, b));
-        if !g.blocks.is_empty() {
-            for i in 0..g.ready.len() {
-                g.ready[i].1 = g.unblocks(g.ready[i].0.id());
-            }
+        ready.sort_unstable_by_key(|(k, _)| *k);
+        let mut holders: HashMap<Option<&str>, usize> = HashMap::new();
+        for (_, r) in &ready {
+            *holders.entry(holder(r)).or_default() += 1;
         }
+        g.ready_holders = holders.into_iter().map(|(h, n)| (h.map(str::to_string), n)).collect();
+        g.ready = ready
+            .into_iter()
+            .map(|(_, r)| (r.clone(), if g.blocks.is_empty() { 0 } else { g.unblocks(r.id()) }))
+            .collect();
         g.referenced = referenced;
-        for (r, _) in &g.ready {
-            *g.ready_holders.entry(holder(r).map(str::to_string)).or_default() += 1;
-        }
         g
+    }
+
+    /// What [`Graph::rank`] compares, read out of a record once.
+    fn rank_key(r: &Record) -> (Reverse<crate::model::Priority>, &str, &str, u8, &str) {
+        (Reverse(r.priority()), r.created_at(), r.id(), r.folder(), r.name())
+    }
+
+    /// The part of the graph that decides `id`'s own answers ([`Graph::open_blockers`],
+    /// [`Graph::blocks`], [`Graph::is_epic`]), built from the records that name it as a blocker
+    /// or a parent and from every holder of it, of its ancestors and of their blockers, in the
+    /// order of `records`: its answers for `id` are the whole graph's, for the cost of a few
+    /// passes over the records instead of the whole graph (a cold `issues_get`).
+    pub fn around<'a>(id: &str, records: impl Iterator<Item = &'a Record> + Clone) -> Graph {
+        let k = key(id);
+        let parent_key = |r: &Record| r.parent().filter(|p| !p.trim().is_empty()).map(key);
+        let mut keep: HashSet<usize> = HashSet::new();
+        for (i, r) in records.clone().enumerate() {
+            let names_it = r.has_blockers() && r.blocked_by().any(|b| key(b) == k);
+            if names_it || parent_key(r).is_some_and(|p| p == k) {
+                keep.insert(i);
+            }
+        }
+        // Holders of a chain key (the issue and its ancestors) are kept and their parents and
+        // blockers followed; holders of a blocker's key are kept for its status.
+        let (mut chain, mut leaves) = (HashSet::from([k.clone()]), HashSet::new());
+        let (mut chain_next, mut leaves_next) = (vec![k], Vec::new());
+        for _ in 0..=MAX_DEPTH {
+            if chain_next.is_empty() && leaves_next.is_empty() {
+                break;
+            }
+            let (scan_chain, scan_leaves) = (std::mem::take(&mut chain_next), std::mem::take(&mut leaves_next));
+            let held = |r: &Record, keys: &[String]| {
+                let id = r.id().trim();
+                keys.iter().any(|k| id.eq_ignore_ascii_case(k))
+            };
+            for (i, r) in records.clone().enumerate() {
+                if held(r, &scan_chain) {
+                    keep.insert(i);
+                    if let Some(p) = parent_key(r)
+                        && chain.insert(p.clone())
+                    {
+                        chain_next.push(p);
+                    }
+                    for b in r.blocked_by().map(key) {
+                        if !chain.contains(&b) && leaves.insert(b.clone()) {
+                            leaves_next.push(b);
+                        }
+                    }
+                } else if held(r, &scan_leaves) {
+                    keep.insert(i);
+                }
+            }
+        }
+        Graph::build(records.enumerate().filter(|(i, _)| keep.contains(i)).map(|(_, r)| r))
     }
 
     /// How many ready rows are unassigned or held by `assignee`.
@@ -136,11 +198,7 @@ impl Graph {
 
     /// Ready order: highest priority first, then oldest, then by ID (and file, for duplicates).
     fn rank(a: &Record, b: &Record) -> std::cmp::Ordering {
-        Reverse(a.priority())
-            .cmp(&Reverse(b.priority()))
-            .then_with(|| a.created_at().cmp(b.created_at()))
-            .then_with(|| a.id().cmp(b.id()))
-            .then_with(|| (a.folder(), a.name()).cmp(&(b.folder(), b.name())))
+        Graph::rank_key(a).cmp(&Graph::rank_key(b))
     }
 
     /// Where `r` goes in the ready list (the first row that ranks after it).
@@ -377,6 +435,48 @@ mod tests {
             frontmatter: true,
         };
         Record::new(&m, 0, id)
+    }
+
+    /// Every issue's answers from the graph around it equal the whole graph's: chains of
+    /// parents, blockers of ancestors, duplicate IDs with different parents, IDs in other case
+    /// and with spaces, cycles, missing blockers.
+    #[test]
+    fn the_graph_around_an_issue_answers_as_the_whole_graph() {
+        let mut seed = 0x2545f4914f6cdd1d_u64;
+        let mut next = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        for _ in 0..40 {
+            let size = 2 + next(30);
+            let name = |n: u64, variant: u64| match variant {
+                0 => format!("i-{n}").to_lowercase(),
+                1 => format!(" I-{n}"),
+                _ => format!("I-{n}"),
+            };
+            let mut all = Vec::new();
+            for n in 0..size {
+                let blockers: Vec<String> = (0..next(3)).map(|_| name(next(size + 2), next(5))).collect();
+                let blockers: Vec<&str> = blockers.iter().map(String::as_str).collect();
+                let parent = (next(3) == 0).then(|| name(next(size + 1), next(5)));
+                let status = [Status::Open, Status::InProgress, Status::Closed][next(3) as usize];
+                all.push(meta(&name(n, next(6)), status, &blockers, parent.as_deref()));
+                if next(8) == 0 {
+                    let other = (next(2) == 0).then(|| name(next(size), 2));
+                    all.push(meta(&name(n, 2), Status::Closed, &[], other.as_deref()));
+                }
+            }
+            let whole = Graph::build(all.iter());
+            for n in 0..size + 2 {
+                let id = name(n, 2);
+                let part = Graph::around(&id, all.iter());
+                assert_eq!(part.open_blockers(&id, None), whole.open_blockers(&id, None), "{id}");
+                assert_eq!(part.blocks(&id), whole.blocks(&id), "{id}");
+                assert_eq!(part.is_epic(&id), whole.is_epic(&id), "{id}");
+            }
+        }
     }
 
     #[test]

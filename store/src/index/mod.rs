@@ -201,6 +201,18 @@ impl Index {
         graph
     }
 
+    /// The work graph as far as it decides `id`'s blockers, what it blocks and whether it is an
+    /// epic: the whole graph when it is built, else only [`Graph::around`] it (not kept).
+    pub fn graph_around(&self, id: &str) -> Arc<Graph> {
+        match &self.graph {
+            Some((generation, graph)) if *generation == self.generation => Arc::clone(graph),
+            _ => {
+                let records: Vec<&Record> = self.slots.entries().map(|(_, x)| &x.rec).collect();
+                Arc::new(Graph::around(id, records.into_iter()))
+            }
+        }
+    }
+
     /// Every issue, newest update first (ties by ID), with the folder it is in.
     pub fn by_updated(&mut self) -> impl Iterator<Item = (&Record, &Path)> {
         self.slots.by_updated()

@@ -92,8 +92,14 @@ const CONTEXT: usize = 9;
 const LABELS: usize = 10;
 const BLOCKED_BY: usize = 11;
 const BODY_LEN: usize = 12;
-/// Type, status, priority, flags (1: has frontmatter), folder number.
+/// Type, status, priority, flags ([`HAS_FRONTMATTER`], [`HAS_BLOCKERS`], [`HAS_PARENT`]), folder
+/// number.
 const HEAD: usize = 5;
+const HAS_FRONTMATTER: u8 = 1;
+/// Set when `blockedBy` is not empty, so the work graph skips most records without a walk to
+/// their last field.
+const HAS_BLOCKERS: u8 = 2;
+const HAS_PARENT: u8 = 4;
 
 /// An issue packed (see the module). Cloning shares it.
 #[derive(Clone, PartialEq, Eq)]
@@ -155,7 +161,12 @@ impl Record {
         out.push(code(IssueType::ALL, meta.issue_type));
         out.push(code(Status::ALL, meta.status));
         out.push(code(Priority::ALL, meta.priority));
-        out.push(u8::from(meta.frontmatter));
+        let flags = [
+            (meta.frontmatter, HAS_FRONTMATTER),
+            (!meta.blocked_by.is_empty(), HAS_BLOCKERS),
+            (Fields::parent(meta).is_some(), HAS_PARENT),
+        ];
+        out.push(flags.iter().filter(|(on, _)| *on).map(|(_, bit)| bit).sum());
         out.push(folder);
         put_str(&mut out, &meta.updated_at);
         put_str(&mut out, &meta.id);
@@ -189,16 +200,23 @@ impl Record {
             || bytes[0] as usize >= IssueType::ALL.len()
             || bytes[1] as usize >= Status::ALL.len()
             || bytes[2] as usize >= Priority::ALL.len()
-            || bytes[3] > 1
+            || bytes[3] > HAS_FRONTMATTER | HAS_BLOCKERS | HAS_PARENT
         {
             return None;
         }
+        let flag = |bit: u8| bytes[3] & bit != 0;
         let mut at = HEAD;
         for field in UPDATED..BODY_LEN {
             let n = if is_list(field) { varint(bytes, &mut at)? } else { 1 };
+            if field == BLOCKED_BY && (n > 0) != flag(HAS_BLOCKERS) {
+                return None;
+            }
             for _ in 0..n {
                 let mut len = varint(bytes, &mut at)?;
                 if is_optional(field) {
+                    if field == PARENT && (len > 0) != flag(HAS_PARENT) {
+                        return None;
+                    }
                     if len == 0 {
                         continue;
                     }
@@ -416,16 +434,16 @@ impl Fields for Record {
         self.text(UPDATED).unwrap_or_default()
     }
     fn parent(&self) -> Option<&str> {
-        self.text(PARENT)
+        if self.0[3] & HAS_PARENT == 0 { None } else { self.text(PARENT) }
     }
     fn blocked_by(&self) -> impl Iterator<Item = &str> {
         self.list(BLOCKED_BY)
     }
     fn has_blockers(&self) -> bool {
-        self.list(BLOCKED_BY).next().is_some()
+        self.0[3] & HAS_BLOCKERS != 0
     }
     fn frontmatter(&self) -> bool {
-        self.0[3] & 1 != 0
+        self.0[3] & HAS_FRONTMATTER != 0
     }
 }
 
