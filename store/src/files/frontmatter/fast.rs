@@ -12,9 +12,11 @@
 //!   scalars whose resolution is certain (null and boolean words, decimal digits, and text that
 //!   no number form can match), `[]`, `{}` and one-line flow lists of such items;
 //! - `key:` followed by a block list (`- item` lines at one indentation, 0 included) of one-line
-//!   scalars, or by a nested mapping of `key: value` lines at one indentation.
+//!   scalars, or by a nested mapping of `key: value` lines at one indentation;
+//! - block scalars (`|`, `|-`, `>`, `>-`) as values of keys, in their simplest form.
 //!
-//! Not taken: comments, tabs, anchors, aliases, tags, block scalars, multi-line scalars, deeper
+//! Not taken: comments, tabs, anchors, aliases, tags, other block scalars, multi-line flow and
+//! quoted scalars, deeper
 //! nesting, directives and document markers, escapes, and any character a YAML reader treats
 //! specially (line breaks other than `\n` and `\r\n`, control characters, a BOM inside).
 
@@ -39,7 +41,7 @@ pub(super) fn front(yaml: &str) -> Option<Front> {
             return None;
         }
         seen.push(key);
-        let value = if rest.is_empty() { block(&mut lines)? } else { inline(rest)? };
+        let value = if rest.is_empty() { block(&mut lines)? } else { value(rest, 0, &mut lines)? };
         let slot = match key {
             "id" => &mut front.id,
             "title" => &mut front.title,
@@ -142,7 +144,7 @@ fn block(lines: &mut Lines<'_>) -> Option<Yaml> {
         }
         lines.next_content();
         let (key, rest) = key_line(&line[i..])?;
-        let value = if rest.is_empty() { Yaml::Null } else { inline(rest)? };
+        let value = if rest.is_empty() { Yaml::Null } else { value(rest, indent, lines)? };
         if map.insert(Yaml::String(key.to_string()), value).is_some() {
             return None;
         }
@@ -153,6 +155,60 @@ fn block(lines: &mut Lines<'_>) -> Option<Yaml> {
 /// A block list item: `- value` or a lone `-`.
 fn is_item(line: &str) -> bool {
     line == "-" || line.starts_with("- ")
+}
+
+/// The value of a key at indentation `parent`, starting on its line (`rest`, not empty).
+fn value(rest: &str, parent: usize, lines: &mut Lines<'_>) -> Option<Yaml> {
+    match rest.as_bytes()[0] {
+        b'|' | b'>' => block_scalar(rest, parent, lines),
+        _ => inline(rest),
+    }
+}
+
+/// A block scalar (`|`, `|-`, `>`, `>-`; js-yaml folds long titles with `>-`) whose lines all
+/// sit at one indentation deeper than `parent`: no blank, more-indented or trailing-space line
+/// (those change what folding and chomping keep), and at least one line.
+fn block_scalar(header: &str, parent: usize, lines: &mut Lines<'_>) -> Option<Yaml> {
+    let (folded, strip) = match header {
+        "|" => (false, false),
+        "|-" => (false, true),
+        ">" => (true, false),
+        ">-" => (true, true),
+        _ => return None,
+    };
+    let mut text = String::new();
+    let mut indent = None;
+    while let Some(raw) = lines.rest.clone().next() {
+        let line = raw.strip_suffix('\r').unwrap_or(raw);
+        let k = line.len() - line.trim_start_matches(' ').len();
+        if k == line.len() {
+            // Only the nothing after the frontmatter's last line break ends the scalar.
+            if line.is_empty() && lines.rest.clone().nth(1).is_none() {
+                break;
+            }
+            return None;
+        }
+        match indent {
+            None if k > parent => indent = Some(k),
+            Some(i) if k == i => {}
+            // A line less indented ends the scalar; the caller checks what it is.
+            Some(i) if k < i => break,
+            _ => return None,
+        }
+        if line.ends_with(' ') {
+            return None;
+        }
+        lines.rest.next();
+        if !text.is_empty() {
+            text.push(if folded { ' ' } else { '\n' });
+        }
+        text.push_str(&line[k..]);
+    }
+    indent?;
+    if !strip {
+        text.push('\n');
+    }
+    Some(Yaml::String(text))
 }
 
 /// A value written on its key's line.
