@@ -242,7 +242,9 @@ pub fn meta(doc: &Document, path: &Path, folder_type: IssueType, modified: &str)
     meta_from(front, doc.has_frontmatter(), &doc.body, path, folder_type, modified)
 }
 
-/// Reads only what the index needs from a whole file, and the body (for the search index).
+/// Reads only what the index needs from a whole file, and the body (for the search index). The
+/// frontmatter goes through the line reader in `frontmatter/fast.rs` when it takes it (the
+/// common files), else through serde_yaml; both give the same result.
 pub fn index_meta<'t>(
     text: &'t str,
     path: &Path,

@@ -83,6 +83,8 @@ const CASES: &[(&str, bool)] = &[
     ("createdAt: 2026-08-16T02:02:00.000Z\nupdatedAt: '2026-08-16T02:02:00.000Z'\n", true),
     ("Title: x\ntitle: y\n", true),
     ("my-key_1: x\ntitle: y\n", true),
+    ("yes: 1\non: 2\ny: 3\nY: 4\nno: 5\noff: 6\n", true),
+    ("title: a\u{a0}#b\n", true),
     ("labels: []\n", true),
     ("labels: [ ]\n", true),
     ("labels: bug\n", true),
