@@ -197,7 +197,7 @@ pub fn id_from_file_name(path: &Path) -> Option<String> {
 }
 
 /// The frontmatter keys docket reads, each a raw YAML value so no value can make reading fail.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 struct Front {
     id: Option<Yaml>,
     title: Option<Yaml>,
@@ -242,18 +242,35 @@ pub fn meta(doc: &Document, path: &Path, folder_type: IssueType, modified: &str)
     meta_from(front, doc.has_frontmatter(), &doc.body, path, folder_type, modified)
 }
 
-/// Reads only what the index needs from a whole file, and the body (for the search index).
+/// Reads only what the index needs from a whole file, and the body (for the search index). The
+/// frontmatter goes through the line reader in `frontmatter/fast.rs` when it takes it (the
+/// common files), else through serde_yaml; both give the same result.
 pub fn index_meta<'t>(
     text: &'t str,
     path: &Path,
     folder_type: IssueType,
     modified: &str,
 ) -> Result<(IssueMeta, &'t str), String> {
+    index_meta_with(text, path, folder_type, modified, true)
+}
+
+/// [`index_meta`], through the fast reader when `fast` and it takes the frontmatter, else
+/// through serde_yaml (the tests compare the two).
+fn index_meta_with<'t>(
+    text: &'t str,
+    path: &Path,
+    folder_type: IssueType,
+    modified: &str,
+    fast: bool,
+) -> Result<(IssueMeta, &'t str), String> {
     let text = text.strip_prefix(BOM).unwrap_or(text);
     let Some(parts) = split(text)? else {
         return Ok((meta_from(Front::default(), false, text, path, folder_type, modified), text));
     };
-    let front = Front::from_mapping(&parse_mapping(parts.yaml)?);
+    let front = match fast.then(|| fast::front(parts.yaml)).flatten() {
+        Some(front) => front,
+        None => Front::from_mapping(&parse_mapping(parts.yaml)?),
+    };
     Ok((meta_from(front, true, parts.body, path, folder_type, modified), parts.body))
 }
 
@@ -370,6 +387,8 @@ pub fn not_editable(doc: &Document, key: &str) -> Option<String> {
     };
     (!ok).then(|| serde_yaml::to_string(v).unwrap_or_default().trim().chars().take(200).collect())
 }
+
+mod fast;
 
 #[cfg(test)]
 mod tests;
