@@ -123,8 +123,17 @@ impl Orders {
         if self.ordered {
             return;
         }
-        let mut all = slots.live();
-        all.sort_unstable_by(|&a, &b| slots.order(a, b));
+        // [`list_order`]'s keys, read out of each record once (the path only on a full tie).
+        let mut keyed: Vec<_> = slots
+            .live()
+            .into_iter()
+            .map(|s| {
+                let m = meta(slots, s);
+                ((std::cmp::Reverse(m.frontmatter()), std::cmp::Reverse(m.updated_at()), m.id()), s)
+            })
+            .collect();
+        keyed.sort_unstable_by(|(ka, a), (kb, b)| ka.cmp(kb).then_with(|| slots.order(*a, *b)));
+        let all = keyed.into_iter().map(|(_, s)| s).collect();
         self.set_all(slots, all);
     }
 

@@ -85,8 +85,14 @@ impl DocText {
         let mut text = String::with_capacity(meta.title.len() + body.len() + 16);
         let mut fields: Vec<(usize, u8)> = Vec::with_capacity(meta.labels.len() + 2);
         let mut add = |s: &str, field: u8| {
-            fields.push((text.len(), field));
-            text.push_str(&s.to_lowercase());
+            let start = text.len();
+            fields.push((start, field));
+            if s.is_ascii() {
+                text.push_str(s);
+                text[start..].make_ascii_lowercase();
+            } else {
+                text.push_str(&s.to_lowercase());
+            }
             text.push('\n');
         };
         // IDs are not words here: the index's ID tables find them (see `Store::search`).
