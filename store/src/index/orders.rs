@@ -119,7 +119,8 @@ impl Orders {
     }
 
     /// Rebuilds the orders if changes skipped them.
-    pub fn ensure<M: Metas + ?Sized>(&mut self, slots: &M) {
+    pub fn ensure<M: Metas + Sync + ?Sized>(&mut self, slots: &M) {
+        use rayon::slice::ParallelSliceMut;
         if self.ordered {
             return;
         }
@@ -132,7 +133,7 @@ impl Orders {
                 ((std::cmp::Reverse(m.frontmatter()), std::cmp::Reverse(m.updated_at()), m.id()), s)
             })
             .collect();
-        keyed.sort_unstable_by(|(ka, a), (kb, b)| ka.cmp(kb).then_with(|| slots.order(*a, *b)));
+        keyed.par_sort_unstable_by(|(ka, a), (kb, b)| ka.cmp(kb).then_with(|| slots.order(*a, *b)));
         let all = keyed.into_iter().map(|(_, s)| s).collect();
         self.set_all(slots, all);
     }

@@ -140,7 +140,7 @@ impl Index {
         let stamps = !from_snapshot || snapshot_exists || !self.broken.is_empty();
         let (decoded, listings) = rayon::join(
             || snapshot_exists.then(|| read_snapshot(ws, &root, &dirs)).flatten(),
-            || to_list.iter().map(|dir| (dir, list(rooted.as_ref(), dir, first, stamps))).collect::<Vec<_>>(),
+            || to_list.par_iter().map(|dir| (dir, list(rooted.as_ref(), dir, first, stamps))).collect::<Vec<_>>(),
         );
         if let Some(slots) = decoded {
             self.use_snapshot(slots);

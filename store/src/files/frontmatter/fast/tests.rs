@@ -491,7 +491,7 @@ fn entry(rng: &mut Rng, out: &mut String) {
 #[test]
 fn both_readers_agree_on_a_random_corpus_of_the_same_pieces() {
     let path = Path::new(PATH);
-    let mut rng = Rng(0x5eed_f00d_d0c5_e7);
+    let mut rng = Rng(0x005e_edf0_0dd0_c5e7);
     let (mut fast, mut slow) = (0, 0);
     for _ in 0..20_000 {
         let mut yaml = String::new();
