@@ -85,7 +85,7 @@ impl Store {
 
     /// What blocks `meta` and what it blocks.
     pub fn blockers(&self, meta: &IssueMeta) -> Result<Blockers, StoreError> {
-        let (index, _) = self.fresh()?;
+        let (mut index, _) = self.fresh()?;
         let graph = index.graph_around(&meta.id);
         Ok(Blockers {
             open: graph.open_blockers(&meta.id, Some(&meta.blocked_by)),

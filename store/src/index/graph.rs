@@ -150,9 +150,10 @@ impl Graph {
         let k = key(id);
         let parent_key = |r: &Record| r.parent().filter(|p| !p.trim().is_empty()).map(key);
         let mut keep: HashSet<usize> = HashSet::new();
+        let is_k = |other: &str| other.trim().eq_ignore_ascii_case(&k);
         for (i, r) in records.clone().enumerate() {
-            let names_it = r.has_blockers() && r.blocked_by().any(|b| key(b) == k);
-            if names_it || parent_key(r).is_some_and(|p| p == k) {
+            let names_it = r.has_blockers() && r.blocked_by().any(is_k);
+            if names_it || r.parent().is_some_and(|p| !p.trim().is_empty() && is_k(p)) {
                 keep.insert(i);
             }
         }

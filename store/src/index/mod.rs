@@ -66,6 +66,8 @@ pub struct Index {
     pub save_wanted: bool,
     /// The work graph as of a generation (rebuilt on the first use after a change).
     graph: Option<(u64, Arc<Graph>)>,
+    /// Whether the graph around one issue was built instead of the whole (once a process).
+    served_around: bool,
 }
 
 impl Index {
@@ -88,6 +90,7 @@ impl Index {
             unsaved: 0,
             save_wanted: false,
             graph: None,
+            served_around: false,
         }
     }
 
@@ -202,14 +205,19 @@ impl Index {
     }
 
     /// The work graph as far as it decides `id`'s blockers, what it blocks and whether it is an
-    /// epic: the whole graph when it is built, else only [`Graph::around`] it (not kept).
-    pub fn graph_around(&self, id: &str) -> Arc<Graph> {
+    /// epic. The first graph a process needs is only the part [`Graph::around`] the issue (a
+    /// cold `issues_get` or `docket show` answers without building the whole one); every later
+    /// one is the whole graph, kept and patched as [`Index::graph`] keeps it (a few passes over
+    /// every record for each call would cost more than building it once).
+    pub fn graph_around(&mut self, id: &str) -> Arc<Graph> {
         match &self.graph {
             Some((generation, graph)) if *generation == self.generation => Arc::clone(graph),
-            _ => {
+            None if !self.served_around => {
+                self.served_around = true;
                 let records: Vec<&Record> = self.slots.entries().map(|(_, x)| &x.rec).collect();
                 Arc::new(Graph::around(id, records.into_iter()))
             }
+            _ => self.graph(),
         }
     }
 
