@@ -12,12 +12,6 @@ use docket::server::ToolStyle;
 use docket::store::Workspace;
 use docket::transport::{self, http};
 
-/// mimalloc (v2, no transparent huge pages) rather than glibc's malloc: at 100,000 issues a first
-/// server ever indexes in 0.97-0.99 s instead of 1.17-1.34 s at the same peak memory (84-88 MB);
-/// mimalloc 3 and huge pages raised the peak past 100 MB. Measured in docs/benchmarks.md.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 #[derive(Parser)]
 #[command(name = "docket", version, about = "An issue and spec tracker for coding agents, served over MCP")]
 struct Cli {
