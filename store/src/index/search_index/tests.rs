@@ -89,3 +89,25 @@ fn many_new_terms_stay_findable_by_prefix() {
     assert_eq!(found(&ix, "w0299", 3000).len(), 10);
     assert_eq!(found(&ix, "w02999z", 3000).iter().map(|h| h.0).collect::<Vec<_>>(), [2999]);
 }
+
+/// `cargo test --release -p docket-store doc_text_timing -- --ignored --nocapture`: µs per
+/// issue for the word list of a generated body (a cold index build makes one per file).
+#[test]
+#[ignore = "a timing, not a check; run by hand"]
+fn doc_text_timing() {
+    let body = "## Context\n\nHarden file uploads on mobile.\n\nThe current behaviour surprises users: the request \
+                succeeds but the state on disk does not match what the UI reports. Reproduce it with a fresh \
+                workspace, then compare the two. A fix should keep the public API stable and add a regression \
+                test that fails before the change.\n\n"
+        .repeat(2)
+        + "## Acceptance\n\n- [ ] covered by a test\n";
+    let m = meta("ISS-000001", "Harden file uploads on mobile", &["feature", "tech-debt", "bug"]);
+    let runs = 20_000;
+    let started = std::time::Instant::now();
+    let mut terms = 0;
+    for _ in 0..runs {
+        terms += DocText::new(&m, &body).terms().count();
+    }
+    let per = started.elapsed().as_secs_f64() * 1e6 / runs as f64;
+    println!("DocText::new: {per:.2} µs per issue ({} terms)", terms / runs);
+}
