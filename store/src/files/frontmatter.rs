@@ -275,71 +275,43 @@ fn index_meta_with<'t>(
 }
 
 fn meta_from(f: Front, has_front: bool, body: &str, path: &Path, folder_type: IssueType, modified: &str) -> IssueMeta {
-    // The values are moved out of `f`, not copied: a cold index build reads every file this way.
-    let text = |v: Option<Yaml>| v.and_then(into_text).filter(|s| !s.is_empty());
+    let text = |v: &Option<Yaml>| v.as_ref().and_then(scalar_text).filter(|s| !s.is_empty());
     let id =
         f.id.as_ref()
             .and_then(id_text)
             .or_else(|| id_from_file_name(path))
             .unwrap_or_else(|| path.file_stem().and_then(|s| s.to_str()).unwrap_or("unnamed").to_string());
-    let list = |v: Option<Yaml>| -> Vec<String> {
+    let list = |v: &Option<Yaml>| -> Vec<String> {
         match v {
-            Some(Yaml::Sequence(items)) => items.into_iter().filter_map(into_text).collect(),
-            Some(v) => into_text(v).filter(|s| !s.is_empty()).map(|s| vec![s]).unwrap_or_default(),
+            Some(Yaml::Sequence(items)) => items.iter().filter_map(scalar_text).collect(),
+            Some(v) => scalar_text(v).filter(|s| !s.is_empty()).map(|s| vec![s]).unwrap_or_default(),
             None => Vec::new(),
         }
     };
+    let labels = list(&f.labels);
+    let mut blocked_by = list(&f.blocked_by);
+    blocked_by.retain(|b| !b.trim().is_empty());
     let context = match f.context.as_ref().map(serde_json::to_value) {
         Some(Ok(Json::Object(m))) => m,
         _ => Map::new(),
     };
-    let issue_type = parsed(&f.kind).and_then(|t| IssueType::parse_loose(&t)).unwrap_or(folder_type);
-    let status = parsed(&f.status).and_then(|s| Status::parse_loose(&s)).unwrap_or(Status::Open);
-    let priority = parsed(&f.priority).and_then(|p| Priority::parse_loose(&p)).unwrap_or(Priority::Medium);
-    let labels = list(f.labels);
-    let mut blocked_by = list(f.blocked_by);
-    blocked_by.retain(|b| !b.trim().is_empty());
-    let created = text(f.created_at);
     IssueMeta {
         id,
-        title: text(f.title).or_else(|| first_heading(body)).unwrap_or_else(|| "Untitled Issue".into()),
-        issue_type,
-        status,
-        priority,
+        title: text(&f.title).or_else(|| first_heading(body)).unwrap_or_else(|| "Untitled Issue".into()),
+        issue_type: text(&f.kind).and_then(|t| IssueType::parse_loose(&t)).unwrap_or(folder_type),
+        status: text(&f.status).and_then(|s| Status::parse_loose(&s)).unwrap_or(Status::Open),
+        priority: text(&f.priority).and_then(|p| Priority::parse_loose(&p)).unwrap_or(Priority::Medium),
         labels,
-        assignee: text(f.assignee),
-        project: text(f.project),
-        updated_at: text(f.updated_at).or_else(|| created.clone()).unwrap_or_else(|| modified.to_string()),
-        created_at: created.unwrap_or_else(|| modified.to_string()),
-        closed_at: text(f.closed_at),
+        assignee: text(&f.assignee),
+        project: text(&f.project),
+        created_at: text(&f.created_at).unwrap_or_else(|| modified.to_string()),
+        updated_at: text(&f.updated_at).or_else(|| text(&f.created_at)).unwrap_or_else(|| modified.to_string()),
+        closed_at: text(&f.closed_at),
         context,
         blocked_by,
         path: path.to_path_buf(),
         body_len: body.chars().count(),
         frontmatter: has_front,
-    }
-}
-
-/// [`scalar_text`], moving a string out instead of copying it.
-fn into_text(v: Yaml) -> Option<String> {
-    match v {
-        Yaml::String(s) => Some(s),
-        Yaml::Tagged(t) => into_text(t.value),
-        other => scalar_text(&other),
-    }
-}
-
-/// A value only parsed, never kept, as non-empty text.
-fn parsed(v: &Option<Yaml>) -> Option<std::borrow::Cow<'_, str>> {
-    v.as_ref().and_then(scalar_str).filter(|s| !s.is_empty())
-}
-
-/// [`scalar_text`], borrowing a string (for values only parsed, never kept).
-fn scalar_str(v: &Yaml) -> Option<std::borrow::Cow<'_, str>> {
-    match v {
-        Yaml::String(s) => Some(std::borrow::Cow::Borrowed(s)),
-        Yaml::Tagged(t) => scalar_str(&t.value),
-        other => scalar_text(other).map(std::borrow::Cow::Owned),
     }
 }
 
