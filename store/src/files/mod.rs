@@ -28,7 +28,11 @@ pub fn read_regular(path: &Path) -> Result<Vec<u8>, StoreError> {
 
 /// [`read_regular`] as UTF-8 text.
 pub fn read_text(path: &Path) -> Result<String, StoreError> {
-    String::from_utf8(read_regular(path)?)
+    utf8(read_regular(path)?, path)
+}
+
+fn utf8(bytes: Vec<u8>, path: &Path) -> Result<String, StoreError> {
+    String::from_utf8(bytes)
         .map_err(|_| StoreError::Refused { path: path.to_path_buf(), reason: "it is not UTF-8 text".into() })
 }
 
@@ -36,9 +40,7 @@ pub fn read_text(path: &Path) -> Result<String, StoreError> {
 /// index reads whole folders through one handle, and stamps each file by what it read).
 pub fn read_text_in(folder: &Root, path: &Path) -> Result<(String, std::fs::Metadata), StoreError> {
     let (bytes, md) = folder.read_with_metadata(path, MAX_FILE_BYTES)?;
-    let text = String::from_utf8(bytes)
-        .map_err(|_| StoreError::Refused { path: path.to_path_buf(), reason: "it is not UTF-8 text".into() })?;
-    Ok((text, md))
+    Ok((utf8(bytes, path)?, md))
 }
 
 /// Refuses a directory that resolves outside the workspace directory (a symlinked `archived/` or

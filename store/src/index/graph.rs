@@ -15,6 +15,11 @@ fn key(id: &str) -> String {
     id.trim().to_ascii_uppercase()
 }
 
+/// Whether `key(id) == k`, without building the key (`k` is one).
+fn has_key(id: &str, k: &str) -> bool {
+    id.trim().eq_ignore_ascii_case(k)
+}
+
 /// Who holds an issue, as ready work counts it: its trimmed assignee, `None` when it has none.
 pub fn holder(r: &Record) -> Option<&str> {
     r.assignee().map(str::trim).filter(|a| !a.is_empty())
@@ -150,7 +155,7 @@ impl Graph {
         let k = key(id);
         let parent_key = |r: &Record| r.parent().filter(|p| !p.trim().is_empty()).map(key);
         let mut keep: HashSet<usize> = HashSet::new();
-        let is_k = |other: &str| other.trim().eq_ignore_ascii_case(&k);
+        let is_k = |other: &str| has_key(other, &k);
         for (i, r) in records.clone().enumerate() {
             let names_it = r.has_blockers() && r.blocked_by().any(is_k);
             if names_it || r.parent().is_some_and(|p| !p.trim().is_empty() && is_k(p)) {
@@ -166,10 +171,7 @@ impl Graph {
                 break;
             }
             let (scan_chain, scan_leaves) = (std::mem::take(&mut chain_next), std::mem::take(&mut leaves_next));
-            let held = |r: &Record, keys: &[String]| {
-                let id = r.id().trim();
-                keys.iter().any(|k| id.eq_ignore_ascii_case(k))
-            };
+            let held = |r: &Record, keys: &[String]| keys.iter().any(|k| has_key(r.id(), k));
             for (i, r) in records.clone().enumerate() {
                 if held(r, &scan_chain) {
                     keep.insert(i);

@@ -3,7 +3,7 @@
 //! in list order) and stops once it holds `limit` issues, so it costs about what it returns;
 //! each change moves one slot in a handful of sorted sequences.
 
-use std::cmp::Ordering;
+use std::cmp::{Ordering, Reverse};
 
 use hashbrown::HashMap;
 
@@ -14,11 +14,12 @@ use crate::model::IssueFilter;
 /// List order: issues before files without frontmatter, newest update first, then ID, then path
 /// (`path` compares the paths, asked for only when all the rest ties).
 pub fn list_order<F: Fields + ?Sized>(a: &F, b: &F, path: impl FnOnce() -> Ordering) -> Ordering {
-    b.frontmatter()
-        .cmp(&a.frontmatter())
-        .then_with(|| b.updated_at().cmp(a.updated_at()))
-        .then_with(|| a.id().cmp(b.id()))
-        .then_with(path)
+    list_key(a).cmp(&list_key(b)).then_with(path)
+}
+
+/// What [`list_order`] compares before the path, read out of an issue once.
+fn list_key<F: Fields + ?Sized>(m: &F) -> (Reverse<bool>, Reverse<&str>, &str) {
+    (Reverse(m.frontmatter()), Reverse(m.updated_at()), m.id())
 }
 
 /// Where the orders find each live slot's issue.
@@ -125,14 +126,7 @@ impl Orders {
             return;
         }
         // [`list_order`]'s keys, read out of each record once (the path only on a full tie).
-        let mut keyed: Vec<_> = slots
-            .live()
-            .into_iter()
-            .map(|s| {
-                let m = meta(slots, s);
-                ((std::cmp::Reverse(m.frontmatter()), std::cmp::Reverse(m.updated_at()), m.id()), s)
-            })
-            .collect();
+        let mut keyed: Vec<_> = slots.live().into_iter().map(|s| (list_key(meta(slots, s)), s)).collect();
         keyed.par_sort_unstable_by(|(ka, a), (kb, b)| ka.cmp(kb).then_with(|| slots.order(*a, *b)));
         let all = keyed.into_iter().map(|(_, s)| s).collect();
         self.set_all(slots, all);
