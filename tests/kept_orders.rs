@@ -467,3 +467,58 @@ fn the_patched_work_graph_equals_one_built_anew() {
     store.delete(&loose).expect("delete");
     check_ready(&store, dir.path(), 101);
 }
+
+/// Edits made while no docket runs: some issues' update times rewritten (so their place in the
+/// list order moves), some files deleted, some copied under new IDs.
+fn edit_between_processes(rng: &mut StdRng, dir: &std::path::Path, round: usize) {
+    let folder = dir.join(".docket/issues");
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(&folder)
+        .expect("issues folder")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    files.sort();
+    for (k, path) in files.choose_multiple(rng, 30).enumerate() {
+        let Ok(text) = std::fs::read_to_string(path) else { continue };
+        match k % 10 {
+            0 => std::fs::remove_file(path).expect("delete"),
+            1 => {
+                let id = format!("NEW-{round}{k:03}");
+                let copy = text.replacen("id: ISS-", &format!("id: {id}\nformerly: ISS-"), 1);
+                std::fs::write(folder.join(format!("{id}-copy.md")), copy).expect("copy");
+            }
+            _ => {
+                let day = rng.random_range(1..29);
+                let edited: String = text
+                    .lines()
+                    .map(|l| match l.starts_with("updatedAt:") {
+                        true => format!("updatedAt: '2026-1{}-{day:02}T00:00:00.000Z'\n", round % 3),
+                        false => format!("{l}\n"),
+                    })
+                    .collect();
+                std::fs::write(path, edited).expect("edit");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_new_process_merges_outside_edits_into_the_snapshots_order() {
+    // Over 200 issues, so each process leaves a snapshot whose list order the next one starts
+    // from; the files changed between the two are merged into it.
+    let dir = tempfile::tempdir().expect("tmp");
+    let ws = generate_workspace(dir.path(), 400, 11);
+    let mut rng = StdRng::seed_from_u64(11);
+    for round in 0..4 {
+        let store = Store::open(ws.clone(), StoreOptions { branch_aware_ids: false, ..StoreOptions::default() });
+        check(&mut rng, &store, round);
+        for step in 0..6 {
+            change(&mut rng, &store, 1000 * round + step);
+        }
+        check(&mut rng, &store, round);
+        store.flush();
+        assert!(dir.path().join(".docket/cache/index.bin").exists(), "a snapshot, round {round}");
+        drop(store);
+        edit_between_processes(&mut rng, dir.path(), round);
+    }
+}

@@ -47,6 +47,10 @@ pub struct Orders {
     buckets: PerBucket,
     /// Per label, the slots holding it (once each).
     labels: HashMap<Box<str>, PerBucket>,
+    /// The list order a snapshot kept, checked only when the orders are first needed (a CLI
+    /// command that reads one issue never needs them): slots that died since are dropped from
+    /// it, new ones merged in.
+    saved: Vec<u32>,
 }
 
 /// Enters `slot` into a sequence in list order.
@@ -64,6 +68,57 @@ fn leave<M: Metas + ?Sized>(seq: &mut Vec<u32>, slots: &M, slot: u32) {
         }
         _ => seq.retain(|&s| s != slot),
     }
+}
+
+/// `live` (every live slot, ascending) in list order.
+fn sorted<M: Metas + Sync + ?Sized>(slots: &M, live: Vec<u32>) -> Vec<u32> {
+    use rayon::slice::ParallelSliceMut;
+    // [`list_order`]'s keys, read out of each record once (the path only on a full tie).
+    let mut keyed: Vec<_> = live.into_iter().map(|s| (list_key(meta(slots, s)), s)).collect();
+    keyed.par_sort_unstable_by(|(ka, a), (kb, b)| ka.cmp(kb).then_with(|| slots.order(*a, *b)));
+    keyed.into_iter().map(|(_, s)| s).collect()
+}
+
+/// `live` (every live slot, ascending) in list order, from `saved`: its slots that are still
+/// live, with the others sorted and merged in. `None` if `saved` is not in list order (or
+/// names a slot twice), which a snapshot of another build could hold.
+fn merge_saved<M: Metas + Sync + ?Sized>(slots: &M, live: &[u32], saved: Vec<u32>) -> Option<Vec<u32>> {
+    if saved.is_empty() {
+        return None;
+    }
+    let end = live.last().map_or(0, |&s| s as usize + 1);
+    let mut is_live = vec![false; end];
+    live.iter().for_each(|&s| is_live[s as usize] = true);
+    let mut kept = Vec::with_capacity(live.len());
+    for s in saved {
+        // Each live slot once; dropping it from `is_live` leaves the new ones there.
+        if let Some(flag) = is_live.get_mut(s as usize).filter(|f| **f) {
+            *flag = false;
+            kept.push(s);
+        }
+    }
+    if !kept.windows(2).all(|w| slots.order(w[0], w[1]).is_lt()) {
+        return None;
+    }
+    let new: Vec<u32> = live.iter().copied().filter(|&s| is_live[s as usize]).collect();
+    if new.is_empty() {
+        return Some(kept);
+    }
+    let new = sorted(slots, new);
+    let mut all = Vec::with_capacity(live.len());
+    let (mut i, mut j) = (0, 0);
+    while i < kept.len() && j < new.len() {
+        if slots.order(kept[i], new[j]).is_lt() {
+            all.push(kept[i]);
+            i += 1;
+        } else {
+            all.push(new[j]);
+            j += 1;
+        }
+    }
+    all.extend_from_slice(&kept[i..]);
+    all.extend_from_slice(&new[j..]);
+    Some(all)
 }
 
 /// The distinct labels of an issue.
@@ -116,19 +171,25 @@ impl Orders {
 
     /// Lets changes skip the orders (many are coming); they are rebuilt when next needed.
     pub fn unorder(&mut self) {
-        *self = Orders::default();
+        let saved = std::mem::take(&mut self.saved);
+        *self = Orders { saved, ..Orders::default() };
     }
 
-    /// Rebuilds the orders if changes skipped them.
+    /// Keeps `order` (a snapshot's list order, slots below `slots`) to build the orders from
+    /// when they are first needed, instead of sorting.
+    pub fn save(&mut self, order: Vec<u32>) {
+        *self = Orders { saved: order, ..Orders::default() };
+    }
+
+    /// Rebuilds the orders if changes skipped them: from the saved order if there is one and it
+    /// is still in list order, else by sorting every live slot.
     pub fn ensure<M: Metas + Sync + ?Sized>(&mut self, slots: &M) {
-        use rayon::slice::ParallelSliceMut;
         if self.ordered {
             return;
         }
-        // [`list_order`]'s keys, read out of each record once (the path only on a full tie).
-        let mut keyed: Vec<_> = slots.live().into_iter().map(|s| (list_key(meta(slots, s)), s)).collect();
-        keyed.par_sort_unstable_by(|(ka, a), (kb, b)| ka.cmp(kb).then_with(|| slots.order(*a, *b)));
-        let all = keyed.into_iter().map(|(_, s)| s).collect();
+        let live = slots.live();
+        let saved = std::mem::take(&mut self.saved);
+        let all = merge_saved(slots, &live, saved).unwrap_or_else(|| sorted(slots, live));
         self.set_all(slots, all);
     }
 
@@ -147,15 +208,16 @@ impl Orders {
                 }
             }
         }
-        *self = Orders { ordered: true, all, buckets, labels };
+        *self = Orders { ordered: true, all, buckets, labels, saved: Vec::new() };
     }
 
     /// Renumbers the slots after compaction (`remap[old]`, `u32::MAX` for a dropped slot).
     pub fn remap(&mut self, remap: &[u32]) {
         let renumber = |seq: &mut Vec<u32>| {
-            *seq = seq.iter().map(|&s| remap[s as usize]).filter(|&s| s != u32::MAX).collect();
+            *seq = seq.iter().filter_map(|&s| remap.get(s as usize)).copied().filter(|&s| s != u32::MAX).collect();
         };
         renumber(&mut self.all);
+        renumber(&mut self.saved);
         self.buckets.iter_mut().for_each(renumber);
         self.labels.values_mut().flat_map(|seqs| seqs.iter_mut()).for_each(renumber);
     }

@@ -139,12 +139,21 @@ impl Index {
         let snapshot_exists = from_snapshot && snapshot::path_in(&ws.cache_dir()).exists();
         let stamps = !from_snapshot || snapshot_exists || !self.broken.is_empty();
         let (decoded, listings) = rayon::join(
-            || snapshot_exists.then(|| read_snapshot(ws, &root, &dirs)).flatten(),
-            || to_list.par_iter().map(|dir| (dir, list(rooted.as_ref(), dir, first, stamps))).collect::<Vec<_>>(),
+            || snapshot_exists.then(|| read_snapshot(ws, &root, &dirs).map(|s| (s, started.elapsed()))).flatten(),
+            || {
+                let listed = to_list.par_iter().map(|dir| (dir, list(rooted.as_ref(), dir, first, stamps))).collect();
+                (listed, started.elapsed())
+            },
         );
-        if let Some(slots) = decoded {
+        let (listings, listed_in): (Vec<_>, _) = listings;
+        if let Some((slots, decoded_in)) = decoded {
             self.use_snapshot(slots);
-            tracing::debug!(issues = self.slots.len(), ms = started.elapsed().as_millis(), "index snapshot read");
+            tracing::debug!(
+                issues = self.slots.len(),
+                decoded_ms = decoded_in.as_secs_f64() * 1e3,
+                listed_ms = listed_in.as_secs_f64() * 1e3,
+                "index snapshot read"
+            );
         }
         let mut present = vec![false; self.slots.capacity()];
         let mut broken_seen = Vec::new();

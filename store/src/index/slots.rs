@@ -506,10 +506,8 @@ impl Slots {
             }
             order.push(s as u32);
         }
-        let view = live(&slots.slots, &slots.folders);
-        if order.windows(2).all(|w| view.order(w[0], w[1]).is_le()) {
-            slots.orders.set_all(&view, order);
-        }
+        // Checked against the records when a list first needs it.
+        slots.orders.save(order);
         slots.text = SearchIndex::decode(input, n as u32)?;
         Ok(slots)
     }
