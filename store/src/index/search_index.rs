@@ -339,14 +339,10 @@ impl SearchIndex {
             hits.into_iter().for_each(emit);
             return n;
         }
-        let word = &q.terms[0];
         let mut each = |how: Match| {
-            let terms = self.expand(word, how);
-            if terms.is_empty() {
+            let Some((marks, score)) = self.word_marks(q, allowed, docs, how == Match::Infix) else {
                 return 0;
-            }
-            let marks = self.marks(&terms, allowed, docs);
-            let score = self.scorer(&terms, docs);
+            };
             let mut n = 0;
             for (doc, &m) in marks.iter().enumerate() {
                 if m != 0 && live(doc as u32) {
@@ -363,18 +359,42 @@ impl SearchIndex {
         each(Match::Infix)
     }
 
+    /// For a query of one word: per document, where its terms occur (see [`SearchIndex::marks`];
+    /// 0: nowhere), and what each mark scores (a title's boosts aside). The word is matched
+    /// whole, or as a prefix unless the query is exact, or anywhere inside a word with `infix`
+    /// (which [`SearchIndex::search`] falls back to when the others find nothing). `None` when
+    /// no indexed word matches.
+    pub fn word_marks(
+        &self,
+        q: &Query,
+        allowed: u8,
+        docs: usize,
+        infix: bool,
+    ) -> Option<(Vec<u8>, impl Fn(u8) -> u32 + use<>)> {
+        let how = match (infix, q.exact) {
+            (true, _) => Match::Infix,
+            (false, true) => Match::Exact,
+            (false, false) => Match::Prefix,
+        };
+        let terms = self.expand(q.terms.first()?, how);
+        if terms.is_empty() {
+            return None;
+        }
+        Some((self.marks(&terms, allowed, docs), self.scorer(&terms, docs)))
+    }
+
     /// Per document, where the terms occur: low four bits the fields, high four where a term
     /// occurs exactly.
     fn marks(&self, terms: &[(u32, Match)], allowed: u8, docs: usize) -> Vec<u8> {
         let mut marks = vec![0u8; docs];
         for &(t, m) in terms {
             let exact = if m == Match::Exact { 4 } else { 0 };
-            for (doc, fields) in self.terms[t as usize].iter() {
+            each_posting(&self.terms[t as usize].postings, |doc, fields| {
                 if let Some(mark) = marks.get_mut(doc as usize) {
                     let f = fields & allowed;
                     *mark |= f | (f << exact);
                 }
-            }
+            });
         }
         marks
     }
@@ -516,9 +536,27 @@ impl Term {
         self.last = doc + 1;
         self.count += 1;
     }
+}
 
-    fn iter(&self) -> impl Iterator<Item = (u32, u8)> + '_ {
-        iter_postings(&self.postings)
+/// [`iter_postings`] as a loop that decodes a one-byte posting (a gap under 8, as most of a
+/// common word's are) without the varint loop: the hot path of a search of a common word.
+fn each_posting(bytes: &[u8], mut f: impl FnMut(u32, u8)) {
+    let mut at = 0;
+    let mut doc_plus_one: u64 = 0;
+    while let Some(&byte) = bytes.get(at) {
+        at += 1;
+        let mut v = (byte & 0x7f) as u64;
+        let mut shift = 7;
+        let mut more = byte & 0x80 != 0;
+        while more && shift <= 63 {
+            let Some(&byte) = bytes.get(at) else { return };
+            at += 1;
+            v |= ((byte & 0x7f) as u64) << shift;
+            shift += 7;
+            more = byte & 0x80 != 0;
+        }
+        doc_plus_one += v >> 4;
+        f((doc_plus_one.max(1) - 1) as u32, (v & FIELDS as u64) as u8);
     }
 }
 

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use super::Slots;
 use crate::index::ranking;
 use crate::index::record::{Fields, Record};
-use crate::index::search_index::Query;
+use crate::index::search_index::{Query, TITLE};
 use crate::model::IssueMeta;
 
 /// One page of ranked hits (issue and score), and how many hits there are in all.
@@ -52,6 +52,9 @@ impl Slots {
         limit: usize,
     ) -> Option<RankedPage> {
         self.ranks()?;
+        if q.terms.len() == 1 && keep.is_none() && ids.is_empty() {
+            return self.one_word_page(q, allowed, offset, limit);
+        }
         let slots = &self.slots;
         let live = |d: u32| match slots.get(d as usize).and_then(Option::as_ref) {
             Some(x) => keep.is_none_or(|k| k(&x.rec)),
@@ -60,19 +63,9 @@ impl Slots {
         let mut ids: Vec<(u32, bool)> = ids.iter().filter_map(|p| self.slot_of(p)).map(|s| (s, false)).collect();
         let ranks = self.ranks.as_deref()?;
         let meta = |d: u32| &slots[d as usize].as_ref().expect("a live hit").rec;
-        let needed = offset.saturating_add(limit);
-        // The best `needed` so far as (score, place in list order, slot), the worst on top.
-        let mut best: BinaryHeap<Ranked> = BinaryHeap::with_capacity(needed.min(1024) + 1);
+        let mut best = Best::new(offset.saturating_add(limit));
         let mut offer = |e: Ranked| {
-            if needed == 0 {
-                return;
-            }
-            if best.len() < needed {
-                best.push(e);
-            } else if best.peek().is_some_and(|worst| e < *worst) {
-                best.pop();
-                best.push(e);
-            }
+            best.offer(e);
         };
         let hits = self.text.search_each(q, allowed, slots.len(), live, |h| {
             // Only titles holding every word can be the query or hold it as a phrase.
@@ -90,9 +83,128 @@ impl Slots {
             offer(Ranked { score: id_points, place: ranks[slot as usize], slot });
             total += 1;
         }
-        let sorted = best.into_sorted_vec();
-        let page = sorted.iter().skip(offset).map(|e| (self.full(meta(e.slot)), e.score));
-        Some((page.collect(), total))
+        Some((self.page_of(best, offset), total))
+    }
+
+    /// The `offset`.. part of the best hits, as issues with their scores.
+    fn page_of(&self, best: Best, offset: usize) -> Vec<(Arc<IssueMeta>, u32)> {
+        let meta = |d: u32| &self.slots[d as usize].as_ref().expect("a live hit").rec;
+        best.heap.into_sorted_vec().iter().skip(offset).map(|e| (self.full(meta(e.slot)), e.score)).collect()
+    }
+
+    /// [`Slots::search_page`] for one word and no filter, without offering every hit to the
+    /// heap: a hit whose title lacks the word scores by where the word occurs alone (a handful
+    /// of values), so each such class of hits can add only its first `offset + limit` in list
+    /// order, found by walking that order, and only while it can still beat the page's worst.
+    /// A word every issue holds then costs a count of its marks, not a heap of 100,000 hits.
+    fn one_word_page(&mut self, q: &Query, allowed: u8, offset: usize, limit: usize) -> Option<RankedPage> {
+        let ranks = self.ranks.as_deref()?;
+        let docs = self.slots.len();
+        let meta = |d: u32| &self.slots[d as usize].as_ref().expect("a live hit").rec;
+        // Whole words (or a prefix) first; anywhere inside a word only if they find nothing.
+        for infix in [false, true] {
+            if infix && q.exact {
+                break;
+            }
+            let Some((marks, score)) = self.text.word_marks(q, allowed, docs, infix) else { continue };
+            // Every live slot has a place in list order: the ranks say which hits are live.
+            let mut counts = [0usize; 256];
+            let mut titled = Vec::new();
+            for (d, (&m, &rank)) in marks.iter().zip(ranks).enumerate() {
+                if m != 0 && rank != u32::MAX {
+                    counts[m as usize] += 1;
+                    if m & TITLE != 0 {
+                        titled.push(d as u32);
+                    }
+                }
+            }
+            let total: usize = counts.iter().sum();
+            if total == 0 {
+                continue;
+            }
+            let mut best = Best::new(offset.saturating_add(limit));
+            for d in titled {
+                let m = marks[d as usize];
+                let boost = ranking::title_boost(q, meta(d).title());
+                best.offer(Ranked { score: score(m) + boost, place: ranks[d as usize], slot: d });
+            }
+            // The other hits' scores, best first, with how many hold each.
+            let mut classes: Vec<(u32, usize)> = Vec::new();
+            for m in (1..=255u8).filter(|m| m & TITLE == 0 && counts[*m as usize] > 0) {
+                match classes.iter_mut().find(|(s, _)| *s == score(m)) {
+                    Some(class) => class.1 += counts[m as usize],
+                    None => classes.push((score(m), counts[m as usize])),
+                }
+            }
+            classes.sort_unstable_by_key(|&(score, _)| std::cmp::Reverse(score));
+            for (class, count) in classes {
+                if best.full() && best.worst().is_some_and(|w| w.score > class) {
+                    break;
+                }
+                let member = |m: u8| m != 0 && m & TITLE == 0 && score(m) == class;
+                if count.saturating_mul(8) >= docs {
+                    // Common: its first members in list order come soon.
+                    let mut taken = 0;
+                    for (place, &d) in self.orders.all().iter().enumerate() {
+                        if !member(marks[d as usize]) {
+                            continue;
+                        }
+                        // Later members come later in list order: none can do better.
+                        if !best.offer(Ranked { score: class, place: place as u32, slot: d }) {
+                            break;
+                        }
+                        taken += 1;
+                        if taken == best.needed {
+                            break;
+                        }
+                    }
+                } else {
+                    for (d, &m) in marks.iter().enumerate() {
+                        if member(m) && ranks[d] != u32::MAX {
+                            best.offer(Ranked { score: class, place: ranks[d], slot: d as u32 });
+                        }
+                    }
+                }
+            }
+            return Some((self.page_of(best, offset), total));
+        }
+        Some((Vec::new(), 0))
+    }
+}
+
+/// The best `needed` hits offered so far, the worst on top.
+struct Best {
+    heap: BinaryHeap<Ranked>,
+    needed: usize,
+}
+
+impl Best {
+    fn new(needed: usize) -> Best {
+        Best { heap: BinaryHeap::with_capacity(needed.min(1024) + 1), needed }
+    }
+
+    fn full(&self) -> bool {
+        self.heap.len() >= self.needed
+    }
+
+    fn worst(&self) -> Option<&Ranked> {
+        self.heap.peek()
+    }
+
+    /// Keeps `e` if it is among the best `needed`; false if it is not.
+    fn offer(&mut self, e: Ranked) -> bool {
+        if self.needed == 0 {
+            return false;
+        }
+        if self.heap.len() < self.needed {
+            self.heap.push(e);
+        } else if self.heap.peek().is_some_and(|worst| e < *worst) {
+            self.heap.pop();
+            self.heap.push(e);
+        } else {
+            return false;
+        }
+        true
     }
 }
 
