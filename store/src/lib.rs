@@ -56,6 +56,8 @@ pub struct Store {
     index: Arc<Mutex<Index>>,
     /// The thread that writes the index snapshot a moment after a write, if one was started.
     saver: Mutex<Option<Saver>>,
+    /// Held by whoever makes the full-text index's pending pass over the files (one at a time).
+    text_builder: Arc<Mutex<()>>,
     branch_aware_ids: bool,
 }
 
@@ -68,7 +70,13 @@ impl Drop for Store {
 impl Store {
     pub fn open(ws: Workspace, opts: StoreOptions) -> Store {
         let index = Arc::new(Mutex::new(Index::new(ws.clone(), opts.cache, opts.ttl)));
-        Store { ws, index, saver: Mutex::new(None), branch_aware_ids: opts.branch_aware_ids }
+        Store {
+            ws,
+            index,
+            saver: Mutex::new(None),
+            text_builder: Arc::new(Mutex::new(())),
+            branch_aware_ids: opts.branch_aware_ids,
+        }
     }
 
     pub fn workspace(&self) -> &Workspace {
@@ -100,6 +108,22 @@ impl Store {
         result.map(|cached| (index, cached))
     }
 
+    /// [`Store::fresh`] with the full-text index's words in (a first start leaves them out; see
+    /// `index::slots::text`): the pending pass over the files is made without the index lock.
+    fn fresh_with_text(&self) -> Result<(MutexGuard<'_, Index>, bool), StoreError> {
+        for _ in 0..2 {
+            let (index, cached) = self.fresh()?;
+            if !index.text_pending() {
+                return Ok((index, cached));
+            }
+            drop(index);
+            build_text(&self.index, &self.text_builder);
+        }
+        let (mut index, _) = self.fresh()?;
+        index.build_text_here();
+        Ok((index, false))
+    }
+
     /// Writes the snapshot for the next process on another thread, [`SAVE_DELAY`] after the
     /// write that asked for it: a burst of writes (an agent closing ten issues, two agents
     /// claiming) pays for one snapshot, after it, instead of each write waiting for the index
@@ -110,10 +134,12 @@ impl Store {
             return;
         }
         let index = Arc::clone(&self.index);
+        let builder = Arc::clone(&self.text_builder);
         let (now, wait) = std::sync::mpsc::channel::<()>();
         let handle = std::thread::spawn(move || {
             // Woken early by `wait_for_snapshot` (a flush, an exit); else after the delay.
             let _ = wait.recv_timeout(SAVE_DELAY);
+            build_text(&index, &builder);
             let pending = index.lock().unwrap_or_else(|p| p.into_inner()).write_snapshot();
             if let Some(Err(e)) = pending.map(index::snapshot::Pending::commit) {
                 tracing::debug!(error = %e, "could not save the index snapshot");
@@ -135,6 +161,9 @@ impl Store {
     /// from it. Call before a clean exit (dropping the store does it too).
     pub fn flush(&self) {
         self.wait_for_snapshot();
+        if self.lock().unsaved() > 0 {
+            build_text(&self.index, &self.text_builder);
+        }
         let pending = {
             let mut index = self.lock();
             if index.unsaved() == 0 { None } else { index.write_snapshot() }
@@ -148,6 +177,12 @@ impl Store {
     /// cheap to poll, since the change watcher tells what to re-read.
     pub fn generation(&self) -> Result<u64, StoreError> {
         Ok(self.fresh()?.0.generation())
+    }
+
+    /// Whether the full-text index still waits for the words a first scan left out (they come
+    /// with the first search, or with the snapshot's writer); for tests and benchmarks.
+    pub fn words_pending(&self) -> bool {
+        self.lock().text_pending()
     }
 
     pub fn index_info(&self) -> IndexInfo {
@@ -335,7 +370,7 @@ impl Store {
     /// names by ID first, then titles that are the query word for word, then titles holding it
     /// as a phrase, shorter titles first. From the index: no file is read.
     pub fn search(&self, q: &SearchQuery) -> Result<Snapshot<Vec<SearchHit>>, StoreError> {
-        let (mut index, cached) = self.fresh()?;
+        let (mut index, cached) = self.fresh_with_text()?;
         let warnings = index.warnings();
         let graph = q.filter.blocked.map(|_| index.graph());
         let (query, allowed) = parse_search(q);
@@ -360,7 +395,7 @@ impl Store {
         offset: usize,
         limit: usize,
     ) -> Result<Snapshot<SearchPage>, StoreError> {
-        let (mut index, cached) = self.fresh()?;
+        let (mut index, cached) = self.fresh_with_text()?;
         let warnings = index.warnings();
         let graph = q.filter.blocked.map(|_| index.graph());
         let (query, allowed) = parse_search(q);
@@ -413,7 +448,8 @@ impl Store {
         };
         let (mut index, _) = self.fresh()?;
         let query = index::search_index::Query::exact(&wanted);
-        if query.is_empty() {
+        // While the words wait (a first start), one pass over the records rather than a wait.
+        if query.is_empty() || index.text_pending() {
             let found = index.by_updated().filter(|(m, _)| same(m)).map(|(m, dir)| Arc::new(m.meta(m.path_in(dir))));
             return Ok(found.collect());
         }
@@ -470,6 +506,19 @@ fn is_everything(f: &IssueFilter) -> bool {
 const SAVE_DELAY: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// The thread saving the snapshot, and the way to make it save now.
+/// Makes the full-text index's pending pass over the files, if it has one, off the index lock
+/// (held only to take the pass and to install its result). One builder at a time: a second
+/// caller waits for the first, then finds nothing pending.
+fn build_text(index: &Mutex<Index>, builder: &Mutex<()>) {
+    let _one = builder.lock().unwrap_or_else(|p| p.into_inner());
+    let lock = || index.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(pass) = lock().text_pass() else { return };
+    let started = std::time::Instant::now();
+    let built = pass.run();
+    let installed = lock().install_text(built);
+    tracing::debug!(installed, ms = started.elapsed().as_millis(), "full-text index built");
+}
+
 struct Saver {
     handle: std::thread::JoinHandle<()>,
     now: std::sync::mpsc::Sender<()>,

@@ -32,15 +32,23 @@ pub fn read_text(path: &Path) -> Result<String, StoreError> {
 }
 
 fn utf8(bytes: Vec<u8>, path: &Path) -> Result<String, StoreError> {
-    String::from_utf8(bytes)
-        .map_err(|_| StoreError::Refused { path: path.to_path_buf(), reason: "it is not UTF-8 text".into() })
+    String::from_utf8(bytes).map_err(|_| not_utf8(path))
+}
+
+fn not_utf8(path: &Path) -> StoreError {
+    StoreError::Refused { path: path.to_path_buf(), reason: "it is not UTF-8 text".into() }
 }
 
 /// [`read_text`] of a file in the folder `folder` is a handle on, with the file's metadata (the
-/// index reads whole folders through one handle, and stamps each file by what it read).
-pub fn read_text_in(folder: &Root, path: &Path) -> Result<(String, std::fs::Metadata), StoreError> {
-    let (bytes, md) = folder.read_with_metadata(path, MAX_FILE_BYTES)?;
-    Ok((utf8(bytes, path)?, md))
+/// index reads whole folders through one handle, and stamps each file by what it read), into
+/// `buffer` (cleared first: a scan reads many files in a row), the text borrowed from it.
+pub fn read_text_into<'b>(
+    folder: &Root,
+    path: &Path,
+    buffer: &'b mut Vec<u8>,
+) -> Result<(&'b str, std::fs::Metadata), StoreError> {
+    let md = folder.read_into(path, MAX_FILE_BYTES, buffer)?;
+    Ok((std::str::from_utf8(buffer).map_err(|_| not_utf8(path))?, md))
 }
 
 /// Refuses a directory that resolves outside the workspace directory (a symlinked `archived/` or

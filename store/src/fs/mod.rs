@@ -209,6 +209,14 @@ impl Root {
     /// [`Root::read`], with the metadata of the file that was read (taken from the open file, so
     /// it describes what was read even if the name is replaced meanwhile).
     pub fn read_with_metadata(&self, path: &Path, max: u64) -> Result<(Vec<u8>, std::fs::Metadata), StoreError> {
+        let mut bytes = Vec::new();
+        let md = self.read_into(path, max, &mut bytes)?;
+        Ok((bytes, md))
+    }
+
+    /// [`Root::read_with_metadata`] into `bytes` (cleared first), so a caller reading many
+    /// files reuses one buffer.
+    pub fn read_into(&self, path: &Path, max: u64, bytes: &mut Vec<u8>) -> Result<std::fs::Metadata, StoreError> {
         let (file, md) = self.open_regular_with_metadata(path)?;
         let len = md.len();
         if len > max {
@@ -217,15 +225,16 @@ impl Root {
                 reason: format!("it is {len} bytes, over docket's limit of {max} bytes for this file"),
             });
         }
-        let mut bytes = Vec::with_capacity(len as usize + 1);
-        file.take(max + 1).read_to_end(&mut bytes).map_err(io_err(path))?;
+        bytes.clear();
+        bytes.reserve(len as usize + 1);
+        file.take(max + 1).read_to_end(bytes).map_err(io_err(path))?;
         if bytes.len() as u64 > max {
             return Err(StoreError::Refused {
                 path: path.to_path_buf(),
                 reason: format!("it grew past docket's limit of {max} bytes while being read"),
             });
         }
-        Ok((bytes, md))
+        Ok(md)
     }
 
     /// The permission bits of the regular file at `path`, if there is one.

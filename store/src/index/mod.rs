@@ -14,7 +14,7 @@ pub(crate) mod graph;
 pub(crate) mod orders;
 pub(crate) mod ranking;
 pub(crate) mod record;
-mod scan;
+pub(crate) mod scan;
 pub(crate) mod search_index;
 pub(crate) mod slots;
 pub(crate) mod snapshot;
@@ -97,7 +97,8 @@ impl Index {
     /// Writes the index to a temp file beside the snapshot, if worth keeping; the caller puts it
     /// in place (outside the index lock: that part waits for the disk).
     pub fn write_snapshot(&mut self) -> Option<snapshot::Pending> {
-        if !self.enabled || self.slots.len() < snapshot::MIN_ENTRIES {
+        // Its words first (see [`Index::text_pass`]).
+        if !self.enabled || self.slots.len() < snapshot::MIN_ENTRIES || self.slots.text_pending() {
             return None;
         }
         let root = self.ws.dir.clone();
@@ -129,10 +130,10 @@ impl Index {
     pub fn upsert(&mut self, meta: IssueMeta, body: &str) {
         let s = stamp(&meta.path);
         let words = DocText::new(&meta, body);
-        self.put(meta, s, &words);
+        self.put(meta, s, Some(words));
     }
 
-    fn put(&mut self, meta: IssueMeta, stamp: Option<FileStamp>, words: &DocText) {
+    fn put(&mut self, meta: IssueMeta, stamp: Option<FileStamp>, words: Option<DocText>) {
         self.broken.remove(&meta.path);
         if let Some(t) = self.folder_type(&meta.path) {
             self.note_number(t, &meta.id);
@@ -245,8 +246,36 @@ impl Index {
         self.slots.meta_at(path)
     }
 
+    /// Whether the full-text index still waits for the words of a first scan (searching must
+    /// wait for [`Index::text_pass`]).
+    pub fn text_pending(&self) -> bool {
+        self.slots.text_pending()
+    }
+
+    /// The pass over the files the full-text index waits for, if it does: run it off the index
+    /// lock, then [`Index::install_text`].
+    pub fn text_pass(&mut self) -> Option<scan::WordsPass> {
+        let pass = self.slots.text_pass()?;
+        Some(scan::WordsPass { pass, dirs: self.dirs.clone() })
+    }
+
+    /// See [`slots::Slots::install_text`].
+    pub fn install_text(&mut self, built: slots::BuiltText) -> bool {
+        self.slots.install_text(built)
+    }
+
+    /// Runs the pending pass over the files while holding the index (when passes made off it
+    /// keep missing: the index was cleared under them).
+    pub fn build_text_here(&mut self) {
+        if let Some(pass) = self.text_pass() {
+            let built = pass.run();
+            self.install_text(built);
+        }
+    }
+
     /// Issues holding every word of `q` in the `allowed` fields that `keep` accepts, scored.
     pub fn search(&self, q: &Query, allowed: u8, keep: impl Fn(&Record) -> bool) -> Vec<(Arc<IssueMeta>, u32)> {
+        debug_assert!(!self.text_pending(), "a search waits for the words");
         self.slots.search(q, allowed, keep)
     }
 
@@ -299,6 +328,7 @@ impl Index {
         offset: usize,
         limit: usize,
     ) -> Option<slots::RankedPage> {
+        debug_assert!(!self.text_pending(), "a search waits for the words");
         self.slots.search_page(q, allowed, keep, ids, id_points, offset, limit)
     }
 

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 use super::record::Fields;
 use super::search_index::DocText;
-use super::slots::Slots;
+use super::slots::{BuiltText, Slots, TextPass};
 use super::snapshot::{self, FileStamp};
 use super::{Index, iso, note_number};
 use crate::files;
@@ -28,25 +28,40 @@ pub(super) fn stamp(path: &Path) -> Option<FileStamp> {
 
 /// The outcome of reading one file.
 enum Loaded {
-    Issue(Box<IssueMeta>, FileStamp, DocText),
+    Issue(Box<IssueMeta>, FileStamp, Option<DocText>),
     Broken(String, Option<FileStamp>),
     Gone,
 }
 
-/// Reads and parses one file of the folder `folder` is a handle on. Links, FIFOs, devices and
-/// oversized files are refused (never opened for reading in a way that could block or follow
-/// them out of the workspace).
-fn load(folder: &Root, path: &Path, folder_type: IssueType) -> Loaded {
-    let (text, stamp) = match files::read_text_in(folder, path) {
+/// Reads and parses one file of the folder `folder` is a handle on, with its words unless
+/// `words` is false. Links, FIFOs, devices and oversized files are refused (never opened for
+/// reading in a way that could block or follow them out of the workspace).
+fn load(folder: &Root, path: &Path, folder_type: IssueType, words: bool) -> Loaded {
+    thread_local! {
+        /// Each reading thread's file buffer: a scan allocates no file-sized buffer per file.
+        static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    BUFFER.with_borrow_mut(|buffer| {
+        let loaded = load_with(folder, path, folder_type, words, buffer);
+        // A huge file's room is not kept.
+        if buffer.capacity() > 1 << 20 {
+            *buffer = Vec::new();
+        }
+        loaded
+    })
+}
+
+fn load_with(folder: &Root, path: &Path, folder_type: IssueType, words: bool, buffer: &mut Vec<u8>) -> Loaded {
+    let (text, stamp) = match files::read_text_into(folder, path, buffer) {
         Ok((text, md)) => (text, FileStamp::new(md.modified().ok(), md.len())),
         Err(StoreError::Refused { reason, .. }) => return Loaded::Broken(reason, stamp(path)),
         Err(StoreError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => return Loaded::Gone,
         Err(e) => return Loaded::Broken(e.to_string(), stamp(path)),
     };
     let modified = stamp.modified().map(iso).unwrap_or_default();
-    match frontmatter::index_meta(&text, path, folder_type, &modified) {
+    match frontmatter::index_meta(text, path, folder_type, &modified) {
         Ok((meta, body)) => {
-            let words = DocText::new(&meta, body);
+            let words = words.then(|| DocText::new(&meta, body));
             Loaded::Issue(Box::new(meta), stamp, words)
         }
         Err(reason) => Loaded::Broken(reason, Some(stamp)),
@@ -57,7 +72,7 @@ fn load(folder: &Root, path: &Path, folder_type: IssueType) -> Loaded {
 fn load_one(path: &Path, folder_type: IssueType) -> Loaded {
     let folder = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     match Root::open(folder) {
-        Ok(root) => load(&root, path, folder_type),
+        Ok(root) => load(&root, path, folder_type, true),
         Err(StoreError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => Loaded::Gone,
         Err(e) => Loaded::Broken(e.to_string(), stamp(path)),
     }
@@ -197,6 +212,12 @@ impl Index {
         for path in &gone {
             self.forget(path);
         }
+        // A first scan with no snapshot to start from leaves the words out (see `slots::text`).
+        // (Not without the cache: each call would scan and pass over the files again.)
+        let words = !(self.enabled && self.slots.capacity() == 0 && to_read.len() > BULK);
+        if !words {
+            self.slots.defer_text();
+        }
         // Chunks of files are read and parsed in parallel while the previous chunk is entered
         // into the index (which only one thread can do).
         // One handle per folder for all its files (a folder that cannot be opened now has had
@@ -209,8 +230,8 @@ impl Index {
                 || {
                     chunk
                         .par_iter()
-                        .map(|p| match folders.iter().find(|(_, d, _)| Some(d.as_path()) == p.parent()) {
-                            Some((t, _, Some(folder))) => load(folder, p, *t),
+                        .map(|p| match folder_of(&folders, p) {
+                            Some((t, _, Some(folder))) => load(folder, p, *t, words),
                             Some((t, _, None)) => load_one(p, *t),
                             None => Loaded::Gone,
                         })
@@ -278,7 +299,7 @@ impl Index {
         match loaded {
             Loaded::Issue(meta, stamp, words) => {
                 self.broken.remove(path);
-                self.put(*meta, Some(stamp), &words);
+                self.put(*meta, Some(stamp), words);
             }
             Loaded::Broken(reason, stamp) => {
                 self.forget(path);
@@ -290,6 +311,47 @@ impl Index {
             Loaded::Gone => self.forget(path),
         }
     }
+}
+
+/// A pass over the files for the words a first scan left out (see `slots::text`), with the
+/// issue folders it reads them in.
+pub struct WordsPass {
+    pub(super) pass: TextPass,
+    pub(super) dirs: Vec<(IssueType, PathBuf)>,
+}
+
+impl WordsPass {
+    /// Reads the words through one handle per issue folder.
+    pub fn run(self) -> BuiltText {
+        let handles: Vec<Option<(IssueType, Root)>> = (self.pass.folders().iter())
+            .map(|f| self.dirs.iter().find(|(_, d)| d == f).and_then(|(t, d)| Some((*t, Root::open(d).ok()?))))
+            .collect();
+        self.pass.run(|folder, path| {
+            let (t, root) = handles.get(folder)?.as_ref()?;
+            match load(root, path, *t, true) {
+                Loaded::Issue(_, stamp, words) => Some((words?, stamp)),
+                _ => None,
+            }
+        })
+    }
+}
+
+/// The issue folder (type, path, handle) `path` is directly in. Most paths are found by their
+/// bytes (a scan makes each as `folder.join(name)`), before `Path::parent` compares components.
+fn folder_of<'f>(
+    folders: &'f [(IssueType, PathBuf, Option<Root>)],
+    path: &Path,
+) -> Option<&'f (IssueType, PathBuf, Option<Root>)> {
+    use std::os::unix::ffi::OsStrExt;
+    let p = path.as_os_str().as_bytes();
+    let directly_in = |dir: &Path| {
+        let d = dir.as_os_str().as_bytes();
+        p.len() > d.len() + 1 && p.starts_with(d) && p[d.len()] == b'/' && !p[d.len() + 1..].contains(&b'/')
+    };
+    folders
+        .iter()
+        .find(|(_, d, _)| directly_in(d))
+        .or_else(|| folders.iter().find(|(_, d, _)| Some(d.as_path()) == path.parent()))
 }
 
 /// The snapshot in `cache`, if there is a sound one.

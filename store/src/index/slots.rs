@@ -19,7 +19,10 @@ use std::sync::Arc;
 use hashbrown::HashTable;
 
 mod ranked;
+mod text;
+
 pub use ranked::RankedPage;
+pub use text::{BuiltText, TextPass};
 
 use super::counts::Tally;
 use super::facts::{self, Counts, FactFilter, Facts, GroupBy, Names};
@@ -84,6 +87,8 @@ pub struct Slots {
     /// Each slot's place in list order, for ranking search hits; dropped on every change.
     ranks: Option<Vec<u32>>,
     text: SearchIndex,
+    /// Set while the full-text index waits for a pass over the files (see [`text`]).
+    pending_text: Option<text::PendingText>,
     /// Interned status, priority, type, assignee and project of each slot (dead ones included).
     facts: Vec<Facts>,
     names: Names,
@@ -180,8 +185,9 @@ impl Slots {
         self.live
     }
 
-    /// Adds `meta` (replacing whatever was at its path) with the words of its file.
-    pub fn insert(&mut self, meta: IssueMeta, stamp: Option<FileStamp>, words: &DocText) {
+    /// Adds `meta` (replacing whatever was at its path) with the words of its file (`None`: left
+    /// out by a first scan, see [`Slots::defer_text`]).
+    pub fn insert(&mut self, meta: IssueMeta, stamp: Option<FileStamp>, words: Option<DocText>) {
         self.remove(&meta.path);
         self.ranks = None;
         let folder = self.intern_folder(meta.path.parent().unwrap_or(Path::new("")));
@@ -189,7 +195,7 @@ impl Slots {
         let rec = Record::new(&meta, folder, &name);
         drop(meta);
         let slot = self.slots.len() as u32;
-        self.text.add(slot, words);
+        self.enter_words(slot, words);
         self.push(rec, stamp);
         self.orders.insert(&live(&self.slots, &self.folders), slot);
     }
@@ -397,6 +403,10 @@ impl Slots {
 
     /// Drops dead slots once they are a quarter of all.
     pub fn compact_if_sparse(&mut self) {
+        // A pass over the files for the words numbers its documents as the slots are now.
+        if self.text_pending() {
+            return;
+        }
         let dead = self.slots.len() - self.live;
         if dead > 1024.max(self.live / 4) {
             self.compact();
@@ -432,6 +442,9 @@ impl Slots {
     /// Writes the folders (relative to `root`), every slot's stamp and record, the list order
     /// and the full-text index.
     pub fn encode<W: Write>(&mut self, out: &mut Encoder<W>, root: &Path) -> io::Result<()> {
+        if self.text_pending() {
+            return Err(io::Error::other("the full-text index waits for its words"));
+        }
         if self.live < self.slots.len() {
             self.compact();
         }
@@ -542,7 +555,7 @@ mod tests {
 
     fn put(slots: &mut Slots, m: IssueMeta) {
         let words = DocText::new(&m, "");
-        slots.insert(m, None, &words);
+        slots.insert(m, None, Some(words));
     }
 
     #[test]
