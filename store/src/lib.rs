@@ -5,8 +5,10 @@
 //! Its rooms: [`fs`] (the rooted layer every write goes through), `files` (issue files and their
 //! frontmatter), `index` (the in-memory index and its snapshot), `workspace` (finding and laying out
 //! a workspace), [`sessions`], [`git`] (ids across branches, the merge driver and its hooks), and
-//! here the store itself with its writes (`write`) and the work graph's operations (`work`).
+//! here the store itself with its writes (`write`), the work graph's operations (`work`) and what
+//! it does off its callers' path (`background`: the snapshot's writer, the pass for the words).
 
+mod background;
 mod files;
 pub mod fs;
 pub mod generate;
@@ -30,6 +32,7 @@ pub use work::{Blockers, Ready};
 pub use workspace::Workspace;
 pub use workspace::layout::{LayoutReport, Split};
 
+use background::Saver;
 use files::frontmatter::Document;
 use index::Index;
 use index::record::{Fields, Record};
@@ -106,71 +109,6 @@ impl Store {
             self.save_in_background();
         }
         result.map(|cached| (index, cached))
-    }
-
-    /// [`Store::fresh`] with the full-text index's words in (a first start leaves them out; see
-    /// `index::slots::text`): the pending pass over the files is made without the index lock.
-    fn fresh_with_text(&self) -> Result<(MutexGuard<'_, Index>, bool), StoreError> {
-        for _ in 0..2 {
-            let (index, cached) = self.fresh()?;
-            if !index.text_pending() {
-                return Ok((index, cached));
-            }
-            drop(index);
-            build_text(&self.index, &self.text_builder);
-        }
-        let (mut index, _) = self.fresh()?;
-        index.build_text_here();
-        Ok((index, false))
-    }
-
-    /// Writes the snapshot for the next process on another thread, [`SAVE_DELAY`] after the
-    /// write that asked for it: a burst of writes (an agent closing ten issues, two agents
-    /// claiming) pays for one snapshot, after it, instead of each write waiting for the index
-    /// while the one before it is serialized (16 ms a claim at 100k issues before).
-    fn save_in_background(&self) {
-        let mut saver = self.saver.lock().unwrap_or_else(|p| p.into_inner());
-        if saver.as_ref().is_some_and(|s| !s.handle.is_finished()) {
-            return;
-        }
-        let index = Arc::clone(&self.index);
-        let builder = Arc::clone(&self.text_builder);
-        let (now, wait) = std::sync::mpsc::channel::<()>();
-        let handle = std::thread::spawn(move || {
-            // Woken early by `wait_for_snapshot` (a flush, an exit); else after the delay.
-            let _ = wait.recv_timeout(SAVE_DELAY);
-            build_text(&index, &builder);
-            let pending = index.lock().unwrap_or_else(|p| p.into_inner()).write_snapshot();
-            if let Some(Err(e)) = pending.map(index::snapshot::Pending::commit) {
-                tracing::debug!(error = %e, "could not save the index snapshot");
-            }
-        });
-        *saver = Some(Saver { handle, now });
-    }
-
-    /// Waits until the index snapshot for the next process is on disk (tests and benchmarks).
-    pub fn wait_for_snapshot(&self) {
-        let saver = self.saver.lock().unwrap_or_else(|p| p.into_inner()).take();
-        if let Some(s) = saver {
-            let _ = s.now.send(());
-            let _ = s.handle.join();
-        }
-    }
-
-    /// Puts the index snapshot on disk with every change made so far, so the next process starts
-    /// from it. Call before a clean exit (dropping the store does it too).
-    pub fn flush(&self) {
-        self.wait_for_snapshot();
-        if self.lock().unsaved() > 0 {
-            build_text(&self.index, &self.text_builder);
-        }
-        let pending = {
-            let mut index = self.lock();
-            if index.unsaved() == 0 { None } else { index.write_snapshot() }
-        };
-        if let Some(Err(e)) = pending.map(index::snapshot::Pending::commit) {
-            tracing::warn!(error = %e, "could not save the index snapshot; the next start reads every file");
-        }
     }
 
     /// A number that changes whenever an issue changes (after bringing the index up to date):
@@ -500,28 +438,6 @@ fn is_everything(f: &IssueFilter) -> bool {
         && f.parent_task_id.is_none()
         && f.ids.is_empty()
         && f.blocked.is_none()
-}
-
-/// How long the snapshot saver waits after a write before it serializes the index.
-const SAVE_DELAY: std::time::Duration = std::time::Duration::from_millis(500);
-
-/// The thread saving the snapshot, and the way to make it save now.
-/// Makes the full-text index's pending pass over the files, if it has one, off the index lock
-/// (held only to take the pass and to install its result). One builder at a time: a second
-/// caller waits for the first, then finds nothing pending.
-fn build_text(index: &Mutex<Index>, builder: &Mutex<()>) {
-    let _one = builder.lock().unwrap_or_else(|p| p.into_inner());
-    let lock = || index.lock().unwrap_or_else(|p| p.into_inner());
-    let Some(pass) = lock().text_pass() else { return };
-    let started = std::time::Instant::now();
-    let built = pass.run();
-    let installed = lock().install_text(built);
-    tracing::debug!(installed, ms = started.elapsed().as_millis(), "full-text index built");
-}
-
-struct Saver {
-    handle: std::thread::JoinHandle<()>,
-    now: std::sync::mpsc::Sender<()>,
 }
 
 /// The one file holding `id`, for a write: an ID held by several files is refused (a write must
