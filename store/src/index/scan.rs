@@ -365,3 +365,39 @@ fn read_snapshot(ws: &Workspace, root: &Path, dirs: &[(IssueType, PathBuf)]) -> 
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::generate::generate_workspace;
+    use crate::index::search_index::{BODY, Query};
+
+    /// The scan itself, without the store's snapshot writer (which makes the pass on a thread
+    /// of its own as soon as a first start has answered).
+    #[test]
+    fn a_first_scan_of_many_files_leaves_the_words_for_one_pass() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let many = generate_workspace(&dir.path().join("many"), 300, 1);
+        let mut index = Index::new(many, true, Duration::from_secs(60));
+        index.refresh().expect("scan");
+        assert_eq!(index.len(), 300);
+        assert!(index.text_pending(), "300 files to read and nothing to start from");
+        let pass = index.text_pass().expect("a pass");
+        assert!(index.install_text(pass.run()));
+        assert!(!index.text_pending());
+        let hits = index.search(&Query::parse("request"), BODY, |_| true);
+        assert!(hits.len() > 250, "the generated bodies hold it: {}", hits.len());
+
+        let few = generate_workspace(&dir.path().join("few"), 100, 1);
+        let mut index = Index::new(few, true, Duration::from_secs(60));
+        index.refresh().expect("scan");
+        assert!(!index.text_pending(), "a small first scan reads the words as it goes");
+
+        let uncached = generate_workspace(&dir.path().join("uncached"), 300, 1);
+        let mut index = Index::new(uncached, false, Duration::from_secs(60));
+        index.refresh().expect("scan");
+        assert!(!index.text_pending(), "without the cache every call reads every file again");
+    }
+}
