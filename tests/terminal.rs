@@ -260,7 +260,8 @@ fn the_interactive_board_follows_changes_made_elsewhere_and_marks_blocked_cards(
         tmux.tmux(&["send-keys", "-t", "live:0", "Right"]);
         // The in-progress column is sorted by priority: open its selected card, whichever it is.
         tmux.tmux(&["send-keys", "-t", "live:0", "Enter"]);
-        let opened = screen("an in-progress card opened", &|t| t.contains("any key closes"));
+        // The window's frame can be on screen before its text: wait for the dates, its last field.
+        let opened = screen("an in-progress card opened", &|t| t.contains("any key closes") && t.contains(" ago)"));
         let id = opened
             .lines()
             .find_map(|l| l.split(": any key closes").next()?.rsplit(' ').next().filter(|s| s.contains('-')));
