@@ -86,3 +86,39 @@ fn one_word_pages_equal_the_same_slice_of_every_hit_sorted() {
         }
     }
 }
+
+#[test]
+fn a_page_after_many_changes_to_files_that_are_not_issues_still_holds_every_hit() {
+    // 300 files whose frontmatter does not parse sit beside the issues; editing them all is over
+    // 256 changes in one scan, which drops the list orders (and must drop the search ranks
+    // taken from them) although no issue changed.
+    let dir = tempfile::tempdir().expect("tmp");
+    let issues = dir.path().join(".docket/issues");
+    std::fs::create_dir_all(&issues).expect("folder");
+    let mut rng = StdRng::seed_from_u64(31);
+    for n in 1..=300 {
+        write_issue(&mut rng, &issues, n);
+    }
+    let broken = |round: usize| {
+        for n in 0..300 {
+            let text = format!("---\ntitle: [unclosed {round}\n---\nNot an issue.\n");
+            std::fs::write(issues.join(format!("broken-{n}.md")), text).expect("broken");
+        }
+    };
+    broken(0);
+    let ws = Workspace::at(dir.path()).expect("workspace");
+    // Every call scans every folder, as the safety net after the change watcher does.
+    let options = StoreOptions { branch_aware_ids: false, ttl: std::time::Duration::ZERO, ..StoreOptions::default() };
+    let store = Store::open(ws, options);
+    let q = SearchQuery {
+        text: "alpha".into(),
+        fields: vec![SearchField::Title, SearchField::Description],
+        filter: Default::default(),
+    };
+    let before = store.search_page(&q, 0, 1000).expect("search").value;
+    assert!(before.total > 50, "{}", before.total);
+    broken(1);
+    let after = store.search_page(&q, 0, 1000).expect("search").value;
+    assert_eq!(after.total, before.total);
+    assert_eq!(after.hits.len(), before.hits.len(), "every hit on the page, not only the count");
+}

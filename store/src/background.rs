@@ -19,6 +19,8 @@ impl Store {
             drop(index);
             build_text(&self.index, &self.text_builder);
         }
+        // Builder, then index: the one order both locks are taken in.
+        let _one = self.text_builder.lock().unwrap_or_else(|p| p.into_inner());
         let (mut index, _) = self.fresh()?;
         index.build_text_here();
         Ok((index, false))

@@ -387,12 +387,11 @@ impl Store {
         let (mut index, _) = self.fresh()?;
         let query = index::search_index::Query::exact(&wanted);
         // While the words wait (a first start), one pass over the records rather than a wait.
-        if query.is_empty() || index.text_pending() {
-            let found = index.by_updated().filter(|(m, _)| same(m)).map(|(m, dir)| Arc::new(m.meta(m.path_in(dir))));
-            return Ok(found.collect());
-        }
-        let mut hits: Vec<Arc<IssueMeta>> =
-            index.search(&query, index::search_index::TITLE, same).into_iter().map(|(m, _)| m).collect();
+        let mut hits: Vec<Arc<IssueMeta>> = if query.is_empty() || index.text_pending() {
+            index.by_updated().filter(|(m, _)| same(m)).map(|(m, dir)| Arc::new(m.meta(m.path_in(dir)))).collect()
+        } else {
+            index.search(&query, index::search_index::TITLE, same).into_iter().map(|(m, _)| m).collect()
+        };
         hits.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then_with(|| a.id.cmp(&b.id)));
         Ok(hits)
     }

@@ -294,6 +294,8 @@ impl Slots {
     /// Lets changes skip the list order (many are coming); it is rebuilt when next needed.
     pub fn unorder(&mut self) {
         self.orders.unorder();
+        // The ranks are places in the orders just dropped.
+        self.ranks = None;
     }
 
     /// Every issue in list order, with the folder it is in.

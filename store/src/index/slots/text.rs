@@ -42,6 +42,9 @@ pub struct TextPass {
 pub struct BuiltText {
     pass: u64,
     text: SearchIndex,
+    /// Slots whose file the pass could not read as their record was read (changed, or now
+    /// unreadable): see [`Slots::install_text`].
+    unread: Vec<u32>,
 }
 
 /// Files a pass reads in parallel at a time (bounds the words held at once).
@@ -98,6 +101,14 @@ impl Slots {
         for (slot, words) in queued {
             self.text.add(slot, &words);
         }
+        // Without a stamp, the next scan reads them again (into new slots, with their words),
+        // and a snapshot does not vouch for them: a file that could not be read now (its folder
+        // or itself unreadable for a moment) does not stay without words while it is unchanged.
+        for slot in built.unread {
+            if let Some(Some(x)) = self.slots.get_mut(slot as usize) {
+                x.stamp = None;
+            }
+        }
         self.ranks = None;
         true
     }
@@ -117,6 +128,7 @@ impl TextPass {
     pub fn run(self, read: impl Fn(usize, &Path) -> Option<(DocText, FileStamp)> + Sync) -> BuiltText {
         let folders = &self.folders;
         let mut text = SearchIndex::default();
+        let mut unread = Vec::new();
         let mut known = self.known.into_iter().peekable();
         for chunk in self.files.chunks(CHUNK) {
             let words: Vec<Option<DocText>> = chunk
@@ -131,8 +143,9 @@ impl TextPass {
                 while let Some((s, w)) = known.next_if(|(s, _)| s < slot) {
                     text.add(s, &w);
                 }
-                if let Some(words) = words {
-                    text.add(*slot, &words);
+                match words {
+                    Some(words) => text.add(*slot, &words),
+                    None => unread.push(*slot),
                 }
             }
         }
@@ -140,7 +153,7 @@ impl TextPass {
             text.add(s, &w);
         }
         text.shrink();
-        BuiltText { pass: self.pass, text }
+        BuiltText { pass: self.pass, text, unread }
     }
 }
 
@@ -208,16 +221,22 @@ mod tests {
             let words = DocText::new(&m, "");
             slots.insert(m, stamp(1000 + i), Some(words));
         }
+        // Issue 7's file cannot be read now (its stamp has not changed).
+        let unreadable = meta(7, "").path;
         let built = pass.run(|_, path| {
-            let (title, stamp) = files.get(path)?;
+            let (title, stamp) = files.get(path).filter(|_| *path != unreadable)?;
             Some((DocText::new(&meta(0, title), ""), (*stamp)?))
         });
         assert!(slots.text_pending(), "installed only by install_text");
         assert!(slots.install_text(built));
         assert!(!slots.text_pending());
         assert_eq!(found(&slots, "beta"), ["ISS-000003", "ISS-000005", "ISS-000060"]);
-        assert_eq!(found(&slots, "alpha").len(), 50 - 3, "3 and 5 rewritten, 4 changed under the pass");
+        assert_eq!(found(&slots, "alpha").len(), 50 - 4, "3 and 5 rewritten, 4 changed, 7 unreadable");
         assert!(found(&slots, "gamma").is_empty(), "the changed file is read again by the next refresh");
+        // Those two lose their stamps, so the next scan reads them again (the others keep theirs).
+        let stamp_of = |i: usize| slots.get(&meta(i, "").path).expect("live").stamp;
+        assert_eq!((stamp_of(4), stamp_of(7)), (None, None));
+        assert_eq!(stamp_of(8), stamp(8));
     }
 
     #[test]
