@@ -86,6 +86,8 @@ pub struct Slots {
     tally: Tally,
     /// Each slot's place in list order, for ranking search hits; dropped on every change.
     ranks: Option<Vec<u32>>,
+    /// The last one-word search's marks, dropped with the ranks (see [`ranked`]).
+    last_word: Option<ranked::LastWord>,
     text: SearchIndex,
     /// Set while the full-text index waits for a pass over the files (see [`text`]).
     pending_text: Option<text::PendingText>,
@@ -189,7 +191,7 @@ impl Slots {
     /// out by a first scan, see [`Slots::defer_text`]).
     pub fn insert(&mut self, meta: IssueMeta, stamp: Option<FileStamp>, words: Option<DocText>) {
         self.remove(&meta.path);
-        self.ranks = None;
+        self.forget_ranks();
         let folder = self.intern_folder(meta.path.parent().unwrap_or(Path::new("")));
         let name = meta.path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
         let rec = Record::new(&meta, folder, &name);
@@ -232,7 +234,7 @@ impl Slots {
     pub fn remove(&mut self, path: &Path) -> Option<Record> {
         let slot = self.slot_of(path)?;
         let rec = self.slots[slot as usize].as_ref()?.rec.clone();
-        self.ranks = None;
+        self.forget_ranks();
         self.orders.remove(&live(&self.slots, &self.folders), slot);
         self.tally.remove(&rec, &self.facts[slot as usize]);
         let drop_from = |table: &mut HashTable<u32>, hash: u64| {
@@ -292,10 +294,16 @@ impl Slots {
     }
 
     /// Lets changes skip the list order (many are coming); it is rebuilt when next needed.
+    /// Drops what was derived from the list order and the slots as they were (after a change).
+    fn forget_ranks(&mut self) {
+        self.ranks = None;
+        self.last_word = None;
+    }
+
     pub fn unorder(&mut self) {
         self.orders.unorder();
         // The ranks are places in the orders just dropped.
-        self.ranks = None;
+        self.forget_ranks();
     }
 
     /// Every issue in list order, with the folder it is in.
@@ -416,7 +424,7 @@ impl Slots {
     }
 
     fn compact(&mut self) {
-        self.ranks = None;
+        self.forget_ranks();
         let mut remap = vec![u32::MAX; self.slots.len()];
         let mut kept = Vec::with_capacity(self.live);
         let mut kept_facts = Vec::with_capacity(self.live);

@@ -106,27 +106,31 @@ impl Slots {
             if infix && q.exact {
                 break;
             }
-            let Some((marks, score)) = self.text.word_marks(q, allowed, docs, infix) else { continue };
-            // Every live slot has a place in list order: the ranks say which hits are live.
-            let mut counts = [0usize; 256];
-            let mut titled = Vec::new();
-            for (d, (&m, &rank)) in marks.iter().zip(ranks).enumerate() {
-                if m != 0 && rank != u32::MAX {
-                    counts[m as usize] += 1;
-                    if m & TITLE != 0 {
-                        titled.push(d as u32);
-                    }
-                }
+            // A page after another of the same word (an agent paging, or asking again) reuses
+            // the marks until the next change.
+            let key = (q.terms.first()?.as_str(), q.exact, allowed, infix);
+            if !self.last_word.as_ref().is_some_and(|w| w.is(key)) {
+                let Some((marks, score)) = self.text.word_marks(q, allowed, docs, infix) else { continue };
+                let counts = live_marks(&marks, ranks);
+                let scores = std::array::from_fn(|m| score(m as u8));
+                self.last_word =
+                    Some(LastWord { key: (key.0.to_string(), key.1, key.2, key.3), marks, counts, scores });
             }
-            let total: usize = counts.iter().sum();
+            let LastWord { marks, counts, scores, .. } = self.last_word.as_ref()?;
+            let score = |m: u8| scores[m as usize];
+            let total: usize = counts[1..].iter().sum();
             if total == 0 {
                 continue;
             }
             let mut best = Best::new(offset.saturating_add(limit));
-            for d in titled {
-                let m = marks[d as usize];
-                let boost = ranking::title_boost(q, meta(d).title());
-                best.offer(Ranked { score: score(m) + boost, place: ranks[d as usize], slot: d });
+            // Hits whose titles hold the word, each with its title's boost (a pass only if any do).
+            if (1..=255u8).any(|m| m & TITLE != 0 && counts[m as usize] > 0) {
+                for (d, &m) in marks.iter().enumerate() {
+                    if m & TITLE != 0 && ranks[d] != u32::MAX {
+                        let boost = ranking::title_boost(q, meta(d as u32).title());
+                        best.offer(Ranked { score: score(m) + boost, place: ranks[d], slot: d as u32 });
+                    }
+                }
             }
             // The other hits' scores, best first, with how many hold each.
             let mut classes: Vec<(u32, usize)> = Vec::new();
@@ -170,6 +174,42 @@ impl Slots {
         }
         Some((Vec::new(), 0))
     }
+}
+
+/// A one-word search's marks (see `SearchIndex::word_marks`), how many live documents hold each,
+/// and what each scores, for the word, exactness, fields and fallback in `key`.
+pub struct LastWord {
+    key: (String, bool, u8, bool),
+    marks: Vec<u8>,
+    counts: [usize; 256],
+    scores: [u32; 256],
+}
+
+impl LastWord {
+    fn is(&self, (word, exact, allowed, infix): (&str, bool, u8, bool)) -> bool {
+        self.key.0 == word && self.key.1 == exact && self.key.2 == allowed && self.key.3 == infix
+    }
+}
+
+/// How many live documents hold each mark (`counts[0]`: none of the words, or dead). Every live
+/// slot has a place in list order, so the ranks say which documents are live. Four tallies
+/// taken in turn: a word in every issue gives the same mark 100,000 times, and one tally would
+/// wait on its own last increment each time.
+fn live_marks(marks: &[u8], ranks: &[u32]) -> [usize; 256] {
+    let mut tallies = [[0u32; 256]; 4];
+    let mark = |m: u8, rank: u32| if rank == u32::MAX { 0 } else { m as usize };
+    let (m4, r4) = (marks.chunks_exact(4), ranks.chunks_exact(4));
+    let (m_rest, r_rest) = (m4.remainder(), r4.remainder());
+    for (m, r) in m4.zip(r4) {
+        tallies[0][mark(m[0], r[0])] += 1;
+        tallies[1][mark(m[1], r[1])] += 1;
+        tallies[2][mark(m[2], r[2])] += 1;
+        tallies[3][mark(m[3], r[3])] += 1;
+    }
+    for (&m, &r) in m_rest.iter().zip(r_rest) {
+        tallies[0][mark(m, r)] += 1;
+    }
+    std::array::from_fn(|m| tallies.iter().map(|t| t[m] as usize).sum())
 }
 
 /// The best `needed` hits offered so far, the worst on top.

@@ -109,7 +109,7 @@ impl Slots {
                 x.stamp = None;
             }
         }
-        self.ranks = None;
+        self.forget_ranks();
         true
     }
 }
