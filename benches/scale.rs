@@ -18,6 +18,8 @@ use serde_json::{Value, json};
 
 /// A word in most issues' text, so a search of it has tens of thousands of hits at 100,000.
 const COMMON_WORD: &str = "request";
+/// Another: searched in turn with the first, so no search repeats the one before it.
+const OTHER_COMMON_WORD: &str = "reproduce";
 const LABEL: &str = "bug";
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -141,6 +143,17 @@ fn measure(bin: &Path, n: usize, runs: usize) -> Row {
         after.push(s.call("issues_list", list.clone()).server_ms.unwrap_or(f64::NAN));
     }
     warm.insert(1, ("issues_list minimal 20, after a write", median(after), String::new()));
+    // A page of the same word again reuses its marks; two words in turn never do.
+    let mut turns = Vec::new();
+    let mut total = String::new();
+    for i in 0..runs {
+        let word = if i % 2 == 0 { OTHER_COMMON_WORD } else { COMMON_WORD };
+        let c = s.call("issues_search", json!({"query": word}));
+        turns.push(c.server_ms.unwrap_or(f64::NAN));
+        total = total_of(&c.result);
+    }
+    let at = warm.iter().position(|w| w.0 == "issues_search a common word").map_or(warm.len(), |p| p + 1);
+    warm.insert(at, ("issues_search two common words in turn", median(turns), total));
     let warm_hwm = s.memory_mb().1;
     Row {
         n,
