@@ -197,6 +197,26 @@ fn connect(path: &Path) -> Result<Connection, String> {
 
 fn migrate(mut conn: Connection) -> rusqlite::Result<Connection> {
     conn.busy_timeout(Duration::from_secs(5))?;
+    // Switching a new database to WAL while other processes open it too can answer "database is
+    // locked" at once: SQLite does not call the busy handler where waiting could deadlock. Such
+    // a refusal changed nothing (a migration's transaction rolls back), so try again a while.
+    let mut tries = 0;
+    loop {
+        match set_up(&mut conn) {
+            Err(e) if tries < 200 && is_busy(&e) => {
+                tries += 1;
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            done => return done.map(|()| conn),
+        }
+    }
+}
+
+fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(e.sqlite_error_code(), Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked))
+}
+
+fn set_up(conn: &mut Connection) -> rusqlite::Result<()> {
     conn.pragma_update(None, "journal_mode", "WAL")?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
     // The version is read inside a write transaction: agents starting at once on a new workspace
@@ -204,12 +224,11 @@ fn migrate(mut conn: Connection) -> rusqlite::Result<Connection> {
     loop {
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let version = tx.pragma_query_value(None, "user_version", |r| r.get::<_, i64>(0))? as usize;
-        let Some(migration) = MIGRATIONS.get(version) else { break };
+        let Some(migration) = MIGRATIONS.get(version) else { return Ok(()) };
         tx.execute_batch(migration)?;
         tx.pragma_update(None, "user_version", (version + 1) as i64)?;
         tx.commit()?;
     }
-    Ok(conn)
 }
 
 /// A stable hash of the context (keys sorted) and its JSON.
