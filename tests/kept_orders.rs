@@ -308,13 +308,7 @@ fn check_search(rng: &mut StdRng, store: &Store, filter: &IssueFilter, at: &str)
     let text = QUERIES.choose(rng).expect("queries").to_string();
     let q = SearchQuery { text, fields, filter: filter.clone() };
     let mut want = store.search(&q).expect("search").value;
-    want.sort_by(|a, b| {
-        b.score
-            .cmp(&a.score)
-            .then_with(|| b.meta.updated_at.cmp(&a.meta.updated_at))
-            .then_with(|| a.meta.id.cmp(&b.meta.id))
-            .then_with(|| a.meta.path.cmp(&b.meta.path))
-    });
+    want.sort_by(docket::store::SearchHit::best_first);
     let offset = if rng.random_bool(0.7) { 0 } else { rng.random_range(0..=want.len() + 2) };
     let limit = rng.random_range(1..25);
     let page = store.search_page(&q, offset, limit).expect("search page").value;

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use docket::store::{SearchField, SearchQuery, Store, StoreOptions, Workspace};
+use docket::store::{SearchField, SearchHit, SearchQuery, Store, StoreOptions, Workspace};
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
@@ -48,14 +48,8 @@ fn check(rng: &mut StdRng, store: &Store, round: usize) {
         for fields in field_sets.clone() {
             let q = SearchQuery { text: text.to_string(), fields: fields.clone(), filter: Default::default() };
             let mut want = store.search(&q).expect("search").value;
-            want.sort_by(|a, b| {
-                b.score
-                    .cmp(&a.score)
-                    .then_with(|| b.meta.updated_at.cmp(&a.meta.updated_at))
-                    .then_with(|| a.meta.id.cmp(&b.meta.id))
-                    .then_with(|| a.meta.path.cmp(&b.meta.path))
-            });
-            let shown = |hits: &[docket::store::SearchHit]| -> Vec<(String, u32)> {
+            want.sort_by(SearchHit::best_first);
+            let shown = |hits: &[SearchHit]| -> Vec<(String, u32)> {
                 hits.iter().map(|h| (h.meta.id.clone(), h.score)).collect()
             };
             let mut pages = vec![(0, 1), (0, 20), (0, want.len() + 5), (want.len(), 3)];

@@ -351,13 +351,7 @@ impl Store {
             None => {
                 // Files without frontmatter break the ties differently: every hit is sorted.
                 let mut hits = self.search(q)?.value;
-                hits.sort_by(|a, b| {
-                    b.score
-                        .cmp(&a.score)
-                        .then_with(|| b.meta.updated_at.cmp(&a.meta.updated_at))
-                        .then_with(|| a.meta.id.cmp(&b.meta.id))
-                        .then_with(|| a.meta.path.cmp(&b.meta.path))
-                });
+                hits.sort_by(SearchHit::best_first);
                 let total = hits.len();
                 SearchPage { hits: hits.into_iter().skip(offset).take(limit).collect(), total }
             }

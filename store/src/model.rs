@@ -282,6 +282,18 @@ pub struct SearchHit {
     pub score: u32,
 }
 
+impl SearchHit {
+    /// The order of [`crate::Store::search_page`]'s hits: highest score first, then newest
+    /// update, then ID, then path.
+    pub fn best_first(a: &SearchHit, b: &SearchHit) -> std::cmp::Ordering {
+        b.score
+            .cmp(&a.score)
+            .then_with(|| b.meta.updated_at.cmp(&a.meta.updated_at))
+            .then_with(|| a.meta.id.cmp(&b.meta.id))
+            .then_with(|| a.meta.path.cmp(&b.meta.path))
+    }
+}
+
 /// A page of a list, and how many issues matched in all.
 #[derive(Debug, Clone, Default)]
 pub struct Listed {

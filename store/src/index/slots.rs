@@ -542,7 +542,8 @@ mod tests {
     use crate::index::search_index::TITLE;
     use crate::model::{Priority, Status};
 
-    fn meta(i: usize, title: &str, updated: &str) -> IssueMeta {
+    /// Issue `i` (open when `i` is even) of the slots' and their words' tests.
+    pub(super) fn meta(i: usize, title: &str, updated: &str) -> IssueMeta {
         IssueMeta {
             id: format!("ISS-{i:06}"),
             title: title.into(),

@@ -163,27 +163,10 @@ mod tests {
 
     use super::*;
     use crate::index::search_index::{Query, TITLE};
-    use crate::model::{IssueMeta, IssueType, Priority, Status};
+    use crate::model::IssueMeta;
 
     fn meta(i: usize, title: &str) -> IssueMeta {
-        IssueMeta {
-            id: format!("ISS-{i:06}"),
-            title: title.into(),
-            issue_type: IssueType::Issue,
-            status: Status::Open,
-            priority: Priority::Medium,
-            labels: Vec::new(),
-            assignee: None,
-            project: None,
-            created_at: String::new(),
-            updated_at: format!("2026-01-01T00:00:{:02}", i % 60),
-            closed_at: None,
-            context: Default::default(),
-            blocked_by: Vec::new(),
-            path: PathBuf::from(format!("/w/.docket/issues/ISS-{i:06}-x.md")),
-            body_len: 0,
-            frontmatter: true,
-        }
+        super::super::tests::meta(i, title, &format!("2026-01-01T00:00:{:02}", i % 60))
     }
 
     fn stamp(i: usize) -> Option<FileStamp> {
