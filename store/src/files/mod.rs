@@ -28,11 +28,7 @@ pub fn read_regular(path: &Path) -> Result<Vec<u8>, StoreError> {
 
 /// [`read_regular`] as UTF-8 text.
 pub fn read_text(path: &Path) -> Result<String, StoreError> {
-    utf8(read_regular(path)?, path)
-}
-
-fn utf8(bytes: Vec<u8>, path: &Path) -> Result<String, StoreError> {
-    String::from_utf8(bytes).map_err(|_| not_utf8(path))
+    String::from_utf8(read_regular(path)?).map_err(|_| not_utf8(path))
 }
 
 fn not_utf8(path: &Path) -> StoreError {

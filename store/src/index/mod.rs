@@ -411,6 +411,24 @@ impl Index {
 
 /// Raises the collection's high-water mark to `id`'s number. An ID of another collection's
 /// prefix counts for that collection (a SPEC- id filed under issues/ still reserves it).
+/// Two sorted sequences as one: `a`'s next goes first while `first(a's, b's)` says so.
+fn merge(a: &[u32], b: &[u32], first: impl Fn(u32, u32) -> bool) -> Vec<u32> {
+    let mut merged = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if first(a[i], b[j]) {
+            merged.push(a[i]);
+            i += 1;
+        } else {
+            merged.push(b[j]);
+            j += 1;
+        }
+    }
+    merged.extend_from_slice(&a[i..]);
+    merged.extend_from_slice(&b[j..]);
+    merged
+}
+
 fn note_number(max_number: &mut HashMap<IssueType, u64>, folder: IssueType, id: &str) {
     let digits_at = id.find(|c: char| c.is_ascii_digit()).unwrap_or(id.len());
     let (prefix, digits) = id.split_at(digits_at);

@@ -105,20 +105,7 @@ fn merge_saved<M: Metas + Sync + ?Sized>(slots: &M, live: &[u32], saved: Vec<u32
         return Some(kept);
     }
     let new = sorted(slots, new);
-    let mut all = Vec::with_capacity(live.len());
-    let (mut i, mut j) = (0, 0);
-    while i < kept.len() && j < new.len() {
-        if slots.order(kept[i], new[j]).is_lt() {
-            all.push(kept[i]);
-            i += 1;
-        } else {
-            all.push(new[j]);
-            j += 1;
-        }
-    }
-    all.extend_from_slice(&kept[i..]);
-    all.extend_from_slice(&new[j..]);
-    Some(all)
+    Some(super::merge(&kept, &new, |a, b| slots.order(a, b).is_lt()))
 }
 
 /// The distinct labels of an issue.

@@ -220,23 +220,12 @@ impl Index {
         }
         // Chunks of files are read and parsed in parallel while the previous chunk is entered
         // into the index (which only one thread can do).
-        // One handle per folder for all its files (a folder that cannot be opened now has had
-        // its files vanish with it).
-        let folders: Vec<(IssueType, PathBuf, Option<Root>)> =
-            self.dirs.iter().map(|(t, d)| (*t, d.clone(), Root::open(d).ok())).collect();
+        // One handle per folder for all its files.
+        let folders = open_folders(&self.dirs);
         let mut previous: Option<(&[PathBuf], Vec<Loaded>)> = None;
         for chunk in to_read.chunks(CHUNK).chain([&[][..]]) {
             let (loaded, ()) = rayon::join(
-                || {
-                    chunk
-                        .par_iter()
-                        .map(|p| match folder_of(&folders, p) {
-                            Some((t, _, Some(folder))) => load(folder, p, *t, words),
-                            Some((t, _, None)) => load_one(p, *t),
-                            None => Loaded::Gone,
-                        })
-                        .collect::<Vec<_>>()
-                },
+                || chunk.par_iter().map(|p| load_in(&folders, p, words)).collect::<Vec<_>>(),
                 || {
                     for (path, result) in previous.take().into_iter().flat_map(|(p, r)| p.iter().zip(r)) {
                         self.store_loaded(path, result);
@@ -321,27 +310,36 @@ pub struct WordsPass {
 }
 
 impl WordsPass {
-    /// Reads the words through one handle per issue folder.
+    /// Reads the words as a scan reads files: one handle per issue folder.
     pub fn run(self) -> BuiltText {
-        let handles: Vec<Option<(IssueType, Root)>> = (self.pass.folders().iter())
-            .map(|f| self.dirs.iter().find(|(_, d)| d == f).and_then(|(t, d)| Some((*t, Root::open(d).ok()?))))
-            .collect();
-        self.pass.run(|folder, path| {
-            let (t, root) = handles.get(folder)?.as_ref()?;
-            match load(root, path, *t, true) {
-                Loaded::Issue(_, stamp, words) => Some((words?, stamp)),
-                _ => None,
-            }
+        let folders = open_folders(&self.dirs);
+        self.pass.run(|path| match load_in(&folders, path, true) {
+            Loaded::Issue(_, stamp, words) => Some((words?, stamp)),
+            _ => None,
         })
+    }
+}
+
+/// Each issue folder with its type and a handle on it (a folder that cannot be opened now has
+/// had its files vanish with it).
+type Folder = (IssueType, PathBuf, Option<Root>);
+
+fn open_folders(dirs: &[(IssueType, PathBuf)]) -> Vec<Folder> {
+    dirs.iter().map(|(t, d)| (*t, d.clone(), Root::open(d).ok())).collect()
+}
+
+/// [`load`] of a file in one of `folders`, through that folder's handle.
+fn load_in(folders: &[Folder], path: &Path, words: bool) -> Loaded {
+    match folder_of(folders, path) {
+        Some((t, _, Some(folder))) => load(folder, path, *t, words),
+        Some((t, _, None)) => load_one(path, *t),
+        None => Loaded::Gone,
     }
 }
 
 /// The issue folder (type, path, handle) `path` is directly in. Most paths are found by their
 /// bytes (a scan makes each as `folder.join(name)`), before `Path::parent` compares components.
-fn folder_of<'f>(
-    folders: &'f [(IssueType, PathBuf, Option<Root>)],
-    path: &Path,
-) -> Option<&'f (IssueType, PathBuf, Option<Root>)> {
+fn folder_of<'f>(folders: &'f [Folder], path: &Path) -> Option<&'f Folder> {
     use std::os::unix::ffi::OsStrExt;
     let p = path.as_os_str().as_bytes();
     let directly_in = |dir: &Path| {

@@ -250,20 +250,8 @@ impl SearchIndex {
         let mut new = std::mem::take(&mut self.unsorted);
         new.sort_unstable_by(|a, b| terms[*a as usize].text.cmp(&terms[*b as usize].text));
         let old = std::mem::take(&mut self.sorted);
-        let mut merged = Vec::with_capacity(old.len() + new.len());
-        let (mut i, mut j) = (0, 0);
-        while i < old.len() && j < new.len() {
-            if terms[old[i] as usize].text <= terms[new[j] as usize].text {
-                merged.push(old[i]);
-                i += 1;
-            } else {
-                merged.push(new[j]);
-                j += 1;
-            }
-        }
-        merged.extend_from_slice(&old[i..]);
-        merged.extend_from_slice(&new[j..]);
-        self.sorted = merged;
+        let text = |t: u32| &terms[t as usize].text;
+        self.sorted = super::merge(&old, &new, |a, b| text(a) <= text(b));
     }
 
     /// Puts the terms in the order `order` (term numbers), so term number = sorted position.
@@ -455,12 +443,10 @@ impl SearchIndex {
         for term in &mut self.terms {
             let old = std::mem::take(&mut term.postings);
             let mut fresh = Term { text: Box::from(""), postings: Vec::new(), last: 0, count: 0 };
-            for (doc, fields) in iter_postings(&old) {
-                match remap.get(doc as usize) {
-                    Some(&new) if new != u32::MAX => fresh.push(new, fields),
-                    _ => {}
-                }
-            }
+            each_posting(&old, |doc, fields| match remap.get(doc as usize) {
+                Some(&new) if new != u32::MAX => fresh.push(new, fields),
+                _ => {}
+            });
             fresh.postings.shrink_to_fit();
             (term.postings, term.last, term.count) = (fresh.postings, fresh.last, fresh.count);
         }
@@ -538,8 +524,9 @@ impl Term {
     }
 }
 
-/// [`iter_postings`] as a loop that decodes a one-byte posting (a gap under 8, as most of a
-/// common word's are) without the varint loop: the hot path of a search of a common word.
+/// Hands `f` the (document, fields) of each posting of an encoded list. A one-byte posting (a
+/// gap under 8, as most of a common word's are) skips the varint loop: the hot path of a search
+/// of a common word.
 fn each_posting(bytes: &[u8], mut f: impl FnMut(u32, u8)) {
     let mut at = 0;
     let mut doc_plus_one: u64 = 0;
@@ -558,27 +545,6 @@ fn each_posting(bytes: &[u8], mut f: impl FnMut(u32, u8)) {
         doc_plus_one += v >> 4;
         f((doc_plus_one.max(1) - 1) as u32, (v & FIELDS as u64) as u8);
     }
-}
-
-/// (document, fields) of an encoded posting list.
-fn iter_postings(bytes: &[u8]) -> impl Iterator<Item = (u32, u8)> + '_ {
-    let mut at = 0;
-    let mut doc_plus_one: u64 = 0;
-    std::iter::from_fn(move || {
-        let mut v: u64 = 0;
-        let mut shift = 0;
-        loop {
-            let byte = *bytes.get(at)?;
-            at += 1;
-            v |= ((byte & 0x7f) as u64) << shift;
-            shift += 7;
-            if byte & 0x80 == 0 || shift > 63 {
-                break;
-            }
-        }
-        doc_plus_one += v >> 4;
-        Some(((doc_plus_one.max(1) - 1) as u32, (v & FIELDS as u64) as u8))
-    })
 }
 
 #[cfg(test)]

@@ -293,13 +293,13 @@ impl Slots {
         self.text.shrink();
     }
 
-    /// Lets changes skip the list order (many are coming); it is rebuilt when next needed.
     /// Drops what was derived from the list order and the slots as they were (after a change).
     fn forget_ranks(&mut self) {
         self.ranks = None;
         self.last_word = None;
     }
 
+    /// Lets changes skip the list order (many are coming); it is rebuilt when next needed.
     pub fn unorder(&mut self) {
         self.orders.unorder();
         // The ranks are places in the orders just dropped.

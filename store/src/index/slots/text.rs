@@ -115,17 +115,11 @@ impl Slots {
 }
 
 impl TextPass {
-    /// The folders the files are in, by the number [`TextPass::run`] gives `read`.
-    pub fn folders(&self) -> &[PathBuf] {
-        &self.folders
-    }
-
-    /// Reads every file's words (`read`, given the file's folder number and path: the words and
-    /// the stamp they were read at) a chunk at a time in parallel, and indexes them with the
-    /// known ones in slot order. A file whose stamp changed since its record was read is left
+    /// Reads every file's words (`read`: the words and the stamp they were read at) a chunk at a
+    /// time in parallel, and indexes them with the known ones in slot order. A file whose stamp changed since its record was read is left
     /// out: its slot dies at the next refresh, which reads it again into a new slot, with its
     /// words.
-    pub fn run(self, read: impl Fn(usize, &Path) -> Option<(DocText, FileStamp)> + Sync) -> BuiltText {
+    pub fn run(self, read: impl Fn(&Path) -> Option<(DocText, FileStamp)> + Sync) -> BuiltText {
         let folders = &self.folders;
         let mut text = SearchIndex::default();
         let mut unread = Vec::new();
@@ -134,9 +128,8 @@ impl TextPass {
             let words: Vec<Option<DocText>> = chunk
                 .par_iter()
                 .map(|(_, rec, stamp)| {
-                    let folder = rec.folder() as usize;
-                    let path = rec.path_in(folders.get(folder)?);
-                    read(folder, &path).filter(|(_, now)| Some(*now) == *stamp).map(|(w, _)| w)
+                    let path = rec.path_in(folders.get(rec.folder() as usize)?);
+                    read(&path).filter(|(_, now)| Some(*now) == *stamp).map(|(w, _)| w)
                 })
                 .collect();
             for ((slot, _, _), words) in chunk.iter().zip(words) {
@@ -206,7 +199,7 @@ mod tests {
         }
         // Issue 7's file cannot be read now (its stamp has not changed).
         let unreadable = meta(7, "").path;
-        let built = pass.run(|_, path| {
+        let built = pass.run(|path| {
             let (title, stamp) = files.get(path).filter(|_| *path != unreadable)?;
             Some((DocText::new(&meta(0, title), ""), (*stamp)?))
         });
@@ -231,7 +224,7 @@ mod tests {
         slots.clear();
         slots.defer_text();
         slots.insert(meta(2, "beta"), stamp(2), None);
-        let built = pass.run(|_, _| Some((DocText::new(&meta(1, "alpha"), ""), stamp(1)?)));
+        let built = pass.run(|_| Some((DocText::new(&meta(1, "alpha"), ""), stamp(1)?)));
         assert!(!slots.install_text(built), "another index's pass");
         assert!(slots.text_pending());
     }
