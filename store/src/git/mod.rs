@@ -22,43 +22,6 @@ use std::process::Command;
 
 pub use ids::highest_id_number;
 
-#[cfg(test)]
-mod quoting_tests {
-    use std::ffi::OsStr;
-    use std::os::unix::ffi::OsStrExt;
-    use std::process::Command;
-
-    /// Every hostile name comes back from a real `sh` as the same bytes, and runs nothing.
-    #[test]
-    fn a_quoted_word_is_read_back_by_sh_byte_for_byte_and_runs_nothing() {
-        let tmp = tempfile::tempdir().expect("tmp");
-        let names: [&[u8]; 9] = [
-            b"sub$(touch${IFS}PWNED)",
-            b"sub`touch PWNED`",
-            b"a\"b",
-            b"it's",
-            b"''",
-            b"line\nbreak; touch PWNED",
-            b"with space",
-            b"bad\xff\xfebytes",
-            b"\\$HOME*?[a]",
-        ];
-        for name in names {
-            let mut script = b"printf %s ".to_vec();
-            script.extend(super::shell_quote(OsStr::from_bytes(name)));
-            let out = Command::new("sh")
-                .arg("-c")
-                .arg(OsStr::from_bytes(&script))
-                .current_dir(tmp.path())
-                .output()
-                .expect("sh runs");
-            assert!(out.status.success(), "{:?}", String::from_utf8_lossy(&out.stderr));
-            assert_eq!(out.stdout, name, "{}", String::from_utf8_lossy(name));
-            assert!(!tmp.path().join("PWNED").exists(), "{} ran a command", String::from_utf8_lossy(name));
-        }
-    }
-}
-
 /// Runs `git -C dir ARGS`; its stdout when it succeeds, `None` when git is missing or fails
 /// (outside a repository, an unknown revision).
 pub fn run(dir: &Path, args: &[&str]) -> Option<String> {
@@ -227,5 +190,42 @@ impl Repo {
         let rel = path.canonicalize().ok()?.strip_prefix(&self.toplevel).ok()?.to_string_lossy().into_owned();
         let out = self.git(&["log", "--no-renames", "--diff-filter=A", "--format=%H", rev, "--", &rel])?;
         out.lines().last().map(str::to_string)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    use std::process::Command;
+
+    /// Every hostile name comes back from a real `sh` as the same bytes, and runs nothing.
+    #[test]
+    fn a_quoted_word_is_read_back_by_sh_byte_for_byte_and_runs_nothing() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let names: [&[u8]; 9] = [
+            b"sub$(touch${IFS}PWNED)",
+            b"sub`touch PWNED`",
+            b"a\"b",
+            b"it's",
+            b"''",
+            b"line\nbreak; touch PWNED",
+            b"with space",
+            b"bad\xff\xfebytes",
+            b"\\$HOME*?[a]",
+        ];
+        for name in names {
+            let mut script = b"printf %s ".to_vec();
+            script.extend(super::shell_quote(OsStr::from_bytes(name)));
+            let out = Command::new("sh")
+                .arg("-c")
+                .arg(OsStr::from_bytes(&script))
+                .current_dir(tmp.path())
+                .output()
+                .expect("sh runs");
+            assert!(out.status.success(), "{:?}", String::from_utf8_lossy(&out.stderr));
+            assert_eq!(out.stdout, name, "{}", String::from_utf8_lossy(name));
+            assert!(!tmp.path().join("PWNED").exists(), "{} ran a command", String::from_utf8_lossy(name));
+        }
     }
 }
