@@ -184,7 +184,13 @@ pub(super) fn check_expect(index: &mut Index, before: &IssueMeta, expect: &Expec
                 (Status::Open, None) => {}
                 (Status::Open, Some(h)) if h == who => {}
                 (Status::Open, Some(h)) => return Err(refuse(format!("it is assigned to {h}"))),
-                (s, Some(h)) => return Err(refuse(format!("it is {s}, held by {h}"))),
+                (s, Some(h)) => {
+                    let since = crate::git::claims::age(&before.updated_at);
+                    return Err(refuse(format!(
+                        "it is {s}, held by {h} (last written {}, {since}); if that agent is gone, take it over with issues_claim with takeoverReason: \"why\"",
+                        before.updated_at
+                    )));
+                }
                 (s, None) => return Err(refuse(format!("it is {s}, not open"))),
             }
             let open = index.graph().open_blockers(&before.id, Some(&before.blocked_by));
