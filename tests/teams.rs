@@ -276,7 +276,7 @@ fn git_setup_is_idempotent() {
     let first = std::fs::read_to_string(&attributes).expect("written");
     assert!(first.contains("issues/**/*.md merge=docket"), "{first}");
     let again = ok(tmp.path(), &["git-setup"]);
-    assert_eq!(again.matches("already").count(), 6, "attributes, 2 config keys, 3 hooks: {again}");
+    assert_eq!(again.matches("already").count(), 7, "attributes, 3 config keys, 3 hooks: {again}");
     assert_eq!(std::fs::read_to_string(&attributes).expect("read"), first);
     let driver = git(tmp.path(), &["config", "--get", "merge.docket.driver"]);
     assert!(driver.trim_end().ends_with("merge-file %O %A %B %P"), "{driver}");

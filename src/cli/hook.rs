@@ -7,6 +7,8 @@
 //! commits a file that had uncommitted changes of its own, and never fails the git command.
 
 use std::collections::HashSet;
+use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -26,7 +28,7 @@ pub(super) fn run(a: &HookArgs) -> Result<Vec<String>, String> {
     if std::env::var_os(ACTIVE).is_some() {
         return Ok(Vec::new());
     }
-    let ws = Workspace::resolve(a.ws.workspace.as_deref()).map_err(|e| e.to_string())?;
+    let ws = hook_workspace(a)?;
     let Some(repo) = Repo::discover(&ws.dir) else { return Ok(Vec::new()) };
     let commit = match a.name.as_str() {
         // `git merge --squash` leaves the merge uncommitted: the repair joins it.
@@ -68,8 +70,9 @@ pub(super) fn run(a: &HookArgs) -> Result<Vec<String>, String> {
     }
     // Files the merge driver wrote beside a path two different issues were added at: untracked,
     // but the hook's own to commit.
-    let split = super::split::listed(&repo.toplevel);
-    let dirty: HashSet<String> = dirty_paths(&repo)?.into_iter().filter(|p| !split.contains(p)).collect();
+    let spec = ws_spec(&repo, &ws);
+    let split: Vec<Vec<u8>> = super::split::listed(&repo.toplevel).into_iter().map(String::into_bytes).collect();
+    let dirty: HashSet<Vec<u8>> = dirty_paths(&repo, &spec)?.into_iter().filter(|p| !split.contains(p)).collect();
     // After a rebase, the references were written in the branch as it was (git keeps it as
     // ORIG_HEAD), where each names only the file it meant.
     let before = (a.name == "post-rewrite").then(|| repo.git(&["rev-parse", "-q", "--verify", "ORIG_HEAD"])).flatten();
@@ -83,17 +86,18 @@ pub(super) fn run(a: &HookArgs) -> Result<Vec<String>, String> {
     // A split file renumbered away was never tracked: there is nothing to add at its old name.
     let gone_untracked = |p: &Path| !p.exists() && from_top(&repo, &ws, p).is_some_and(|r| split.contains(&r));
     let touched: Vec<&PathBuf> = outcome.touched.iter().filter(|p| !gone_untracked(p)).collect();
-    let paths: Vec<String> = touched.iter().filter_map(|p| from_top(&repo, &ws, p)).collect();
-    let unsafe_to_commit: Vec<&String> = paths.iter().filter(|p| dirty.contains(p.as_str())).collect();
+    let paths: Vec<Vec<u8>> = touched.iter().filter_map(|p| from_top(&repo, &ws, p)).collect();
+    let unsafe_to_commit: Vec<&Vec<u8>> = paths.iter().filter(|p| dirty.contains(*p)).collect();
     if !commit || !unsafe_to_commit.is_empty() || paths.len() != touched.len() {
         let why = if commit {
-            format!("{} had uncommitted changes of its own", unsafe_to_commit.first().map_or("a file", |p| p.as_str()))
+            let file = unsafe_to_commit.first().map(|p| String::from_utf8_lossy(p).into_owned());
+            format!("{} had uncommitted changes of its own", file.as_deref().unwrap_or("a file"))
         } else {
             "a squash merge is committed by you".to_string()
         };
         lines.push(format!(
             "docket: the repair is left in the working tree, not committed ({why}); review it, then `git add -A {} && git commit`",
-            if repo.ws_rel.is_empty() { "." } else { repo.ws_rel.as_str() }
+            spec.to_string_lossy()
         ));
         return Ok(lines);
     }
@@ -101,14 +105,32 @@ pub(super) fn run(a: &HookArgs) -> Result<Vec<String>, String> {
     if !staged.is_empty() {
         lines.push(format!(
             "docket: the repair is left in the working tree, not committed (other changes are staged); review it, then `git add -A {} && git commit`",
-            if repo.ws_rel.is_empty() { "." } else { repo.ws_rel.as_str() }
+            spec.to_string_lossy()
         ));
         return Ok(lines);
     }
-    git(&repo.toplevel, &[&["add", "-A", "--"], &as_strs(&paths)[..]].concat())?;
+    let mut add: Vec<&OsStr> = ["add", "-A", "--"].map(OsStr::new).to_vec();
+    add.extend(paths.iter().map(|p| OsStr::from_bytes(p)));
+    git(&repo.toplevel, &add)?;
     commit_index(&repo.toplevel)?;
     lines.push(format!("docket: committed the repair ({} file(s)); push it with your merge", paths.len()));
     Ok(lines)
+}
+
+/// The workspace a hook repairs: `--workspace` when given (what older hooks passed), else the
+/// folder `git-setup` recorded in the repository's config, under the top level of the worktree
+/// git runs the hook in (its current directory), else the nearest workspace from there. Not
+/// `DOCKET_WORKSPACE`: a merge repairs the tree git just changed, wherever the shell points.
+fn hook_workspace(a: &HookArgs) -> Result<Workspace, String> {
+    if let Some(explicit) = a.ws.workspace.as_deref() {
+        return Workspace::resolve(Some(explicit)).map_err(|e| e.to_string());
+    }
+    let here = std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+    let top = crate::store::git::toplevel(&here).unwrap_or(here);
+    match crate::store::git::hook_workspace(&top) {
+        Some(rel) => Workspace::resolve(Some(&top.join(rel))).map_err(|e| e.to_string()),
+        None => Workspace::discover(&top).map_err(|e| e.to_string()),
+    }
 }
 
 /// The duplicated ids (upper-cased) this merge made, and those it found: an id is the merge's
@@ -116,23 +138,24 @@ pub(super) fn run(a: &HookArgs) -> Result<Vec<String>, String> {
 /// merge, the branch before a rebase, or a remote-tracking branch). After a rebase the new
 /// commits hold both sides already, so only the branch as it was (`ORIG_HEAD`) counts.
 fn made_by_merge(repo: &Repo, ws: &Workspace, report: &doctor::Report, hook: &str) -> (HashSet<String>, Vec<String>) {
-    let spec = if repo.ws_rel.is_empty() { "." } else { repo.ws_rel.as_str() };
+    let spec = ws_spec(repo, ws);
     let before: &[&str] = if hook == "post-rewrite" { &["ORIG_HEAD"] } else { &["HEAD^1", "HEAD^2", "ORIG_HEAD"] };
     let mut revs: Vec<String> = before.iter().map(|r| r.to_string()).collect();
     revs.extend(repo.branch_tips().into_iter().filter(|(n, _)| n.starts_with("refs/remotes/")).map(|(_, oid)| oid));
-    let mut trees: Vec<HashSet<String>> = Vec::new();
+    let mut trees: Vec<HashSet<Vec<u8>>> = Vec::new();
     let mut seen = HashSet::new();
     for rev in &revs {
         let Some(oid) = repo.git(&["rev-parse", "-q", "--verify", &format!("{rev}^{{commit}}")]) else { continue };
         if !seen.insert(oid.trim().to_string()) {
             continue;
         }
-        let Some(names) = repo.git(&["ls-tree", "-r", "--name-only", "-z", oid.trim(), "--", spec]) else { continue };
-        trees.push(names.split('\0').filter(|p| !p.is_empty()).map(str::to_string).collect());
+        let args = ["ls-tree", "-r", "--name-only", "-z", oid.trim(), "--"].map(OsStr::new);
+        let Ok(names) = git(&repo.toplevel, &[&args[..], &[spec.as_os_str()]].concat()) else { continue };
+        trees.push(nul_separated(&names).collect());
     }
     let (mut made, mut before) = (HashSet::new(), Vec::new());
     for (id, holders) in report.holders_of_duplicates() {
-        let paths: Vec<String> = holders.iter().filter_map(|p| from_top(repo, ws, p)).collect();
+        let paths: Vec<Vec<u8>> = holders.iter().filter_map(|p| from_top(repo, ws, p)).collect();
         if trees.iter().any(|t| paths.iter().filter(|p| t.contains(*p)).count() >= 2) {
             before.push(id);
         } else {
@@ -145,20 +168,16 @@ fn made_by_merge(repo: &Repo, ws: &Workspace, report: &doctor::Report, hook: &st
 /// Commits the index on top of HEAD with plumbing: inside post-merge git still has the merge's
 /// state files (`MERGE_HEAD`), and `git commit` would take the repair for the merge's conclusion.
 fn commit_index(top: &Path) -> Result<(), String> {
-    let head = git(top, &["rev-parse", "--verify", "HEAD"])?;
-    let head = head.trim();
-    let tree = git(top, &["write-tree"])?;
-    let commit = git(top, &["commit-tree", tree.trim(), "-p", head, "-m", MESSAGE])?;
-    git(top, &["update-ref", "-m", "docket: renumber ids the merge duplicated", "HEAD", commit.trim(), head])?;
+    let head = git_line(top, &["rev-parse", "--verify", "HEAD"])?;
+    let tree = git_line(top, &["write-tree"])?;
+    let commit = git_line(top, &["commit-tree", &tree, "-p", &head, "-m", MESSAGE])?;
+    git(top, &["update-ref", "-m", "docket: renumber ids the merge duplicated", "HEAD", &commit, &head])?;
     Ok(())
 }
 
-fn as_strs(v: &[String]) -> Vec<&str> {
-    v.iter().map(String::as_str).collect()
-}
-
-/// `git ARGS` in `dir` as docket's hook: its own commit triggers no docket hook again.
-fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
+/// `git ARGS` in `dir` as docket's hook: its own commit triggers no docket hook again. Its
+/// stdout as bytes: paths in the workspace need not be UTF-8.
+fn git<S: AsRef<OsStr>>(dir: &Path, args: &[S]) -> Result<Vec<u8>, String> {
     let out = Command::new("git")
         .arg("-C")
         .arg(dir)
@@ -167,33 +186,50 @@ fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
         .output()
         .map_err(|e| format!("cannot run git ({e})"))?;
     if out.status.success() {
-        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        Ok(out.stdout)
     } else {
-        Err(format!("`git {}` failed: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim()))
+        let shown: Vec<String> = args.iter().map(|a| a.as_ref().to_string_lossy().into_owned()).collect();
+        Err(format!("`git {}` failed: {}", shown.join(" "), String::from_utf8_lossy(&out.stderr).trim()))
+    }
+}
+
+/// `git ARGS` whose output is one line of text (an object id).
+fn git_line(dir: &Path, args: &[&str]) -> Result<String, String> {
+    git(dir, args).map(|out| String::from_utf8_lossy(&out).trim().to_string())
+}
+
+fn nul_separated(out: &[u8]) -> impl Iterator<Item = Vec<u8>> + '_ {
+    out.split(|b| *b == 0).filter(|p| !p.is_empty()).map(<[u8]>::to_vec)
+}
+
+/// The workspace folder as a pathspec from the top level, byte for byte (`.` at the top).
+fn ws_spec(repo: &Repo, ws: &Workspace) -> OsString {
+    match Repo::ws_rel_path(&ws.dir, &repo.toplevel) {
+        Some(rel) if !rel.as_os_str().is_empty() => rel.into_os_string(),
+        _ => OsString::from("."),
     }
 }
 
 /// `path` (inside the workspace) as a path from the repository's top level, as git prints them.
-fn from_top(repo: &Repo, ws: &Workspace, path: &Path) -> Option<String> {
+fn from_top(repo: &Repo, ws: &Workspace, path: &Path) -> Option<Vec<u8>> {
     let in_root = path.strip_prefix(&ws.root).ok()?;
-    let root_rel = Path::new(&repo.ws_rel).parent().map(Path::to_path_buf).unwrap_or_default();
-    let rel: PathBuf = root_rel.join(in_root);
-    let text = rel.to_str()?;
-    Some(text.replace('\\', "/"))
+    let ws_rel = Repo::ws_rel_path(&ws.dir, &repo.toplevel)?;
+    let root_rel = ws_rel.parent().map(Path::to_path_buf).unwrap_or_default();
+    Some(root_rel.join(in_root).into_os_string().into_vec())
 }
 
 /// Files of the workspace git sees changed or untracked, from the top level (renames give both
 /// names): the files the hook must not commit on the user's behalf.
-fn dirty_paths(repo: &Repo) -> Result<HashSet<String>, String> {
-    let spec = if repo.ws_rel.is_empty() { "." } else { repo.ws_rel.as_str() };
-    let out = git(&repo.toplevel, &["status", "--porcelain=v1", "-z", "--untracked-files=all", "--", spec])?;
+fn dirty_paths(repo: &Repo, spec: &OsStr) -> Result<HashSet<Vec<u8>>, String> {
+    let args = ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--"].map(OsStr::new);
+    let out = git(&repo.toplevel, &[&args[..], &[spec]].concat())?;
     let mut paths = HashSet::new();
-    let mut fields = out.split('\0').filter(|f| !f.is_empty());
+    let mut fields = nul_separated(&out);
     while let Some(entry) = fields.next() {
         let (status, path) = entry.split_at(entry.len().min(3));
-        paths.insert(path.to_string());
-        if status.contains('R') || status.contains('C') {
-            paths.extend(fields.next().map(str::to_string));
+        paths.insert(path.to_vec());
+        if status.contains(&b'R') || status.contains(&b'C') {
+            paths.extend(fields.next());
         }
     }
     Ok(paths)

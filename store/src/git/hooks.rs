@@ -20,19 +20,28 @@ const MARK: &str = "# docket: renumber ids a merge duplicated (written by `docke
 /// The hooks docket installs.
 pub const HOOKS: [&str; 3] = ["post-merge", "post-rewrite", "post-commit"];
 
-fn shell_quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', r"'\''"))
-}
-
 /// The script of hook `name`: the kept hook first, then `docket hook`; never fails the git
 /// command (these hooks run after the fact, and git ignores their status anyway).
-fn script(name: &str, exe: &Path, ws_rel: &str) -> String {
-    let workspace = if ws_rel.is_empty() { String::new() } else { format!("/{ws_rel}") };
-    format!(
-        "#!/bin/sh\n{MARK}\nhooks=\"$(dirname \"$0\")\"\nif [ -x \"$hooks/{name}.legacy\" ]; then \"$hooks/{name}.legacy\" \"$@\"; fi\nexe={exe}\nif [ -x \"$exe\" ]; then \"$exe\" hook {name} --workspace \"$(git rev-parse --show-toplevel){workspace}\" \"$@\" </dev/null || true; else echo \"docket hook: $exe is gone; run \\`docket git-setup\\` again to point the hooks at docket\" >&2; fi\nexit 0\n",
-        exe = shell_quote(&exe.to_string_lossy()),
+///
+/// No text of the repository reaches the script: `docket hook` finds the workspace itself (the
+/// `docket.workspace` key git-setup writes, from the top level git runs hooks in), so a folder
+/// named `$(...)`, with a backquote, a quote or a newline runs nothing. The only path in it is
+/// docket's own executable, single-quoted byte for byte by [`super::shell_quote`].
+fn script(name: &str, exe: &Path) -> Vec<u8> {
+    let mut s = format!(
+        "#!/bin/sh\n{MARK}\nhooks=\"$(dirname \"$0\")\"\nif [ -x \"$hooks/{name}.legacy\" ]; then \"$hooks/{name}.legacy\" \"$@\"; fi\nexe="
     )
+    .into_bytes();
+    s.extend(super::shell_quote(exe.as_os_str()));
+    s.extend(format!("\n{CALL_PREFIX}{name} \"$@\" </dev/null || true; {CALL_SUFFIX}\nexit 0\n").into_bytes());
+    s
 }
+
+/// The line that runs docket, up to the hook's name, and its end: with the `exe=` line, all
+/// that differs between docket versions' installs (an older one passed `--workspace PATH` here).
+const CALL_PREFIX: &str = "if [ -x \"$exe\" ]; then \"$exe\" hook ";
+const CALL_SUFFIX: &str =
+    "else echo \"docket hook: $exe is gone; run \\`docket git-setup\\` again to point the hooks at docket\" >&2; fi";
 
 /// Where git runs hooks from, and the trusted directory to write them through.
 fn hooks_dir(repo: &Repo) -> Result<(Root, PathBuf), String> {
@@ -60,7 +69,7 @@ pub fn install(repo: &Repo, exe: &Path) -> Result<Vec<String>, String> {
     let mut report = Vec::new();
     for name in HOOKS {
         let path = dir.join(name);
-        let want = script(name, exe, &repo.ws_rel);
+        let want = script(name, exe);
         let current = match root.entry(&path).map_err(|e| e.to_string())? {
             Entry::Missing => None,
             Entry::File => Some(root.read(&path, 1 << 20).map_err(|e| format!("cannot read {e}"))?),
@@ -69,13 +78,13 @@ pub fn install(repo: &Repo, exe: &Path) -> Result<Vec<String>, String> {
             }
         };
         match current {
-            Some(bytes) if bytes == want.as_bytes() => {
+            Some(bytes) if bytes == want => {
                 report.push(format!("{}: already installed", path.display()));
                 continue;
             }
             // docket's, for another executable or workspace path: rewritten. docket's with lines
             // someone added: theirs would be lost, so it is left as it is.
-            Some(bytes) if String::from_utf8_lossy(&bytes).contains(MARK) && !same_but_paths(&bytes, &want, name) => {
+            Some(bytes) if String::from_utf8_lossy(&bytes).contains(MARK) && !same_but_call(&bytes, &want, name) => {
                 return Err(format!(
                     "{} is docket's hook with lines added by hand; docket would lose them. Move your lines to {}.legacy (docket's hook runs it first), then run `docket git-setup` again",
                     path.display(),
@@ -97,44 +106,61 @@ pub fn install(repo: &Repo, exe: &Path) -> Result<Vec<String>, String> {
             }
             _ => {}
         }
-        root.write_atomic(&path, want.as_bytes(), Some(0o755)).map_err(|e| format!("cannot write {e}"))?;
+        root.write_atomic(&path, &want, Some(0o755)).map_err(|e| format!("cannot write {e}"))?;
         report.push(format!("{}: installed (renumbers ids a merge duplicated)", path.display()));
     }
     Ok(report)
 }
 
-/// Whether `current` is docket's script `want` but for the executable and the workspace path
-/// (the only lines that differ between docket versions' installs on one machine).
-fn same_but_paths(current: &[u8], want: &str, name: &str) -> bool {
-    let call = format!("hook {name} --workspace");
-    let lines = |text: &str| -> Vec<String> {
-        text.lines().filter(|l| !l.starts_with("exe=") && !l.contains(&call)).map(str::to_string).collect()
+/// Whether `current` is docket's script `want` but for the executable and the call of
+/// `docket hook` (all that differs between docket versions' installs on one machine). The call
+/// may span lines: older versions embedded the workspace path there, newlines included.
+fn same_but_call(current: &[u8], want: &[u8], name: &str) -> bool {
+    let split = |text: &[u8]| -> Option<(Vec<u8>, Vec<u8>)> {
+        let text = String::from_utf8_lossy(text).into_owned();
+        let head_end = text.find("\nexe=")? + 1;
+        let call = text[head_end..].find(&format!("\n{CALL_PREFIX}{name} "))? + head_end + 1;
+        let rest = &text[call..];
+        let tail = rest.find(&format!("{CALL_SUFFIX}\n"))? + CALL_SUFFIX.len() + 1;
+        Some((text.as_bytes()[..head_end].to_vec(), rest.as_bytes()[tail..].to_vec()))
     };
-    lines(&String::from_utf8_lossy(current)) == lines(want)
+    matches!((split(current), split(want)), (Some(a), Some(b)) if a == b)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn text(s: Vec<u8>) -> String {
+        String::from_utf8(s).expect("utf-8")
+    }
+
     #[test]
-    fn the_script_quotes_the_executable_and_runs_the_kept_hook_first() {
-        let s = script("post-merge", Path::new("/opt/it's here/docket"), ".docket");
+    fn the_script_quotes_the_executable_runs_the_kept_hook_first_and_names_no_workspace() {
+        let s = text(script("post-merge", Path::new("/opt/it's here/docket")));
         assert!(s.starts_with("#!/bin/sh\n"));
         assert!(s.contains(MARK));
         assert!(s.contains(r"exe='/opt/it'\''s here/docket'"), "{s}");
         let legacy = s.find("post-merge.legacy\" \"$@\"").expect("legacy runs");
-        let ours = s.find("hook post-merge --workspace").expect("docket runs");
+        let ours = s.find("\"$exe\" hook post-merge \"$@\"").expect("docket runs");
         assert!(legacy < ours);
-        assert!(s.contains("$(git rev-parse --show-toplevel)/.docket"));
+        assert!(!s.contains("--workspace") && !s.contains("rev-parse"), "{s}");
     }
 
     #[test]
-    fn another_executable_or_workspace_is_an_update_and_an_added_line_is_not() {
-        let old = script("post-merge", Path::new("/old/docket"), ".docket");
-        let new = script("post-merge", Path::new("/new/docket"), ".wrangler");
-        assert!(same_but_paths(old.as_bytes(), &new, "post-merge"));
+    fn another_executable_or_an_older_call_is_an_update_and_an_added_line_is_not() {
+        let old = text(script("post-merge", Path::new("/old/docket")));
+        let new = script("post-merge", Path::new("/new/docket"));
+        assert!(same_but_call(old.as_bytes(), &new, "post-merge"));
+        // What docket wrote before the workspace left the script, a newline in the path included.
+        let older = old.replace(
+            "hook post-merge \"$@\"",
+            "hook post-merge --workspace \"$(git rev-parse --show-toplevel)/a\nb/.docket\" \"$@\"",
+        );
+        assert!(same_but_call(older.as_bytes(), &new, "post-merge"), "{older}");
         let edited = old.replace("exit 0\n", "make notify\nexit 0\n");
-        assert!(!same_but_paths(edited.as_bytes(), &new, "post-merge"));
+        assert!(!same_but_call(edited.as_bytes(), &new, "post-merge"));
+        let before = old.replace("exe=", "make notify\nexe=");
+        assert!(!same_but_call(before.as_bytes(), &new, "post-merge"));
     }
 }

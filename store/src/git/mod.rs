@@ -24,6 +24,43 @@ use std::process::Command;
 
 pub use ids::highest_id_number;
 
+#[cfg(test)]
+mod quoting_tests {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    use std::process::Command;
+
+    /// Every hostile name comes back from a real `sh` as the same bytes, and runs nothing.
+    #[test]
+    fn a_quoted_word_is_read_back_by_sh_byte_for_byte_and_runs_nothing() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let names: [&[u8]; 9] = [
+            b"sub$(touch${IFS}PWNED)",
+            b"sub`touch PWNED`",
+            b"a\"b",
+            b"it's",
+            b"''",
+            b"line\nbreak; touch PWNED",
+            b"with space",
+            b"bad\xff\xfebytes",
+            b"\\$HOME*?[a]",
+        ];
+        for name in names {
+            let mut script = b"printf %s ".to_vec();
+            script.extend(super::shell_quote(OsStr::from_bytes(name)));
+            let out = Command::new("sh")
+                .arg("-c")
+                .arg(OsStr::from_bytes(&script))
+                .current_dir(tmp.path())
+                .output()
+                .expect("sh runs");
+            assert!(out.status.success(), "{:?}", String::from_utf8_lossy(&out.stderr));
+            assert_eq!(out.stdout, name, "{}", String::from_utf8_lossy(name));
+            assert!(!tmp.path().join("PWNED").exists(), "{} ran a command", String::from_utf8_lossy(name));
+        }
+    }
+}
+
 /// Runs `git -C dir ARGS`; its stdout when it succeeds, `None` when git is missing or fails
 /// (outside a repository, an unknown revision).
 pub fn run(dir: &Path, args: &[&str]) -> Option<String> {
@@ -44,6 +81,55 @@ pub fn run_checked(dir: &Path, args: &[&str]) -> Result<String, String> {
     } else {
         Err(format!("`git {}` failed: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim()))
     }
+}
+
+/// The git config key naming the workspace of a repository's hooks: the workspace folder
+/// (`.docket/`, `.wrangler/`) relative to the top level of the worktree git runs the hook in,
+/// written by [`setup::git_setup`] and read by `docket hook` (so no path enters a script).
+pub const HOOK_WORKSPACE_KEY: &str = "docket.workspace";
+
+/// `s` as one word for a POSIX shell: single quotes around its bytes, each `'` written as `'\''`.
+/// Inside single quotes the shell expands nothing (`$(...)`, backquotes, `"`, `\`, newlines and
+/// bytes that are not UTF-8 all stay as they are).
+pub fn shell_quote(s: &std::ffi::OsStr) -> Vec<u8> {
+    use std::os::unix::ffi::OsStrExt;
+    let mut out = Vec::with_capacity(s.len() + 2);
+    out.push(b'\'');
+    for &b in s.as_bytes() {
+        match b {
+            b'\'' => out.extend_from_slice(b"'\\''"),
+            b => out.push(b),
+        }
+    }
+    out.push(b'\'');
+    out
+}
+
+/// The workspace folder `git-setup` recorded for the hooks of the repository at `dir`
+/// ([`HOOK_WORKSPACE_KEY`]), as the bytes it was written with; `None` when it was never set.
+pub fn hook_workspace(dir: &Path) -> Option<PathBuf> {
+    config_value(dir, HOOK_WORKSPACE_KEY).map(PathBuf::from)
+}
+
+/// The top level of the worktree holding `dir`, byte for byte; `None` outside git.
+pub fn toplevel(dir: &Path) -> Option<PathBuf> {
+    use std::os::unix::ffi::OsStringExt;
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["rev-parse", "--path-format=absolute", "--show-toplevel"])
+        .output()
+        .ok()?;
+    let mut path = out.stdout;
+    (out.status.success() && path.pop() == Some(b'\n')).then(|| PathBuf::from(std::ffi::OsString::from_vec(path)))
+}
+
+/// A key of the repository's own config (`--local`), byte for byte; `None` when unset.
+pub fn config_value(dir: &Path, key: &str) -> Option<std::ffi::OsString> {
+    use std::os::unix::ffi::OsStringExt;
+    let out = Command::new("git").arg("-C").arg(dir).args(["config", "--local", "-z", "--get", key]).output().ok()?;
+    let mut value = out.stdout;
+    (out.status.success() && value.pop() == Some(0)).then(|| std::ffi::OsString::from_vec(value))
 }
 
 /// The repository a workspace lives in.
@@ -74,6 +160,12 @@ impl Repo {
     /// `path` inside the workspace as a path from the top level (for `git ls-tree`).
     pub fn in_ws(&self, sub: &str) -> String {
         if self.ws_rel.is_empty() { sub.to_string() } else { format!("{}/{sub}", self.ws_rel) }
+    }
+
+    /// The workspace folder relative to the top level, byte for byte (`ws_rel` is its text).
+    pub fn ws_rel_path(ws_dir: &Path, toplevel: &Path) -> Option<PathBuf> {
+        let ws = ws_dir.canonicalize().ok()?;
+        Some(ws.strip_prefix(toplevel).ok()?.to_path_buf())
     }
 
     pub fn git(&self, args: &[&str]) -> Option<String> {

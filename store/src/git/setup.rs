@@ -4,7 +4,10 @@
 //! `merge.docket` driver to the repository's config, and the hooks. Idempotent: running it again
 //! changes nothing and says so.
 
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
+use std::process::Command;
 
 use super::Repo;
 use crate::fs::Root;
@@ -15,11 +18,6 @@ const HEADER: &str = "# docket: merge issue files field by field (written by `do
 /// The attribute lines for the workspace's markdown issue files (archived ones included).
 fn attribute_lines() -> Vec<String> {
     IssueType::ALL.iter().map(|t| format!("{}/**/*.md merge=docket", t.folder())).collect()
-}
-
-/// Single quotes for `sh`, which runs the driver command.
-fn shell_quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', r"'\''"))
 }
 
 /// Sets up `ws`'s repository to merge issue files with `docket` at `exe`; returns one line per
@@ -61,18 +59,44 @@ pub fn git_setup(ws: &Workspace, exe: &Path) -> Result<Vec<String>, String> {
         root.write_atomic(&attributes, text.as_bytes(), None).map_err(|e| format!("cannot write {e}"))?;
         report.push(format!("{}: added {}", attributes.display(), missing.join(", ")));
     }
-    let driver = format!("{} merge-file %O %A %B %P", shell_quote(&exe.to_string_lossy()));
-    for (key, value) in
-        [("merge.docket.name", "docket issue files, merged field by field"), ("merge.docket.driver", &driver)]
-    {
-        let current = repo.git(&["config", "--local", "--get", key]).map(|v| v.trim_end().to_string());
-        if current.as_deref() == Some(value) {
+    // git runs the driver through `sh`: the executable is quoted for it, and git quotes %P itself.
+    let mut driver = super::shell_quote(exe.as_os_str());
+    driver.extend_from_slice(b" merge-file %O %A %B %P");
+    let rel = Repo::ws_rel_path(&ws.dir, &repo.toplevel).ok_or_else(|| {
+        format!(
+            "{} is not inside the worktree at {}; run `docket git-setup` from the repository",
+            ws.dir.display(),
+            repo.toplevel.display()
+        )
+    })?;
+    let values: [(&str, &OsStr); 3] = [
+        ("merge.docket.name", OsStr::new("docket issue files, merged field by field")),
+        ("merge.docket.driver", OsStr::from_bytes(&driver)),
+        (super::HOOK_WORKSPACE_KEY, rel.as_os_str()),
+    ];
+    for (key, value) in values {
+        if super::config_value(&repo.toplevel, key).as_deref() == Some(value) {
             report.push(format!("git config {key}: already set"));
         } else {
-            super::run_checked(&repo.toplevel, &["config", "--local", key, value])?;
-            report.push(format!("git config {key} = {value}"));
+            config_set(&repo.toplevel, key, value)?;
+            report.push(format!("git config {key} = {}", value.to_string_lossy()));
         }
     }
     report.extend(super::hooks::install(&repo, exe)?);
     Ok(report)
+}
+
+/// Sets a key of the repository's own config to `value`, passed to git as an argument (no shell).
+fn config_set(top: &Path, key: &str, value: &OsStr) -> Result<(), String> {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(top)
+        .args(["config", "--local", key])
+        .arg(value)
+        .output()
+        .map_err(|e| format!("cannot run git ({e}); is git installed and on PATH?"))?;
+    if out.status.success() {
+        return Ok(());
+    }
+    Err(format!("`git config --local {key}` failed: {}", String::from_utf8_lossy(&out.stderr).trim()))
 }
