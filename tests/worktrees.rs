@@ -225,3 +225,40 @@ fn a_bare_repository_with_only_linked_worktrees_keeps_each_worktrees_files_and_o
     let lost = docket_in(&w2, &["claim", "ISS-000001", "--as", "two"], &[]);
     assert!(!lost.status.success() && stderr(&lost).contains("held by one"), "{}", stderr(&lost));
 }
+
+#[test]
+fn the_merge_hook_in_a_linked_worktree_repairs_that_worktrees_tree() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let main = tmp.path().join("main");
+    repo_with_issues(&main, ".docket", 0);
+    ok_in(&main, &["git-setup"], &[]);
+    commit_all(&main, "git-setup");
+    let wt = Layout::Sibling.add(&main, "w");
+    // Both sides number their own files without looking at the other branch: one id twice.
+    let alone: &[(&str, &str)] = &[("DOCKET_BRANCH_AWARE_IDS", "false"), ("DOCKET_WORKTREES", "local")];
+    assert_eq!(ok_in(&wt, &["create", "--title", "made in w"], alone).trim(), "ISS-000001");
+    commit_all(&wt, "w's task");
+    assert_eq!(ok_in(&main, &["create", "--title", "made in main"], alone).trim(), "ISS-000001");
+    commit_all(&main, "main's task");
+    let merge = common::git_command(&wt).args(["merge", "-q", "--no-edit", "main"]).output().expect("git merge");
+    assert!(merge.status.success(), "{}", stderr(&merge));
+    let names: Vec<String> = wt
+        .join(".docket/issues")
+        .read_dir()
+        .expect("ls")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("ISS-"))
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(names.iter().any(|n| n.starts_with("ISS-000002")), "the hook renumbered the worktree's copy: {names:?}");
+    let in_main: Vec<String> = main
+        .join(".docket/issues")
+        .read_dir()
+        .expect("ls")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("ISS-"))
+        .collect();
+    assert_eq!(in_main, ["ISS-000001-made-in-main.md"], "the main worktree's files are not the merged tree");
+}
