@@ -149,3 +149,59 @@ fn a_stale_claim_is_taken_over_only_with_a_reason_and_an_interrupted_claim_compl
     ok_in(&clones[0], &["claim", "ISS-000005", "--as", "ann"], REMOTE);
     assert_eq!(status_in(&clones[0], "ISS-000005"), "in_progress");
 }
+
+#[test]
+fn doctor_reconciles_claim_refs_with_the_files_and_drops_no_claim() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (origin, clones) = origin_and_clones(tmp.path(), 1);
+    let clone = &clones[0];
+    // Interrupted: the remote holds ann's claim, the file says open.
+    ok_in(clone, &["claim", "ISS-000001", "--as", "ann"], REMOTE);
+    git(clone, &["checkout", "--", ".docket"]);
+    // A release that did not happen: closed without the remote configured.
+    ok_in(clone, &["claim", "ISS-000002", "--as", "ann"], REMOTE);
+    ok_in(clone, &["close", "ISS-000002"], &[]);
+    // A claim the files hold and no ref does (taken before the remote was configured).
+    ok_in(clone, &["claim", "ISS-000003", "--as", "carl"], &[]);
+    // A ref whose issue is gone.
+    let orphan = common::git_command(clone)
+        .args(["hash-object", "-w", "--stdin"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            use std::io::Write;
+            c.stdin
+                .take()
+                .expect("stdin")
+                .write_all(b"docket claim\nissue ISS-000099\nholder gone\ntaken 2020-01-01T00:00:00Z\n")?;
+            c.wait_with_output()
+        })
+        .expect("hash-object");
+    let oid = String::from_utf8_lossy(&orphan.stdout).trim().to_string();
+    git(clone, &["push", "-q", "origin", &format!("{oid}:refs/docket/claims/ISS-000099")]);
+
+    let o = docket_in(clone, &["doctor", "--json"], REMOTE);
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let claims: Vec<&serde_json::Value> =
+        report["problems"].as_array().expect("problems").iter().filter(|p| p["kind"] == "claim_ref").collect();
+    let ids: Vec<&str> = claims.iter().filter_map(|p| p["id"].as_str()).collect();
+    assert_eq!(ids.len(), 4, "{report}");
+    for id in ["ISS-000001", "ISS-000002", "ISS-000003", "ISS-000099"] {
+        assert!(ids.contains(&id), "{id}: {report}");
+    }
+    assert_eq!(o.status.code(), Some(1), "all fixable");
+
+    let fixed = docket_in(clone, &["doctor", "--fix"], REMOTE);
+    let out = String::from_utf8_lossy(&fixed.stdout);
+    assert!(out.contains("completed ISS-000001's claim for ann"), "{out}");
+    assert!(
+        out.contains("removed the claim ref of ISS-000002") && out.contains("removed the claim ref of ISS-000099"),
+        "{out}"
+    );
+    assert!(out.contains("recorded carl's claim of ISS-000003"), "{out}");
+    assert!(fixed.status.success(), "{out}");
+    assert_eq!(status_in(clone, "ISS-000001"), "in_progress");
+    let refs = git(&origin, &["for-each-ref", "--format=%(refname)", "refs/docket/claims/"]);
+    assert_eq!(refs.lines().collect::<Vec<_>>(), ["refs/docket/claims/ISS-000001", "refs/docket/claims/ISS-000003"]);
+}

@@ -81,5 +81,6 @@ fn kind(k: doctor::Kind) -> DoctorProblemKind {
         doctor::Kind::MalformedId => DoctorProblemKind::MalformedId,
         doctor::Kind::MissingBlocker => DoctorProblemKind::MissingBlocker,
         doctor::Kind::BlockerCycle => DoctorProblemKind::BlockerCycle,
+        doctor::Kind::ClaimRef => DoctorProblemKind::ClaimRef,
     }
 }
