@@ -7,6 +7,8 @@
 //! Run: `cargo bench --bench claims` (release), or `cargo test --release --bench claims`; another
 //! binary: `DOCKET_BIN=path`.
 
+// Shared with benches/stdio.rs, which uses the server times, memory and token counts this bench does not.
+#[allow(dead_code)]
 mod common;
 
 use std::path::Path;
