@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 
-use common::many::{docket_cmd, docket_in, ok_in, repo_with_issues, serve_in};
+use common::many::{docket_cmd, docket_in, ok_in, repo_with_issues, serve_in, status_of};
 use common::{call, git, is_error, structured, text};
 use serde_json::json;
 
@@ -36,15 +36,7 @@ fn origin_and_clones(tmp: &Path, n: usize) -> (PathBuf, Vec<PathBuf>) {
 
 /// The frontmatter status of issue `id` in `clone`'s files.
 fn status_in(clone: &Path, id: &str) -> String {
-    let file = clone
-        .join(".docket/issues")
-        .read_dir()
-        .expect("ls")
-        .flatten()
-        .find(|e| e.file_name().to_string_lossy().starts_with(id))
-        .expect("the issue's file");
-    let body = std::fs::read_to_string(file.path()).expect("read");
-    body.lines().find_map(|l| l.strip_prefix("status: ")).unwrap_or_default().to_string()
+    status_of(&clone.join(".docket"), id)
 }
 
 #[test]

@@ -7,7 +7,9 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use common::many::{Layout, commit_all, docket_cmd, docket_in, ok_in, repo_with_issues, serve_in};
+use common::many::{
+    Layout, commit_all, docket_cmd, docket_in, issue_files, ok_in, repo_with_issues, serve_in, status_of,
+};
 use common::{call, git, is_error, structured, text};
 use serde_json::json;
 
@@ -41,14 +43,7 @@ fn every_layout_serves_the_main_worktrees_workspace_both_ways() {
             let from_wt = ok_in(&wt, &["create", "--title", "made in the worktree"], &[]).trim().to_string();
             assert_eq!(from_wt, "ISS-000008", "{layout:?} {dir_name}: one numbering");
             assert!(ok_in(&main, &["show", &from_wt], &[]).contains("made in the worktree"), "{layout:?} {dir_name}");
-            assert!(
-                !wt.join(dir_name)
-                    .join("issues")
-                    .read_dir()
-                    .expect("ls")
-                    .flatten()
-                    .any(|e| { e.file_name().to_string_lossy().starts_with("ISS-000008") })
-            );
+            assert!(!issue_files(&wt.join(dir_name)).iter().any(|n| n.starts_with("ISS-000008")));
             // doctor says which workspace it checked, and why.
             let doctor = ok_in(&wt, &["doctor"], &[]);
             assert!(doctor.contains("serving the main worktree's workspace"), "{doctor}");
@@ -168,30 +163,14 @@ fn worktree_local_keeps_its_files_but_claims_hold_across_worktrees() {
     let local: &[(&str, &str)] = &[("DOCKET_WORKTREES", "local")];
     // Its own files: a task created with --worktree-local stays in the worktree.
     let own = ok_in(&a, &["create", "--title", "only in a", "--worktree-local"], &[]).trim().to_string();
-    assert!(
-        a.join(".docket/issues")
-            .read_dir()
-            .expect("ls")
-            .flatten()
-            .any(|e| e.file_name().to_string_lossy().starts_with(&own))
-    );
+    assert!(issue_files(&a.join(".docket")).iter().any(|n| n.starts_with(&own)));
     let in_main = docket_in(&main, &["show", &own], &[]);
     assert!(!in_main.status.success() || !stdout(&in_main).contains("only in a"), "not in main's files");
     // Claims hold across worktrees through the common git directory.
     ok_in(&a, &["claim", "ISS-000002", "--as", "ann"], local);
     let lost = docket_in(&b, &["claim", "ISS-000002", "--as", "bob"], local);
     assert!(!lost.status.success() && stderr(&lost).contains("held by ann since"), "{}", stderr(&lost));
-    let b_file = std::fs::read_to_string(
-        b.join(".docket/issues")
-            .read_dir()
-            .expect("ls")
-            .flatten()
-            .find(|e| e.file_name().to_string_lossy().starts_with("ISS-000002"))
-            .expect("file")
-            .path(),
-    )
-    .expect("read");
-    assert!(b_file.contains("status: open"), "nothing written in b: {b_file}");
+    assert_eq!(status_of(&b.join(".docket"), "ISS-000002"), "open", "nothing written in b");
     // b's ready queue leaves out what a holds.
     let ready = ok_in(&b, &["ready"], local);
     assert!(!ready.contains("ISS-000002") && ready.contains("ISS-000001"), "{ready}");
@@ -242,23 +221,9 @@ fn the_merge_hook_in_a_linked_worktree_repairs_that_worktrees_tree() {
     commit_all(&main, "main's task");
     let merge = common::git_command(&wt).args(["merge", "-q", "--no-edit", "main"]).output().expect("git merge");
     assert!(merge.status.success(), "{}", stderr(&merge));
-    let names: Vec<String> = wt
-        .join(".docket/issues")
-        .read_dir()
-        .expect("ls")
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with("ISS-"))
-        .collect();
+    let names = issue_files(&wt.join(".docket"));
     assert_eq!(names.len(), 2, "{names:?}");
     assert!(names.iter().any(|n| n.starts_with("ISS-000002")), "the hook renumbered the worktree's copy: {names:?}");
-    let in_main: Vec<String> = main
-        .join(".docket/issues")
-        .read_dir()
-        .expect("ls")
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with("ISS-"))
-        .collect();
+    let in_main = issue_files(&main.join(".docket"));
     assert_eq!(in_main, ["ISS-000001-made-in-main.md"], "the main worktree's files are not the merged tree");
 }

@@ -109,3 +109,22 @@ impl Layout {
         path
     }
 }
+
+/// The names of the issue files in `issues/` of the workspace folder `ws_dir`, sorted.
+pub fn issue_files(ws_dir: &Path) -> Vec<String> {
+    let entries = ws_dir.join("issues").read_dir().expect("ls issues/");
+    let mut names: Vec<String> = entries
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("ISS-"))
+        .collect();
+    names.sort();
+    names
+}
+
+/// The frontmatter status of issue `id` in `issues/` of the workspace folder `ws_dir`.
+pub fn status_of(ws_dir: &Path, id: &str) -> String {
+    let name = issue_files(ws_dir).into_iter().find(|n| n.starts_with(id)).expect("the issue's file");
+    let body = std::fs::read_to_string(ws_dir.join("issues").join(name)).expect("read");
+    body.lines().find_map(|l| l.strip_prefix("status: ")).unwrap_or_default().to_string()
+}
