@@ -227,3 +227,19 @@ fn the_merge_hook_in_a_linked_worktree_repairs_that_worktrees_tree() {
     let in_main = issue_files(&main.join(".docket"));
     assert_eq!(in_main, ["ISS-000001-made-in-main.md"], "the main worktree's files are not the merged tree");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_running_server_in_one_worktree_sees_a_task_created_in_another_at_the_next_call() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let main = repo(tmp.path(), ".docket");
+    let (a, b) = (Layout::Claude.add(&main, "a"), Layout::Wrangler.add(&main, "b"));
+    let client = serve_in(&a, &[]).await;
+    let before = call(&client, "issues_ready", json!({})).await;
+    assert_eq!(structured(&before)["totalCount"], 6);
+    let id = ok_in(&b, &["create", "--title", "made in b while a serves"], &[]).trim().to_string();
+    let got = call(&client, "issues_get", json!({"id": id})).await;
+    assert!(!is_error(&got) && text(&got).contains("made in b while a serves"), "{}", text(&got));
+    let after = call(&client, "issues_ready", json!({})).await;
+    assert_eq!(structured(&after)["totalCount"], 7);
+    client.cancel().await.expect("close");
+}
