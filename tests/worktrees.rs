@@ -143,6 +143,10 @@ fn cli_processes_in_worktrees_racing_get_one_winner_each_and_an_mcp_claim_after_
         }
     }
     assert_eq!(wins.values().copied().collect::<Vec<_>>(), vec![1, 1, 1, 1], "{wins:?}");
+    // A closed issue is not taken over: the refusal offers no takeover.
+    ok_in(&dirs[2], &["close", "ISS-000005"], &[]);
+    let closed = docket_in(&dirs[1], &["claim", "ISS-000005", "--as", "z"], &[]);
+    assert!(!closed.status.success() && !stderr(&closed).contains("--force"), "{}", stderr(&closed));
     // `docket claim` in one worktree, then issues_claim in another: CONFLICT naming the holder.
     ok_in(&dirs[0], &["claim", "ISS-000006", "--as", "x"], &[]);
     let rt = tokio::runtime::Runtime::new().expect("rt");
