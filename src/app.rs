@@ -30,7 +30,7 @@ const WRITES_BUFFER: usize = 256;
 impl App {
     /// Opens `ws` with the settings of `config` (see [`Config::load`]).
     pub fn open(ws: Workspace, config: Config) -> App {
-        let store = Arc::new(Store::open(ws, config.store_options()));
+        let store = Arc::new(Store::open(ws, config.store_options()).with_claims_remote(config.claims_remote.clone()));
         let memory = Arc::new(ErrorMemory::open(&store.workspace().dir, config.memory_settings()));
         let handlers =
             Arc::new(Handlers::new(Arc::clone(&store), Arc::clone(&memory), config.limits, config.read_only));

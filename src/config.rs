@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use crate::error_memory;
 use crate::generated::limits;
 use crate::runtime::tokens::Counter;
-use crate::store::StoreOptions;
+use crate::store::{StoreOptions, Worktrees};
 
 /// Which tool surface the server publishes (`docket serve --tool-style`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -80,6 +80,11 @@ pub struct Config {
     pub structured_content: bool,
     /// Refuse every call that would write to the workspace (a reviewer's or a CI's server).
     pub read_only: bool,
+    /// Whether linked worktrees share the main worktree's workspace (read by the workspace
+    /// resolution itself, before this file; kept here so it is validated and described).
+    pub worktrees: Worktrees,
+    /// The git remote that arbitrates claims between clones (`None`: the workspace decides alone).
+    pub claims_remote: Option<String>,
     /// Where each key's value came from (keys absent here are defaults).
     sources: BTreeMap<&'static str, Source>,
 }
@@ -98,6 +103,8 @@ impl Default for Config {
             branch_aware_ids: true,
             structured_content: true,
             read_only: false,
+            worktrees: Worktrees::Shared,
+            claims_remote: None,
             sources: BTreeMap::new(),
         }
     }
@@ -132,6 +139,8 @@ enum Kind {
     },
     /// The allowed values; `put` gets the index of the chosen one.
     Choice(&'static [&'static str], fn(&mut Config, usize)),
+    /// A git remote's name, or empty for none.
+    Remote(fn(&mut Config, Option<String>)),
 }
 
 impl fmt::Display for Kind {
@@ -140,6 +149,7 @@ impl fmt::Display for Kind {
             Kind::Bool(_) => f.write_str("true or false"),
             Kind::Int { min, max, .. } => write!(f, "an integer from {min} to {max}"),
             Kind::Choice(values, _) => write!(f, "one of: {}", values.join(", ")),
+            Kind::Remote(_) => f.write_str("a git remote's name (as `git remote` lists it), or empty for none"),
         }
     }
 }
@@ -157,6 +167,7 @@ const MAX_PAGE: i64 = limits::issues_list::MAX_PAGE_SIZE as i64;
 
 const TOOL_STYLES: [ToolStyle; 2] = [ToolStyle::Granular, ToolStyle::Consolidated];
 const COUNTERS: [Counter; 2] = [Counter::Estimate, Counter::O200k];
+const WORKTREES: [Worktrees; 2] = [Worktrees::Shared, Worktrees::Local];
 
 const KEYS: &[Key] = &[
     Key {
@@ -258,6 +269,20 @@ const KEYS: &[Key] = &[
         kind: Kind::Bool(|c, on| c.read_only = on),
         get: |c| json!(c.read_only),
         help: "refuse every tool call that would write (workspace_doctor still checks, without fix)",
+    },
+    Key {
+        name: Worktrees::KEY,
+        env: Worktrees::ENV,
+        kind: Kind::Choice(&Worktrees::VALUES, |c, i| c.worktrees = WORKTREES[i]),
+        get: |c| json!(Worktrees::VALUES[WORKTREES.iter().position(|w| *w == c.worktrees).unwrap_or(0)]),
+        help: "shared: a linked git worktree serves the main worktree's workspace; local: its own files (claims still hold across worktrees)",
+    },
+    Key {
+        name: "claims_remote",
+        env: "DOCKET_CLAIMS_REMOTE",
+        kind: Kind::Remote(|c, r| c.claims_remote = r),
+        get: |c| json!(c.claims_remote),
+        help: "git remote that arbitrates issues_claim between clones (refs/docket/claims/ID); empty: none",
     },
 ];
 
@@ -376,6 +401,17 @@ impl Config {
             Kind::Choice(values, put) => {
                 let chosen = value.as_str().and_then(|v| values.iter().position(|c| *c == v)).ok_or_else(invalid)?;
                 put(self, chosen);
+            }
+            Kind::Remote(put) => {
+                let name = match value {
+                    Value::Null => "",
+                    Value::String(s) => s.trim(),
+                    _ => return Err(invalid()),
+                };
+                if !name.is_empty() && !crate::store::git::claims::valid_remote(name) {
+                    return Err(invalid());
+                }
+                put(self, Some(name.to_string()).filter(|n| !n.is_empty()));
             }
         }
         self.sources.insert(key.name, source);

@@ -28,6 +28,11 @@ enum Command {
         /// WRANGLER_WORKSPACE_ROOT, then the nearest ancestor of the current directory that has one.
         #[arg(long, conflicts_with = "demo")]
         workspace: Option<PathBuf>,
+        /// In a linked git worktree, serve its own workspace files instead of the main
+        /// worktree's (claims still hold across worktrees). Default: DOCKET_WORKTREES, then
+        /// `worktrees` in config/docket.yaml, then shared.
+        #[arg(long, conflicts_with = "demo")]
+        worktree_local: bool,
         /// Serve a generated demo workspace in a temporary directory (deleted on exit).
         #[arg(long)]
         demo: bool,
@@ -93,6 +98,7 @@ fn main() -> ExitCode {
     let result = match Cli::parse().command {
         Command::Serve {
             workspace,
+            worktree_local,
             demo,
             http,
             token,
@@ -118,7 +124,8 @@ fn main() -> ExitCode {
                 }),
                 Err(e) => return fail(e),
             };
-            serve(workspace, demo, listen, tool_style, &settings)
+            let worktrees = worktree_local.then_some(docket::store::Worktrees::Local);
+            serve(workspace, worktrees, demo, listen, tool_style, &settings)
         }
         Command::Init { dir, git } => init(dir, git),
         Command::Cli(command) => return docket::cli::run(*command, Cli::command),
@@ -146,6 +153,7 @@ fn init(dir: Option<PathBuf>, git: bool) -> Result<(), String> {
 
 fn serve(
     workspace: Option<PathBuf>,
+    worktrees: Option<docket::store::Worktrees>,
     demo: bool,
     http: Option<http::HttpOptions>,
     tool_style: Option<ToolStyle>,
@@ -159,11 +167,14 @@ fn serve(
     };
     let ws = match &demo_dir {
         Some(dir) => docket::store::generate::generate_workspace(dir.path(), 40, 7),
-        None => Workspace::resolve(workspace.as_deref()).map_err(|e| {
+        None => Workspace::resolve_with(workspace.as_deref(), worktrees).map_err(|e| {
             format!("{e}\nRun `docket init` in your repository, pass --workspace PATH, or try `docket serve --demo`.")
         })?,
     };
     tracing::info!(workspace = %ws.dir.display(), "serving");
+    if let Some(note) = ws.worktree_note() {
+        eprintln!("docket: {note}");
+    }
     let mut config = docket::config::Config::load(&ws.dir, settings).map_err(|e| e.to_string())?;
     if let Some(style) = tool_style {
         config.set_tool_style(style);

@@ -75,6 +75,8 @@ fn repo_with_worktrees() -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
     std::fs::create_dir_all(&main).expect("mkdir");
     git(&main, &["init", "-q", "-b", "main"]);
     docket::store::Workspace::init(&main).expect("init");
+    // Each worktree numbers its own branch's files here (the default shares main's workspace).
+    std::fs::write(main.join(".docket/config/docket.yaml"), "worktrees: local\n").expect("config");
     commit_all(&main, "docket workspace");
     let (a, b) = (tmp.path().join("wt-a"), tmp.path().join("wt-b"));
     git(&main, &["worktree", "add", "-q", a.to_str().expect("utf-8"), "-b", "a"]);

@@ -101,6 +101,19 @@ pub struct WorkspaceArg {
     /// WRANGLER_WORKSPACE_ROOT, then the nearest ancestor of the current directory that has one.
     #[arg(long, value_name = "PATH")]
     pub workspace: Option<PathBuf>,
+    /// In a linked git worktree, use its own workspace files instead of the main worktree's
+    /// (claims still hold across worktrees). Default: DOCKET_WORKTREES, then `worktrees` in
+    /// config/docket.yaml, then shared.
+    #[arg(long)]
+    pub worktree_local: bool,
+}
+
+impl WorkspaceArg {
+    /// The workspace these flags name ([`crate::store::Workspace::resolve_with`]).
+    pub fn resolve(&self) -> Result<crate::store::Workspace, crate::store::StoreError> {
+        let flag = self.worktree_local.then_some(crate::store::Worktrees::Local);
+        crate::store::Workspace::resolve_with(self.workspace.as_deref(), flag)
+    }
 }
 
 /// Filters shared by list, board and stats (the issues_list / issues_stats filters but status).

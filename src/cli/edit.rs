@@ -8,11 +8,11 @@ use std::path::Path;
 use std::process::Command;
 
 use super::args::WorkspaceArg;
-use crate::store::{Store, StoreOptions, Workspace, check_issue_text};
+use crate::store::{Store, StoreOptions, check_issue_text};
 
 pub(super) fn edit(ws: &WorkspaceArg, id: &str) -> Result<String, String> {
-    let ws = Workspace::resolve(ws.workspace.as_deref())
-        .map_err(|e| format!("{e}\nRun `docket init` in your repository or pass --workspace PATH."))?;
+    let ws =
+        ws.resolve().map_err(|e| format!("{e}\nRun `docket init` in your repository or pass --workspace PATH."))?;
     let store = Store::open(ws, StoreOptions::default());
     let (path, original) = store.editable_file(id).map_err(|e| match e {
         crate::store::StoreError::NotFound { .. } => {

@@ -34,6 +34,9 @@ pub struct ClaimArgs {
     /// Who takes it.
     #[arg(long = "as", value_name = "NAME")]
     pub assignee: String,
+    /// Take over another holder's claim (its agent is gone), saying why.
+    #[arg(long, value_name = "REASON")]
+    pub force: Option<String>,
     #[command(flatten)]
     pub ws: WorkspaceArg,
 }
@@ -88,7 +91,10 @@ pub(super) fn block(core: &Core, a: &BlockArgs, add: bool) -> Result<String, Str
 }
 
 pub(super) fn claim(core: &Core, a: &ClaimArgs) -> Result<String, String> {
-    let args = object(json!({"id": a.id, "assignee": a.assignee}));
+    let mut args = object(json!({"id": a.id, "assignee": a.assignee}));
+    if let Some(why) = &a.force {
+        args.insert("takeoverReason".into(), json!(why));
+    }
     let (out, _) = core.call_as::<IssuesClaimOutput>("issues_claim", args)?;
     let title = out.issue.title.unwrap_or_default();
     Ok(match out.claimed {

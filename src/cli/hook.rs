@@ -15,8 +15,8 @@ use std::process::Command;
 use super::args::HookArgs;
 use crate::app::App;
 use crate::doctor::{self, Kind, fix::Scope};
-use crate::store::Workspace;
 use crate::store::git::Repo;
+use crate::store::{Workspace, Worktrees};
 
 /// Set while docket's own commit runs, so the post-commit hook it triggers does nothing.
 const ACTIVE: &str = "DOCKET_HOOK_ACTIVE";
@@ -122,13 +122,16 @@ pub(super) fn run(a: &HookArgs) -> Result<Vec<String>, String> {
 /// git runs the hook in (its current directory), else the nearest workspace from there. Not
 /// `DOCKET_WORKSPACE`: a merge repairs the tree git just changed, wherever the shell points.
 fn hook_workspace(a: &HookArgs) -> Result<Workspace, String> {
+    // The tree git just changed, even in a linked worktree that otherwise serves the main
+    // worktree's workspace: its files are what the next commit and push carry.
+    let in_place = |path: &Path| Workspace::resolve_with(Some(path), Some(Worktrees::Local)).map_err(|e| e.to_string());
     if let Some(explicit) = a.ws.workspace.as_deref() {
-        return Workspace::resolve(Some(explicit)).map_err(|e| e.to_string());
+        return in_place(explicit);
     }
     let here = std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
     let top = crate::store::git::toplevel(&here).unwrap_or(here);
     match crate::store::git::hook_workspace(&top) {
-        Some(rel) => Workspace::resolve(Some(&top.join(rel))).map_err(|e| e.to_string()),
+        Some(rel) => in_place(&top.join(rel)),
         None => Workspace::discover(&top).map_err(|e| e.to_string()),
     }
 }

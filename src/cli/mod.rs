@@ -36,7 +36,6 @@ pub use team::setup_lines;
 
 use crate::app::App;
 use crate::runtime::{Reply, WarningCode};
-use crate::store::Workspace;
 
 /// Runs one command: its output on stdout, `docket: <message>` on stderr when it fails.
 /// Exit code 0 on success, 1 on any failure (a tool error, a missing workspace, unreadable input).
@@ -127,8 +126,8 @@ pub(crate) struct Core {
 
 impl Core {
     fn open(ws: &WorkspaceArg) -> Result<Core, String> {
-        let ws = Workspace::resolve(ws.workspace.as_deref())
-            .map_err(|e| format!("{e}\nRun `docket init` in your repository or pass --workspace PATH."))?;
+        let ws =
+            ws.resolve().map_err(|e| format!("{e}\nRun `docket init` in your repository or pass --workspace PATH."))?;
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()

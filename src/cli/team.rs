@@ -13,8 +13,8 @@ use crate::doctor::{self, Problem, Verdict};
 use crate::store::Workspace;
 
 fn open(ws: &WorkspaceArg) -> Result<App, String> {
-    let ws = Workspace::resolve(ws.workspace.as_deref())
-        .map_err(|e| format!("{e}\nRun `docket init` in your repository or pass --workspace PATH."))?;
+    let ws =
+        ws.resolve().map_err(|e| format!("{e}\nRun `docket init` in your repository or pass --workspace PATH."))?;
     App::load(ws, &[]).map_err(|e| e.to_string())
 }
 
@@ -38,9 +38,15 @@ pub(super) fn doctor(a: &DoctorArgs) -> Result<(String, Verdict), String> {
             out["changes"] = json!(o.changes);
             out["notes"] = json!(o.notes);
         }
+        if let Some(note) = app.store.workspace().worktree_note() {
+            out["worktrees"] = json!(note);
+        }
         return Ok((super::json_text(&out), verdict));
     }
     let mut text = String::new();
+    if let Some(note) = app.store.workspace().worktree_note() {
+        let _ = writeln!(text, "Worktrees: {note}.");
+    }
     if let Some(o) = &outcome {
         for change in &o.changes {
             let _ = writeln!(text, "fixed: {change}");
@@ -80,8 +86,8 @@ pub(super) fn doctor(a: &DoctorArgs) -> Result<(String, Verdict), String> {
 }
 
 pub(super) fn git_setup(a: &GitSetupArgs) -> Result<String, String> {
-    let ws = Workspace::resolve(a.ws.workspace.as_deref())
-        .map_err(|e| format!("{e}\nRun `docket init` in your repository or pass --workspace PATH."))?;
+    let ws =
+        a.ws.resolve().map_err(|e| format!("{e}\nRun `docket init` in your repository or pass --workspace PATH."))?;
     setup_lines(&ws)
 }
 

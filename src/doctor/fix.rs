@@ -80,7 +80,13 @@ pub enum Scope {
 
 /// `docket doctor --fix`: every safe repair.
 pub fn fix(store: &Store) -> Result<Outcome, String> {
-    fix_in(store, Scope::All, None, None)
+    let mut out = fix_in(store, Scope::All, None, None)?;
+    // After the files' repairs, with the workspace lock released: completing a claim takes it.
+    let scan = check(store).map_err(|e| e.to_string())?.scan;
+    let (changes, notes) = super::claims::fix(store, &scan);
+    out.changes.extend(changes);
+    out.notes.extend(notes);
+    Ok(out)
 }
 
 /// The repairs of `scope`. `before` names the branch as it was before a rebase (`ORIG_HEAD`):

@@ -2,6 +2,7 @@
 //! repairs that are safe. Reads the workspace through the [`Store`], so ids, statuses and broken
 //! files are exactly what every other docket call sees.
 
+mod claims;
 mod edit;
 pub mod fix;
 
@@ -35,6 +36,8 @@ pub enum Kind {
     MissingBlocker,
     /// `blockedBy` lists that go round in a circle (made by hand edits; docket refuses them).
     BlockerCycle,
+    /// A claim ref and the file disagree (see [`claims`]).
+    ClaimRef,
 }
 
 impl Kind {
@@ -50,6 +53,7 @@ impl Kind {
             Kind::MalformedId => "malformed_id",
             Kind::MissingBlocker => "missing_blocker",
             Kind::BlockerCycle => "blocker_cycle",
+            Kind::ClaimRef => "claim_ref",
         }
     }
 
@@ -506,6 +510,7 @@ pub fn check(store: &Store) -> Result<Report, StoreError> {
     }
     problems.extend(mismatched);
     problems.extend(stuck_duplicates);
+    problems.extend(claims::check(store, &scan));
     problems.sort_by(|a, b| a.kind.cmp(&b.kind).then_with(|| a.paths.cmp(&b.paths)));
     Ok(Report { problems, scan })
 }

@@ -25,14 +25,21 @@ pub fn check(cx: &Handlers, input: WorkspaceDoctorInput) -> ToolResult<Workspace
             fixable: p.fixable,
         })
         .collect();
+    let note = store.workspace().worktree_note();
     let text = match input.response_format {
         ResponseFormat::Json => None,
-        ResponseFormat::Markdown => Some(markdown(&problems, &report.problems, outcome.as_ref())),
+        ResponseFormat::Markdown => {
+            let body = markdown(&problems, &report.problems, outcome.as_ref());
+            Some(note.iter().map(|n| format!("Worktrees: {n}.\n")).collect::<String>() + &body)
+        }
     };
     let counts = ResultCounts { total: problems.len(), returned: problems.len(), truncated: false };
     let total = problems.len() as i64;
     let (changes, notes) = outcome.map(|o| (o.changes, o.notes)).unzip();
     let mut reply = Reply::new(WorkspaceDoctorOutput { problems, total, changes, notes }).with_results(counts);
+    if let Some(n) = note {
+        reply = reply.with_context(serde_json::json!({"worktrees": n}));
+    }
     reply.text = text;
     Ok(reply)
 }
@@ -74,5 +81,6 @@ fn kind(k: doctor::Kind) -> DoctorProblemKind {
         doctor::Kind::MalformedId => DoctorProblemKind::MalformedId,
         doctor::Kind::MissingBlocker => DoctorProblemKind::MissingBlocker,
         doctor::Kind::BlockerCycle => DoctorProblemKind::BlockerCycle,
+        doctor::Kind::ClaimRef => DoctorProblemKind::ClaimRef,
     }
 }

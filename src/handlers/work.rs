@@ -11,8 +11,8 @@ use super::text;
 use crate::generated::{
     IssueRecord, IssuesClaimInput, IssuesClaimOutput, IssuesReadyInput, IssuesReadyOutput, ListFormat, errors, limits,
 };
-use crate::runtime::{Reply, ResultCounts, ToolError, ToolResult};
-use crate::store::{IssueFilter, Store};
+use crate::runtime::{Reply, ResultCounts, ToolError, ToolResult, WarningCode};
+use crate::store::{IssueFilter, Ready, Snapshot, Store};
 
 pub fn ready(cx: &Handlers, input: IssuesReadyInput) -> ToolResult<IssuesReadyOutput> {
     let store: &Store = &cx.store;
@@ -29,7 +29,12 @@ pub fn ready(cx: &Handlers, input: IssuesReadyInput) -> ToolResult<IssuesReadyOu
         None => 0,
     };
     let size = input.limit.map_or(limits::issues_ready::DEFAULT_PAGE_SIZE, |l| l as usize);
-    let snap = store.ready(&filter, assignee, offset, size).map_err(store_error)?;
+    let held = store.held_claims();
+    let hidden_ids = match &held {
+        Ok(Some(h)) => h.ids.as_slice(),
+        _ => &[],
+    };
+    let (snap, hidden) = ready_unclaimed(store, &filter, assignee, offset, size, hidden_ids).map_err(store_error)?;
     let ready = snap.value;
     let page = Page::new(offset, size, ready.total);
     let rows: Vec<String> = ready
@@ -62,18 +67,51 @@ pub fn ready(cx: &Handlers, input: IssuesReadyInput) -> ToolResult<IssuesReadyOu
         next: text::next_page(page.remaining(), next.as_deref()),
         next_cursor: next,
     };
-    let mut reply = Reply::new(output)
-        .with_context(json!({"sort": "priority desc, created asc", "page_size": size, "offset": page.offset}))
-        .with_cached(snap.cached)
-        .with_results(ResultCounts { total: page.total, returned, truncated: page.remaining() > 0 });
+    let mut context = json!({"sort": "priority desc, created asc", "page_size": size, "offset": page.offset});
+    if let Ok(Some(h)) = &held {
+        // How fresh the claim refs are: the remote's list is reused for a moment.
+        context["claims"] = json!({"remote": h.remote, "age_ms": h.age.as_millis() as u64, "hidden": hidden});
+    }
+    let mut reply = Reply::new(output).with_context(context).with_cached(snap.cached).with_results(ResultCounts {
+        total: page.total,
+        returned,
+        truncated: page.remaining() > 0,
+    });
     reply.text = text;
+    if let Err(why) = &held {
+        let message = format!("Claims held elsewhere were not checked: {why}. Some of these may be taken.");
+        reply = reply.warn(WarningCode::StaleIndex, message);
+    }
     Ok(snap.warnings.into_iter().fold(reply, |r, w| r.warn(w.code, w.message)))
+}
+
+/// The ready page without the issues claim refs say are held (on the claims remote, or by
+/// another worktree), and how many ready issues those are; exact across pages.
+fn ready_unclaimed(
+    store: &Store,
+    filter: &IssueFilter,
+    assignee: Option<&str>,
+    offset: usize,
+    size: usize,
+    held: &[String],
+) -> Result<(Snapshot<Ready>, usize), crate::store::StoreError> {
+    if held.is_empty() {
+        return Ok((store.ready(filter, assignee, offset, size)?, 0));
+    }
+    let only_held = IssueFilter { ids: held.to_vec(), ..filter.clone() };
+    let hidden = store.ready(&only_held, assignee, 0, held.len())?.value.total;
+    let mut snap = store.ready(filter, assignee, 0, offset + size + hidden)?;
+    let ready = &mut snap.value;
+    ready.issues.retain(|(m, _)| !held.iter().any(|h| h.eq_ignore_ascii_case(&m.id)));
+    ready.issues = ready.issues.drain(..).skip(offset).take(size).collect();
+    ready.total = ready.total.saturating_sub(hidden);
+    Ok((snap, hidden))
 }
 
 pub fn claim(cx: &Handlers, input: IssuesClaimInput) -> ToolResult<IssuesClaimOutput> {
     let store: &Store = &cx.store;
     let assignee = input.assignee.trim();
-    let updated = store.claim(&input.id, assignee).map_err(store_error)?;
+    let updated = store.claim_with(&input.id, assignee, input.takeover_reason.as_deref()).map_err(store_error)?;
     let mut record = Projection::format(ListFormat::Summary).record(&updated.issue.meta, None);
     record.assignee = updated.issue.meta.assignee.clone();
     let claimed = !updated.changed.is_empty();

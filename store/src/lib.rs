@@ -9,6 +9,7 @@
 //! it does off its callers' path (`background`: the snapshot's writer, the pass for the words).
 
 mod background;
+mod claiming;
 mod files;
 pub mod fs;
 pub mod generate;
@@ -24,13 +25,14 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
+pub use claiming::HeldClaims;
 pub use files::edit::check_issue_text;
 pub use files::read_text as read_file_safely;
 pub use index::facts::{Counts, GroupBy};
 pub use model::*;
 pub use work::{Blockers, Ready};
-pub use workspace::Workspace;
 pub use workspace::layout::{LayoutReport, Split};
+pub use workspace::{Workspace, Worktrees};
 
 use background::Saver;
 use files::frontmatter::Document;
@@ -62,6 +64,10 @@ pub struct Store {
     /// Held by whoever makes the full-text index's pending pass over the files (one at a time).
     text_builder: Arc<Mutex<()>>,
     branch_aware_ids: bool,
+    /// The remote that arbitrates claims (`claims_remote`), if one is named.
+    claims_remote: Option<String>,
+    /// The claim refs, once a claim needed them (see [`git::claims`]).
+    claims: std::sync::OnceLock<Result<Option<git::claims::Claims>, String>>,
 }
 
 impl Drop for Store {
@@ -79,7 +85,15 @@ impl Store {
             saver: Mutex::new(None),
             text_builder: Arc::new(Mutex::new(())),
             branch_aware_ids: opts.branch_aware_ids,
+            claims_remote: None,
+            claims: std::sync::OnceLock::new(),
         }
+    }
+
+    /// This store with claims arbitrated by git remote `remote` (`claims_remote`).
+    pub fn with_claims_remote(mut self, remote: Option<String>) -> Store {
+        self.claims_remote = remote.filter(|r| !r.trim().is_empty());
+        self
     }
 
     pub fn workspace(&self) -> &Workspace {

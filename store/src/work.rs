@@ -178,13 +178,21 @@ pub(super) fn check_expect(index: &mut Index, before: &IssueMeta, expect: &Expec
         }
         Expect::Claim(who) => {
             let refuse = |reason: String| StoreError::ClaimRefused { id: before.id.clone(), reason };
+            // Someone else's claim: who, since when, and the call that takes it over.
+            let held = |what: String| {
+                let (at, age) = (&before.updated_at, crate::git::claims::age(&before.updated_at));
+                refuse(format!(
+                    "{what} (last written {at}, {age}); if that agent is gone, take it over with issues_claim with takeoverReason: \"why\""
+                ))
+            };
             let holder = before.assignee.as_deref().map(str::trim).filter(|a| !a.is_empty());
             match (before.status, holder) {
                 (Status::InProgress, Some(h)) if h == who => return Ok(()),
                 (Status::Open, None) => {}
                 (Status::Open, Some(h)) if h == who => {}
-                (Status::Open, Some(h)) => return Err(refuse(format!("it is assigned to {h}"))),
-                (s, Some(h)) => return Err(refuse(format!("it is {s}, held by {h}"))),
+                (Status::Open, Some(h)) => return Err(held(format!("it is assigned to {h}"))),
+                (Status::InProgress, Some(h)) => return Err(held(format!("it is in_progress, held by {h}"))),
+                (s, Some(h)) => return Err(refuse(format!("it is {s} (assigned to {h}), not open"))),
                 (s, None) => return Err(refuse(format!("it is {s}, not open"))),
             }
             let open = index.graph().open_blockers(&before.id, Some(&before.blocked_by));

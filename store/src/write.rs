@@ -105,6 +105,8 @@ impl Store {
                 }
                 // In place: one change the work graph can take in (a forget, then a put, is two).
                 index.upsert(meta.clone(), &body);
+                drop(index);
+                self.claim_ended(&before, Some(&meta));
                 return Ok(Updated { before, issue: Issue { meta, body }, changed: plan.changed });
             }
             tracing::info!(path = %path.display(), "the file changed while it was being updated; applying again");
@@ -119,6 +121,8 @@ impl Store {
         let meta = index.meta_at(&path).ok_or_else(|| StoreError::NotFound { id: id.to_string() })?;
         Root::workspace(&self.ws)?.remove_file(&path)?;
         index.forget(&path);
+        drop(index);
+        self.claim_ended(&meta, None);
         Ok((*meta).clone())
     }
 

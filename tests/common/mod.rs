@@ -1,6 +1,7 @@
 //! Shared helpers: start the real `docket` binary and talk to it over its stdio pipe.
 #![allow(dead_code)]
 
+pub mod many;
 pub mod quirky;
 pub mod samples;
 pub mod wrangler;

@@ -1,6 +1,7 @@
 //! git as the engine that shares a workspace between branches and worktrees: id allocation that
 //! sees every branch ([`ids`]), the merge driver for issue files ([`merge`]), the hooks that
-//! renumber ids a merge duplicated ([`hooks`]) and their setup ([`setup`]).
+//! renumber ids a merge duplicated ([`hooks`]) and their setup ([`setup`]), and claims held in
+//! refs across worktrees and clones ([`claims`]).
 //!
 //! docket talks to git through the `git` command line, not a Rust git library such as gix. The
 //! command line is present wherever worktrees and branches are (it made them), reads every
@@ -11,6 +12,7 @@
 //! lists a collection folder only for commits it has not seen (see [`ids`]), a few milliseconds in
 //! all (numbers in docs/benchmarks.md, "Branch-aware ids").
 
+pub mod claims;
 mod diff3;
 pub mod hooks;
 pub mod ids;

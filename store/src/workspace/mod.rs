@@ -2,11 +2,13 @@
 //! the layout `init_workspace` creates and checks is in [`layout`].
 
 pub(crate) mod layout;
+pub mod worktrees;
 
 use std::path::{Path, PathBuf};
 
 use crate::fs::{Entry, Root};
 use crate::model::{IssueType, StoreError};
+pub use worktrees::Worktrees;
 
 /// Names of the workspace directory, in the order they are looked for.
 const DIR_NAMES: &[&str] = &[".wrangler", ".docket"];
@@ -17,16 +19,23 @@ pub struct Workspace {
     pub root: PathBuf,
     /// The `.wrangler/` or `.docket/` directory itself.
     pub dir: PathBuf,
+    /// The linked worktree docket was started in, when it serves the main worktree's workspace
+    /// instead of that worktree's own (see [`worktrees`]).
+    pub shared_from: Option<PathBuf>,
+    /// Whether linked worktrees share this workspace or keep their own files (then claims hold
+    /// across worktrees through claim refs in the common git directory).
+    pub worktrees: Worktrees,
 }
 
 impl Workspace {
     /// The workspace at `root`, if it has one.
     pub fn at(root: &Path) -> Option<Workspace> {
-        DIR_NAMES
-            .iter()
-            .map(|n| root.join(n))
-            .find(|d| d.is_dir())
-            .map(|dir| Workspace { root: root.to_path_buf(), dir })
+        DIR_NAMES.iter().map(|n| root.join(n)).find(|d| d.is_dir()).map(|dir| Workspace::new(root.to_path_buf(), dir))
+    }
+
+    /// The workspace `dir` inside `root`, served in place (not shared from a linked worktree).
+    pub fn new(root: PathBuf, dir: PathBuf) -> Workspace {
+        Workspace { root, dir, shared_from: None, worktrees: Worktrees::Shared }
     }
 
     /// The nearest workspace at `start` or above it.
@@ -37,29 +46,15 @@ impl Workspace {
 
     /// `explicit`, else `DOCKET_WORKSPACE`, else `WRANGLER_WORKSPACE_ROOT`, else discovery from the
     /// current directory. An explicit path may be the root or the `.wrangler/`/`.docket/` itself.
+    /// In a linked git worktree this is the main worktree's workspace unless `worktrees: local`
+    /// (config key or `DOCKET_WORKTREES`) says otherwise: see [`worktrees`].
     pub fn resolve(explicit: Option<&Path>) -> Result<Workspace, StoreError> {
-        let from_env = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
-        let chosen = explicit
-            .map(Path::to_path_buf)
-            .or_else(|| from_env("DOCKET_WORKSPACE"))
-            .or_else(|| from_env("WRANGLER_WORKSPACE_ROOT"));
-        match chosen {
-            Some(path) => {
-                let named_dir = path.file_name().and_then(|n| n.to_str()).is_some_and(|n| DIR_NAMES.contains(&n));
-                if named_dir && path.is_dir() {
-                    let root = path.parent().map(Path::to_path_buf).unwrap_or_else(|| path.clone());
-                    return Ok(Workspace { root, dir: path });
-                }
-                Workspace::at(&path).ok_or(StoreError::NoWorkspace { searched_from: path })
-            }
-            None => Workspace::discover(&std::env::current_dir().map_err(StoreError::io("."))?),
-        }
+        Workspace::resolve_with(explicit, None)
     }
 
     /// Creates `.docket/` under `root` (or completes an existing workspace's layout).
     pub fn init(root: &Path) -> Result<Workspace, StoreError> {
-        let ws =
-            Workspace::at(root).unwrap_or_else(|| Workspace { root: root.to_path_buf(), dir: root.join(".docket") });
+        let ws = Workspace::at(root).unwrap_or_else(|| Workspace::new(root.to_path_buf(), root.join(".docket")));
         // Through the rooted layer: a committed link where a folder or `.gitignore` belongs is
         // refused, never written through.
         let rooted = Root::open_or_create(root)?;
@@ -106,6 +101,29 @@ impl Workspace {
     pub fn sessions_dir(&self) -> PathBuf {
         self.dir.join("sessions")
     }
+}
+
+/// `explicit`, else `DOCKET_WORKSPACE`, else `WRANGLER_WORKSPACE_ROOT`.
+fn chosen_path(explicit: Option<&Path>) -> Option<PathBuf> {
+    let from_env = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    explicit
+        .map(Path::to_path_buf)
+        .or_else(|| from_env("DOCKET_WORKSPACE"))
+        .or_else(|| from_env("WRANGLER_WORKSPACE_ROOT"))
+}
+
+/// The root of `path` when it names a `.wrangler/` or `.docket/` directory itself.
+fn named_root(path: &Path) -> Option<PathBuf> {
+    let named_dir = path.file_name().and_then(|n| n.to_str()).is_some_and(|n| DIR_NAMES.contains(&n));
+    (named_dir && path.is_dir()).then(|| path.parent().map(Path::to_path_buf).unwrap_or_else(|| path.to_path_buf()))
+}
+
+/// The workspace an explicit path names, served in place.
+fn at_path(path: &Path) -> Result<Workspace, StoreError> {
+    if let Some(root) = named_root(path) {
+        return Ok(Workspace::new(root, path.to_path_buf()));
+    }
+    Workspace::at(path).ok_or_else(|| StoreError::NoWorkspace { searched_from: path.to_path_buf() })
 }
 
 #[cfg(test)]

@@ -1,0 +1,366 @@
+//! Claims held in git refs, so they hold where the workspace files alone cannot arbitrate: across
+//! worktrees that keep their own files (`worktrees: local`, a bare repository), and across clones
+//! on other machines through a shared remote (`claims_remote`).
+//!
+//! A claim of issue `ID` is the ref `refs/docket/claims/ID` pointing at a blob that names the
+//! holder and when it was taken. Taking it is a create-only ref update, git's own compare-and-set:
+//! `git update-ref REF NEW ""` in the common git directory, or, with a remote, a push with
+//! `--force-with-lease=REF:` (the ref must be absent), which the remote applies atomically for
+//! every clone. Releasing deletes the ref only while it still points at the holder's claim; a
+//! takeover replaces it only while it still points at the claim it replaces. git runs without a
+//! shell; the remote name, ids and holders are data (`--` before every operand git allows).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Where claim refs live.
+pub const PREFIX: &str = "refs/docket/claims/";
+
+/// How long the remote's list of claims is reused by `issues_ready` before asking again.
+pub const LIST_TTL: Duration = Duration::from_secs(2);
+
+/// Claim refs as (issue id, object id).
+pub type RefList = Vec<(String, String)>;
+
+/// One claim as its ref records it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Claim {
+    pub id: String,
+    pub holder: String,
+    /// When it was taken (RFC 3339); empty if the ref's content does not say.
+    pub taken_at: String,
+    /// The object the ref points at (the compare-and-set value for a release or a takeover).
+    pub oid: String,
+    /// Why it was taken over from a previous holder, if it was.
+    pub takeover: Option<String>,
+}
+
+impl Claim {
+    /// "held by H since T (2h ago)".
+    pub fn describe(&self) -> String {
+        if self.taken_at.is_empty() {
+            return format!("held by {} (its claim does not say since when)", self.holder);
+        }
+        format!("held by {} since {} ({})", self.holder, self.taken_at, age(&self.taken_at))
+    }
+
+    fn parse(id: &str, oid: &str, text: &str) -> Claim {
+        let field = |name: &str| {
+            text.lines().find_map(|l| l.strip_prefix(name).and_then(|v| v.strip_prefix(' '))).map(str::to_string)
+        };
+        Claim {
+            id: id.to_string(),
+            holder: field("holder").unwrap_or_else(|| "an unknown holder".into()),
+            taken_at: field("taken").unwrap_or_default(),
+            oid: oid.to_string(),
+            takeover: field("takeover"),
+        }
+    }
+}
+
+/// How long ago an RFC 3339 time was, in words ("45s ago", "3h ago", "6y ago").
+pub fn age(rfc3339: &str) -> String {
+    let Ok(then) = chrono::DateTime::parse_from_rfc3339(rfc3339) else { return "age unknown".into() };
+    let secs = (chrono::Utc::now() - then.with_timezone(&chrono::Utc)).num_seconds().max(0);
+    let (n, unit) = match secs {
+        s if s < 120 => (s, "s"),
+        s if s < 7_200 => (s / 60, "min"),
+        s if s < 172_800 => (s / 3_600, "h"),
+        s if s < 63_072_000 => (s / 86_400, "d"),
+        s => (s / 31_536_000, "y"),
+    };
+    format!("{n}{unit} ago")
+}
+
+/// What a claim attempt got.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Taken {
+    /// This call created (or took over) the claim.
+    New(Claim),
+    /// The holder already had it (a repeated claim, or one whose file write was interrupted).
+    Already(Claim),
+}
+
+/// Why a claim or release could not be done.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// Someone else holds it.
+    Held(Claim),
+    /// The remote could not be asked; nothing was written.
+    Unreachable { remote: String, detail: String },
+    /// git failed otherwise (the message says how).
+    Failed(String),
+}
+
+impl Refusal {
+    /// The reason to give in a claim's CONFLICT (after "Cannot claim ID: ").
+    pub fn reason(&self) -> String {
+        match self {
+            Refusal::Held(c) => format!(
+                "it is {}; if that agent is gone, take it over with issues_claim with takeoverReason: \"why\"",
+                c.describe()
+            ),
+            Refusal::Unreachable { remote, detail } => format!(
+                "the claims remote `{remote}` cannot be reached ({detail}), so no claim was taken and nothing was written; check it with `git ls-remote {remote}` and claim again (unset DOCKET_CLAIMS_REMOTE / claims_remote only to work alone)"
+            ),
+            Refusal::Failed(why) => format!("{why}; no claim was taken"),
+        }
+    }
+}
+
+/// The claim refs of one repository, in its common git directory or on a remote.
+#[derive(Debug)]
+pub struct Claims {
+    /// A directory inside the repository (`git -C`).
+    dir: PathBuf,
+    remote: Option<String>,
+    /// The remote's claims as last listed, and when.
+    listed: Mutex<Option<(Instant, RefList)>>,
+}
+
+/// Whether `name` can be a git remote's name (and never an option).
+pub fn valid_remote(name: &str) -> bool {
+    !name.is_empty()
+        && !name.starts_with(['-', '.', '/'])
+        && !name.contains("..")
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/'))
+}
+
+/// The ref of issue `id`, if the id can be part of a ref name.
+fn ref_of(id: &str) -> Result<String, Refusal> {
+    let fine = !id.is_empty()
+        && !id.starts_with(['-', '.'])
+        && !id.ends_with(".lock")
+        && !id.contains("..")
+        && id.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+    match fine {
+        true => Ok(format!("{PREFIX}{id}")),
+        false => Err(Refusal::Failed(format!("the ID {id:?} cannot name a claim ref (letters, digits, - _ . only)"))),
+    }
+}
+
+/// The holder as one line of the claim blob (no line breaks or control characters).
+fn one_line(s: &str) -> String {
+    s.chars().map(|c| if c.is_control() { ' ' } else { c }).collect::<String>().trim().to_string()
+}
+
+impl Claims {
+    /// Claims of the repository holding `dir`, on `remote` if named (its name checked), else in
+    /// the common git directory.
+    pub fn new(dir: &Path, remote: Option<&str>) -> Result<Claims, String> {
+        if let Some(r) = remote.filter(|r| !valid_remote(r)) {
+            return Err(format!(
+                "{r:?} is not a git remote name (letters, digits, - _ . /, not starting with - . or /); set claims_remote (DOCKET_CLAIMS_REMOTE) to the name `git remote -v` shows"
+            ));
+        }
+        Ok(Claims { dir: dir.to_path_buf(), remote: remote.map(str::to_string), listed: Mutex::new(None) })
+    }
+
+    /// The remote arbitrating claims, if any.
+    pub fn remote(&self) -> Option<&str> {
+        self.remote.as_deref()
+    }
+
+    fn git(&self, args: &[&str], input: Option<&str>) -> Result<Output, Refusal> {
+        let mut cmd = Command::new("git");
+        cmd.arg("-C").arg(&self.dir).args(args).stdout(Stdio::piped()).stderr(Stdio::piped());
+        // A remote asking for a password would wait for a person who is not there.
+        cmd.env("GIT_TERMINAL_PROMPT", "0");
+        cmd.stdin(if input.is_some() { Stdio::piped() } else { Stdio::null() });
+        let mut child = cmd.spawn().map_err(|e| Refusal::Failed(format!("cannot run git ({e})")))?;
+        if let (Some(text), Some(mut stdin)) = (input, child.stdin.take()) {
+            std::io::Write::write_all(&mut stdin, text.as_bytes())
+                .map_err(|e| Refusal::Failed(format!("cannot write to git ({e})")))?;
+        }
+        child.wait_with_output().map_err(|e| Refusal::Failed(format!("git did not finish ({e})")))
+    }
+
+    fn stdout(&self, args: &[&str], input: Option<&str>) -> Result<String, Refusal> {
+        let out = self.git(args, input)?;
+        match out.status.success() {
+            true => Ok(String::from_utf8_lossy(&out.stdout).trim().to_string()),
+            false => Err(Refusal::Failed(format!(
+                "`git {}` failed: {}",
+                args.join(" "),
+                String::from_utf8_lossy(&out.stderr).trim()
+            ))),
+        }
+    }
+
+    /// Claims `id` for `holder`; with `takeover` (a reason), replaces another holder's claim,
+    /// compare-and-set on the claim it replaces. Nothing is written when it is refused.
+    pub fn take(&self, id: &str, holder: &str, takeover: Option<&str>) -> Result<Taken, Refusal> {
+        let name = ref_of(id)?;
+        let holder = one_line(holder);
+        // A plain claim tries the create-only update first and reads the claim only when it is
+        // refused: one git round trip less for the claim that wins.
+        let current = if takeover.is_some() { self.read(id)? } else { None };
+        let old = match (&current, takeover) {
+            (Some(c), _) if c.holder == holder => return Ok(Taken::Already(c.clone())),
+            (Some(c), None) => return Err(Refusal::Held(c.clone())),
+            (Some(c), Some(_)) => Some(c.oid.clone()),
+            (None, _) => None,
+        };
+        let taken_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        let mut text = format!("docket claim\nissue {id}\nholder {holder}\ntaken {taken_at}\n");
+        if let (Some(c), Some(why)) = (&current, takeover) {
+            text.push_str(&format!("takeover from {}: {}\n", one_line(&c.holder), one_line(why)));
+        }
+        let oid = self.stdout(&["hash-object", "-w", "--stdin"], Some(&text))?;
+        let expected = old.clone().unwrap_or_default();
+        let won = match &self.remote {
+            None => {
+                self.git(&["update-ref", "-m", "docket claim", "--", &name, &oid, &expected], None)?.status.success()
+            }
+            Some(remote) => self.push(remote, &format!("{oid}:{name}"), &name, &expected)?,
+        };
+        if won {
+            self.forget_list();
+            return Ok(Taken::New(Claim::parse(id, &oid, &text)));
+        }
+        // Someone else's claim landed between the read and the update: name it.
+        match self.read(id)? {
+            Some(c) if c.holder == holder => Ok(Taken::Already(c)),
+            Some(c) => Err(Refusal::Held(c)),
+            None => Err(Refusal::Failed(format!("git refused to create {name} and then showed no claim there"))),
+        }
+    }
+
+    /// Deletes `claim`'s ref if it still points at that claim; whether it did.
+    pub fn drop_claim(&self, claim: &Claim) -> Result<bool, Refusal> {
+        let name = ref_of(&claim.id)?;
+        let done = match &self.remote {
+            None => self.git(&["update-ref", "-d", "--", &name, &claim.oid], None)?.status.success(),
+            Some(remote) => self.push(remote, &format!(":{name}"), &name, &claim.oid)?,
+        };
+        self.forget_list();
+        Ok(done)
+    }
+
+    /// Releases `id` if `holder` holds it (a close, a cancel, a hand-back); whether a ref went.
+    pub fn release(&self, id: &str, holder: &str) -> Result<bool, Refusal> {
+        match self.read(id)? {
+            Some(c) if c.holder == one_line(holder) => self.drop_claim(&c),
+            _ => Ok(false),
+        }
+    }
+
+    /// The claim on `id`, if any.
+    pub fn read(&self, id: &str) -> Result<Option<Claim>, Refusal> {
+        let name = ref_of(id)?;
+        let oid = match &self.remote {
+            None => {
+                let out = self.git(&["rev-parse", "-q", "--verify", "--end-of-options", &name], None)?;
+                String::from_utf8_lossy(&out.stdout).trim().to_string()
+            }
+            Some(remote) => {
+                let listed = self.ls_remote(remote, &name)?;
+                listed.into_iter().next().map(|(_, oid)| oid).unwrap_or_default()
+            }
+        };
+        if oid.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(Claim::parse(id, &oid, &self.content(&oid, &name)?)))
+    }
+
+    /// The text of claim object `oid`, fetched from the remote first if this clone lacks it.
+    fn content(&self, oid: &str, name: &str) -> Result<String, Refusal> {
+        if let Ok(text) = self.stdout(&["cat-file", "blob", oid], None) {
+            return Ok(text);
+        }
+        let Some(remote) = &self.remote else { return self.stdout(&["cat-file", "blob", oid], None) };
+        let seen = name.replacen(PREFIX, "refs/docket/seen/", 1);
+        let out = self.git(
+            &["fetch", "-q", "--no-tags", "--no-write-fetch-head", "--", remote, &format!("+{name}:{seen}")],
+            None,
+        )?;
+        if !out.status.success() {
+            return Err(unreachable(remote, &out));
+        }
+        self.stdout(&["cat-file", "blob", oid], None)
+    }
+
+    /// Every claim ref as (issue id, object), from the remote at most once per [`LIST_TTL`]; and
+    /// how old the answer is.
+    pub fn held(&self) -> Result<(RefList, Duration), Refusal> {
+        let Some(remote) = &self.remote else {
+            let out = self.stdout(&["for-each-ref", "--format=%(refname) %(objectname)", PREFIX], None)?;
+            return Ok((parse_refs(&out), Duration::ZERO));
+        };
+        let mut listed = self.listed.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((at, refs)) = listed.as_ref().filter(|(at, _)| at.elapsed() < LIST_TTL) {
+            return Ok((refs.clone(), at.elapsed()));
+        }
+        let refs = self.ls_remote(remote, &format!("{PREFIX}*"))?;
+        *listed = Some((Instant::now(), refs.clone()));
+        Ok((refs, Duration::ZERO))
+    }
+
+    fn forget_list(&self) {
+        *self.listed.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    }
+
+    fn ls_remote(&self, remote: &str, pattern: &str) -> Result<RefList, Refusal> {
+        let out = self.git(&["ls-remote", "--refs", "--", remote, pattern], None)?;
+        if !out.status.success() {
+            return Err(unreachable(remote, &out));
+        }
+        let text = String::from_utf8_lossy(&out.stdout);
+        let lines: Vec<String> =
+            text.lines().filter_map(|l| l.split_once('\t')).map(|(oid, name)| format!("{name} {oid}")).collect();
+        Ok(parse_refs(&lines.join("\n")))
+    }
+
+    /// `git push --porcelain --force-with-lease=REF:EXPECTED REMOTE SPEC`: whether the remote
+    /// took it (`false`: rejected, the lease did not hold); unreachable is an error.
+    fn push(&self, remote: &str, spec: &str, name: &str, expected: &str) -> Result<bool, Refusal> {
+        let lease = format!("--force-with-lease={name}:{expected}");
+        let out = self.git(&["push", "--porcelain", "--no-verify", &lease, "--", remote, spec], None)?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        let line = text.lines().find(|l| l.contains(name));
+        match line {
+            Some(l) if !l.starts_with('!') && out.status.success() => Ok(true),
+            Some(_) => Ok(false),
+            None => Err(unreachable(remote, &out)),
+        }
+    }
+}
+
+fn unreachable(remote: &str, out: &Output) -> Refusal {
+    let err = String::from_utf8_lossy(&out.stderr);
+    let detail = err.lines().map(str::trim).find(|l| l.starts_with("fatal:")).unwrap_or("git failed").to_string();
+    Refusal::Unreachable { remote: remote.to_string(), detail }
+}
+
+/// `REFNAME OID` lines as (issue id, object) for claim refs.
+fn parse_refs(text: &str) -> RefList {
+    text.lines()
+        .filter_map(|l| l.split_once(' '))
+        .filter_map(|(name, oid)| Some((name.strip_prefix(PREFIX)?.to_string(), oid.trim().to_string())))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn remote_names_that_could_be_options_are_refused() {
+        assert!(valid_remote("origin") && valid_remote("team/claims"));
+        for bad in ["", "-uorigin", "--upload-pack=x", "../x", ".hidden", "a b", "a;b"] {
+            assert!(!valid_remote(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_claim_blob_reads_back_and_says_how_old_it_is() {
+        let c = Claim::parse("ISS-1", "abc", "docket claim\nissue ISS-1\nholder ann\ntaken 2020-01-01T00:00:00Z\n");
+        assert_eq!((c.holder.as_str(), c.taken_at.as_str()), ("ann", "2020-01-01T00:00:00Z"));
+        assert!(c.describe().starts_with("held by ann since 2020-01-01T00:00:00Z ("), "{}", c.describe());
+        assert!(c.describe().ends_with("y ago)"), "{}", c.describe());
+        assert!(ref_of("ISS-000001").is_ok() && ref_of("-x").is_err() && ref_of("a/../b").is_err());
+    }
+}
