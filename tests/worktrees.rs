@@ -230,6 +230,9 @@ fn the_merge_hook_in_a_linked_worktree_repairs_that_worktrees_tree() {
     assert!(names.iter().any(|n| n.starts_with("ISS-000002")), "the hook renumbered the worktree's copy: {names:?}");
     let in_main = issue_files(&main.join(".docket"));
     assert_eq!(in_main, ["ISS-000001-made-in-main.md"], "the main worktree's files are not the merged tree");
+    // git exports GIT_DIR to hooks in a linked worktree; the repair is committed all the same.
+    let status = common::git(&wt, &["status", "--porcelain"]);
+    assert!(status.is_empty(), "the hook committed its repair: {status}{}", stderr(&merge));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

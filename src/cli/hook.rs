@@ -28,6 +28,7 @@ pub(super) fn run(a: &HookArgs) -> Result<Vec<String>, String> {
     if std::env::var_os(ACTIVE).is_some() {
         return Ok(Vec::new());
     }
+    forget_the_hooks_repository_variables();
     let ws = hook_workspace(a)?;
     let Some(repo) = Repo::discover(&ws.dir) else { return Ok(Vec::new()) };
     let commit = match a.name.as_str() {
@@ -115,6 +116,23 @@ pub(super) fn run(a: &HookArgs) -> Result<Vec<String>, String> {
     commit_index(&repo.toplevel)?;
     lines.push(format!("docket: committed the repair ({} file(s)); push it with your merge", paths.len()));
     Ok(lines)
+}
+
+/// git runs hooks in the worktree's top level and, in a linked worktree, exports `GIT_DIR` (and
+/// for some hooks `GIT_INDEX_FILE`) to them. With `GIT_DIR` set, git takes the directory it runs
+/// in for the top level, so `git -C WORKSPACE rev-parse --show-toplevel` would name the workspace
+/// folder and every path from the top would be wrong. The hook asks git from its own directories
+/// instead: where git runs it, the same repository is found again without them.
+fn forget_the_hooks_repository_variables() {
+    let here_is_a_worktree = std::env::current_dir().is_ok_and(|d| d.join(".git").exists());
+    if !here_is_a_worktree {
+        return;
+    }
+    for name in ["GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "GIT_PREFIX"] {
+        // SAFETY: `docket hook` runs on the main thread before docket starts any other thread
+        // (cli::run calls it with no runtime), so nothing reads the environment meanwhile.
+        unsafe { std::env::remove_var(name) };
+    }
 }
 
 /// The workspace a hook repairs: `--workspace` when given (what older hooks passed), else the
