@@ -124,6 +124,11 @@ pub fn field_schema(f: &Field, side: Side) -> Value {
     if let Some(d) = &f.default {
         map.insert("default".into(), d.clone());
     }
+    // A nullable result is sent as an explicit null (wrangler's callers test for it); inputs keep
+    // one type, since null there means "clear it" and every client can send it anyway.
+    if let (true, Side::Output, Some(t)) = (f.nullable, side, map.get("type").cloned()) {
+        map.insert("type".into(), json!([t, "null"]));
+    }
     s
 }
 
