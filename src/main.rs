@@ -159,7 +159,8 @@ fn serve(
     };
     let ws = match &demo_dir {
         Some(dir) => docket::store::generate::generate_workspace(dir.path(), 40, 7),
-        None => Workspace::resolve(workspace.as_deref()).map_err(|e| {
+        // No workspace yet: serve anyway, as wrangler does; the first write creates .wrangler/.
+        None => Workspace::resolve_or_pending(workspace.as_deref()).map_err(|e| {
             format!("{e}\nRun `docket init` in your repository, pass --workspace PATH, or try `docket serve --demo`.")
         })?,
     };
@@ -174,10 +175,14 @@ fn serve(
     let runtime = tokio::runtime::Runtime::new().map_err(|e| format!("cannot start the async runtime: {e}"))?;
     if http.is_none() {
         // One line for a person who started it by hand: a silent stdio server looks hung.
+        let ws = store.workspace();
+        let serving = match ws.exists() {
+            true => format!("serving {}", ws.dir.display()),
+            false => format!("no workspace yet; the first write creates {}", ws.dir.display()),
+        };
         eprintln!(
-            "docket {}: serving {}; waiting for an MCP client on stdin (Ctrl-D or Ctrl-C stops)",
-            env!("CARGO_PKG_VERSION"),
-            store.workspace().dir.display()
+            "docket {}: {serving}; waiting for an MCP client on stdin (Ctrl-D or Ctrl-C stops)",
+            env!("CARGO_PKG_VERSION")
         );
     }
     let outcome = runtime.block_on(async move {

@@ -127,7 +127,8 @@ pub(crate) struct Core {
 
 impl Core {
     fn open(ws: &WorkspaceArg) -> Result<Core, String> {
-        let ws = Workspace::resolve(ws.workspace.as_deref())
+        // No workspace yet: reads say so and find nothing; the first write creates .wrangler/.
+        let ws = Workspace::resolve_or_pending(ws.workspace.as_deref())
             .map_err(|e| format!("{e}\nRun `docket init` in your repository or pass --workspace PATH."))?;
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()

@@ -130,6 +130,8 @@ pub enum WarningCode {
     NonstandardValue,
     /// issues_get section names no heading; the outline is answered instead.
     NoSuchSection,
+    /// No workspace yet: reads find nothing until the first write creates it.
+    NoWorkspace,
 }
 
 impl From<crate::store::StoreWarningCode> for WarningCode {
