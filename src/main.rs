@@ -25,7 +25,8 @@ enum Command {
     /// protocol; logs go to stderr (DOCKET_LOG=info|debug).
     Serve {
         /// Workspace directory (holding .wrangler/ or .docket/). Default: DOCKET_WORKSPACE,
-        /// WRANGLER_WORKSPACE_ROOT, then the nearest ancestor of the current directory that has one.
+        /// WRANGLER_WORKSPACE_ROOT, then the nearest ancestor of the current directory that has one;
+        /// with none, the first write creates .wrangler/ here (or in the current directory).
         #[arg(long, conflicts_with = "demo")]
         workspace: Option<PathBuf>,
         /// Serve a generated demo workspace in a temporary directory (deleted on exit).
