@@ -164,3 +164,31 @@ fn the_command_line_says_so_in_a_persons_words() {
     assert!(err.contains("(`docket create`; `docket init` makes a .docket/ workspace instead)"), "{err}");
     assert!(tree(dir.path()).is_empty(), "a listing creates nothing");
 }
+
+/// tools/workspace/init.test.ts (wrangler b02bd5f), over MCP in a fresh project: report mode
+/// creates nothing and lists `.wrangler/cache` among the folders to create; fix creates them
+/// with none reported existing, and a second run finds the workspace compliant.
+#[tokio::test]
+async fn init_workspace_in_a_fresh_project_as_wranglers_tests_expect() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let client = serve_in(dir.path()).await;
+    let root = dir.path().to_string_lossy().into_owned();
+    let report = call(&client, "init_workspace", json!({"fix": false, "projectRoot": root})).await;
+    let report = structured(&report);
+    assert_eq!(report["status"], "changes_needed");
+    let to_create = report["directories"]["created"].as_array().expect("created");
+    for folder in [".wrangler/issues", ".wrangler/cache"] {
+        assert!(to_create.contains(&json!(folder)), "{folder}: {report}");
+    }
+    assert!(!dir.path().join(".wrangler").exists(), "report mode creates nothing");
+
+    let done = structured(&call(&client, "init_workspace", json!({"fix": true, "projectRoot": root})).await);
+    assert_eq!(done["status"], "initialized", "{done}");
+    assert_eq!(done["directories"]["existing"], json!([]), "a fresh project has none: {done}");
+    assert_eq!(done["gitignore"]["patternsAdded"], json!(["cache/", "logs/", "sessions/"]), "{done}");
+    let ignore = std::fs::read_to_string(dir.path().join(".wrangler/.gitignore")).expect("gitignore");
+    assert_eq!(ignore.matches("cache/").count(), 1, "{ignore}");
+    let again = structured(&call(&client, "init_workspace", json!({"fix": true, "projectRoot": root})).await);
+    assert_eq!(again["status"], "compliant", "{again}");
+    client.cancel().await.expect("close");
+}
