@@ -59,8 +59,12 @@ impl App {
     /// the path every call takes. `None` when no such tool exists.
     pub async fn call(&self, tool: &str, args: Map<String, Value>, request_id: String) -> Option<Called> {
         let spec = TOOLS.iter().find(|t| t.name == tool)?;
-        let core =
-            crate::call::Core { handlers: self.handlers.as_ref(), memory: &self.memory, writes: Some(&self.writes) };
+        let core = crate::call::Core {
+            handlers: self.handlers.as_ref(),
+            memory: &self.memory,
+            writes: Some(&self.writes),
+            workspace: self.store.workspace(),
+        };
         Some(crate::call::run(&core, spec, args, request_id).await)
     }
 }

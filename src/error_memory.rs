@@ -74,17 +74,21 @@ pub struct Pattern {
 pub struct ErrorMemory {
     path: PathBuf,
     settings: Settings,
-    conn: Mutex<Result<Connection, String>>,
+    /// Opened on first use; `None` until then.
+    conn: Mutex<Option<Result<Connection, String>>>,
 }
 
 impl ErrorMemory {
-    /// Opens (creating and migrating) `cache/errors.db` under `workspace_dir` and applies
-    /// retention. A database that cannot be opened is remembered as the reason for warnings.
+    /// The memory in `cache/errors.db` under `workspace_dir`, opened (created, migrated,
+    /// retention applied) now if `cache/` exists. Without it nothing is created: the database is
+    /// opened on first use, and created only to record a failure once `cache/` exists, which a
+    /// write makes (its lock lives there); until then the workspace is left as it was found, and
+    /// lookups find nothing. A database that cannot be opened is remembered as the reason for
+    /// warnings.
     pub fn open(workspace_dir: &Path, settings: Settings) -> ErrorMemory {
         let path = workspace_dir.join("cache").join("errors.db");
-        let conn = connect(&path);
-        let memory = ErrorMemory { path, settings, conn: Mutex::new(conn) };
-        let _ = memory.cleanup();
+        let memory = ErrorMemory { path, settings, conn: Mutex::new(None) };
+        let _ = memory.use_db(true, |_| Ok(()));
         memory
     }
 
@@ -92,12 +96,33 @@ impl ErrorMemory {
         self.settings
     }
 
-    fn with<T>(&self, work: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Result<T, String> {
-        let guard = self.conn.lock().unwrap_or_else(|p| p.into_inner());
-        match &*guard {
+    /// Runs `work` on the database; when there is none yet (and `create` is false, or `cache/`
+    /// does not exist), answers what an empty memory would without creating it.
+    fn use_db<T: Default>(
+        &self,
+        create: bool,
+        work: impl FnOnce(&Connection) -> rusqlite::Result<T>,
+    ) -> Result<T, String> {
+        let mut guard = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        if guard.is_none() {
+            let may_create = create && self.path.parent().is_some_and(Path::is_dir);
+            if !(self.path.exists() || may_create) {
+                return Ok(T::default());
+            }
+            let opened = connect(&self.path);
+            if let Ok(conn) = &opened {
+                let _ = remove_expired(conn, self.settings);
+            }
+            *guard = Some(opened);
+        }
+        match guard.as_ref().expect("opened above") {
             Ok(conn) => work(conn).map_err(|e| format!("{}: {e}", self.path.display())),
             Err(why) => Err(why.clone()),
         }
+    }
+
+    fn with<T: Default>(&self, work: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Result<T, String> {
+        self.use_db(false, work)
     }
 
     /// Counts one more failure of `operation` in `context`.
@@ -110,7 +135,7 @@ impl ErrorMemory {
     ) -> Result<(), String> {
         let (hash, json) = fingerprint(context);
         let now = now();
-        self.with(|c| {
+        self.use_db(true, |c| {
             c.execute(
                 "INSERT INTO error_patterns (operation, error_class, message, context_hash, context_json, first_seen, last_seen)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)
@@ -163,9 +188,13 @@ impl ErrorMemory {
 
     /// Deletes patterns not seen within the retention period; returns how many.
     pub fn cleanup(&self) -> Result<usize, String> {
-        let cutoff = days_ago(self.settings.retention_days);
-        self.with(|c| c.execute("DELETE FROM error_patterns WHERE last_seen < ?1", [cutoff]))
+        self.with(|c| remove_expired(c, self.settings))
     }
+}
+
+/// Deletes patterns not seen within the retention period; returns how many.
+fn remove_expired(conn: &Connection, settings: Settings) -> rusqlite::Result<usize> {
+    conn.execute("DELETE FROM error_patterns WHERE last_seen < ?1", [days_ago(settings.retention_days)])
 }
 
 const COLUMNS: &str = "id, operation, error_class, message, context_json, frequency, first_seen, last_seen, resolution";
@@ -279,8 +308,10 @@ mod tests {
         v.as_object().cloned().unwrap_or_default()
     }
 
+    /// A memory in a workspace a write has been made in (so `cache/` exists).
     fn memory(threshold: u32) -> (tempfile::TempDir, ErrorMemory) {
         let dir = tempfile::tempdir().expect("tmp");
+        std::fs::create_dir_all(dir.path().join("cache")).expect("mkdir");
         let m = ErrorMemory::open(dir.path(), Settings { preflight_threshold: threshold, ..Settings::default() });
         (dir, m)
     }
@@ -326,6 +357,20 @@ mod tests {
         drop(m);
         let reopened = ErrorMemory::open(dir.path(), Settings::default());
         assert!(reopened.recent(10).expect("recent").is_empty());
+    }
+
+    #[test]
+    fn nothing_is_created_before_a_write_made_the_cache() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let m = ErrorMemory::open(dir.path(), Settings::default());
+        m.record("op", "validation", "x", &Map::new()).expect("not remembered, not an error");
+        assert!(m.recent(10).expect("recent").is_empty());
+        assert!(m.preflight("op", &Map::new()).expect("preflight").is_empty());
+        assert_eq!(m.resolve(1, "fix").expect("resolve"), None);
+        assert!(std::fs::read_dir(dir.path()).expect("list").next().is_none(), "no cache/ and no errors.db");
+        std::fs::create_dir_all(dir.path().join("cache")).expect("the first write's lock makes it");
+        m.record("op", "validation", "x", &Map::new()).expect("record");
+        assert_eq!(m.recent(10).expect("recent").len(), 1, "remembered from then on");
     }
 
     #[test]

@@ -25,7 +25,8 @@ enum Command {
     /// protocol; logs go to stderr (DOCKET_LOG=info|debug).
     Serve {
         /// Workspace directory (holding .wrangler/ or .docket/). Default: DOCKET_WORKSPACE,
-        /// WRANGLER_WORKSPACE_ROOT, then the nearest ancestor of the current directory that has one.
+        /// WRANGLER_WORKSPACE_ROOT, then the nearest ancestor of the current directory that has one;
+        /// with none, the first write creates .wrangler/ here (or in the current directory).
         #[arg(long, conflicts_with = "demo")]
         workspace: Option<PathBuf>,
         /// In a linked git worktree, serve its own workspace files instead of the main
@@ -167,7 +168,8 @@ fn serve(
     };
     let ws = match &demo_dir {
         Some(dir) => docket::store::generate::generate_workspace(dir.path(), 40, 7),
-        None => Workspace::resolve_with(workspace.as_deref(), worktrees).map_err(|e| {
+        // No workspace yet: serve anyway, as wrangler does; the first write creates .wrangler/.
+        None => Workspace::resolve_or_pending(workspace.as_deref(), worktrees).map_err(|e| {
             format!("{e}\nRun `docket init` in your repository, pass --workspace PATH, or try `docket serve --demo`.")
         })?,
     };
@@ -185,10 +187,14 @@ fn serve(
     let runtime = tokio::runtime::Runtime::new().map_err(|e| format!("cannot start the async runtime: {e}"))?;
     if http.is_none() {
         // One line for a person who started it by hand: a silent stdio server looks hung.
+        let ws = store.workspace();
+        let serving = match ws.exists() {
+            true => format!("serving {}", ws.dir.display()),
+            false => format!("no workspace yet; the first write creates {}", ws.dir.display()),
+        };
         eprintln!(
-            "docket {}: serving {}; waiting for an MCP client on stdin (Ctrl-D or Ctrl-C stops)",
-            env!("CARGO_PKG_VERSION"),
-            store.workspace().dir.display()
+            "docket {}: {serving}; waiting for an MCP client on stdin (Ctrl-D or Ctrl-C stops)",
+            env!("CARGO_PKG_VERSION")
         );
     }
     let outcome = runtime.block_on(async move {

@@ -376,9 +376,19 @@ fn invalid_values_exit_1_with_the_valid_ones() {
 }
 
 #[test]
-fn a_missing_workspace_exits_1() {
+fn a_folder_without_a_workspace_lists_nothing_and_a_missing_folder_exits_1() {
+    // No workspace yet (issue 40): nothing to list, and what creates one.
     let empty = tempfile::tempdir().expect("temp dir");
     let o = docket(empty.path(), &["list"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains("No workspace yet") && stderr(&o).contains("docket init"), "{}", stderr(&o));
+    let o = Command::new(env!("CARGO_BIN_EXE_docket"))
+        .args(["list", "--workspace"])
+        .arg(empty.path().join("missing"))
+        .env_remove("DOCKET_WORKSPACE")
+        .env_remove("WRANGLER_WORKSPACE_ROOT")
+        .output()
+        .expect("docket runs");
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).starts_with("docket: "), "{}", stderr(&o));
     assert!(stderr(&o).contains("docket init"), "{}", stderr(&o));

@@ -175,6 +175,7 @@ const VOLATILE: &[&str] = &[
     "worktreePath",
     "branchName",
     "durationSeconds",
+    "durationMs",
     "nextCursor",
     "checkpointId",
     "timestamp",

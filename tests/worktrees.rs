@@ -250,3 +250,22 @@ async fn a_running_server_in_one_worktree_sees_a_task_created_in_another_at_the_
     assert_eq!(structured(&after)["totalCount"], 7);
     client.cancel().await.expect("close");
 }
+
+/// With no workspace anywhere, the first write in a linked worktree creates the one every
+/// worktree then serves: `.wrangler/` in the main worktree, and nothing in the linked one.
+#[test]
+fn the_first_write_in_a_worktree_of_a_repository_without_a_workspace_creates_the_main_worktrees() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let main = tmp.path().join("main");
+    std::fs::create_dir_all(&main).expect("mkdir");
+    common::git(&main, &["init", "-q", "-b", "main"]);
+    common::git(&main, &["commit", "-q", "--allow-empty", "-m", "start"]);
+    let wt = Layout::Sibling.add(&main, "w");
+    let listed = ok_in(&wt, &["list"], &[]);
+    assert!(!main.join(".wrangler").exists() && !wt.join(".wrangler").exists(), "a read creates nothing: {listed}");
+    let id = ok_in(&wt, &["create", "--title", "first task"], &[]).trim().to_string();
+    assert!(main.join(".wrangler/issues").is_dir(), "created in the main worktree");
+    assert!(!wt.join(".wrangler").exists(), "not in the linked worktree");
+    let shown = ok_in(&main, &["show", &id], &[]);
+    assert!(shown.contains("first task"), "{shown}");
+}

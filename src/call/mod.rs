@@ -13,7 +13,8 @@ use tokio::sync::broadcast::Sender;
 
 use crate::error_memory::ErrorMemory;
 use crate::generated::{self, ToolHandlers};
-use crate::runtime::{CallContext, Reply, ToolError, ToolSpec, Warning};
+use crate::runtime::{CallContext, Reply, ToolError, ToolSpec, Warning, WarningCode};
+use crate::store::Workspace;
 
 /// A successful write, as announced to every MCP session: the tool, its arguments and its output
 /// (which issues it touched).
@@ -31,11 +32,13 @@ pub struct Called {
     pub warnings: Vec<Warning>,
 }
 
-/// Where a call runs: the handlers, the error memory, and the channel writes are announced on.
+/// Where a call runs: the handlers, the error memory, the channel writes are announced on, and
+/// the workspace (which a pending one's first write creates).
 pub struct Core<'a, H> {
     pub handlers: &'a H,
     pub memory: &'a std::sync::Arc<ErrorMemory>,
     pub writes: Option<&'a Sender<Write>>,
+    pub workspace: &'a Workspace,
 }
 
 /// Runs `spec` with `args`.
@@ -65,7 +68,23 @@ pub async fn run<H: ToolHandlers>(
                 // No receiver left (no MCP session listening) is not an error.
                 let _ = writes.send(Write { tool: spec, args, output: reply.data.clone() });
             }
+            // A read before the first write found nothing because there is nothing yet.
+            if !core.workspace.exists() {
+                warnings.push(no_workspace_yet(core.workspace));
+            }
         }
     }
     Called { result, warnings }
+}
+
+/// The one-line hint of a call made before the workspace exists.
+pub fn no_workspace_yet(ws: &Workspace) -> Warning {
+    Warning::visible(
+        WarningCode::NoWorkspace,
+        format!(
+            "No workspace yet in {}: nothing is stored until the first write creates {} (issues_create, session_start, or init_workspace with fix: true).",
+            ws.root.display(),
+            ws.dir.display()
+        ),
+    )
 }

@@ -114,6 +114,13 @@ impl WorkspaceArg {
         let flag = self.worktree_local.then_some(crate::store::Worktrees::Local);
         crate::store::Workspace::resolve_with(self.workspace.as_deref(), flag)
     }
+
+    /// [`WorkspaceArg::resolve`], or with no workspace found, the one the first write creates
+    /// ([`crate::store::Workspace::resolve_or_pending`]).
+    pub fn resolve_or_pending(&self) -> Result<crate::store::Workspace, crate::store::StoreError> {
+        let flag = self.worktree_local.then_some(crate::store::Worktrees::Local);
+        crate::store::Workspace::resolve_or_pending(self.workspace.as_deref(), flag)
+    }
 }
 
 /// Filters shared by list, board and stats (the issues_list / issues_stats filters but status).

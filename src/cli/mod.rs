@@ -126,8 +126,10 @@ pub(crate) struct Core {
 
 impl Core {
     fn open(ws: &WorkspaceArg) -> Result<Core, String> {
-        let ws =
-            ws.resolve().map_err(|e| format!("{e}\nRun `docket init` in your repository or pass --workspace PATH."))?;
+        // No workspace yet: reads say so and find nothing; the first write creates .wrangler/.
+        let ws = ws
+            .resolve_or_pending()
+            .map_err(|e| format!("{e}\nRun `docket init` in your repository or pass --workspace PATH."))?;
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()

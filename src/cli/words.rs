@@ -23,8 +23,12 @@ const CALLS: [(&str, &str); 15] = [
 
 /// Advice written for an agent's next call, and the same advice for a person at the command
 /// line (applied before the tool names become commands).
-const PHRASES: [(&str, &str); 7] = [
+const PHRASES: [(&str, &str); 8] = [
     ("issues_claim with takeoverReason: \"why\"", "`docket claim ID --as YOU --force WHY`"),
+    (
+        "(issues_create, session_start, or init_workspace with fix: true)",
+        "(`docket create`; `docket init` makes a .docket/ workspace instead)",
+    ),
     (
         "again without cursor to start from the first page",
         "again without --cursor (or --page) to start from the first page",

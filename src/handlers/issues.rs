@@ -43,10 +43,24 @@ pub fn create(cx: &Handlers, input: IssuesCreateInput) -> ToolResult<IssuesCreat
         return Err(errors::duplicate_title(existing, scope, RETRY_WINDOW_MINUTES));
     }
     let issue = store.create(new).map_err(store_error)?;
-    let record = Projection::format(ListFormat::Summary).record(&issue.meta, None);
-    let text = format!("Created {}", text::issue_line(&record));
+    // The summary fields plus what wrangler's answer carries: the type and the exact times.
+    let record = Projection::fields(Some(CREATED_FIELDS)).record(&issue.meta, None);
+    // `Created issue ISS-000001 open medium Title (labels: a) at 2026-11-27T21:55:00Z`.
+    let row = IssueRecord { r#type: None, created_at: None, updated_at: None, ..record.clone() };
+    let kind = record.r#type.map_or("issue", |t| t.as_str());
+    let text = format!("Created {kind} {} at {}", text::issue_line(&row), record.created_at.as_deref().unwrap_or("?"));
     Ok(Reply::new(IssuesCreateOutput { issue: record }).with_text(text))
 }
+
+/// What issues_create answers with.
+const CREATED_FIELDS: &[IssueField] = &[
+    IssueField::Title,
+    IssueField::Type,
+    IssueField::Status,
+    IssueField::Priority,
+    IssueField::Labels,
+    IssueField::Dates,
+];
 
 /// How long after a create the same create again reads as an agent's retry.
 const RETRY_WINDOW_MINUTES: i64 = 10;

@@ -108,8 +108,12 @@ pub fn phase(cx: &Handlers, input: SessionPhaseInput) -> ToolResult<SessionPhase
     let s = store
         .session_phase(&input.session_id, &input.phase, input.status.as_str(), input.metadata.unwrap_or_default())
         .map_err(session_error)?;
-    let text = format!("Phase {} {}: {}", input.phase, input.status, line(&s));
-    Ok(Reply::new(SessionPhaseOutput { session: record(&s) }).with_text(text))
+    // The store stamps the audit entry and the session with one time.
+    let timestamp = s.updated_at.clone();
+    let text = format!("Phase {} {} at {timestamp}: {}", input.phase, input.status, line(&s));
+    let output =
+        SessionPhaseOutput { session: record(&s), phase: input.phase, status: input.status.as_str().into(), timestamp };
+    Ok(Reply::new(output).with_text(text))
 }
 
 pub fn checkpoint(cx: &Handlers, input: SessionCheckpointInput) -> ToolResult<SessionCheckpointOutput> {
@@ -120,10 +124,15 @@ pub fn checkpoint(cx: &Handlers, input: SessionCheckpointInput) -> ToolResult<Se
         last_action: input.last_action,
         resume_instructions: input.resume_instructions,
         variables: input.variables.unwrap_or_default(),
-        step_results: input.step_results.map(|steps| serde_json::to_value(steps).unwrap_or_default()),
+        step_results: input.step_results.as_ref().map(|steps| serde_json::to_value(steps).unwrap_or_default()),
     };
-    let s = store.session_checkpoint(&input.session_id, data).map_err(session_error)?;
-    Ok(Reply::new(SessionCheckpointOutput { session: record(&s) }).with_text(format!("Checkpoint saved: {}", line(&s))))
+    let (s, checkpoint_id) = store.session_checkpoint(&input.session_id, data).map_err(session_error)?;
+    let mut text = format!("Checkpoint {checkpoint_id} saved: {}", line(&s));
+    if let Some(steps) = input.step_results.as_ref().filter(|steps| !steps.is_empty()) {
+        text.push_str(&format!("; {} step result(s) recorded", steps.len()));
+    }
+    let output = SessionCheckpointOutput { session: record(&s), checkpoint_id, step_results: input.step_results };
+    Ok(Reply::new(output).with_text(text))
 }
 
 pub fn complete(cx: &Handlers, input: SessionCompleteInput) -> ToolResult<SessionCompleteOutput> {
@@ -133,10 +142,28 @@ pub fn complete(cx: &Handlers, input: SessionCompleteInput) -> ToolResult<Sessio
         pr_url: input.pr_url,
         pr_number: input.pr_number,
         summary: input.summary,
-        step_execution_summary: input.step_execution_summary.map(|s| serde_json::to_value(s).unwrap_or_default()),
+        step_execution_summary: input
+            .step_execution_summary
+            .as_ref()
+            .map(|s| serde_json::to_value(s).unwrap_or_default()),
     };
     let s = store.session_complete(&input.session_id, done).map_err(session_error)?;
-    Ok(Reply::new(SessionCompleteOutput { session: record(&s) }).with_text(format!("Session ended: {}", line(&s))))
+    let end = s.completed_at.as_deref().and_then(parse_time);
+    let duration_ms =
+        end.zip(parse_time(&s.started_at)).map_or(0, |(end, start)| (end - start).num_milliseconds().max(0));
+    let mut text = format!("Session ended: {}; took {}", line(&s), duration(duration_ms / 1000));
+    if let Some(steps) = &input.step_execution_summary {
+        text.push_str(&format!(
+            "; steps: {}/{} executed, {} skipped",
+            steps.executed, steps.total_steps, steps.skipped
+        ));
+    }
+    let output = SessionCompleteOutput {
+        session: record(&s),
+        duration_ms,
+        step_execution_summary: input.step_execution_summary,
+    };
+    Ok(Reply::new(output).with_text(text))
 }
 
 pub fn get(cx: &Handlers, input: SessionGetInput) -> ToolResult<SessionGetOutput> {
@@ -147,7 +174,8 @@ pub fn get(cx: &Handlers, input: SessionGetInput) -> ToolResult<SessionGetOutput
         let field = |k: &str| cp.get(k).and_then(|v| v.as_str()).unwrap_or_default().to_string();
         text.push_str(&format!("\nLast action: {}\nResume: {}", field("lastAction"), field("resumeInstructions")));
     }
-    let checkpoint = checkpoint.and_then(|c| c.as_object().cloned());
+    // An explicit null without a checkpoint, as wrangler answers.
+    let checkpoint = Some(checkpoint.and_then(|c| c.as_object().cloned()));
     Ok(Reply::new(SessionGetOutput { session: record(&s), checkpoint }).with_text(text))
 }
 
@@ -158,9 +186,9 @@ pub fn status(cx: &Handlers, input: SessionStatusInput) -> ToolResult<SessionSta
         other => session_error(other),
     })?;
     let SessionProgress { session: s, audit, checkpoint, blocker } = progress;
-    let parse = |t: &str| chrono::DateTime::parse_from_rfc3339(t).ok().map(|d| d.with_timezone(&chrono::Utc));
-    let end = s.completed_at.as_deref().and_then(parse).unwrap_or_else(chrono::Utc::now);
-    let duration = parse(&s.started_at).map_or(0, |start| (end - start).num_seconds().max(0));
+    let end = s.completed_at.as_deref().and_then(parse_time).unwrap_or_else(chrono::Utc::now);
+    let duration = parse_time(&s.started_at).map_or(0, |start| (end - start).num_seconds().max(0));
+    let phases_completed = completed_phases(&audit);
     let last = audit.last();
     let active_step = active_step(last);
     let last_activity = last.map(|e| {
@@ -173,9 +201,9 @@ pub fn status(cx: &Handlers, input: SessionStatusInput) -> ToolResult<SessionSta
         m
     });
     let mut text = format!(
-        "{}; active step: {active_step}; phases done: {}; {duration} s; {} audit entries",
+        "{}; active step: {active_step}; phases done: {} (from audit log); {duration} s; {} audit entries",
         line(&s),
-        if s.phases_completed.is_empty() { "none".into() } else { s.phases_completed.join(", ") },
+        if phases_completed.is_empty() { "none".into() } else { phases_completed.join(", ") },
         audit.len()
     );
     text.push_str(&format!("\nSpec: {}\nWorktree: {}\nBranch: {}", s.spec_file, s.worktree_path, s.branch_name));
@@ -189,11 +217,40 @@ pub fn status(cx: &Handlers, input: SessionStatusInput) -> ToolResult<SessionSta
         duration_seconds: duration,
         active_step,
         audit_entry_count: audit.len() as i64,
-        last_activity,
-        checkpoint: checkpoint.and_then(|c| c.as_object().cloned()),
-        blocker: blocker.and_then(|b| b.as_object().cloned()),
+        phases_completed,
+        // Explicit nulls where there is nothing, as wrangler answers.
+        last_activity: Some(last_activity),
+        checkpoint: Some(checkpoint.and_then(|c| c.as_object().cloned())),
+        blocker: Some(blocker.and_then(|b| b.as_object().cloned())),
     })
     .with_text(text))
+}
+
+/// An ISO 8601 time of a session file.
+fn parse_time(t: &str) -> Option<chrono::DateTime<chrono::Utc>> {
+    chrono::DateTime::parse_from_rfc3339(t).ok().map(|d| d.with_timezone(&chrono::Utc))
+}
+
+/// `42 s`, `3 min 5 s`: a duration as the text shows it.
+fn duration(seconds: i64) -> String {
+    match seconds {
+        s if s < 60 => format!("{s} s"),
+        s => format!("{} min {} s", s / 60, s % 60),
+    }
+}
+
+/// The workflow phases wrangler tracks that the audit log shows complete, sorted, each once:
+/// the log is the record of what happened (context.json's list also holds other phases).
+fn completed_phases(audit: &[serde_json::Value]) -> Vec<String> {
+    const TRACKED: [&str; 4] = ["plan", "execute", "verify", "publish"];
+    let done: std::collections::BTreeSet<String> = audit
+        .iter()
+        .filter(|e| matches!(e.get("status").and_then(|v| v.as_str()), Some("complete" | "completed")))
+        .filter_map(|e| entry_field(e, "phase").and_then(|v| v.as_str()))
+        .filter(|p| TRACKED.contains(p))
+        .map(str::to_string)
+        .collect();
+    done.into_iter().collect()
 }
 
 /// `phase`, or `step` for `phase` in the entries the workflow engine writes.

@@ -83,6 +83,16 @@ impl ToolError {
 
     /// How many messages [`ToolError::combine`] lists.
     pub const MAX_COMBINED: usize = 10;
+
+    /// How many characters of one placeholder a catalogue message shows.
+    pub const MAX_PLACEHOLDER: usize = 500;
+
+    /// A placeholder's value as a catalogue message shows it: clipped after
+    /// [`ToolError::MAX_PLACEHOLDER`] characters, saying how long it was. Messages repeat what
+    /// the call gave (a path, an ID), and a megabyte given must not come back as a megabyte.
+    pub fn placeholder(value: impl std::fmt::Display) -> String {
+        crate::util::clip_saying(&value.to_string(), Self::MAX_PLACEHOLDER, crate::util::Whole::Chars)
+    }
 }
 
 /// Severity of a warning in `_meta.warnings`.
@@ -120,6 +130,8 @@ pub enum WarningCode {
     NonstandardValue,
     /// issues_get section names no heading; the outline is answered instead.
     NoSuchSection,
+    /// No workspace yet: reads find nothing until the first write creates it.
+    NoWorkspace,
 }
 
 impl From<crate::store::StoreWarningCode> for WarningCode {

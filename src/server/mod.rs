@@ -242,6 +242,7 @@ impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
                     handlers: self.handlers.as_ref(),
                     memory: &self.memory,
                     writes: self.writes.as_ref(),
+                    workspace: self.store.workspace(),
                 };
                 let called = crate::call::run(&core, spec, args, request_id.clone()).await;
                 warnings.splice(0..0, called.warnings);

@@ -69,7 +69,14 @@ pub(super) fn published_shape(f: &Field, side: Side) -> Value {
     fn outline(shape: &Shape, side: Side) -> Value {
         match shape {
             Shape::Object(_) => json!({"type": "object"}),
-            Shape::Array { items, .. } => json!({"type": "array", "items": outline(items, side)}),
+            Shape::Array { items, min_items, max_items } => {
+                let mut m = Map::new();
+                m.insert("type".into(), json!("array"));
+                m.insert("items".into(), outline(items, side));
+                insert_opt(&mut m, "minItems", *min_items);
+                insert_opt(&mut m, "maxItems", *max_items);
+                Value::Object(m)
+            }
             other => shape_schema(other, side),
         }
     }
@@ -106,8 +113,8 @@ fn singular(words: &str) -> String {
     }
 }
 
-/// A property's schema: its shape plus description and default. String lengths and array sizes
-/// are enforced by the argument rules but not published (see [`shape_schema`]).
+/// A property's schema: its shape (with every bound the argument rules enforce) plus description
+/// and default.
 pub fn field_schema(f: &Field, side: Side) -> Value {
     let mut s = published_shape(f, side);
     let map = s.as_object_mut().expect("shape schemas are objects");
@@ -116,6 +123,11 @@ pub fn field_schema(f: &Field, side: Side) -> Value {
     }
     if let Some(d) = &f.default {
         map.insert("default".into(), d.clone());
+    }
+    // A nullable result is sent as an explicit null (wrangler's callers test for it); inputs keep
+    // one type, since null there means "clear it" and every client can send it anyway.
+    if let (true, Side::Output, Some(t)) = (f.nullable, side, map.get("type").cloned()) {
+        map.insert("type".into(), json!([t, "null"]));
     }
     s
 }
@@ -126,9 +138,13 @@ pub(super) fn shape_schema(shape: &Shape, side: Side) -> Value {
         m.insert("type".into(), json!(t));
     }
     match shape {
-        // Lengths and item counts are the server's limits, not facts the model needs to pick a
-        // value; the argument rules enforce them with messages that give the bound.
-        Shape::String { .. } => {}
+        // Every bound the argument rules enforce is published, so a client that validates before
+        // calling refuses what the server would (issue 40); the manifest keeps only bounds a
+        // caller needs to know, since each costs every model about five tokens per request.
+        Shape::String { min_len, max_len } => {
+            insert_opt(&mut m, "minLength", *min_len);
+            insert_opt(&mut m, "maxLength", *max_len);
+        }
         Shape::Enum { values, .. } => {
             m.insert("enum".into(), json!(values));
         }
@@ -140,8 +156,10 @@ pub(super) fn shape_schema(shape: &Shape, side: Side) -> Value {
             insert_opt(&mut m, "minimum", *min);
             insert_opt(&mut m, "maximum", *max);
         }
-        Shape::Array { items, .. } => {
+        Shape::Array { items, min_items, max_items } => {
             m.insert("items".into(), shape_schema(items, side));
+            insert_opt(&mut m, "minItems", *min_items);
+            insert_opt(&mut m, "maxItems", *max_items);
         }
         Shape::Object(obj) => return object_schema(obj, side),
         Shape::Boolean | Shape::Any | Shape::Map => {}

@@ -211,7 +211,8 @@ fn wrong_value(shape: &Shape) -> Option<Value> {
     }
 }
 
-/// Assertions on one published property: type, enum values, bounds, default.
+/// Assertions on one published property: type, enum values, bounds (numbers, lengths, item
+/// counts), default.
 fn property_facts(f: &Field) -> TokenStream {
     let wire = &f.wire;
     let mut checks = Vec::new();
@@ -221,6 +222,12 @@ fn property_facts(f: &Field) -> TokenStream {
     let bounds: Vec<(&str, Option<Value>)> = match &f.shape {
         Shape::Enum { values, .. } => vec![("enum", Some(json!(values)))],
         Shape::Integer { min, max } => vec![("minimum", min.map(|v| json!(v))), ("maximum", max.map(|v| json!(v)))],
+        Shape::String { min_len, max_len } => {
+            vec![("minLength", min_len.map(|v| json!(v))), ("maxLength", max_len.map(|v| json!(v)))]
+        }
+        Shape::Array { min_items, max_items, .. } => {
+            vec![("minItems", min_items.map(|v| json!(v))), ("maxItems", max_items.map(|v| json!(v)))]
+        }
         _ => vec![],
     };
     for (key, value) in bounds.into_iter().filter_map(|(k, v)| v.map(|v| (k, v))) {

@@ -21,7 +21,7 @@ pub fn errors(templates: &[ErrorTemplate]) -> TokenStream {
         let params: Vec<_> = t.params.iter().map(|p| format_ident!("{}", p)).collect();
         let args = t.params.iter().filter(|p| used.contains(p)).map(|p| {
             let i = format_ident!("{}", p);
-            quote! { #i = #i }
+            quote! { #i = ToolError::placeholder(#i) }
         });
         let unused = t.params.iter().filter(|p| !used.contains(p)).map(|p| format_ident!("{}", p));
         let doc = docs(&format!("`{}`: {}", t.code, t.message));

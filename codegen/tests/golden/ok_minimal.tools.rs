@@ -307,7 +307,9 @@ pub mod errors {
         ToolError::new(
             ErrorCode::NotFound,
             Template::NotFound.name(),
-            format!("Item {id} not found. Call list_items.", id = id),
+            format!(
+                "Item {id} not found. Call list_items.", id = ToolError::placeholder(id)
+            ),
         )
     }
     /// `INVALID_ARGUMENT`: Missing {param} for {tool}.
@@ -318,7 +320,10 @@ pub mod errors {
         ToolError::new(
             ErrorCode::InvalidArgument,
             Template::MissingRequired.name(),
-            format!("Missing {param} for {tool}.", tool = tool, param = param),
+            format!(
+                "Missing {param} for {tool}.", tool = ToolError::placeholder(tool), param
+                = ToolError::placeholder(param)
+            ),
         )
     }
     /// `INVALID_ARGUMENT`: Unknown {param} for {tool}; valid: {allowed}.
@@ -331,8 +336,9 @@ pub mod errors {
             ErrorCode::InvalidArgument,
             Template::UnknownParameter.name(),
             format!(
-                "Unknown {param} for {tool}; valid: {allowed}.", tool = tool, param =
-                param, allowed = allowed
+                "Unknown {param} for {tool}; valid: {allowed}.", tool =
+                ToolError::placeholder(tool), param = ToolError::placeholder(param),
+                allowed = ToolError::placeholder(allowed)
             ),
         )
     }
@@ -346,8 +352,9 @@ pub mod errors {
             ErrorCode::InvalidArgument,
             Template::InvalidType.name(),
             format!(
-                "Invalid {param}: expected {expected}, got {actual}.", param = param,
-                expected = expected, actual = actual
+                "Invalid {param}: expected {expected}, got {actual}.", param =
+                ToolError::placeholder(param), expected =
+                ToolError::placeholder(expected), actual = ToolError::placeholder(actual)
             ),
         )
     }
@@ -361,8 +368,9 @@ pub mod errors {
             ErrorCode::InvalidArgument,
             Template::InvalidEnum.name(),
             format!(
-                "Invalid {param} '{value}'. Valid values: {allowed}.", param = param,
-                value = value, allowed = allowed
+                "Invalid {param} '{value}'. Valid values: {allowed}.", param =
+                ToolError::placeholder(param), value = ToolError::placeholder(value),
+                allowed = ToolError::placeholder(allowed)
             ),
         )
     }
@@ -376,8 +384,9 @@ pub mod errors {
             ErrorCode::InvalidArgument,
             Template::OutOfRange.name(),
             format!(
-                "Invalid {param} {value}: must be {range}.", param = param, value =
-                value, range = range
+                "Invalid {param} {value}: must be {range}.", param =
+                ToolError::placeholder(param), value = ToolError::placeholder(value),
+                range = ToolError::placeholder(range)
             ),
         )
     }
@@ -391,8 +400,9 @@ pub mod errors {
             ErrorCode::InvalidArgument,
             Template::InvalidLength.name(),
             format!(
-                "Invalid {param}: {length} characters, must be {range}.", param = param,
-                length = length, range = range
+                "Invalid {param}: {length} characters, must be {range}.", param =
+                ToolError::placeholder(param), length = ToolError::placeholder(length),
+                range = ToolError::placeholder(range)
             ),
         )
     }
@@ -406,8 +416,9 @@ pub mod errors {
             ErrorCode::InvalidArgument,
             Template::InvalidItemCount.name(),
             format!(
-                "Invalid {param}: {count} items, must be {range}.", param = param, count
-                = count, range = range
+                "Invalid {param}: {count} items, must be {range}.", param =
+                ToolError::placeholder(param), count = ToolError::placeholder(count),
+                range = ToolError::placeholder(range)
             ),
         )
     }
@@ -420,8 +431,8 @@ pub mod errors {
             ErrorCode::InvalidArgument,
             Template::InvalidArguments.name(),
             format!(
-                "Invalid arguments for {tool}: {details}.", tool = tool, details =
-                details
+                "Invalid arguments for {tool}: {details}.", tool =
+                ToolError::placeholder(tool), details = ToolError::placeholder(details)
             ),
         )
     }
@@ -430,7 +441,7 @@ pub mod errors {
         ToolError::new(
             ErrorCode::NotImplemented,
             Template::NotImplemented.name(),
-            format!("{tool} is not implemented.", tool = tool),
+            format!("{tool} is not implemented.", tool = ToolError::placeholder(tool)),
         )
     }
     /// `INVALID_ARGUMENT`: {tool} needs an action; one of {actions}.
@@ -442,8 +453,8 @@ pub mod errors {
             ErrorCode::InvalidArgument,
             Template::MissingAction.name(),
             format!(
-                "{tool} needs an action; one of {actions}.", tool = tool, actions =
-                actions
+                "{tool} needs an action; one of {actions}.", tool =
+                ToolError::placeholder(tool), actions = ToolError::placeholder(actions)
             ),
         )
     }
@@ -457,8 +468,9 @@ pub mod errors {
             ErrorCode::InvalidArgument,
             Template::UnknownAction.name(),
             format!(
-                "Unknown action {action} for {tool}; valid: {actions}.", tool = tool,
-                action = action, actions = actions
+                "Unknown action {action} for {tool}; valid: {actions}.", tool =
+                ToolError::placeholder(tool), action = ToolError::placeholder(action),
+                actions = ToolError::placeholder(actions)
             ),
         )
     }
@@ -472,8 +484,9 @@ pub mod errors {
             ErrorCode::InvalidArgument,
             Template::MissingActionParam.name(),
             format!(
-                "Action {action} of {tool} needs {param}.", tool = tool, action = action,
-                param = param
+                "Action {action} of {tool} needs {param}.", tool =
+                ToolError::placeholder(tool), action = ToolError::placeholder(action),
+                param = ToolError::placeholder(param)
             ),
         )
     }
@@ -489,7 +502,9 @@ pub mod errors {
             Template::ParamNotForAction.name(),
             format!(
                 "{param} is not for action {action} of {tool}; only {actions}.", tool =
-                tool, action = action, param = param, actions = actions
+                ToolError::placeholder(tool), action = ToolError::placeholder(action),
+                param = ToolError::placeholder(param), actions =
+                ToolError::placeholder(actions)
             ),
         )
     }
@@ -685,7 +700,7 @@ pub const TOOLS: &[ToolSpec] = &[
         idempotent: true,
         open_world: false,
         deprecated_by: None,
-        input_schema: "{\"type\":\"object\",\"properties\":{\"color\":{\"type\":\"string\",\"enum\":[\"red\",\"dark_blue\"],\"description\":\"Color filter.\",\"default\":\"red\"},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"description\":\"Page size.\",\"default\":25},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"cursor\":{\"type\":\"string\"}}}",
+        input_schema: "{\"type\":\"object\",\"properties\":{\"color\":{\"type\":\"string\",\"enum\":[\"red\",\"dark_blue\"],\"description\":\"Color filter.\",\"default\":\"red\"},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"description\":\"Page size.\",\"default\":25},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":5},\"cursor\":{\"type\":\"string\",\"maxLength\":100}}}",
         output_schema: "{\"type\":\"object\",\"properties\":{\"names\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Item names.\"},\"warnings\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Warnings to read (also at the end of the text).\"}},\"required\":[\"names\"]}",
         error_context: &[],
     },
@@ -699,7 +714,7 @@ pub const TOOLS: &[ToolSpec] = &[
         idempotent: false,
         open_world: false,
         deprecated_by: None,
-        input_schema: "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},\"note\":{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"],\"description\":\"Optional note.\"},\"type\":{\"type\":\"string\",\"enum\":[\"small\",\"large\"],\"description\":\"Size.\"},\"notes\":{\"type\":\"array\",\"items\":{\"type\":\"object\"},\"description\":\"More notes: {text}.\"}},\"required\":[\"name\"]}",
+        input_schema: "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":1},\"note\":{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\",\"maxLength\":10}},\"required\":[\"text\"],\"description\":\"Optional note.\"},\"type\":{\"type\":\"string\",\"enum\":[\"small\",\"large\"],\"description\":\"Size.\"},\"notes\":{\"type\":\"array\",\"items\":{\"type\":\"object\"},\"maxItems\":3,\"description\":\"More notes: {text}.\"}},\"required\":[\"name\"]}",
         output_schema: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"},\"warnings\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Warnings to read (also at the end of the text).\"}},\"required\":[\"id\"]}",
         error_context: &[],
     },
@@ -759,7 +774,7 @@ pub mod consolidated {
             idempotent: false,
             open_world: false,
             deprecated_by: None,
-            input_schema: "{\"type\":\"object\",\"properties\":{\"action\":{\"type\":\"string\",\"enum\":[\"list\",\"add_item\"]},\"color\":{\"type\":\"string\",\"enum\":[\"red\",\"dark_blue\"],\"description\":\"Color filter.\",\"default\":\"red\"},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"description\":\"Page size.\",\"default\":25},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"cursor\":{\"type\":\"string\"},\"name\":{\"type\":\"string\"},\"note\":{\"type\":\"object\",\"description\":\"Optional note. Keys: text*.\"},\"type\":{\"type\":\"string\",\"enum\":[\"small\",\"large\"],\"description\":\"Size.\"},\"notes\":{\"type\":\"array\",\"items\":{\"type\":\"object\"},\"description\":\"More notes: {text}.\"}},\"required\":[\"action\"]}",
+            input_schema: "{\"type\":\"object\",\"properties\":{\"action\":{\"type\":\"string\",\"enum\":[\"list\",\"add_item\"]},\"color\":{\"type\":\"string\",\"enum\":[\"red\",\"dark_blue\"],\"description\":\"Color filter.\",\"default\":\"red\"},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"description\":\"Page size.\",\"default\":25},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":5},\"cursor\":{\"type\":\"string\",\"maxLength\":100},\"name\":{\"type\":\"string\",\"minLength\":1},\"note\":{\"type\":\"object\",\"description\":\"Optional note. Keys: text*.\"},\"type\":{\"type\":\"string\",\"enum\":[\"small\",\"large\"],\"description\":\"Size.\"},\"notes\":{\"type\":\"array\",\"items\":{\"type\":\"object\"},\"maxItems\":3,\"description\":\"More notes: {text}.\"}},\"required\":[\"action\"]}",
             output_schema: "",
             error_context: &[],
         },

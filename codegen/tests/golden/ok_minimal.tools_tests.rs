@@ -109,6 +109,10 @@ fn list_items_is_published_as_declared() {
             "tags"
         );
         assert_eq!(p["type"], json!("array"), "type of {}", "tags");
+        assert_eq!(
+            p["maxItems"], ::serde_json::from_str:: < Value > ("5").unwrap(), "{} of {}",
+            "maxItems", "tags"
+        );
     }
     {
         let p = &input["properties"]["cursor"];
@@ -117,6 +121,10 @@ fn list_items_is_published_as_declared() {
             "cursor"
         );
         assert_eq!(p["type"], json!("string"), "type of {}", "cursor");
+        assert_eq!(
+            p["maxLength"], ::serde_json::from_str:: < Value > ("100").unwrap(),
+            "{} of {}", "maxLength", "cursor"
+        );
     }
     let output = &tool["outputSchema"];
     assert_eq!(output["type"], json!("object"));
@@ -226,6 +234,10 @@ fn add_item_is_published_as_declared() {
             "name"
         );
         assert_eq!(p["type"], json!("string"), "type of {}", "name");
+        assert_eq!(
+            p["minLength"], ::serde_json::from_str:: < Value > ("1").unwrap(),
+            "{} of {}", "minLength", "name"
+        );
     }
     {
         let p = &input["properties"]["note"];
@@ -254,6 +266,10 @@ fn add_item_is_published_as_declared() {
             "{} has a description", "notes"
         );
         assert_eq!(p["type"], json!("array"), "type of {}", "notes");
+        assert_eq!(
+            p["maxItems"], ::serde_json::from_str:: < Value > ("3").unwrap(), "{} of {}",
+            "maxItems", "notes"
+        );
     }
     let output = &tool["outputSchema"];
     assert_eq!(output["type"], json!("object"));

@@ -76,7 +76,9 @@ pub struct WorkspaceLock {
 }
 
 impl WorkspaceLock {
+    /// Takes the lock, creating a pending workspace's folder first: every write takes it.
     pub fn acquire(ws: &Workspace) -> Result<WorkspaceLock, StoreError> {
+        ws.create_if_missing()?;
         let file = Root::workspace(ws)?.lock(&ws.cache_dir().join("docket.lock"))?;
         Ok(WorkspaceLock { _file: file })
     }

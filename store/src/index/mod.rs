@@ -101,6 +101,11 @@ impl Index {
         if !self.enabled || self.slots.len() < snapshot::MIN_ENTRIES || self.slots.text_pending() {
             return None;
         }
+        // Reads leave the workspace as they found it: the snapshot goes only into a cache/ that
+        // a write (its lock) or init made.
+        if !self.ws.cache_dir().is_dir() {
+            return None;
+        }
         let root = self.ws.dir.clone();
         let rooted = match Root::workspace(&self.ws) {
             Ok(r) => r,

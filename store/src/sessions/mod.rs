@@ -261,7 +261,8 @@ impl Store {
         Ok(session)
     }
 
-    pub fn session_checkpoint(&self, id: &str, data: CheckpointData) -> Result<Session, StoreError> {
+    /// Saves checkpoint.json and returns the session with the new checkpoint's ID.
+    pub fn session_checkpoint(&self, id: &str, data: CheckpointData) -> Result<(Session, String), StoreError> {
         let _lock = WorkspaceLock::acquire(self.workspace())?;
         let mut session = self.load_session(id)?;
         let now = SystemTime::now();
@@ -290,7 +291,7 @@ impl Store {
             json!({"phase": "checkpoint", "timestamp": created, "status": "complete", "checkpoint_id": checkpoint_id,
             "tasks_completed": data.tasks_completed.len(), "tasks_pending": data.tasks_pending.len()}),
         )?;
-        Ok(session)
+        Ok((session, checkpoint_id))
     }
 
     pub fn session_complete(&self, id: &str, done: Completion) -> Result<Session, StoreError> {
@@ -536,11 +537,13 @@ mod tests {
             resume_instructions: "next".into(),
             ..Default::default()
         };
-        store.session_checkpoint(&s.id, cp).expect("checkpoint");
+        let (_, checkpoint_id) = store.session_checkpoint(&s.id, cp).expect("checkpoint");
         let (got, checkpoint) = store.session_get(None).expect("most recent incomplete");
         assert_eq!(got.id, s.id);
         assert_eq!(got.phases_completed, vec!["init", "plan"]);
-        assert_eq!(checkpoint.expect("checkpoint")["resumeInstructions"], "next");
+        let checkpoint = checkpoint.expect("checkpoint");
+        assert_eq!(checkpoint["resumeInstructions"], "next");
+        assert_eq!(checkpoint["checkpointId"], checkpoint_id.as_str(), "the ID returned is the one saved");
         let done =
             store.session_complete(&s.id, Completion { pr_number: Some(7), ..Default::default() }).expect("complete");
         assert_eq!((done.status.as_str(), done.pr_number), ("completed", Some(7)));

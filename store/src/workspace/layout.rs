@@ -84,6 +84,11 @@ impl Workspace {
     pub fn init_layout(&self, fix: bool, plugin_root: Option<&Path>) -> Result<LayoutReport, StoreError> {
         // The lock lives in cache/, so taking it creates that folder: look before.
         let cache_existed = self.cache_dir().is_dir();
+        // A pending workspace's folder, made here so the lock does not write its own .gitignore:
+        // the report below lists every pattern this call adds.
+        if fix && !self.exists() {
+            Root::open(&self.root)?.create_dir_all(&self.dir)?;
+        }
         let _lock = if fix { Some(WorkspaceLock::acquire(self)?) } else { None };
         let shown = |p: &Path| p.strip_prefix(&self.root).unwrap_or(p).to_string_lossy().replace('\\', "/");
         let mut directories = Split::default();

@@ -52,6 +52,45 @@ impl Workspace {
         Workspace::resolve_with(explicit, None)
     }
 
+    /// [`Workspace::resolve_with`], or when no workspace is found, the one the first write
+    /// creates: `.wrangler/` in the folder wrangler's server would use (`explicit`, else
+    /// `DOCKET_WORKSPACE`, else `WRANGLER_WORKSPACE_ROOT`, else the current directory; in a linked
+    /// worktree sharing the main worktree's files, that folder in the main worktree). Nothing is
+    /// created here; see [`Workspace::exists`]. A folder named explicitly must exist.
+    pub fn resolve_or_pending(explicit: Option<&Path>, flag: Option<Worktrees>) -> Result<Workspace, StoreError> {
+        match Workspace::resolve_with(explicit, flag) {
+            Err(StoreError::NoWorkspace { .. }) => {
+                let root = match chosen_path(explicit) {
+                    Some(path) if path.is_dir() => path,
+                    Some(path) => return Err(StoreError::NoWorkspace { searched_from: path }),
+                    None => std::env::current_dir().map_err(StoreError::io("."))?,
+                };
+                Ok(worktrees::pending(root, flag, DIR_NAMES[0]))
+            }
+            found => found,
+        }
+    }
+
+    /// Whether the workspace folder exists (a pending one has none until the first write).
+    pub fn exists(&self) -> bool {
+        self.dir.is_dir()
+    }
+
+    /// The first write into a pending workspace creates its folder, with a `.gitignore` for the
+    /// `cache/` that the write's lock lives in; an existing workspace is left as it is.
+    pub(crate) fn create_if_missing(&self) -> Result<(), StoreError> {
+        if self.exists() {
+            return Ok(());
+        }
+        let rooted = Root::open(&self.root)?;
+        rooted.create_dir_all(&self.dir)?;
+        let ignore = self.dir.join(".gitignore");
+        if rooted.entry(&ignore)? == Entry::Missing {
+            rooted.create_atomic(&ignore, b"cache/\n")?;
+        }
+        Ok(())
+    }
+
     /// Creates `.docket/` under `root` (or completes an existing workspace's layout).
     pub fn init(root: &Path) -> Result<Workspace, StoreError> {
         let ws = Workspace::at(root).unwrap_or_else(|| Workspace::new(root.to_path_buf(), root.join(".docket")));
@@ -147,6 +186,19 @@ mod tests {
         assert!(ws.dir.ends_with(".wrangler"));
         let direct = Workspace::resolve(Some(&tmp.path().join(".wrangler"))).expect("resolve the dir itself");
         assert_eq!(direct.dir, ws.dir);
+    }
+
+    #[test]
+    fn without_a_workspace_the_first_write_creates_wranglers_in_the_named_folder() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let ws = Workspace::resolve_or_pending(Some(tmp.path()), None).expect("pending");
+        assert_eq!(ws.dir, tmp.path().join(".wrangler"));
+        assert!(!ws.exists() && std::fs::read_dir(tmp.path()).expect("list").next().is_none(), "nothing created");
+        ws.create_if_missing().expect("create");
+        assert_eq!(std::fs::read_to_string(ws.dir.join(".gitignore")).expect("gitignore"), "cache/\n");
+        assert_eq!(Workspace::resolve(Some(tmp.path())).expect("found now"), ws);
+        let missing = tmp.path().join("nope");
+        assert!(matches!(Workspace::resolve_or_pending(Some(&missing), None), Err(StoreError::NoWorkspace { .. })));
     }
 
     #[test]

@@ -94,6 +94,24 @@ fn is_bare(common_dir: &Path) -> bool {
     out.is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "true")
 }
 
+/// The workspace the first write creates, named `name`, in `root`; in a linked worktree that
+/// shares the main worktree's files, in the same folder of the main worktree when it exists
+/// there, so the first write of any agent creates the one workspace every worktree serves.
+pub(super) fn pending(root: PathBuf, flag: Option<Worktrees>, name: &str) -> Workspace {
+    let root = root.canonicalize().unwrap_or(root);
+    let in_place = |root: PathBuf| {
+        let dir = root.join(name);
+        Workspace { worktrees: Worktrees::choose(flag, None), ..Workspace::new(root, dir) }
+    };
+    let Some(tree) = linked(&root) else { return in_place(root) };
+    let Some(main) = tree.main else { return Workspace { worktrees: Worktrees::Local, ..in_place(root) } };
+    let mapped = root.strip_prefix(&tree.toplevel).ok().map(|rel| main.join(rel)).filter(|m| m.is_dir());
+    match (Worktrees::choose(flag, None), mapped) {
+        (Worktrees::Shared, Some(mapped)) => Workspace { shared_from: Some(tree.toplevel), ..in_place(mapped) },
+        _ => in_place(root),
+    }
+}
+
 impl Workspace {
     /// One sentence on how worktrees share this workspace, for the start-up line and doctor;
     /// `None` when there is nothing to say (not started in a linked worktree, shared mode).
