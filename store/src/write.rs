@@ -42,7 +42,7 @@ impl Store {
             status: new.status,
             priority: new.priority,
             labels: new.labels,
-            assignee: new.assignee,
+            assignee: name(&new.assignee),
             project: new.project,
             created_at: now.clone(),
             updated_at: now.clone(),
@@ -219,6 +219,11 @@ fn settled_read(path: &Path) -> Result<Vec<u8>, StoreError> {
     files::read_regular(path)
 }
 
+/// A name as it is written: trimmed, and none when nothing is left (`" "` holds no issue).
+fn name(given: &Option<String>) -> Option<String> {
+    given.as_deref().map(str::trim).filter(|n| !n.is_empty()).map(str::to_string)
+}
+
 /// The new state of an issue and the frontmatter edits that produce it.
 struct Plan {
     meta: IssueMeta,
@@ -262,7 +267,7 @@ fn plan(path: &Path, doc: &Document, before: &IssueMeta, patch: &IssuePatch) -> 
         m.labels.retain(|l| !patch.remove_labels.contains(l));
     }
     if let Some(v) = &patch.assignee {
-        m.assignee = v.clone();
+        m.assignee = name(v);
     }
     if let Some(v) = &patch.project {
         m.project = v.clone();
