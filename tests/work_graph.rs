@@ -394,3 +394,39 @@ async fn a_blank_assignee_is_refused_and_a_padded_one_is_trimmed() {
     assert!(file_of(ws.path(), &other).contains("\nassignee: bob\n"));
     c.cancel().await.unwrap();
 }
+
+/// The guard is on the file's content: an editor's save that leaves `updatedAt` alone still
+/// changes the version issues_get gave, so an update guarded by that version is refused
+/// (CONFLICT, nothing written), and one guarded by the version read again is applied.
+#[tokio::test]
+async fn if_version_sees_an_editor_save_that_leaves_updated_at_alone() {
+    let ws = workspace();
+    let c = start(ws.path()).await;
+    let id = create(&c, "Original title", json!({})).await;
+    let got = structured(&call(&c, "issues_get", json!({"id": id})).await);
+    let version = got["version"].as_str().expect("issues_get gives the file's version").to_string();
+    let fields = structured(&call(&c, "issues_get", json!({"id": id, "fields": ["title"]})).await);
+    assert_eq!(fields["version"], version.as_str(), "the same version whatever the fields");
+
+    let path = ws.path().join(".docket/issues").join(
+        std::fs::read_dir(ws.path().join(".docket/issues"))
+            .unwrap()
+            .flatten()
+            .find(|e| e.file_name().to_string_lossy().starts_with(&id))
+            .unwrap()
+            .file_name(),
+    );
+    let saved = std::fs::read_to_string(&path).unwrap().replace("Original title", "Title from an editor");
+    std::fs::write(&path, &saved).unwrap();
+    let r = call(&c, "issues_update", json!({"id": id, "priority": "high", "ifVersion": version})).await;
+    assert!(is_error(&r) && text(&r).starts_with("CONFLICT"), "{}", text(&r));
+    assert!(text(&r).contains("ifVersion"), "names the guard to repeat: {}", text(&r));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), saved, "nothing written");
+
+    let now = structured(&call(&c, "issues_get", json!({"id": id})).await);
+    assert_ne!(now["version"], version.as_str());
+    let r = call(&c, "issues_update", json!({"id": id, "priority": "high", "ifVersion": now["version"]})).await;
+    assert!(!is_error(&r), "{}", text(&r));
+    assert!(file_of(ws.path(), &id).contains("Title from an editor"), "the editor's title kept");
+    c.cancel().await.unwrap();
+}

@@ -120,6 +120,10 @@ pub enum WarningCode {
     NonstandardValue,
     /// issues_get section names no heading; the outline is answered instead.
     NoSuchSection,
+    /// issues_get section names several headings; the first (or the `#N` asked for) is shown.
+    DuplicateSection,
+    /// A `next` call's body changed since its page; the answer starts again at the beginning.
+    BodyChanged,
 }
 
 impl From<crate::store::StoreWarningCode> for WarningCode {

@@ -26,6 +26,7 @@ use std::time::Duration;
 
 pub use files::edit::check_issue_text;
 pub use files::read_text as read_file_safely;
+pub use files::version_of;
 pub use index::facts::{Counts, GroupBy};
 pub use index::graph::cycle_text;
 pub use model::*;
@@ -136,7 +137,7 @@ impl Store {
         let (path, duplicate) = resolve_for_read(&index, id)?;
         let mut warnings = index.warnings_about(&path);
         drop(index);
-        let (meta, doc) = self.read(&path)?;
+        let (meta, doc, version) = self.read(&path)?;
         if let Some(w) = duplicate {
             warnings.retain(|o| o.code != StoreWarningCode::DuplicateId);
             warnings.push(w);
@@ -154,7 +155,7 @@ impl Store {
                 paths: vec![path.clone()],
             });
         }
-        Ok(Snapshot { value: Issue { meta, body: doc.body }, cached, warnings })
+        Ok(Snapshot { value: Issue { meta, body: doc.body, version }, cached, warnings })
     }
 
     pub fn get_meta(&self, id: &str) -> Result<Snapshot<IssueMeta>, StoreError> {
@@ -171,11 +172,17 @@ impl Store {
 
     /// Reads one file from disk (never from the index), refusing one whose frontmatter is broken
     /// and anything that is not a regular file inside the workspace.
-    fn read(&self, path: &Path) -> Result<(IssueMeta, Document), StoreError> {
+    /// The file's version ([`version_of`]) comes with it.
+    fn read(&self, path: &Path) -> Result<(IssueMeta, Document, String), StoreError> {
         let text = files::read_text(path)?;
         let doc = files::frontmatter::parse(&text)
             .map_err(|reason| StoreError::Malformed { path: path.to_path_buf(), reason })?;
-        Ok((self.meta_of(path, &doc), doc))
+        Ok((self.meta_of(path, &doc), doc, version_of(text.as_bytes())))
+    }
+
+    /// The version of an issue's file as it is now ([`version_of`] of its bytes).
+    pub fn version(&self, meta: &IssueMeta) -> Result<String, StoreError> {
+        Ok(version_of(&files::read_regular(&meta.path)?))
     }
 
     /// The raw file of an issue (for the `docket://issues/{id}` resource), read safely.

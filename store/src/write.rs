@@ -56,10 +56,10 @@ impl Store {
         if let Some(dir) = meta.path.parent() {
             files::ensure_inside(&self.ws, dir)?;
         }
-        Root::workspace(&self.ws)?
-            .create_atomic(&meta.path, frontmatter::render_new(&meta, &new.description).as_bytes())?;
+        let text = frontmatter::render_created(&meta, &frontmatter::new_identity(), &new.description);
+        Root::workspace(&self.ws)?.create_atomic(&meta.path, text.as_bytes())?;
         self.lock().upsert(meta.clone(), &new.description);
-        Ok(Issue { meta, body: new.description })
+        Ok(Issue { meta, body: new.description, version: files::version_of(text.as_bytes()) })
     }
 
     /// Applies `patch` under the workspace lock to the file as it is on disk now. A file that
@@ -80,12 +80,18 @@ impl Store {
             let doc =
                 frontmatter::parse(&text).map_err(|reason| StoreError::Malformed { path: path.clone(), reason })?;
             let before = self.meta_of(&path, &doc);
+            let version = files::version_of(&original);
+            if let Some(expected) = patch.if_version.as_ref().filter(|v| **v != version) {
+                let (id, expected) = (before.id.clone(), expected.clone());
+                return Err(StoreError::StaleVersion { id, current: version, expected });
+            }
             if let Some(expect) = &patch.expect {
                 crate::work::check_expect(&mut self.lock(), &before, expect)?;
             }
             let plan = plan(&path, &doc, &before, &patch)?;
             if plan.changed.is_empty() {
-                return Ok(Updated { issue: Issue { meta: before.clone(), body: doc.body }, before, changed: vec![] });
+                let issue = Issue { meta: before.clone(), body: doc.body, version };
+                return Ok(Updated { issue, before, changed: vec![] });
             }
             let new_text = doc
                 .edited(&plan.edits, plan.body.as_deref())
@@ -105,7 +111,8 @@ impl Store {
                 }
                 // In place: one change the work graph can take in (a forget, then a put, is two).
                 index.upsert(meta.clone(), &body);
-                return Ok(Updated { before, issue: Issue { meta, body }, changed: plan.changed });
+                let version = files::version_of(new_text.as_bytes());
+                return Ok(Updated { before, issue: Issue { meta, body, version }, changed: plan.changed });
             }
             tracing::info!(path = %path.display(), "the file changed while it was being updated; applying again");
         }
