@@ -247,6 +247,13 @@ async fn outlines_of_160000_and_1000000_headings_answer_within_the_limit() {
         let shown = outline.lines().count();
         let more = format!("the first {shown} of {n} headings shown, {} more", n - shown);
         assert!(text(&r).contains(&more), "{n}: says how many more ({more}): {}", &text(&r)[..300]);
+        // The structure resource (offsets of every heading) is held to its chunk size too.
+        let params = rmcp::model::ReadResourceRequestParams::new("docket://issues/ISS-000001/structure");
+        let read = serde_json::to_value(client.read_resource(params).await.expect("structure")).unwrap();
+        let json = read["contents"][0]["text"].as_str().expect("text").to_string();
+        assert!(json.len() <= 100_200, "{n}: a structure of {} characters", json.len());
+        let structure: Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(structure["sectionsTotal"], n, "{n}: says how many there are");
         client.cancel().await.unwrap();
     }
 }
