@@ -297,7 +297,9 @@ fn graph_workspace(n: usize, blockers: impl Fn(usize) -> Vec<usize>) -> tempfile
 }
 
 async fn cycle_problems(c: &common::Client) -> Vec<String> {
-    let doctor = structured(&call(c, "workspace_doctor", json!({})).await);
+    let r = call(c, "workspace_doctor", json!({})).await;
+    assert!(text(&r).chars().count() < 25_000, "an answer of {} characters", text(&r).chars().count());
+    let doctor = structured(&r);
     let problems = doctor["problems"].as_array().cloned().unwrap_or_default();
     problems
         .iter()

@@ -490,7 +490,9 @@ pub fn check(store: &Store) -> Result<Report, StoreError> {
         path_of.entry(m.id.as_str()).or_insert(m.path.as_path());
     }
     for cycle in cycles {
-        let paths = cycle.iter().filter_map(|id| path_of.get(id.as_str())).map(|p| scan.rel(p));
+        // The files of the issues the message names (a long cycle's ends), not 10,000 paths.
+        let named = crate::store::cycle_named(&cycle);
+        let paths = named.into_iter().filter_map(|id| path_of.get(id.as_str())).map(|p| scan.rel(p));
         let message = format!(
             "blockedBy goes round in a circle: {}; none of them can become ready until one of these blockers is removed",
             crate::store::cycle_text(&cycle)

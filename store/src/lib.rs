@@ -28,7 +28,7 @@ pub use files::edit::check_issue_text;
 pub use files::read_text as read_file_safely;
 pub use files::version_of;
 pub use index::facts::{Counts, GroupBy};
-pub use index::graph::cycle_text;
+pub use index::graph::{cycle_named, cycle_text};
 pub use model::*;
 pub use work::{Blockers, Ready};
 pub use workspace::Workspace;

@@ -9,7 +9,7 @@ use std::cmp::Reverse;
 use std::collections::{HashMap, HashSet};
 
 mod cycles;
-pub use cycles::cycle_text;
+pub use cycles::{cycle_named, cycle_text};
 
 /// Parents are followed at most this deep (a longer chain is a mistake); blockers are not capped:
 /// the cycle checks walk the whole graph.

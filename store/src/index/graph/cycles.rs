@@ -8,6 +8,14 @@ use super::{Graph, key};
 /// A cycle longer than this is shown by its ends ("A -> B -> ... 9,990 more ... -> Z -> A").
 const SHOWN_ENDS: usize = 6;
 
+/// The members of a cycle `[a, b, ..., a]` that [`cycle_text`] names (all, or its ends).
+pub fn cycle_named(cycle: &[String]) -> Vec<&String> {
+    if cycle.len() <= SHOWN_ENDS * 2 + 1 {
+        return cycle.iter().collect();
+    }
+    cycle[..SHOWN_ENDS].iter().chain(&cycle[cycle.len() - SHOWN_ENDS..]).collect()
+}
+
 /// A cycle `[a, b, ..., a]` as text, its middle elided when it is long (an answer names a
 /// 10,000-issue cycle in a line, not 100 KB).
 pub fn cycle_text(cycle: &[String]) -> String {
