@@ -423,6 +423,10 @@ async fn if_version_sees_an_editor_save_that_leaves_updated_at_alone() {
     let r = call(&c, "issues_update", json!({"id": id, "priority": "high", "ifVersion": version})).await;
     assert!(is_error(&r) && text(&r).starts_with("CONFLICT"), "{}", text(&r));
     assert!(text(&r).contains("ifVersion"), "names the guard to repeat: {}", text(&r));
+    // The older guard too: this server answered that updatedAt with other bytes.
+    let r = call(&c, "issues_update", json!({"id": id, "priority": "high", "ifUpdatedAt": got["issue"]["updatedAt"]}))
+        .await;
+    assert!(is_error(&r) && text(&r).starts_with("CONFLICT"), "ifUpdatedAt: {}", text(&r));
     assert_eq!(std::fs::read_to_string(&path).unwrap(), saved, "nothing written");
 
     let now = structured(&call(&c, "issues_get", json!({"id": id})).await);

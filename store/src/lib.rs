@@ -16,6 +16,7 @@ pub mod git;
 mod index;
 mod model;
 pub mod sessions;
+mod shown;
 mod work;
 mod workspace;
 mod write;
@@ -64,6 +65,8 @@ pub struct Store {
     /// Held by whoever makes the full-text index's pending pass over the files (one at a time).
     text_builder: Arc<Mutex<()>>,
     branch_aware_ids: bool,
+    /// The `updatedAt` and version of each file this process's answers gave (for `ifUpdatedAt`).
+    shown: shown::Shown,
 }
 
 impl Drop for Store {
@@ -81,6 +84,7 @@ impl Store {
             saver: Mutex::new(None),
             text_builder: Arc::new(Mutex::new(())),
             branch_aware_ids: opts.branch_aware_ids,
+            shown: shown::Shown::default(),
         }
     }
 
@@ -138,6 +142,7 @@ impl Store {
         let mut warnings = index.warnings_about(&path);
         drop(index);
         let (meta, doc, version) = self.read(&path)?;
+        self.shown.note(&path, &meta.updated_at, &version);
         if let Some(w) = duplicate {
             warnings.retain(|o| o.code != StoreWarningCode::DuplicateId);
             warnings.push(w);
@@ -182,7 +187,9 @@ impl Store {
 
     /// The version of an issue's file as it is now ([`version_of`] of its bytes).
     pub fn version(&self, meta: &IssueMeta) -> Result<String, StoreError> {
-        Ok(version_of(&files::read_regular(&meta.path)?))
+        let version = version_of(&files::read_regular(&meta.path)?);
+        self.shown.note(&meta.path, &meta.updated_at, &version);
+        Ok(version)
     }
 
     /// The raw file of an issue (for the `docket://issues/{id}` resource), read safely.

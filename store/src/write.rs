@@ -14,7 +14,7 @@ use crate::files::yaml_edit::KeyEdit;
 use crate::files::{self, WorkspaceLock};
 use crate::fs::{Rename, Root};
 use crate::index::iso;
-use crate::model::{Issue, IssueMeta, IssuePatch, NewIssue, StoreError, Updated};
+use crate::model::{Expect, Issue, IssueMeta, IssuePatch, NewIssue, StoreError, Updated};
 use crate::{Store, folder_type, resolve_for_write};
 
 /// Times an update re-reads a file that changed under it before giving up with a conflict.
@@ -87,6 +87,12 @@ impl Store {
             }
             if let Some(expect) = &patch.expect {
                 crate::work::check_expect(&mut self.lock(), &before, expect)?;
+                // The field matched; the bytes answered with it must still be the file's.
+                if let Expect::UpdatedAt(_) = expect
+                    && let Some(shown) = self.shown.changed_since(&path, &before.updated_at, &version)
+                {
+                    return Err(StoreError::StaleVersion { id: before.id.clone(), current: version, expected: shown });
+                }
             }
             let plan = plan(&path, &doc, &before, &patch)?;
             if plan.changed.is_empty() {
