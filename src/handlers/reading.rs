@@ -11,6 +11,10 @@ use crate::runtime::bodies::{self, Section};
 /// Outline lines shown when no depth is asked for: the shallowest levels that fit.
 const DEFAULT_OUTLINE_LINES: usize = 60;
 
+/// Characters of an answer left to its header, note and warnings when the outline is cut, so
+/// the whole text holds to the limit.
+const OUTLINE_HEADROOM: usize = 600;
+
 /// What part of a body a call asks for.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Request<'a> {
@@ -107,7 +111,7 @@ pub fn read(id: &str, body: &str, req: &Request, limit: usize) -> Result<Piece, 
         }
     }
     if req.outline || missing {
-        let (lines, note) = tree.outline(req.depth, limit);
+        let (lines, note) = tree.outline(req.depth, limit.saturating_sub(OUTLINE_HEADROOM));
         piece.outline = Some(lines);
         piece.outline_note = note;
         // A section no heading matches: the call that succeeds (without headings, the body).
@@ -175,6 +179,8 @@ pub struct Tree<'a> {
     sections: &'a [Section],
     parent: Vec<Option<usize>>,
     children: Vec<Vec<usize>>,
+    /// Each heading as a `section` matches it ([`norm`]), made once.
+    titles: Vec<String>,
 }
 
 impl<'a> Tree<'a> {
@@ -193,7 +199,8 @@ impl<'a> Tree<'a> {
             }
             open.push(i);
         }
-        Tree { sections, parent, children }
+        let titles = sections.iter().map(|s| norm(&s.title)).collect();
+        Tree { sections, parent, children, titles }
     }
 
     /// Indices of the headings enclosing heading `i`, innermost first.
@@ -217,7 +224,7 @@ impl<'a> Tree<'a> {
         if wanted.is_empty() {
             return Vec::new();
         }
-        let titles: Vec<String> = self.sections.iter().map(|s| norm(&s.title)).collect();
+        let titles = &self.titles;
         let exact: Vec<usize> = (0..titles.len()).filter(|&i| titles[i] == wanted).collect();
         if !exact.is_empty() {
             return exact;
