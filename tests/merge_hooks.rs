@@ -557,25 +557,28 @@ fn issue_file(dir: &Path, id: &str) -> (PathBuf, String) {
 }
 
 /// Issue 37's item 5: two clones create "the same" issue in the same millisecond (one file name,
-/// title, body and creation instant; different assignees, and so different random keys). `git
-/// pull` keeps both, each with its own id.
+/// title, body and creation instant; different assignees, and so different random keys; the
+/// files are written directly). `git pull` keeps both, each with its own id. And docket gives
+/// every issue it creates such a key.
 #[test]
 fn two_issues_created_in_the_same_millisecond_on_two_clones_stay_two() {
     let (_tmp, clones) = origin_and_clones(2);
     let (a, b) = (&clones[0], &clones[1]);
-    let id = ok(a, &["create", "--title", "Task 1: Setup", "--assignee", "ann"]).trim().to_string();
-    let (path, text) = issue_file(a, &id);
-    let key = text.lines().find_map(|l| l.strip_prefix("docketKey: ")).expect("a new issue has a key").to_string();
-    git(a, &["add", "-A"]);
-    git(a, &["commit", "-q", "-m", "a"]);
+    let file = |assignee: &str, key: &str| {
+        format!(
+            "---\nid: ISS-000001\ntitle: 'Task 1: Setup'\ntype: issue\nstatus: open\npriority: medium\nlabels: []\n\
+             assignee: {assignee}\ncreatedAt: '2026-03-01T10:00:00.123Z'\nupdatedAt: '2026-03-01T10:00:00.123Z'\n\
+             docketKey: {key}\n---\nSet up.\n"
+        )
+    };
+    for (dir, assignee, key, msg) in [(a, "ann", "1111111111111111", "a"), (b, "bob", "2222222222222222", "b")] {
+        let folder = dir.join(".docket/issues");
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(folder.join("ISS-000001-task-1-setup.md"), file(assignee, key)).unwrap();
+        git(dir, &["add", "-A"]);
+        git(dir, &["commit", "-q", "-m", msg]);
+    }
     git(a, &["push", "-q", "origin", "main"]);
-    // b's own create at the same instant: the same file but for its assignee and its key.
-    let theirs = text.replace("assignee: ann", "assignee: bob").replace(&key, "0123456789abcdef");
-    let at = b.join(path.strip_prefix(a).expect("inside the clone"));
-    std::fs::create_dir_all(at.parent().unwrap()).unwrap();
-    std::fs::write(&at, &theirs).unwrap();
-    git(b, &["add", "-A"]);
-    git(b, &["commit", "-q", "-m", "b"]);
     let pulled = git_all(b, &["pull", "--no-rebase", "--no-edit", "origin", "main"]);
     let issues = all_issues(b);
     let mut holders: Vec<&str> = issues.iter().filter_map(|i| i["assignee"].as_str()).collect();
@@ -584,6 +587,10 @@ fn two_issues_created_in_the_same_millisecond_on_two_clones_stay_two() {
     let ids: BTreeSet<&str> = issues.iter().map(|i| i["id"].as_str().expect("id")).collect();
     assert_eq!(ids.len(), 2, "each with its own id: {pulled}");
     assert!(pulled.contains("told apart by their docketKey"), "{pulled}");
+
+    let id = create(b, "Another", None);
+    let key = issue_file(b, &id).1.lines().find_map(|l| l.strip_prefix("docketKey: ")).map(str::to_string);
+    assert!(key.is_some_and(|k| k.len() == 16), "a new issue has a key");
 }
 
 /// Issue 37's item 4: a teammate's branch changes an issue's body (with an older `updatedAt`

@@ -99,8 +99,13 @@ pub fn created_at(text: &str) -> Option<String> {
 /// The random identity docket wrote into the issue when it created it (`docketKey`), if any.
 pub fn identity_key(text: &str) -> Option<String> {
     let parts = split(text)?;
-    let key = parts.front.get(crate::files::frontmatter::IDENTITY_KEY)?;
-    key.as_str().map(str::trim).filter(|s| !s.is_empty()).map(str::to_string)
+    // A key of digits alone reads as a number when written unquoted by hand.
+    let key = match parts.front.get(crate::files::frontmatter::IDENTITY_KEY)? {
+        Yaml::String(s) => s.trim().to_string(),
+        Yaml::Number(n) => n.to_string(),
+        _ => return None,
+    };
+    (!key.is_empty()).then_some(key)
 }
 
 /// What makes a file the same issue as another (a version of it on another branch): its
