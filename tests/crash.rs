@@ -68,7 +68,7 @@ fn build(root: &Path) -> BTreeMap<String, Original> {
         .iter()
         .map(|m| {
             // The listed meta is already parsed; a get would scan the workspace again (no cache).
-            let issue = Issue { meta: (**m).clone(), body: store.read_body(m).expect("body") };
+            let issue = Issue { meta: (**m).clone(), body: store.read_body(m).expect("body"), version: String::new() };
             let original = Original { path: m.path.clone(), bytes: std::fs::read(&m.path).expect("read"), issue };
             (m.id.clone(), original)
         })
@@ -164,7 +164,7 @@ fn verify(root: &Path, originals: &BTreeMap<String, Original>, changes: &BTreeMa
             continue;
         }
         let change = changes.get(id).unwrap_or_else(|| panic!("{id} was not in the batch but its file changed"));
-        let now = Issue { meta: (**meta).clone(), body: store.read_body(meta).expect("body") };
+        let now = Issue { meta: (**meta).clone(), body: store.read_body(meta).expect("body"), version: String::new() };
         let (old, new) = (&o.issue, &now);
         // What the batch does not touch is exactly as it was, body included.
         assert_eq!(new.body, old.body, "{id}: body");

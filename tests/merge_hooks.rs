@@ -543,3 +543,86 @@ fn a_random_run_of_five_clones_ends_with_every_issue_once_and_every_link_right()
     }
     assert_eq!(docket(&reader, &["doctor"]).status.code(), Some(0));
 }
+
+/// The file of `id` in `dir`'s issues folder, and its text.
+fn issue_file(dir: &Path, id: &str) -> (PathBuf, String) {
+    let folder = dir.join(".docket/issues");
+    let entry = std::fs::read_dir(&folder)
+        .expect("issues folder")
+        .flatten()
+        .find(|e| e.file_name().to_string_lossy().starts_with(&format!("{id}-")))
+        .unwrap_or_else(|| panic!("no file for {id}"));
+    let text = std::fs::read_to_string(entry.path()).expect("read");
+    (entry.path(), text)
+}
+
+/// Issue 37's item 5: two clones create "the same" issue in the same millisecond (one file name,
+/// title, body and creation instant; different assignees, and so different random keys; the
+/// files are written directly). `git pull` keeps both, each with its own id. And docket gives
+/// every issue it creates such a key.
+#[test]
+fn two_issues_created_in_the_same_millisecond_on_two_clones_stay_two() {
+    let (_tmp, clones) = origin_and_clones(2);
+    let (a, b) = (&clones[0], &clones[1]);
+    let file = |assignee: &str, key: &str| {
+        format!(
+            "---\nid: ISS-000001\ntitle: 'Task 1: Setup'\ntype: issue\nstatus: open\npriority: medium\nlabels: []\n\
+             assignee: {assignee}\ncreatedAt: '2026-03-01T10:00:00.123Z'\nupdatedAt: '2026-03-01T10:00:00.123Z'\n\
+             docketKey: {key}\n---\nSet up.\n"
+        )
+    };
+    for (dir, assignee, key, msg) in [(a, "ann", "1111111111111111", "a"), (b, "bob", "2222222222222222", "b")] {
+        let folder = dir.join(".docket/issues");
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(folder.join("ISS-000001-task-1-setup.md"), file(assignee, key)).unwrap();
+        git(dir, &["add", "-A"]);
+        git(dir, &["commit", "-q", "-m", msg]);
+    }
+    git(a, &["push", "-q", "origin", "main"]);
+    let pulled = git_all(b, &["pull", "--no-rebase", "--no-edit", "origin", "main"]);
+    let issues = all_issues(b);
+    let mut holders: Vec<&str> = issues.iter().filter_map(|i| i["assignee"].as_str()).collect();
+    holders.sort();
+    assert_eq!(holders, ["ann", "bob"], "both issues are kept: {pulled}");
+    let ids: BTreeSet<&str> = issues.iter().map(|i| i["id"].as_str().expect("id")).collect();
+    assert_eq!(ids.len(), 2, "each with its own id: {pulled}");
+    assert!(pulled.contains("told apart by their docketKey"), "{pulled}");
+
+    let id = create(b, "Another", None);
+    let key = issue_file(b, &id).1.lines().find_map(|l| l.strip_prefix("docketKey: ")).map(str::to_string);
+    assert!(key.is_some_and(|k| k.len() == 16), "a new issue has a key");
+}
+
+/// Issue 37's item 4: a teammate's branch changes an issue's body (with an older `updatedAt`
+/// than ours); after the merge, a write guarded by what an agent read before it (its
+/// `updatedAt` or its version) is refused, so the teammate's text is not overwritten unseen.
+#[tokio::test]
+async fn a_write_guarded_by_what_was_read_before_a_merge_is_refused_after_it() {
+    let (_tmp, clones) = origin_and_clones(2);
+    let (a, b) = (clones[0].clone(), clones[1].clone());
+    let id = create_with(&a, "Shared", None, "The first text.");
+    git(&a, &["add", "-A"]);
+    git(&a, &["commit", "-q", "-m", "create"]);
+    git(&a, &["push", "-q", "origin", "main"]);
+    git(&b, &["pull", "-q", "--no-rebase", "origin", "main"]);
+    ok(&b, &["update", &id, "--description", "The teammate's text."]);
+    git(&b, &["commit", "-q", "-am", "teammate"]);
+    git(&b, &["push", "-q", "origin", "main"]);
+    ok(&a, &["update", &id, "--priority", "high"]);
+    git(&a, &["commit", "-q", "-am", "ours, later"]);
+
+    let c = common::start(&a).await;
+    let read = common::structured(&common::call(&c, "issues_get", serde_json::json!({"id": id})).await);
+    let (updated_at, version) = (read["issue"]["updatedAt"].clone(), read["version"].clone());
+    git_all(&a, &["pull", "--no-rebase", "--no-edit", "origin", "main"]);
+    assert!(issue_file(&a, &id).1.contains("The teammate's text."), "the merge took the teammate's body");
+    for guard in [serde_json::json!({"ifUpdatedAt": updated_at}), serde_json::json!({"ifVersion": version})] {
+        let mut args = serde_json::json!({"id": id, "description": "The agent's text."});
+        args.as_object_mut().unwrap().extend(guard.as_object().cloned().unwrap());
+        let r = common::call(&c, "issues_update", args).await;
+        assert!(common::is_error(&r), "{guard}: {}", common::text(&r));
+        assert!(common::text(&r).starts_with("CONFLICT"), "{}", common::text(&r));
+    }
+    assert!(issue_file(&a, &id).1.contains("The teammate's text."), "nothing overwritten");
+    c.cancel().await.unwrap();
+}

@@ -206,3 +206,111 @@ async fn following_next_reads_a_cut_section_a_batch_and_a_crlf_spec_to_their_end
     assert_eq!(std::fs::read_to_string(&file).expect("read"), written, "reading changed nothing on disk");
     consolidated.cancel().await.expect("close");
 }
+
+/// Writes issue ISS-000001 with `body` straight to its file (bodies past what a call may send).
+fn write_issue(root: &std::path::Path, body: &str) {
+    let text = format!(
+        "---\nid: ISS-000001\ntitle: Long\ntype: issue\nstatus: open\npriority: medium\nlabels: []\n\
+         createdAt: '2026-01-01T00:00:00.000Z'\nupdatedAt: '2026-01-01T00:00:00.000Z'\n---\n{body}"
+    );
+    std::fs::write(root.join(".docket/issues/ISS-000001-long.md"), text).unwrap();
+}
+
+/// The texts of the visible warnings of an answer.
+fn warnings(answer: &Value) -> Vec<String> {
+    let list = answer["warnings"].as_array().cloned().unwrap_or_default();
+    list.iter().map(|w| w["message"].as_str().map_or_else(|| w.to_string(), str::to_string)).collect()
+}
+
+/// An outline is built in one pass and held to the answer limit like every answer: 160,000
+/// headings (a 4 MB body) answer with the first headings that fit and how many more there are;
+/// 1,000,000 headings answer too. (The timeout only guards against a hang; nothing is timed.)
+#[tokio::test]
+async fn outlines_of_160000_and_1000000_headings_answer_within_the_limit() {
+    let titled = |i: usize| format!("## Heading {i}\nsome text under it\n");
+    let bare = |_: usize| "## h\n".to_string();
+    for (n, heading, first) in
+        [(160_000, &titled as &dyn Fn(usize) -> String, "Heading 0 ("), (1_000_000, &bare, "h (")]
+    {
+        let ws = workspace();
+        let body: String = (0..n).map(heading).collect();
+        assert!(body.len() < 8 << 20, "within the largest file docket reads");
+        write_issue(ws.path(), &body);
+        let client = start(ws.path()).await;
+        let call = call(&client, "issues_get", json!({"id": "ISS-000001", "outline": true}));
+        let r = tokio::time::timeout(std::time::Duration::from_secs(600), call).await.expect("an answer");
+        assert!(!is_error(&r), "{}", text(&r));
+        let outline = structured(&r)["issue"]["outline"].as_str().expect("outline").to_string();
+        assert!(outline.chars().count() <= 25_000, "{n}: an outline of {} characters", outline.chars().count());
+        assert!(text(&r).chars().count() <= 25_000, "{n}: a text answer of {} characters", text(&r).chars().count());
+        assert!(outline.starts_with(first), "{n}: the first headings: {}", &outline[..100]);
+        let shown = outline.lines().count();
+        let more = format!("the first {shown} of {n} headings shown, {} more", n - shown);
+        assert!(text(&r).contains(&more), "{n}: says how many more ({more}): {}", &text(&r)[..300]);
+        // The structure resource (offsets of every heading) is held to its chunk size too.
+        let params = rmcp::model::ReadResourceRequestParams::new("docket://issues/ISS-000001/structure");
+        let read = serde_json::to_value(client.read_resource(params).await.expect("structure")).unwrap();
+        let json = read["contents"][0]["text"].as_str().expect("text").to_string();
+        assert!(json.len() <= 100_200, "{n}: a structure of {} characters", json.len());
+        let structure: Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(structure["sectionsTotal"], n, "{n}: says how many there are");
+        client.cancel().await.unwrap();
+    }
+}
+
+/// Following `next` after someone changed the body: the offset counted characters of a body
+/// that is gone, so the answer says so and starts again at the beginning (no text repeated or
+/// skipped in silence). A body that did not change reads on as usual.
+#[tokio::test]
+async fn a_next_call_after_the_body_changed_starts_again_and_says_so() {
+    let ws = workspace();
+    let client = start(ws.path()).await;
+    let (id, body) = long_spec(&client).await;
+    let (first, _) = ok(&client, "issues_get", json!({"id": id})).await;
+    let next = next_args(first["issue"]["next"].as_str().expect("next"));
+    assert!(next["version"].is_string(), "the next call carries the body's version: {next}");
+    let (same, _) = ok(&client, "issues_get", next.clone()).await;
+    assert_eq!(same["issue"]["offset"], next["offset"], "unchanged: reads on");
+    assert!(warnings(&same).is_empty(), "{same}");
+
+    let prepended = format!("A new first paragraph, written by another agent.\n\n{body}");
+    ok(&client, "issues_update", json!({"id": id, "description": prepended})).await;
+    let r = call(&client, "issues_get", next).await;
+    let (page, said) = (structured(&r), text(&r));
+    assert!(page["issue"].get("offset").is_none(), "starts again at 0: {}", page["issue"]);
+    let shown = page["issue"]["description"].as_str().expect("description");
+    assert!(shown.starts_with("A new first paragraph"), "{}", &shown[..80]);
+    assert!(said.contains("changed since the page that gave this offset"), "{said}");
+    assert!(warnings(&page).iter().any(|w| w.contains("starts again at the beginning")), "{page}");
+    client.cancel().await.unwrap();
+}
+
+/// A heading name used more than once: the answer says how many match and the `section` that
+/// reaches each (`Tests#2`, or a path), and each of those reaches its own section.
+#[tokio::test]
+async fn a_duplicated_section_name_says_how_many_match_and_how_to_reach_each() {
+    let ws = workspace();
+    let body = "# Spec\nintro\n## Tests\nfirst\n## Design\n### Tests\nsecond\n## Tests\nthird\n";
+    write_issue(ws.path(), body);
+    let client = start(ws.path()).await;
+    let r = call(&client, "issues_get", json!({"id": "ISS-000001", "section": "Tests"})).await;
+    let (first, said) = (structured(&r), text(&r));
+    assert_eq!(first["issue"]["description"], "## Tests\nfirst\n");
+    assert!(said.contains("3 headings of ISS-000001 match section \"Tests\"; this is number 1"), "{said}");
+    for (reach, want) in [
+        ("Spec/Tests#1", "## Tests\nfirst\n"),
+        ("Spec/Design/Tests", "### Tests\nsecond\n"),
+        ("Spec/Tests#3", "## Tests\nthird\n"),
+    ] {
+        assert!(said.contains(&format!("\"{reach}\"")), "names {reach}: {said}");
+        let (part, _) = ok(&client, "issues_get", json!({"id": "ISS-000001", "section": reach})).await;
+        assert_eq!(part["issue"]["description"], want, "{reach}");
+        assert_eq!(part["issue"]["section"], reach, "the section answered is named so it is found again");
+    }
+    let (second, _) = ok(&client, "issues_get", json!({"id": "ISS-000001", "section": "Tests#2"})).await;
+    assert_eq!(second["issue"]["description"], "### Tests\nsecond\n");
+    let (unique, unique_text) = ok(&client, "issues_get", json!({"id": "ISS-000001", "section": "Design"})).await;
+    assert_eq!(unique["issue"]["section"], "Spec/Design");
+    assert!(!unique_text.contains("headings of"), "a unique name warns of nothing: {unique_text}");
+    client.cancel().await.unwrap();
+}

@@ -112,7 +112,8 @@ struct Whole {
     id: String,
     ours: Cost,
     wrangler: usize,
-    /// The structured view without the body, and without `updatedAt` (a fact wrangler's answer
+    /// The structured view without the body, and without the guards of a later write: the
+    /// file's `version` (what `ifVersion` compares) and `updatedAt` (a fact wrangler's answer
     /// leaves out and `ifUpdatedAt` needs exact).
     structured_frame: usize,
     /// wrangler's answer without the body.
@@ -135,6 +136,7 @@ async fn whole(client: &Client, id: &str) -> Whole {
     let mut frame = data.clone();
     frame["issue"]["description"] = json!("");
     frame["issue"].as_object_mut().expect("record").remove("updatedAt");
+    assert!(frame.as_object_mut().expect("answer").remove("version").is_some(), "{id}: the file's version: {data}");
     let mut bare = issue.clone();
     bare["description"] = json!("");
     Whole {

@@ -61,8 +61,16 @@ impl Board {
         format!("{}{path}", self.base)
     }
 
-    /// A write the way the board's page sends it: same origin, JSON.
-    fn patch(&self, id: &str, body: Value) -> reqwest::RequestBuilder {
+    /// A write the way the board's page sends it: same origin, JSON, guarded by the version of
+    /// the file as it is now (unless `body` has a guard).
+    fn patch(&self, id: &str, mut body: Value) -> reqwest::RequestBuilder {
+        if body.get("ifVersion").is_none() {
+            body["ifVersion"] = json!(self.store().get(id).map(|s| s.value.version).unwrap_or_default());
+        }
+        self.patch_unguarded(id, body)
+    }
+
+    fn patch_unguarded(&self, id: &str, body: Value) -> reqwest::RequestBuilder {
         reqwest::Client::new().patch(self.url(&format!("/api/issues/{id}"))).header("origin", &self.base).json(&body)
     }
 
@@ -409,4 +417,35 @@ fn docket_web_open_without_a_display_prints_the_url_and_says_why_no_browser_open
     let _ = child.wait();
     let note = note.unwrap_or_else(|| panic!("no note about --open on stderr; it said: {seen:?}"));
     assert!(note.contains("no display") && note.contains(&url), "{note}");
+}
+
+/// The board writes only with a guard: a change without one is refused (428, nothing written),
+/// and one made to a version of the file that is gone (an editor's save that kept `updatedAt`)
+/// is refused as a conflict, for fields and for the description alike.
+#[tokio::test]
+async fn a_board_write_requires_the_version_it_was_made_to() {
+    let board = Board::serve(&[]);
+    let id = an_open_issue(&board.store());
+    let path = board.path_of(&id);
+    let r = board.patch_unguarded(&id, json!({"status": "closed"})).send().await.unwrap();
+    assert_eq!(r.status(), 428);
+    assert!(r.text().await.unwrap().contains("ifVersion"));
+    let page: Value = reqwest::get(board.url(&format!("/api/issues/{id}"))).await.unwrap().json().await.unwrap();
+    let (version, hash) = (page["version"].as_str().unwrap().to_string(), page["descriptionHash"].clone());
+
+    let saved = std::fs::read_to_string(&path).unwrap().replacen("title: ", "title: Edited ", 1);
+    std::fs::write(&path, &saved).unwrap();
+    let r = board.patch(&id, json!({"status": "closed", "ifVersion": version})).send().await.unwrap();
+    assert_eq!(r.status(), 409, "{}", r.text().await.unwrap());
+    let put = reqwest::Client::new()
+        .put(board.url(&format!("/api/issues/{id}/description")))
+        .header("origin", &board.base)
+        .json(&json!({"description": "Replaced.", "ifVersion": version, "ifDescription": hash}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(put.status(), 409, "{}", put.text().await.unwrap());
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), saved, "nothing written");
+    let ok = board.patch(&id, json!({"status": "closed"})).send().await.unwrap();
+    assert_eq!(ok.status(), 200, "guarded by the version as it is now");
 }

@@ -278,3 +278,161 @@ fn cli_block_unblock_claim_ready_and_tree() {
     assert_eq!(run(&["unblock", "ISS-000002", "--by", "ISS-000001"]).1, "ISS-000002 has no blockers now.\n");
     assert_eq!(run(&["claim", "ISS-000002", "--as", "ann"]), (Some(0), "Claimed ISS-000002 for ann: Two\n".into()));
 }
+
+/// Writes issues ISS-000001..=ISS-n into a fresh workspace, issue `i` blocked by `blockers(i)`
+/// (numbers), as hand-written files.
+fn graph_workspace(n: usize, blockers: impl Fn(usize) -> Vec<usize>) -> tempfile::TempDir {
+    let ws = workspace();
+    let dir = ws.path().join(".docket/issues");
+    for i in 1..=n {
+        let named: Vec<String> = blockers(i).iter().map(|b| format!("ISS-{b:06}")).collect();
+        let list = if named.is_empty() { String::new() } else { format!("blockedBy: [{}]\n", named.join(", ")) };
+        let text = format!(
+            "---\nid: ISS-{i:06}\ntitle: Link {i}\ntype: issue\nstatus: open\npriority: medium\nlabels: []\n\
+             createdAt: '2026-01-01T00:00:00.000Z'\nupdatedAt: '2026-01-01T00:00:00.000Z'\n{list}---\nLink {i}.\n"
+        );
+        std::fs::write(dir.join(format!("ISS-{i:06}-link-{i}.md")), text).unwrap();
+    }
+    ws
+}
+
+async fn cycle_problems(c: &common::Client) -> Vec<String> {
+    let r = call(c, "workspace_doctor", json!({})).await;
+    assert!(text(&r).chars().count() < 25_000, "an answer of {} characters", text(&r).chars().count());
+    let doctor = structured(&r);
+    let problems = doctor["problems"].as_array().cloned().unwrap_or_default();
+    problems
+        .iter()
+        .filter(|p| p["kind"] == "blocker_cycle")
+        .map(|p| p["message"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// A chain of 300 (and of 10,000) issues, each blocked by the one before: the first alone is
+/// ready and doctor finds no cycle; closing the chain by a write is refused (nothing written),
+/// and closing it by a hand edit is reported by doctor, named by its ends and its length.
+#[tokio::test]
+async fn chains_of_300_and_10000_closed_into_a_cycle_are_refused_and_reported() {
+    for n in [300, 10_000] {
+        let ws = graph_workspace(n, |i| if i > 1 { vec![i - 1] } else { vec![] });
+        let c = start(ws.path()).await;
+        let ready = structured(&call(&c, "issues_ready", json!({})).await);
+        assert_eq!(ready_ids(&ready), vec!["ISS-000001".to_string()], "{n}: {ready}");
+        assert_eq!(ready["blocked"], n - 1, "{n}");
+        assert!(cycle_problems(&c).await.is_empty(), "{n}: a chain is not a cycle");
+
+        let before = common::snapshot(ws.path());
+        let last = format!("ISS-{n:06}");
+        let r = call(&c, "issues_update", json!({"id": "ISS-000001", "blockedBy": [last]})).await;
+        assert!(is_error(&r), "{n}: closing the chain is refused: {}", text(&r));
+        let named = format!("ISS-000001 -> {last} -> ISS-{:06}", n - 1);
+        assert!(text(&r).contains(&named) && text(&r).contains(&format!("({n} issues)")), "{n}: {}", text(&r));
+        assert_eq!(common::snapshot(ws.path()), before, "{n}: a refused write writes nothing");
+
+        let first = ws.path().join(".docket/issues/ISS-000001-link-1.md");
+        let text_1 = std::fs::read_to_string(&first).unwrap();
+        std::fs::write(&first, text_1.replacen("\n---\n", &format!("\nblockedBy: [{last}]\n---\n"), 1)).unwrap();
+        let found = cycle_problems(&c).await;
+        assert_eq!(found.len(), 1, "{n}: {found:?}");
+        assert!(
+            found[0].contains(&format!("ISS-000001 -> {last} -> ")) && found[0].contains(&format!("({n} issues)")),
+            "{found:?}"
+        );
+        c.cancel().await.unwrap();
+    }
+}
+
+/// A short way back to the issue behind a long detour: 2 is blocked by a 250-issue detour
+/// (14..=263) that ends at 3, and by 3 itself; 3 leads back to 1 in eleven steps. Making 1
+/// blocked by 2 closes a 13-issue cycle, which the write check finds and refuses.
+#[tokio::test]
+async fn a_short_cycle_behind_a_long_detour_is_refused() {
+    let ws = graph_workspace(263, |i| match i {
+        1 => vec![],
+        2 => vec![14, 3],
+        13 => vec![1],
+        263 => vec![3],
+        _ => vec![i + 1],
+    });
+    let c = start(ws.path()).await;
+    let r = call(&c, "issues_update", json!({"id": "ISS-000001", "blockedBy": ["ISS-000002"]})).await;
+    assert!(is_error(&r), "{}", text(&r));
+    assert!(
+        text(&r).contains("ISS-000001 -> ISS-000002 -> ISS-000003 -> ISS-000004"),
+        "the shortest way: {}",
+        text(&r)
+    );
+    assert!(text(&r).contains("(13 issues)"), "{}", text(&r));
+    assert!(cycle_problems(&c).await.is_empty());
+    c.cancel().await.unwrap();
+}
+
+/// A name of whitespace names no one: a claim for `" "` (from the command line) or `"\t"` (over
+/// MCP) is refused as INVALID_ARGUMENT naming the assignee, and nothing is written; the issue
+/// stays open and claimable. An update or create with a padded name writes it trimmed.
+#[tokio::test]
+async fn a_blank_assignee_is_refused_and_a_padded_one_is_trimmed() {
+    let ws = workspace();
+    let c = start(ws.path()).await;
+    let id = create(&c, "Claim me", json!({})).await;
+    let before = common::snapshot(ws.path());
+    for blank in ["\t", " ", " \n "] {
+        let r = call(&c, "issues_claim", json!({"id": id, "assignee": blank})).await;
+        assert!(is_error(&r) && text(&r).starts_with("INVALID_ARGUMENT"), "{blank:?}: {}", text(&r));
+        assert!(text(&r).contains("assignee"), "names the field: {}", text(&r));
+    }
+    let out = common::docket(ws.path(), &["claim", &id, "--as", " "]);
+    let said = String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success() && said.contains("assignee"), "{said}");
+    assert_eq!(common::snapshot(ws.path()), before, "nothing written");
+
+    let r = call(&c, "issues_claim", json!({"id": id, "assignee": " ann "})).await;
+    assert_eq!(structured(&r)["issue"]["assignee"], "ann", "{}", text(&r));
+    assert!(file_of(ws.path(), &id).contains("\nassignee: ann\n"));
+    let r = call(&c, "issues_update", json!({"id": id, "assignee": "  "})).await;
+    assert!(!is_error(&r), "{}", text(&r));
+    assert!(!file_of(ws.path(), &id).contains("assignee"), "whitespace clears it, as \"\" does");
+    let other = create(&c, "Padded", json!({"assignee": "  bob\t"})).await;
+    assert!(file_of(ws.path(), &other).contains("\nassignee: bob\n"));
+    c.cancel().await.unwrap();
+}
+
+/// The guard is on the file's content: an editor's save that leaves `updatedAt` alone still
+/// changes the version issues_get gave, so an update guarded by that version is refused
+/// (CONFLICT, nothing written), and one guarded by the version read again is applied.
+#[tokio::test]
+async fn if_version_sees_an_editor_save_that_leaves_updated_at_alone() {
+    let ws = workspace();
+    let c = start(ws.path()).await;
+    let id = create(&c, "Original title", json!({})).await;
+    let got = structured(&call(&c, "issues_get", json!({"id": id})).await);
+    let version = got["version"].as_str().expect("issues_get gives the file's version").to_string();
+    let fields = structured(&call(&c, "issues_get", json!({"id": id, "fields": ["title"]})).await);
+    assert_eq!(fields["version"], version.as_str(), "the same version whatever the fields");
+
+    let path = ws.path().join(".docket/issues").join(
+        std::fs::read_dir(ws.path().join(".docket/issues"))
+            .unwrap()
+            .flatten()
+            .find(|e| e.file_name().to_string_lossy().starts_with(&id))
+            .unwrap()
+            .file_name(),
+    );
+    let saved = std::fs::read_to_string(&path).unwrap().replace("Original title", "Title from an editor");
+    std::fs::write(&path, &saved).unwrap();
+    let r = call(&c, "issues_update", json!({"id": id, "priority": "high", "ifVersion": version})).await;
+    assert!(is_error(&r) && text(&r).starts_with("CONFLICT"), "{}", text(&r));
+    assert!(text(&r).contains("ifVersion"), "names the guard to repeat: {}", text(&r));
+    // The older guard too: this server answered that updatedAt with other bytes.
+    let r = call(&c, "issues_update", json!({"id": id, "priority": "high", "ifUpdatedAt": got["issue"]["updatedAt"]}))
+        .await;
+    assert!(is_error(&r) && text(&r).starts_with("CONFLICT"), "ifUpdatedAt: {}", text(&r));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), saved, "nothing written");
+
+    let now = structured(&call(&c, "issues_get", json!({"id": id})).await);
+    assert_ne!(now["version"], version.as_str());
+    let r = call(&c, "issues_update", json!({"id": id, "priority": "high", "ifVersion": now["version"]})).await;
+    assert!(!is_error(&r), "{}", text(&r));
+    assert!(file_of(ws.path(), &id).contains("Title from an editor"), "the editor's title kept");
+    c.cancel().await.unwrap();
+}

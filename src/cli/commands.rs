@@ -296,7 +296,7 @@ pub(super) fn update(core: &Core, a: &UpdateArgs) -> Result<String, String> {
 }
 
 /// The update `args` with --add-blocker / --remove-blocker applied to the blockers the issue has
-/// now: read, then written only if nobody wrote between (ifUpdatedAt), read again if someone did.
+/// now: read, then written only if nobody wrote between (ifVersion), read again if someone did.
 fn update_blockers(
     core: &Core,
     a: &UpdateArgs,
@@ -307,7 +307,7 @@ fn update_blockers(
         let (got, _) = core.call_as::<IssuesGetOutput>("issues_get", get)?;
         let blockers = a.edited_blockers(&got.issue.blocked_by.unwrap_or_default());
         args.insert("blockedBy".into(), json!(blockers));
-        args.insert("ifUpdatedAt".into(), json!(got.issue.updated_at));
+        args.insert("ifVersion".into(), json!(got.version));
         match core.call_as::<IssuesUpdateOutput>("issues_update", args.clone()) {
             Err(e) if e.contains("changed since you read it") => continue,
             answer => return answer,

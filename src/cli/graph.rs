@@ -1,5 +1,5 @@
 //! The work graph for people: `block`, `unblock`, `claim`, `ready` and `tree`. Like every
-//! command, each calls tools (issues_get, issues_update with ifUpdatedAt, issues_claim,
+//! command, each calls tools (issues_get, issues_update with ifVersion, issues_claim,
 //! issues_ready, issues_get_batch, issues_list) and renders their results.
 
 use std::fmt::Write as _;
@@ -60,7 +60,7 @@ fn object(v: Value) -> Map<String, Value> {
 }
 
 /// `docket block ID --by X,Y` (`add`) and `docket unblock ID --by X` (not `add`): a
-/// read-modify-write of blockedBy made safe by ifUpdatedAt, retried when someone wrote between.
+/// read-modify-write of blockedBy made safe by ifVersion, retried when someone wrote between.
 pub(super) fn block(core: &Core, a: &BlockArgs, add: bool) -> Result<String, String> {
     for _ in 0..5 {
         let (got, _) = core.call_as::<IssuesGetOutput>("issues_get", object(json!({"id": a.id})))?;
@@ -73,7 +73,7 @@ pub(super) fn block(core: &Core, a: &BlockArgs, add: bool) -> Result<String, Str
                 _ => {}
             }
         }
-        let args = json!({"id": got.issue.id, "blockedBy": list, "ifUpdatedAt": got.issue.updated_at});
+        let args = json!({"id": got.issue.id, "blockedBy": list, "ifVersion": got.version});
         match core.call_as::<IssuesUpdateOutput>("issues_update", object(args)) {
             Ok((out, _)) => {
                 let now = out.issue.id;

@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use crate::store::fs::{Entry, Root};
-use crate::store::git::merge::created_at;
+use crate::store::git::merge::{created_at, identity, identity_key};
 use crate::store::git::run;
 
 use crate::doctor::fix::SPLIT_LIST as LIST;
@@ -54,8 +54,7 @@ pub(super) fn split(
     for stale in &listed {
         let path = top.join(stale);
         if path.parent() != Some(dir.as_path())
-            && root.read(&path, 1 << 22).ok().and_then(|b| created_at(&String::from_utf8_lossy(&b)))
-                == created_at(other)
+            && root.read(&path, 1 << 22).ok().and_then(|b| identity(&String::from_utf8_lossy(&b))) == identity(other)
         {
             root.remove_file(&path).map_err(|e| format!("cannot remove {e}"))?;
         }
@@ -73,8 +72,8 @@ pub(super) fn split(
             // A later commit of a rebase touching the same issue again: its newer version.
             Entry::File
                 if listed.contains(&rel(&top, &candidate))
-                    && root.read(&candidate, 1 << 22).ok().and_then(|b| created_at(&String::from_utf8_lossy(&b)))
-                        == created_at(other) =>
+                    && root.read(&candidate, 1 << 22).ok().and_then(|b| identity(&String::from_utf8_lossy(&b)))
+                        == identity(other) =>
             {
                 root.write_atomic(&candidate, other.as_bytes(), None).map_err(|e| format!("cannot write {e}"))?;
                 beside = Some(candidate);
@@ -97,11 +96,17 @@ pub(super) fn split(
             );
         }
     }
+    let (kept_at, other_at) = (created_at(keep).unwrap_or_default(), created_at(other).unwrap_or_default());
+    let told = match kept_at == other_at {
+        true => format!("created at the same instant {kept_at}, told apart by their docketKey"),
+        false => format!("created {kept_at} and {other_at}"),
+    };
+    let kept = match (identity_key(keep), kept_at == other_at) {
+        (Some(k), true) => format!("docketKey {k}"),
+        _ => format!("created {kept_at}"),
+    };
     Ok(format!(
-        "docket merge-file: {path} was added on both branches by two different issues (created {} and {}): {path} keeps the one created {}{}, the other is kept whole, untracked, in {rel_beside}. docket's git hook gives it a new id and commits it (without the hooks: `docket doctor --fix`, then commit it)",
-        created_at(keep).unwrap_or_default(),
-        created_at(other).unwrap_or_default(),
-        created_at(keep).unwrap_or_default(),
+        "docket merge-file: {path} was added on both branches by two different issues ({told}): {path} keeps the one {kept}{}, the other is kept whole, untracked, in {rel_beside}. docket's git hook gives it a new id and commits it (without the hooks: `docket doctor --fix`, then commit it)",
         if ours_pub || theirs_pub { " (already on a remote branch)" } else { "" },
     ))
 }

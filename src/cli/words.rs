@@ -23,7 +23,7 @@ const CALLS: [(&str, &str); 15] = [
 
 /// Advice written for an agent's next call, and the same advice for a person at the command
 /// line (applied before the tool names become commands).
-const PHRASES: [(&str, &str); 8] = [
+const PHRASES: [(&str, &str); 9] = [
     ("issues_claim with takeoverReason: \"why\"", "`docket claim ID --as YOU --force WHY`"),
     (
         "(issues_create, session_start, or init_workspace with fix: true)",
@@ -41,6 +41,7 @@ const PHRASES: [(&str, &str); 8] = [
     ("(issues_get {id} shows its blockers)", "(`docket tree {id}` shows its blockers)"),
     ("Call issues_get {id} to see the change", "Run `docket show {id}` to see the change"),
     ("repeat the update with ifUpdatedAt {id} if it still applies", "run the command again if it still applies"),
+    ("repeat the update with ifVersion {id} if it still applies", "run the command again if it still applies"),
 ];
 
 /// `message` with tool calls named as commands and parameters as flags.

@@ -6,7 +6,7 @@ mod claims;
 mod edit;
 pub mod fix;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -487,11 +487,19 @@ pub fn check(store: &Store) -> Result<Report, StoreError> {
             push(Kind::MissingBlocker, Some(&m.id), vec![scan.rel(&m.path)], message);
         }
     }
-    for cycle in store.graph_problems()?.1 {
-        let paths = cycle.iter().filter_map(|id| scan.issues.iter().find(|m| &m.id == id)).map(|m| scan.rel(&m.path));
+    let cycles = store.graph_problems()?.1;
+    // The first file holding each ID, looked up once per cycle member, not searched for.
+    let mut path_of: HashMap<&str, &Path> = HashMap::new();
+    for m in scan.issues.iter().filter(|_| !cycles.is_empty()) {
+        path_of.entry(m.id.as_str()).or_insert(m.path.as_path());
+    }
+    for cycle in cycles {
+        // The files of the issues the message names (a long cycle's ends), not 10,000 paths.
+        let named = crate::store::cycle_named(&cycle);
+        let paths = named.into_iter().filter_map(|id| path_of.get(id.as_str())).map(|p| scan.rel(p));
         let message = format!(
             "blockedBy goes round in a circle: {}; none of them can become ready until one of these blockers is removed",
-            cycle.join(" -> ")
+            crate::store::cycle_text(&cycle)
         );
         push(
             Kind::BlockerCycle,

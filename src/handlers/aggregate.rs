@@ -33,7 +33,7 @@ pub fn get_batch(cx: &Handlers, input: IssuesGetBatchInput) -> ToolResult<Issues
     let mut not_found = Vec::new();
     let mut reply_warnings = Vec::new();
     let mut notes = Vec::new();
-    let mut missing_sections = Vec::new();
+    let mut part_warnings = Vec::new();
     let mut cached = true;
     for id in &input.ids {
         let found = if request.is_structured() {
@@ -47,7 +47,7 @@ pub fn get_batch(cx: &Handlers, input: IssuesGetBatchInput) -> ToolResult<Issues
                         per_item,
                     )?;
                     notes.push(part.note);
-                    missing_sections.extend(part.missing);
+                    part_warnings.extend(part.warnings);
                     Ok((part.record, s.cached))
                 }
                 Err(e) => Err(e),
@@ -94,7 +94,7 @@ pub fn get_batch(cx: &Handlers, input: IssuesGetBatchInput) -> ToolResult<Issues
     let mut reply = Reply::new(IssuesGetBatchOutput { issues, not_found }).with_cached(cached).with_results(counts);
     reply.text = text;
     let reply = links.into_iter().fold(reply, |r, (uri, name, about)| r.with_link(uri, name, about));
-    let reply = missing_sections.into_iter().fold(reply, |r, w| r.warn_visibly(WarningCode::NoSuchSection, w));
+    let reply = part_warnings.into_iter().fold(reply, |r, (code, w)| r.warn_visibly(code, w));
     Ok(reply_warnings.into_iter().fold(reply, |r, w| r.warn(WarningCode::IdProblem, w)))
 }
 

@@ -105,6 +105,7 @@ pub fn store_error(e: store::StoreError) -> ToolError {
         store::StoreError::Cycle { id, cycle } => errors::blocker_cycle(id, cycle),
         store::StoreError::ClaimRefused { id, reason } => errors::claim_conflict(id, reason),
         store::StoreError::Stale { id, current, expected } => errors::stale_update(id, current, expected),
+        store::StoreError::StaleVersion { id, current, expected } => errors::stale_version(id, current, expected),
         e @ (store::StoreError::NotEditable { .. } | store::StoreError::Unwritable { .. }) => {
             errors::file_not_editable(e)
         }

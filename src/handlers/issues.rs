@@ -94,20 +94,21 @@ pub fn get(cx: &Handlers, input: IssuesGetInput) -> ToolResult<IssuesGetOutput> 
         depth: input.depth.map(|d| d.clamp(1, 6) as usize),
         section: input.section.as_deref(),
         offset: input.offset.map(|o| o.max(0) as usize),
+        version: input.version.as_deref(),
     };
     if request.is_structured() {
         let snap = store.get(&input.id).map_err(store_error)?;
         let part =
             part_record(&snap.value.meta, &snap.value.body, input.fields.as_deref(), &request, limits.character_limit)?;
+        let version = snap.value.version;
         let text = match input.response_format {
             ResponseFormat::Markdown => Some(reading::document(&part.record, part.note.as_deref())),
             ResponseFormat::Json => None,
         };
-        let mut reply = Reply::new(IssuesGetOutput { issue: part.record }).with_cached(snap.cached);
+        let output = IssuesGetOutput { issue: part.record, version: Some(version) };
+        let mut reply = Reply::new(output).with_cached(snap.cached);
         reply = snap.warnings.into_iter().fold(reply, |r, w| r.warn_visibly(w.code, w.message));
-        if let Some(w) = part.missing {
-            reply = reply.warn_visibly(WarningCode::NoSuchSection, w);
-        }
+        reply = part.warnings.into_iter().fold(reply, |r, (code, w)| r.warn_visibly(code, w));
         reply.text = text;
         return Ok(reply);
     }
@@ -116,12 +117,14 @@ pub fn get(cx: &Handlers, input: IssuesGetInput) -> ToolResult<IssuesGetOutput> 
         fields => Projection::fields(fields),
     }
     .limit(limits.character_limit);
-    let (record, cached, warnings) = if projection.needs_body() {
+    let (record, version, cached, warnings) = if projection.needs_body() {
         let snap = store.get(&input.id).map_err(store_error)?;
-        (projection.record(&snap.value.meta, Some(&snap.value.body)), snap.cached, snap.warnings)
+        let record = projection.record(&snap.value.meta, Some(&snap.value.body));
+        (record, snap.value.version, snap.cached, snap.warnings)
     } else {
         let snap = store.get_meta(&input.id).map_err(store_error)?;
-        (projection.record(&snap.value, None), snap.cached, snap.warnings)
+        let version = store.version(&snap.value).map_err(store_error)?;
+        (projection.record(&snap.value, None), version, snap.cached, snap.warnings)
     };
     // The whole issue shows where it stands in the work graph.
     let record = if input.fields.is_none() { super::work::with_graph(store, record)? } else { record };
@@ -131,8 +134,9 @@ pub fn get(cx: &Handlers, input: IssuesGetInput) -> ToolResult<IssuesGetOutput> 
     };
     let link = record.truncated.map(|_| link_to(&record.id));
     // About this one issue, so the model sees each warning whatever its client shows.
-    let mut reply =
-        warnings.into_iter().fold(Reply::new(IssuesGetOutput { issue: record }).with_cached(cached), |r, w| {
+    let mut reply = warnings
+        .into_iter()
+        .fold(Reply::new(IssuesGetOutput { issue: record, version: Some(version) }).with_cached(cached), |r, w| {
             r.warn_visibly(w.code, w.message)
         });
     reply.text = text;
@@ -144,8 +148,9 @@ pub struct Part {
     pub record: IssueRecord,
     /// What the outline leaves out, for the text's header.
     pub note: Option<String>,
-    /// The warning for a section no heading matches.
-    pub missing: Option<String>,
+    /// What the caller should know about the part (a section no heading or several match, a
+    /// body changed between pages).
+    pub warnings: Vec<(WarningCode, String)>,
 }
 
 /// The record for a part of an issue: the fields asked for (the title when none are), and the
@@ -162,17 +167,12 @@ pub fn part_record(
         None => vec![IssueField::Title],
     };
     let mut record = Projection::fields(Some(&fields)).record(meta, None);
-    let piece = reading::read(&meta.id, &bodies::shown(body), request, limit)
+    let mut piece = reading::read(&meta.id, &bodies::shown(body), request, limit)
         .map_err(|p| errors::offset_past_end(p.offset.to_string(), meta.id.clone(), p.end.to_string()))?;
     let note = piece.outline_note.clone();
-    let missing = piece.missing.as_ref().map(|s| {
-        format!(
-            "No heading of {} matches section \"{s}\"; its outline follows. Pass one of its headings, or a path like Parent/Heading.",
-            meta.id
-        )
-    });
+    let warnings = std::mem::take(&mut piece.warnings);
     reading::fill(&mut record, piece);
-    Ok(Part { record, note, missing })
+    Ok(Part { record, note, warnings })
 }
 
 pub fn list(cx: &Handlers, input: IssuesListInput) -> ToolResult<IssuesListOutput> {

@@ -132,7 +132,10 @@ impl Projection {
         let truncated = cut.is_some().then_some(true);
         // The length matters only when the description was cut; a whole one shows its own length.
         let description_length = cut.as_ref().map(|c| c.total as i64);
-        let next = cut.as_ref().map(|c| reading::call(&meta.id, None, Some(c.kept)));
+        let next = cut
+            .as_ref()
+            .zip(body)
+            .map(|(c, b)| reading::call(&meta.id, None, Some(c.kept), Some(&reading::body_version(b))));
         let description = cut.map(|c| c.text).or_else(|| body.map(str::to_string));
         let dates = has(Part::Dates);
         let updated_at = match dates && self.row_dates && !self.exact_update {

@@ -94,7 +94,7 @@ pub fn truncation_notice(r: &IssueRecord) -> Option<String> {
     let total = r.description_length.unwrap_or_default() as usize;
     Some(format!(
         "[Cut at {kept} of {total} characters. Next: {}, or outline: true for its sections (also resources/read {}).]",
-        super::reading::call(&r.id, None, Some(kept)),
+        r.next.clone().unwrap_or_else(|| super::reading::call(&r.id, None, Some(kept), None)),
         ResourceUri::Chunk(&r.id, &format!("{kept}-{}", (kept + CHUNK).min(total))),
     ))
 }

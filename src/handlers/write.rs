@@ -43,6 +43,7 @@ pub fn update(cx: &Handlers, input: IssuesUpdateInput) -> ToolResult<IssuesUpdat
         context,
         blocked_by: input.blocked_by,
         expect: input.if_updated_at.map(Expect::UpdatedAt),
+        if_version: input.if_version,
         ..IssuePatch::default()
     };
     let (meta, changed) = apply(store, &input.id, patch)?;

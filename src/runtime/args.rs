@@ -172,12 +172,17 @@ fn check_value(v: &Value, kind: &Kind, path: &str, out: &mut Vec<Problem>) {
         Kind::String { min_len, max_len } => match v.as_str() {
             None => out.push(type_error("a string")),
             Some(s) => {
-                let len = s.chars().count();
-                if let Some(range) = outside(len as f64, min_len.map(|x| x as f64), max_len.map(|x| x as f64)) {
+                // A name is judged trimmed, as it is used: `" "` or `"\t"` is no assignee. The
+                // upper bound counts every character (the whole string is kept).
+                let (len, trimmed) = (s.chars().count(), s.trim().chars().count());
+                let short = min_len.is_some_and(|m| (trimmed as u64) < m);
+                let judged = if short { trimmed } else { len };
+                if let Some(range) = outside(judged as f64, min_len.map(|x| x as f64), max_len.map(|x| x as f64)) {
+                    let besides = if short && trimmed < len { " besides whitespace at either end" } else { "" };
                     out.push(Problem::Length {
                         param: path.to_string(),
-                        length: len,
-                        range: format!("{range} characters"),
+                        length: judged,
+                        range: format!("{range} characters{besides}"),
                     });
                 }
             }

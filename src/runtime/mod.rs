@@ -132,6 +132,10 @@ pub enum WarningCode {
     NoSuchSection,
     /// No workspace yet: reads find nothing until the first write creates it.
     NoWorkspace,
+    /// issues_get section names several headings; the first (or the `#N` asked for) is shown.
+    DuplicateSection,
+    /// A `next` call's body changed since its page; the answer starts again at the beginning.
+    BodyChanged,
 }
 
 impl From<crate::store::StoreWarningCode> for WarningCode {

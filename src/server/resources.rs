@@ -86,8 +86,7 @@ pub fn read(store: &Store, memory: &ErrorMemory, settings: &Config, uri: &str) -
         ResourceUri::Structure(id) => {
             let body = store.get(id).map_err(|e| store_failure(uri, e))?.value.body;
             let body = bodies::shown(&body);
-            let outline = json!({"id": id, "length": body.chars().count(), "sections": bodies::outline(&body)});
-            text(outline.to_string(), "application/json")
+            text(structure(id, &body).to_string(), "application/json")
         }
         ResourceUri::Board => text(board(store).map_err(|e| store_failure(uri, e))?, "text/markdown"),
         ResourceUri::ErrorsRecent => {
@@ -111,6 +110,30 @@ pub fn read(store: &Store, memory: &ErrorMemory, settings: &Config, uri: &str) -
             text(config.to_string(), "application/json")
         }
     }
+}
+
+/// The headings of a body with their offsets, as many as fit in [`MAX_CHUNK`] characters of
+/// JSON (a body of a million headings answers with the first ones, and how many there are).
+fn structure(id: &str, body: &str) -> serde_json::Value {
+    let sections = bodies::outline(body);
+    let (mut shown, mut size) = (Vec::new(), 0);
+    for s in &sections {
+        let v = json!(s);
+        size += v.to_string().len() + 1;
+        if size > MAX_CHUNK {
+            break;
+        }
+        shown.push(v);
+    }
+    let (n, total) = (shown.len(), sections.len());
+    let mut out = json!({"id": id, "length": body.chars().count(), "sections": shown});
+    if n < total {
+        out["sectionsTotal"] = json!(total);
+        out["note"] = json!(format!(
+            "the first {n} of {total} headings; issues_get with section (a heading) reads one part, with outline: true the heading tree"
+        ));
+    }
+    out
 }
 
 /// `start-end` within `0..=total`, start < end, at most MAX_CHUNK long.

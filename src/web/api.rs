@@ -181,7 +181,7 @@ pub async fn issue(State(web): State<Arc<Web>>, Path(id): Path<String>) -> Resul
     let store = Arc::clone(&web.app.store);
     let body = blocking(move || {
         let snap = store.get(&id).map_err(store_error)?;
-        let (meta, body) = (snap.value.meta, snap.value.body);
+        let (meta, body, version) = (snap.value.meta, snap.value.body, snap.value.version);
         let all = store.list(&IssueFilter::default(), SortField::Updated, SortOrder::Desc).map_err(store_error)?.value;
         let by_id: std::collections::HashMap<String, &Arc<IssueMeta>> =
             all.iter().map(|m| (m.id.to_uppercase(), m)).collect();
@@ -225,6 +225,7 @@ pub async fn issue(State(web): State<Arc<Web>>, Path(id): Path<String>) -> Resul
             },
             "description": description,
             "descriptionHash": super::answer::fingerprint(description),
+            "version": version,
             "bodyHtml": render::description(description, &known),
             "notesHtml": notes.map(|n| render::markdown(n, &known)),
             "parent": parent,
@@ -243,32 +244,43 @@ pub async fn issue(State(web): State<Arc<Web>>, Path(id): Path<String>) -> Resul
 }
 
 /// `PATCH /api/issues/{id}` with the fields to change (title, status, priority, labels, assignee,
-/// ...; `ifUpdatedAt` to refuse it when the issue changed since): issues_update. The answer adds
-/// the issue's `updatedAt` and `descriptionHash` after the write, for the page's next edit.
+/// ...) and the guard it requires, `ifVersion` (the file's version the page showed; `ifUpdatedAt`
+/// is still taken): issues_update, refused when the issue changed since. The answer adds the
+/// issue's `updatedAt`, `version` and `descriptionHash` after the write, for the page's next edit.
 pub async fn update(
     State(web): State<Arc<Web>>,
     Path(id): Path<String>,
     Json(mut fields): Json<Map<String, Value>>,
 ) -> Result<Response, ApiError> {
     let started = Instant::now();
+    if !fields.contains_key("ifVersion") && !fields.contains_key("ifUpdatedAt") {
+        return Err(ApiError(
+            StatusCode::PRECONDITION_REQUIRED,
+            format!(
+                "a change to {id} must say which version of it the change was made to: send ifVersion, the \
+                 version GET /api/issues/{id} gives; nothing was saved"
+            ),
+        ));
+    }
     fields.insert("id".into(), Value::String(id.clone()));
     let answer = call_json(&web, "issues_update", fields).await?;
     Ok(reply(with_state(&web, &id, answer).await, started))
 }
 
-/// `answer` with the issue's `updatedAt` and `descriptionHash` as they are now (just after a
-/// write), so the page can send them with its next edit.
+/// `answer` with the issue's `updatedAt`, `version` and `descriptionHash` as they are now (just
+/// after a write), so the page can send them with its next edit.
 pub async fn with_state(web: &Web, id: &str, mut answer: Value) -> Value {
     let store = Arc::clone(&web.app.store);
     let id = id.to_string();
     let state = blocking(move || {
         let issue = store.get(&id).map_err(store_error)?.value;
         let (description, _) = render::split_notes(&issue.body);
-        Ok((issue.meta.updated_at, super::answer::fingerprint(description)))
+        Ok((issue.meta.updated_at, issue.version, super::answer::fingerprint(description)))
     })
     .await;
-    if let (Ok((updated_at, hash)), Some(o)) = (state, answer.as_object_mut()) {
+    if let (Ok((updated_at, version, hash)), Some(o)) = (state, answer.as_object_mut()) {
         o.insert("updatedAt".into(), Value::String(updated_at));
+        o.insert("version".into(), Value::String(version));
         o.insert("descriptionHash".into(), Value::String(hash));
     }
     answer

@@ -1,7 +1,9 @@
 //! Editing an issue's text from its page: the description (the body before any completion
 //! notes, which are kept byte for byte), one task-list checkbox, and the markdown preview. Each
-//! write is an issues_update tool call with `ifUpdatedAt`, and is refused when the description
-//! the page showed is no longer the one on disk (an agent or an editor changed it meanwhile).
+//! write requires the file's version the page was built from and is an issues_update tool call
+//! with `ifVersion`: refused when the file is no longer the one the page showed (an agent, an
+//! editor or a merge changed it meanwhile, with or without `updatedAt`), checked under the
+//! workspace lock.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -22,8 +24,8 @@ use crate::store::{IssueFilter, SortField, SortOrder, Store};
 #[serde(rename_all = "camelCase")]
 pub struct DescriptionEdit {
     description: String,
-    /// The issue's `updatedAt` when the page showed it.
-    if_updated_at: String,
+    /// The version of the issue's file when the page showed it (required: the guard).
+    if_version: String,
     /// The [`fingerprint`] of the description the page showed.
     if_description: String,
 }
@@ -34,35 +36,35 @@ pub struct TaskToggle {
     /// Which checkbox, counted from 0 in the description (`data-task`).
     task: usize,
     checked: bool,
-    if_updated_at: String,
+    if_version: String,
     if_description: String,
 }
 
 /// The issue's body now, checked against what the page showed: (description, notes suffix).
-fn current(store: &Store, id: &str, updated_at: &str, seen: &str) -> Result<(String, String), ApiError> {
+fn current(store: &Store, id: &str, version: &str, seen: &str) -> Result<(String, String), ApiError> {
     let issue = store.get(id).map_err(store_error)?.value;
     let at = render::notes_start(&issue.body);
     let (description, notes) = issue.body.split_at(at);
-    if issue.meta.updated_at != updated_at || fingerprint(description) != seen {
+    if issue.version != version || fingerprint(description) != seen {
         return Err(ApiError(
             StatusCode::CONFLICT,
             format!(
-                "{} changed since this page showed it (updatedAt {}); nothing was saved. The page now shows \
+                "{} changed since this page showed it (version {}); nothing was saved. The page now shows \
                  the current text: make the change again.",
-                issue.meta.id, issue.meta.updated_at
+                issue.meta.id, issue.version
             ),
         ));
     }
     Ok((description.to_string(), notes.to_string()))
 }
 
-/// issues_update with the whole new body and `ifUpdatedAt`.
-async fn save_body(web: &Web, id: String, body: String, updated_at: String) -> Result<Response, ApiError> {
+/// issues_update with the whole new body and `ifVersion` (checked again under the lock).
+async fn save_body(web: &Web, id: String, body: String, version: String) -> Result<Response, ApiError> {
     let started = Instant::now();
     let args = Map::from_iter([
         ("id".to_string(), Value::String(id.clone())),
         ("description".to_string(), Value::String(body)),
-        ("ifUpdatedAt".to_string(), Value::String(updated_at)),
+        ("ifVersion".to_string(), Value::String(version)),
     ]);
     let answer = call_json(web, "issues_update", args).await?;
     Ok(reply(with_state(web, &id, answer).await, started))
@@ -75,9 +77,9 @@ pub async fn description(
     Json(edit): Json<DescriptionEdit>,
 ) -> Result<Response, ApiError> {
     let store = Arc::clone(&web.app.store);
-    let (lookup, seen, when) = (id.clone(), edit.if_description.clone(), edit.if_updated_at.clone());
-    let (_, notes) = blocking(move || current(&store, &lookup, &when, &seen)).await?;
-    save_body(&web, id, format!("{}{notes}", edit.description), edit.if_updated_at).await
+    let (lookup, seen, version) = (id.clone(), edit.if_description.clone(), edit.if_version.clone());
+    let (_, notes) = blocking(move || current(&store, &lookup, &version, &seen)).await?;
+    save_body(&web, id, format!("{}{notes}", edit.description), edit.if_version).await
 }
 
 /// `POST /api/issues/{id}/task`: checks or unchecks one task-list checkbox of the description;
@@ -88,8 +90,8 @@ pub async fn task(
     Json(toggle): Json<TaskToggle>,
 ) -> Result<Response, ApiError> {
     let store = Arc::clone(&web.app.store);
-    let (lookup, seen, when) = (id.clone(), toggle.if_description.clone(), toggle.if_updated_at.clone());
-    let (description, notes) = blocking(move || current(&store, &lookup, &when, &seen)).await?;
+    let (lookup, seen, version) = (id.clone(), toggle.if_description.clone(), toggle.if_version.clone());
+    let (description, notes) = blocking(move || current(&store, &lookup, &version, &seen)).await?;
     let marks = render::task_markers(&description);
     let Some((_, was)) = marks.get(toggle.task) else {
         return Err(ApiError(
@@ -102,7 +104,7 @@ pub async fn task(
         return Err(ApiError(StatusCode::CONFLICT, format!("task {} of {id} is already {state}", toggle.task + 1)));
     }
     let edited = render::set_task(&description, toggle.task, toggle.checked).unwrap_or(description);
-    save_body(&web, id, format!("{edited}{notes}"), toggle.if_updated_at).await
+    save_body(&web, id, format!("{edited}{notes}"), toggle.if_version).await
 }
 
 #[derive(Debug, Deserialize)]

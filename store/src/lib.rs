@@ -17,6 +17,7 @@ pub mod git;
 mod index;
 mod model;
 pub mod sessions;
+mod shown;
 mod work;
 mod workspace;
 mod write;
@@ -28,7 +29,9 @@ use std::time::Duration;
 pub use claiming::HeldClaims;
 pub use files::edit::check_issue_text;
 pub use files::read_text as read_file_safely;
+pub use files::version_of;
 pub use index::facts::{Counts, GroupBy};
+pub use index::graph::{cycle_named, cycle_text};
 pub use model::*;
 pub use work::{Blockers, Ready};
 pub use workspace::layout::{LayoutReport, Split};
@@ -68,6 +71,8 @@ pub struct Store {
     claims_remote: Option<String>,
     /// The claim refs, once a claim needed them (see [`git::claims`]).
     claims: std::sync::OnceLock<Result<Option<git::claims::Claims>, String>>,
+    /// The `updatedAt` and version of each file this process's answers gave (for `ifUpdatedAt`).
+    shown: shown::Shown,
 }
 
 impl Drop for Store {
@@ -87,6 +92,7 @@ impl Store {
             branch_aware_ids: opts.branch_aware_ids,
             claims_remote: None,
             claims: std::sync::OnceLock::new(),
+            shown: shown::Shown::default(),
         }
     }
 
@@ -149,7 +155,8 @@ impl Store {
         let (path, duplicate) = resolve_for_read(&index, id)?;
         let mut warnings = index.warnings_about(&path);
         drop(index);
-        let (meta, doc) = self.read(&path)?;
+        let (meta, doc, version) = self.read(&path)?;
+        self.shown.note(&path, &meta.updated_at, &version);
         if let Some(w) = duplicate {
             warnings.retain(|o| o.code != StoreWarningCode::DuplicateId);
             warnings.push(w);
@@ -167,7 +174,7 @@ impl Store {
                 paths: vec![path.clone()],
             });
         }
-        Ok(Snapshot { value: Issue { meta, body: doc.body }, cached, warnings })
+        Ok(Snapshot { value: Issue { meta, body: doc.body, version }, cached, warnings })
     }
 
     pub fn get_meta(&self, id: &str) -> Result<Snapshot<IssueMeta>, StoreError> {
@@ -184,11 +191,19 @@ impl Store {
 
     /// Reads one file from disk (never from the index), refusing one whose frontmatter is broken
     /// and anything that is not a regular file inside the workspace.
-    fn read(&self, path: &Path) -> Result<(IssueMeta, Document), StoreError> {
+    /// The file's version ([`version_of`]) comes with it.
+    fn read(&self, path: &Path) -> Result<(IssueMeta, Document, String), StoreError> {
         let text = files::read_text(path)?;
         let doc = files::frontmatter::parse(&text)
             .map_err(|reason| StoreError::Malformed { path: path.to_path_buf(), reason })?;
-        Ok((self.meta_of(path, &doc), doc))
+        Ok((self.meta_of(path, &doc), doc, version_of(text.as_bytes())))
+    }
+
+    /// The version of an issue's file as it is now ([`version_of`] of its bytes).
+    pub fn version(&self, meta: &IssueMeta) -> Result<String, StoreError> {
+        let version = version_of(&files::read_regular(&meta.path)?);
+        self.shown.note(&meta.path, &meta.updated_at, &version);
+        Ok(version)
     }
 
     /// The raw file of an issue (for the `docket://issues/{id}` resource), read safely.

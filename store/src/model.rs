@@ -164,6 +164,9 @@ fn yes() -> bool {
 pub struct Issue {
     pub meta: IssueMeta,
     pub body: String,
+    /// The version of the file's bytes ([`crate::version_of`]), as read or as written: what a
+    /// write guarded by [`IssuePatch::if_version`] compares.
+    pub version: String,
 }
 
 /// What `create` needs.
@@ -208,6 +211,9 @@ pub struct IssuePatch {
     pub blocked_by: Option<Vec<String>>,
     /// Checked under the lock against the file as it is before anything is written.
     pub expect: Option<Expect>,
+    /// The version of the file the change was based on: refused (nothing written) when the
+    /// file's bytes are no longer those, whoever changed them (docket, an editor, a merge).
+    pub if_version: Option<String>,
 }
 
 /// A condition an update needs, checked under the workspace lock (compare-and-set).
@@ -400,6 +406,8 @@ pub enum StoreError {
     ClaimRefused { id: String, reason: String },
     #[error("{id} changed since it was read: updatedAt is {current}, not {expected}")]
     Stale { id: String, current: String, expected: String },
+    #[error("{id} changed since it was read: its version is {current}, not {expected}")]
+    StaleVersion { id: String, current: String, expected: String },
 }
 
 impl StoreError {

@@ -117,6 +117,11 @@ impl Store {
     /// theirs) and unblocked; checked under the workspace lock, so of two concurrent claims (from
     /// any processes) exactly one wins. Repeating a won claim changes nothing.
     pub fn claim(&self, id: &str, assignee: &str) -> Result<Updated, StoreError> {
+        let assignee = assignee.trim();
+        if assignee.is_empty() {
+            let reason = "no one is named to hold it (the assignee is blank); claim it with a name".into();
+            return Err(StoreError::ClaimRefused { id: id.to_string(), reason });
+        }
         let patch = IssuePatch {
             status: Some(Status::InProgress),
             assignee: Some(Some(assignee.to_string())),
@@ -153,7 +158,7 @@ pub(super) fn check_blockers(index: &mut Index, id: &str, given: &[String]) -> R
         }
     }
     if let Some(cycle) = index.graph().cycle_with(id, &out) {
-        return Err(StoreError::Cycle { id: id.to_string(), cycle: cycle.join(" -> ") });
+        return Err(StoreError::Cycle { id: id.to_string(), cycle: crate::cycle_text(&cycle) });
     }
     Ok(out)
 }

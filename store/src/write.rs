@@ -14,7 +14,7 @@ use crate::files::yaml_edit::KeyEdit;
 use crate::files::{self, WorkspaceLock};
 use crate::fs::{Rename, Root};
 use crate::index::iso;
-use crate::model::{Issue, IssueMeta, IssuePatch, NewIssue, StoreError, Updated};
+use crate::model::{Expect, Issue, IssueMeta, IssuePatch, NewIssue, StoreError, Updated};
 use crate::{Store, folder_type, resolve_for_write};
 
 /// Times an update re-reads a file that changed under it before giving up with a conflict.
@@ -42,7 +42,7 @@ impl Store {
             status: new.status,
             priority: new.priority,
             labels: new.labels,
-            assignee: new.assignee,
+            assignee: name(&new.assignee),
             project: new.project,
             created_at: now.clone(),
             updated_at: now.clone(),
@@ -56,10 +56,10 @@ impl Store {
         if let Some(dir) = meta.path.parent() {
             files::ensure_inside(&self.ws, dir)?;
         }
-        Root::workspace(&self.ws)?
-            .create_atomic(&meta.path, frontmatter::render_new(&meta, &new.description).as_bytes())?;
+        let text = frontmatter::render_created(&meta, &frontmatter::new_identity(), &new.description);
+        Root::workspace(&self.ws)?.create_atomic(&meta.path, text.as_bytes())?;
         self.lock().upsert(meta.clone(), &new.description);
-        Ok(Issue { meta, body: new.description })
+        Ok(Issue { meta, body: new.description, version: files::version_of(text.as_bytes()) })
     }
 
     /// Applies `patch` under the workspace lock to the file as it is on disk now. A file that
@@ -80,12 +80,24 @@ impl Store {
             let doc =
                 frontmatter::parse(&text).map_err(|reason| StoreError::Malformed { path: path.clone(), reason })?;
             let before = self.meta_of(&path, &doc);
+            let version = files::version_of(&original);
+            if let Some(expected) = patch.if_version.as_ref().filter(|v| **v != version) {
+                let (id, expected) = (before.id.clone(), expected.clone());
+                return Err(StoreError::StaleVersion { id, current: version, expected });
+            }
             if let Some(expect) = &patch.expect {
                 crate::work::check_expect(&mut self.lock(), &before, expect)?;
+                // The field matched; the bytes answered with it must still be the file's.
+                if let Expect::UpdatedAt(_) = expect
+                    && let Some(shown) = self.shown.changed_since(&path, &before.updated_at, &version)
+                {
+                    return Err(StoreError::StaleVersion { id: before.id.clone(), current: version, expected: shown });
+                }
             }
             let plan = plan(&path, &doc, &before, &patch)?;
             if plan.changed.is_empty() {
-                return Ok(Updated { issue: Issue { meta: before.clone(), body: doc.body }, before, changed: vec![] });
+                let issue = Issue { meta: before.clone(), body: doc.body, version };
+                return Ok(Updated { issue, before, changed: vec![] });
             }
             let new_text = doc
                 .edited(&plan.edits, plan.body.as_deref())
@@ -107,7 +119,8 @@ impl Store {
                 index.upsert(meta.clone(), &body);
                 drop(index);
                 self.claim_ended(&before, Some(&meta));
-                return Ok(Updated { before, issue: Issue { meta, body }, changed: plan.changed });
+                let version = files::version_of(new_text.as_bytes());
+                return Ok(Updated { before, issue: Issue { meta, body, version }, changed: plan.changed });
             }
             tracing::info!(path = %path.display(), "the file changed while it was being updated; applying again");
         }
@@ -223,6 +236,11 @@ fn settled_read(path: &Path) -> Result<Vec<u8>, StoreError> {
     files::read_regular(path)
 }
 
+/// A name as it is written: trimmed, and none when nothing is left (`" "` holds no issue).
+fn name(given: &Option<String>) -> Option<String> {
+    given.as_deref().map(str::trim).filter(|n| !n.is_empty()).map(str::to_string)
+}
+
 /// The new state of an issue and the frontmatter edits that produce it.
 struct Plan {
     meta: IssueMeta,
@@ -266,7 +284,7 @@ fn plan(path: &Path, doc: &Document, before: &IssueMeta, patch: &IssuePatch) -> 
         m.labels.retain(|l| !patch.remove_labels.contains(l));
     }
     if let Some(v) = &patch.assignee {
-        m.assignee = v.clone();
+        m.assignee = name(v);
     }
     if let Some(v) = &patch.project {
         m.project = v.clone();

@@ -68,11 +68,11 @@ async fn titles_descriptions_and_task_checkboxes_are_edited_in_place() {
     wait_js(&c, "document.querySelector('#save-state').textContent === 'Saved task 3' && document.querySelector(\"#issue-body input.task[data-task='2']\").checked", Duration::from_secs(5), "saved line").await;
 
     // A toggle based on a text that changed meanwhile (a hand edit keeps updatedAt) is refused.
-    let seen = js(&c, "return [issueBase.updatedAt, issueBase.descriptionHash]").await;
+    let seen = js(&c, "return [issueBase.version, issueBase.descriptionHash]").await;
     let edited = after.replace("Ship the importer.", "Ship the importer, edited by hand.");
     std::fs::write(&path, &edited).unwrap();
     let refused = js(&c, &format!(
-        "return fetch('/api/issues/{id}/task', {{method: 'POST', headers: {{'Content-Type': 'application/json'}}, body: JSON.stringify({{task: 0, checked: true, ifUpdatedAt: {}, ifDescription: {}}})}}).then(r => r.status)",
+        "return fetch('/api/issues/{id}/task', {{method: 'POST', headers: {{'Content-Type': 'application/json'}}, body: JSON.stringify({{task: 0, checked: true, ifVersion: {}, ifDescription: {}}})}}).then(r => r.status)",
         seen[0], seen[1]
     ))
     .await;

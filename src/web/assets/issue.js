@@ -1,13 +1,13 @@
 // docket's board: an issue's page. One save model for every field: a change is saved as soon
 // as it is made (a menu or checkbox at once; a text field when you leave it, or press Enter),
 // and the line under the fields says "Saving…", "Saved" or why not. Every write is an
-// issues_update tool call; the title, the description and the task checkboxes send the
-// issue's updatedAt (and the description they started from) so a change made meanwhile by an
-// agent or an editor is never overwritten.
+// issues_update tool call, and every one sends the version of the issue's file the page was
+// built from (the description and the task checkboxes also the description they started from),
+// so a change made meanwhile by an agent, an editor or a merge is never overwritten.
 'use strict';
 
 let currentIssue = null;
-/** What the page's edits are based on: {id, updatedAt, descriptionHash, description}. */
+/** What the page's edits are based on: {id, updatedAt, version, descriptionHash, description}. */
 let issueBase = null;
 /** Open title or description editors; live updates wait until they close. */
 let editors = 0;
@@ -31,7 +31,7 @@ async function loadIssue(id, { live = false } = {}) {
     if (view !== 'issue' || currentIssue !== id) return;
     if (editors > 0) {
       pendingIssue = data;
-      if (live && data.issue.updatedAt !== issueBase?.updatedAt) {
+      if (live && data.version !== issueBase?.version) {
         const note = $('#editor-note');
         if (note) note.textContent = 'This issue changed elsewhere since you started editing; saving will be refused.';
       }
@@ -73,8 +73,9 @@ async function save(label, changes, { path, method = 'PATCH' } = {}) {
   setSaveState(`Saving ${label}…`, 'saving');
   let ok = false;
   try {
-    const data = await api(path || `/api/issues/${encodeURIComponent(id)}`, { method, body: changes });
-    if (data.updatedAt) Object.assign(issueBase, { updatedAt: data.updatedAt, descriptionHash: data.descriptionHash });
+    const body = { ifVersion: issueBase.version, ...changes };
+    const data = await api(path || `/api/issues/${encodeURIComponent(id)}`, { method, body });
+    if (data.version) Object.assign(issueBase, { updatedAt: data.updatedAt, version: data.version, descriptionHash: data.descriptionHash });
     const changed = data.result.changed || [];
     setSaveState(changed.length ? `Saved ${label}` : `No change to ${label}`, 'saved');
     ok = true;
@@ -88,7 +89,7 @@ async function save(label, changes, { path, method = 'PATCH' } = {}) {
 function renderIssue(data) {
   const issue = data.issue;
   pendingIssue = null;
-  issueBase = { id: issue.id, updatedAt: issue.updatedAt, descriptionHash: data.descriptionHash, description: data.description };
+  issueBase = { id: issue.id, updatedAt: issue.updatedAt, version: data.version, descriptionHash: data.descriptionHash, description: data.description };
   document.title = `${issue.id} ${issue.title} · docket`;
   if (data.workspace) $('#workspace').textContent = data.workspace;
   // A re-render (after a save, or a live update) keeps the field being typed in, and its text:
@@ -199,7 +200,7 @@ function openTitleEditor(heading, button) {
     const title = input.value.trim();
     if (keep && title && title !== before) {
       heading.textContent = title;
-      await save('title', { title, ifUpdatedAt: issueBase.updatedAt });
+      await save('title', { title });
     } else heading.textContent = before;
     button.hidden = false;
     editorClosed();
@@ -251,7 +252,7 @@ function openBodyEditor(content) {
     queue = queue.then(() => {
       const text = textarea.value;
       if (text === saved) return true;
-      const body = { description: text, ifUpdatedAt: issueBase.updatedAt, ifDescription: issueBase.descriptionHash };
+      const body = { description: text, ifDescription: issueBase.descriptionHash };
       const path = `/api/issues/${encodeURIComponent(issueBase.id)}/description`;
       return save('description', body, { path, method: 'PUT' }).then((ok) => {
         if (ok) { saved = text; issueBase.description = text; }
@@ -288,7 +289,7 @@ function enableTasks(body) {
     box.addEventListener('change', async () => {
       for (const b of boxes) b.disabled = true;
       const path = `/api/issues/${encodeURIComponent(issueBase.id)}/task`;
-      const body = { task: Number(box.dataset.task), checked: box.checked, ifUpdatedAt: issueBase.updatedAt, ifDescription: issueBase.descriptionHash };
+      const body = { task: Number(box.dataset.task), checked: box.checked, ifDescription: issueBase.descriptionHash };
       const ok = await save(`task ${body.task + 1}`, body, { path, method: 'POST' });
       if (!ok) box.checked = !box.checked;
       for (const b of boxes) b.disabled = false;
@@ -299,11 +300,11 @@ function enableTasks(body) {
 // ---------------------------------------------------------------- blockers and sessions
 
 // Blockers: each with a remove button, and a field to add one (issues_update blockedBy). The
-// list is written whole, so it is written only if the issue is still as shown (ifUpdatedAt): a
+// list is written whole, so it is written only if the issue is still as shown (ifVersion): a
 // blocker an agent added meanwhile is never dropped; the page shows it, and the person retries.
 function renderBlockers(data) {
   const ids = (data.blockedBy || []).map((b) => b.id);
-  const saveList = (list) => save('blockers', { blockedBy: list, ifUpdatedAt: issueBase.updatedAt });
+  const saveList = (list) => save('blockers', { blockedBy: list });
   const rows = (data.blockedBy || []).map((b) => {
     const remove = el('button', { type: 'button', class: 'link remove-blocker', 'aria-label': `Remove blocker ${b.id}` }, 'Remove');
     remove.addEventListener('click', () => saveList(ids.filter((x) => x !== b.id)));

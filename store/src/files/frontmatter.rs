@@ -146,11 +146,34 @@ fn kind(v: &Yaml) -> &'static str {
 
 /// The file text of a new issue: frontmatter in wrangler's key order and style, then the body.
 pub fn render_new(meta: &IssueMeta, body: &str) -> String {
+    render_with_key(meta, None, body)
+}
+
+/// The frontmatter key of the random identity docket gives each issue it creates: two clones
+/// that create an issue at the same path (same ID, title and instant) give it different keys,
+/// so the merge driver keeps both. wrangler ignores the key; files without one are told apart
+/// by `createdAt` alone.
+pub const IDENTITY_KEY: &str = "docketKey";
+
+/// A new random identity for [`IDENTITY_KEY`]: 16 hex digits.
+pub fn new_identity() -> String {
+    format!("{:016x}", rand::random::<u64>())
+}
+
+/// A new issue's file, as [`render_new`], with its identity ([`IDENTITY_KEY`]) last.
+pub fn render_created(meta: &IssueMeta, identity: &str, body: &str) -> String {
+    render_with_key(meta, Some(identity), body)
+}
+
+fn render_with_key(meta: &IssueMeta, identity: Option<&str>, body: &str) -> String {
     let mut yaml = String::new();
     for (key, value) in meta_values(meta) {
         if let Some(v) = value {
             yaml.push_str(&yaml_edit::render_entry(key, &v, None, "\n"));
         }
+    }
+    if let Some(identity) = identity {
+        yaml.push_str(&yaml_edit::render_entry(IDENTITY_KEY, &Yaml::String(identity.to_string()), None, "\n"));
     }
     format!("---\n{yaml}---\n{body}")
 }

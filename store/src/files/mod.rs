@@ -104,6 +104,18 @@ pub fn slug(title: &str) -> String {
     if out.is_empty() { "issue".into() } else { out }
 }
 
+/// The version of some bytes (an issue's file, a body): the 16 hex digits of their 64-bit FNV-1a
+/// hash. Any change to the bytes changes it (but for a 1 in 2^64 chance), and the same bytes give
+/// the same version in every process and release, so a version read by one process guards a
+/// write made by another.
+pub fn version_of(bytes: &[u8]) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        hash = (hash ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{hash:016x}")
+}
+
 /// Checks an ID from a caller before it is used near a path: no separators, no `..`, no NUL.
 pub fn validate_id(id: &str) -> Result<(), StoreError> {
     let reason = if id.is_empty() {

@@ -3,7 +3,9 @@
 //!
 //! Per top-level key of the frontmatter: a value changed on one side only takes that side; labels
 //! merge as a set (each side's additions and removals); mappings (`wranglerContext`) merge key by
-//! key; `updatedAt` takes the later time; `closedAt` follows the merged status. A value changed
+//! key; `closedAt` follows the merged status; `updatedAt` is the merge's time whenever the merged
+//! file differs from ours (so a guard read before the merge sees that it changed), else ours'. A
+//! value changed
 //! differently on both sides takes the side with the later `updatedAt` and the other value is kept
 //! in a one-line note at the end of the body. Keys keep "ours"' order and text: only the lines of
 //! keys whose merged value differs from ours are rewritten. A side whose frontmatter does not
@@ -43,9 +45,15 @@ fn split(text: &str) -> Option<Parts<'_>> {
     None
 }
 
-/// Three-way merge of one issue file. A side without parseable frontmatter (or a base that is
-/// not an issue file) falls back to a plain three-way merge of the whole text.
+/// Three-way merge of one issue file, made now ([`merge_file_at`]).
 pub fn merge_file(base: &str, ours: &str, theirs: &str) -> Merged {
+    merge_file_at(base, ours, theirs, &crate::index::iso(std::time::SystemTime::now()))
+}
+
+/// Three-way merge of one issue file made at `now` (ISO 8601). A side without parseable
+/// frontmatter (or a base that is not an issue file) falls back to a plain three-way merge of
+/// the whole text.
+pub fn merge_file_at(base: &str, ours: &str, theirs: &str, now: &str) -> Merged {
     let base_parts =
         if base.is_empty() { Some(Parts { yaml: "", front: Mapping::new(), body: "" }) } else { split(base) };
     let (Some(b), Some(o), Some(t)) = (base_parts, split(ours), split(theirs)) else {
@@ -58,16 +66,26 @@ pub fn merge_file(base: &str, ours: &str, theirs: &str) -> Merged {
         settle_dates(&mut front, &o.front, &t.front);
     }
     let body = merge_text(b.body, o.body, t.body);
-    let mut text = format!("---\n{}---\n{}", render_front(o.yaml, &o.front, &front), body.text);
-    if !notes.is_empty() {
-        if !text.ends_with('\n') {
+    let render = |front: &Mapping| {
+        let mut text = format!("---\n{}---\n{}", render_front(o.yaml, &o.front, front), body.text);
+        if !notes.is_empty() {
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
             text.push('\n');
+            for note in &notes {
+                text.push_str(note);
+                text.push('\n');
+            }
         }
-        text.push('\n');
-        for note in notes {
-            text.push_str(&note);
-            text.push('\n');
-        }
+        text
+    };
+    let mut text = render(&front);
+    // The merge changed the file we had: it is a new update, so a write guarded by the
+    // `updatedAt` read before the merge is refused rather than applied over theirs.
+    if text != ours && front.contains_key("updatedAt") {
+        front.insert(Yaml::String("updatedAt".into()), Yaml::String(now.to_string()));
+        text = render(&front);
     }
     Merged { text, conflicts: body.conflicts }
 }
@@ -78,11 +96,35 @@ pub fn created_at(text: &str) -> Option<String> {
     parts.front.get("createdAt").and_then(Yaml::as_str).map(str::trim).filter(|s| !s.is_empty()).map(str::to_string)
 }
 
+/// The random identity docket wrote into the issue when it created it (`docketKey`), if any.
+pub fn identity_key(text: &str) -> Option<String> {
+    let parts = split(text)?;
+    // A key of digits alone reads as a number when written unquoted by hand.
+    let key = match parts.front.get(crate::files::frontmatter::IDENTITY_KEY)? {
+        Yaml::String(s) => s.trim().to_string(),
+        Yaml::Number(n) => n.to_string(),
+        _ => return None,
+    };
+    (!key.is_empty()).then_some(key)
+}
+
+/// What makes a file the same issue as another (a version of it on another branch): its
+/// identity key when it has one, else its `createdAt` (files docket wrote before keys, and
+/// wrangler's).
+pub fn identity(text: &str) -> Option<String> {
+    identity_key(text).map(|k| format!("key {k}")).or_else(|| created_at(text).map(|c| format!("created {c}")))
+}
+
 /// Whether `ours` and `theirs`, found at one path, are two different issues rather than two
-/// versions of one: each was created at its own time. Two clones that never fetched number their
-/// "Task 1: Set up" alike, so both branches add the same file name; merged field by field they
-/// would become one issue and lose the other.
+/// versions of one. Two clones that never fetched number their "Task 1: Set up" alike, so both
+/// branches add the same file name; merged field by field they would become one issue and lose
+/// the other. Two files that both have an identity key are one issue exactly when the keys are
+/// equal (two issues created in the same millisecond have different keys); otherwise, today's
+/// rule: each was created at its own time.
 pub fn two_issues(ours: &str, theirs: &str) -> bool {
+    if let (Some(o), Some(t)) = (identity_key(ours), identity_key(theirs)) {
+        return o != t;
+    }
     matches!((created_at(ours), created_at(theirs)), (Some(o), Some(t)) if !same_time(&o, &t))
 }
 
@@ -307,12 +349,16 @@ mod tests {
             .replace("  - b\n", "  - b\n  - c\n")
             .replace("updatedAt: 2026-01-01T00:00:00.000Z", "updatedAt: 2026-01-03T00:00:00.000Z")
             .replace("line 3", "line 3 changed");
-        let m = merge_file(BASE, &ours, &theirs);
+        let m = merge_file_at(BASE, &ours, &theirs, "2026-02-01T00:00:00.000Z");
         assert!(!m.conflicts, "{}", m.text);
         let p = split(&m.text).expect("parses");
         assert_eq!(p.front.get("status").and_then(Yaml::as_str), Some("closed"));
         assert_eq!(p.front.get("priority").and_then(Yaml::as_str), Some("high"));
-        assert_eq!(p.front.get("updatedAt").and_then(Yaml::as_str), Some("2026-01-03T00:00:00.000Z"));
+        assert_eq!(
+            p.front.get("updatedAt").and_then(Yaml::as_str),
+            Some("2026-02-01T00:00:00.000Z"),
+            "the merge changed ours: it is an update made at the merge"
+        );
         assert_eq!(p.front.get("closedAt").and_then(Yaml::as_str), Some("2026-01-02T00:00:00.000Z"));
         let labels: Vec<&str> = p
             .front
@@ -336,6 +382,29 @@ mod tests {
         assert!(!m.conflicts);
         assert!(m.text.contains("\ntitle: Ours\n"), "{}", m.text);
         assert!(m.text.trim_end().ends_with("the other branch had \"Theirs\"."), "{}", m.text);
+    }
+
+    /// A merge that leaves ours as it was (theirs changed nothing, or the same thing) is no update.
+    #[test]
+    fn a_merge_that_changes_nothing_of_ours_keeps_its_updated_at() {
+        let ours = BASE.replace("priority: medium", "priority: high");
+        for theirs in [BASE.to_string(), ours.clone()] {
+            let m = merge_file_at(BASE, &ours, &theirs, "2026-02-01T00:00:00.000Z");
+            assert_eq!(m.text, ours);
+        }
+    }
+
+    /// Keys decide when both files have one, even at one creation instant; otherwise the times do.
+    #[test]
+    fn two_issues_with_keys_are_two_keys() {
+        let keyed =
+            |k: &str| format!("---\nid: ISS-000002\ncreatedAt: '2026-01-01T10:00:00.100Z'\ndocketKey: {k}\n---\nb\n");
+        assert!(two_issues(&keyed("aaaa"), &keyed("bbbb")), "same instant, two keys");
+        assert!(!two_issues(&keyed("aaaa"), &keyed("aaaa")));
+        let unkeyed = "---\nid: ISS-000002\ncreatedAt: '2026-01-01T10:00:00.100Z'\n---\nb\n";
+        assert!(!two_issues(&keyed("aaaa"), unkeyed), "one key only: the times decide");
+        assert_eq!(identity(&keyed("aaaa")), Some("key aaaa".into()));
+        assert_eq!(identity(unkeyed), Some("created 2026-01-01T10:00:00.100Z".into()));
     }
 
     #[test]

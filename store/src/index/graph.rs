@@ -8,7 +8,11 @@ use crate::model::Status;
 use std::cmp::Reverse;
 use std::collections::{HashMap, HashSet};
 
-/// Blockers and parents are followed at most this deep (a chain longer than this is a mistake).
+mod cycles;
+pub use cycles::{cycle_named, cycle_text};
+
+/// Parents are followed at most this deep (a longer chain is a mistake); blockers are not capped:
+/// the cycle checks walk the whole graph.
 const MAX_DEPTH: usize = 64;
 
 fn key(id: &str) -> String {
@@ -340,60 +344,8 @@ impl Graph {
         self.open_blocked
     }
 
-    /// The cycle that `id` blocked by `blockers` would close, as `[id, b, ..., id]`.
-    pub fn cycle_with(&self, id: &str, blockers: &[String]) -> Option<Vec<String>> {
-        let target = key(id);
-        for b in blockers {
-            let mut path = vec![target.clone()];
-            let mut seen = HashSet::new();
-            if self.reaches(&key(b), &target, &mut path, &mut seen) {
-                return Some(path.iter().map(|k| self.display(k)).collect());
-            }
-        }
-        None
-    }
-
-    /// Depth-first: whether `target` is reachable from `at` along blockedBy edges; `path` ends
-    /// with the way there.
-    fn reaches(&self, at: &str, target: &str, path: &mut Vec<String>, seen: &mut HashSet<String>) -> bool {
-        path.push(at.to_string());
-        if at == target {
-            return true;
-        }
-        if path.len() <= MAX_DEPTH * 4 && seen.insert(at.to_string()) {
-            for next in self.edges.get(at).map(Vec::as_slice).unwrap_or_default() {
-                if self.reaches(next, target, path, seen) {
-                    return true;
-                }
-            }
-        }
-        path.pop();
-        false
-    }
-
     fn display(&self, k: &str) -> String {
         self.status.get(k).map(|(id, _)| id.clone()).unwrap_or_else(|| k.to_string())
-    }
-
-    /// Every cycle of blockedBy edges (made by hand edits), each once, as `[a, b, ..., a]`.
-    pub fn cycles(&self) -> Vec<Vec<String>> {
-        let mut keys: Vec<&String> = self.edges.keys().collect();
-        keys.sort();
-        let mut found: Vec<Vec<String>> = Vec::new();
-        let mut covered: HashSet<String> = HashSet::new();
-        for k in keys {
-            if covered.contains(k) {
-                continue;
-            }
-            let mut path = vec![k.clone()];
-            let mut seen = HashSet::new();
-            let starts = self.edges.get(k).cloned().unwrap_or_default();
-            if starts.iter().any(|b| self.reaches(b, k, &mut path, &mut seen)) {
-                covered.extend(path.iter().cloned());
-                found.push(path.iter().map(|k| self.display(k)).collect());
-            }
-        }
-        found
     }
 
     /// Blockers named by some issue that no file holds: (issue, missing blocker).

@@ -137,3 +137,14 @@ fn list_operations_on_values_that_are_not_lists_are_refused() {
     let fine = parse("---\nlabels: [a]\n---\n").expect("parses");
     assert!(not_editable(&fine, "labels").is_none());
 }
+
+/// The identity key is written so it reads back as the same text, whatever its digits (a key
+/// of digits alone, or one that looks like a float, is quoted).
+#[test]
+fn a_created_issue_carries_its_identity_as_written() {
+    for key in ["0123456789abcdef", "1111111111111111", "1e10000000000000", "0x1234567890abcd"] {
+        let text = render_created(&sample_meta("T"), key, "b");
+        assert_eq!(crate::git::merge::identity_key(&text).as_deref(), Some(key), "{text}");
+    }
+    assert!(new_identity().len() == 16 && new_identity() != new_identity());
+}
