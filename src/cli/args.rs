@@ -45,6 +45,11 @@ pub enum Command {
     /// commits the repair. `docket hook post-merge|post-rewrite|post-commit [HOOK ARGS]`.
     #[command(hide = true)]
     Hook(HookArgs),
+    /// Bring issues over from beads (a .beads/ folder or its issues.jsonl) or Backlog.md (a
+    /// project holding backlog/): one file per issue, the old id kept as
+    /// wranglerContext.importedFrom and in import/SOURCE-idmap.tsv; edges, statuses and
+    /// priorities mapped as docs/import.md says. Issues already imported are left as they are.
+    Import(ImportArgs),
     // Daily use (src/cli/daily.rs): search, close, reopen, edit, ready, web, completions.
     #[command(flatten)]
     Daily(Daily),
@@ -61,6 +66,20 @@ pub struct DoctorArgs {
     /// Print the problems (and changes) as JSON.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub ws: WorkspaceArg,
+}
+
+#[derive(Args, Debug)]
+pub struct ImportArgs {
+    /// The tracker the issues come from.
+    #[arg(value_enum)]
+    pub source: crate::import::Source,
+    /// beads: a .beads/ folder or a JSONL export; backlog: the project (or its backlog/ folder).
+    pub path: PathBuf,
+    /// Print what would be imported and how it maps; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
     #[command(flatten)]
     pub ws: WorkspaceArg,
 }

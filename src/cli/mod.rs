@@ -62,6 +62,7 @@ pub fn run(command: Command, top: fn() -> clap::Command) -> ExitCode {
         Command::Board(a) => Core::open(&a.ws).and_then(|core| commands::board(&core, a)),
         Command::Stats(a) => Core::open(&a.ws).and_then(|core| commands::stats(&core, a)),
         Command::GitSetup(a) => team::git_setup(a),
+        Command::Import(a) => import(a),
         Command::Doctor(a) => {
             return match team::doctor(a) {
                 Ok((text, verdict)) => match print(&text) {
@@ -92,6 +93,14 @@ pub fn run(command: Command, top: fn() -> clap::Command) -> ExitCode {
         Ok(text) => print(&text),
         Err(message) => fail(&message),
     }
+}
+
+/// `docket import`: the importer writes through the store (no tool does this; see docs/import.md).
+fn import(a: &args::ImportArgs) -> Result<String, String> {
+    let ws = Workspace::resolve(a.ws.workspace.as_deref())
+        .map_err(|e| format!("{e}\nRun `docket init` in your repository or pass --workspace PATH."))?;
+    let app = App::load(ws, &[]).map_err(|e| e.to_string())?;
+    crate::import::run(&app.store, a.source, &a.path, a.dry_run)
 }
 
 fn print(text: &str) -> ExitCode {

@@ -13,6 +13,7 @@ mod files;
 pub mod fs;
 pub mod generate;
 pub mod git;
+mod import;
 mod index;
 mod model;
 pub mod sessions;
@@ -26,6 +27,7 @@ use std::time::Duration;
 
 pub use files::edit::check_issue_text;
 pub use files::read_text as read_file_safely;
+pub use import::{Imported, KeptLink, Link};
 pub use index::facts::{Counts, GroupBy};
 pub use model::*;
 pub use work::{Blockers, Ready};
