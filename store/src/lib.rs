@@ -29,8 +29,9 @@ pub use files::edit::check_issue_text;
 pub use files::read_text as read_file_safely;
 pub use import::{Imported, KeptLink, Link};
 pub use index::facts::{Counts, GroupBy};
+pub use index::graph::ChainLink;
 pub use model::*;
-pub use work::{Blockers, Ready};
+pub use work::{Blockers, Chains, Ready};
 pub use workspace::Workspace;
 pub use workspace::layout::{LayoutReport, Split};
 

@@ -29,6 +29,16 @@ fn active(s: Status) -> bool {
     matches!(s, Status::Open | Status::InProgress)
 }
 
+/// One issue of a chain ([`Graph::blocker_chain`], [`Graph::blocks_chain`]) and the issue of the
+/// chain it is reached from (`None`: `id` itself): the one it blocks (blocker chain), the one
+/// that blocks it (blocks chain), or, when `via_parent`, the ancestor whose blocker it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChainLink {
+    pub id: String,
+    pub via: Option<String>,
+    pub via_parent: bool,
+}
+
 #[derive(Debug, Default, Clone)]
 pub struct Graph {
     /// Every ID named as a blocker or a parent, whether an issue holds it or not.
@@ -319,6 +329,69 @@ impl Graph {
             at = p.clone();
         }
         out
+    }
+
+    /// The whole chain of open or in-progress issues that hold `id` back, breadth first: its own
+    /// and its ancestors' ([`Graph::open_blockers`], `own` as there), then the open blockers of
+    /// each of those (and of their ancestors), level by level, each once; at most `cap` of them,
+    /// and how many more there are.
+    pub fn blocker_chain(&self, id: &str, own: Option<&[String]>, cap: usize) -> (Vec<ChainLink>, usize) {
+        let mut seen: HashSet<String> = HashSet::from([key(id)]);
+        let mut out: Vec<ChainLink> = Vec::new();
+        let mut level: Vec<(String, Option<String>, bool)> = self
+            .open_blockers(id, own)
+            .into_iter()
+            .map(|(b, via)| {
+                let parent = via.is_some();
+                (b, via, parent)
+            })
+            .collect();
+        for _ in 0..MAX_DEPTH {
+            let mut next = Vec::new();
+            for (b, via, parent) in level {
+                if !seen.insert(key(&b)) {
+                    continue;
+                }
+                for (deeper, from_parent) in self.open_blockers(&b, None) {
+                    let parent = from_parent.is_some();
+                    next.push((deeper, Some(from_parent.unwrap_or_else(|| b.clone())), parent));
+                }
+                out.push(ChainLink { id: b, via, via_parent: parent });
+            }
+            if next.is_empty() {
+                break;
+            }
+            level = next;
+        }
+        let more = out.len().saturating_sub(cap);
+        out.truncate(cap);
+        (out, more)
+    }
+
+    /// The whole chain of what `id` holds back, breadth first: the issues it blocks (any
+    /// status), then the ones those block, level by level, each once; at most `cap` of them, and
+    /// how many more there are.
+    pub fn blocks_chain(&self, id: &str, cap: usize) -> (Vec<ChainLink>, usize) {
+        let mut seen: HashSet<String> = HashSet::from([key(id)]);
+        let mut out: Vec<ChainLink> = Vec::new();
+        let mut level: Vec<(String, Option<String>)> = self.blocks(id).iter().map(|(b, _)| (b.clone(), None)).collect();
+        for _ in 0..MAX_DEPTH {
+            let mut next = Vec::new();
+            for (b, via) in level {
+                if !seen.insert(key(&b)) {
+                    continue;
+                }
+                next.extend(self.blocks(&b).iter().map(|(d, _)| (d.clone(), Some(b.clone()))));
+                out.push(ChainLink { id: b, via, via_parent: false });
+            }
+            if next.is_empty() {
+                break;
+            }
+            level = next;
+        }
+        let more = out.len().saturating_sub(cap);
+        out.truncate(cap);
+        (out, more)
     }
 
     /// The issues `id` blocks (any status), in ID order.

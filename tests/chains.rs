@@ -1,0 +1,89 @@
+//! Whole dependency chains: issues_get names every open blocker down the chain (and what each
+//! blocks) and everything the issue holds back down the chain, capped with "+N more"; `docket
+//! tree` draws both chains as indented trees. One call, however deep (beads' chains are 10-11).
+
+mod common;
+
+use docket::store::{IssuePatch, IssueType, NewIssue, Priority, Status, Store, StoreOptions, Workspace};
+use serde_json::{Map, json};
+
+fn new(title: &str, blocked_by: Vec<String>) -> NewIssue {
+    NewIssue {
+        title: title.into(),
+        description: String::new(),
+        issue_type: IssueType::Issue,
+        status: Status::Open,
+        priority: Priority::Medium,
+        labels: vec![],
+        assignee: None,
+        project: None,
+        context: Map::new(),
+        blocked_by,
+    }
+}
+
+/// ISS-000001 <- ISS-000002 <- ... <- ISS-000012: each blocked by the one before.
+fn chain_of_twelve(ws: &std::path::Path) -> Vec<String> {
+    let store = Store::open(Workspace::at(ws).expect("workspace"), StoreOptions::default());
+    let mut ids: Vec<String> = Vec::new();
+    for n in 1..=12 {
+        let blockers = ids.last().cloned().into_iter().collect();
+        ids.push(store.create(new(&format!("Step {n}"), blockers)).expect("create").meta.id);
+    }
+    ids
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn issues_get_names_the_whole_chain_both_ways_in_one_call() {
+    let dir = common::workspace();
+    let ids = chain_of_twelve(dir.path());
+    let c = common::start(dir.path()).await;
+    let last = common::structured(&common::call(&c, "issues_get", json!({"id": ids[11]})).await);
+    let mut want = vec![ids[10].clone()];
+    want.extend((0..10).rev().map(|n| format!("{} (blocks {})", ids[n], ids[n + 1])));
+    assert_eq!(last["issue"]["openBlockers"], json!(want), "{last}");
+    let first = common::structured(&common::call(&c, "issues_get", json!({"id": ids[0]})).await);
+    let mut want = vec![ids[1].clone()];
+    want.extend((2..12).map(|n| format!("{} (via {})", ids[n], ids[n - 1])));
+    assert_eq!(first["issue"]["blocks"], json!(want), "{first}");
+
+    // A closed link ends the blocker chain there: what lies behind it holds nothing back.
+    let store = Store::open(Workspace::at(dir.path()).expect("workspace"), StoreOptions::default());
+    let done = IssuePatch { status: Some(Status::Closed), ..IssuePatch::default() };
+    store.update(&ids[5], done).expect("close");
+    let last = common::structured(&common::call(&c, "issues_get", json!({"id": ids[11]})).await);
+    assert_eq!(last["issue"]["openBlockers"].as_array().map(Vec::len), Some(5), "{last}");
+    c.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_wide_chain_is_capped_with_how_many_more() {
+    let dir = common::workspace();
+    let store = Store::open(Workspace::at(dir.path()).expect("workspace"), StoreOptions::default());
+    let blockers: Vec<String> = (0..55).map(|n| store.create(new(&format!("B{n}"), vec![])).unwrap().meta.id).collect();
+    let held = store.create(new("Held", blockers)).unwrap().meta.id;
+    drop(store);
+    let c = common::start(dir.path()).await;
+    let got = common::structured(&common::call(&c, "issues_get", json!({"id": held})).await);
+    let open = got["issue"]["openBlockers"].as_array().expect("openBlockers");
+    assert_eq!(open.len(), 51, "{got}");
+    assert_eq!(open[50], "+5 more");
+    c.cancel().await.unwrap();
+}
+
+#[test]
+fn docket_tree_draws_both_chains_as_trees() {
+    let dir = common::workspace();
+    let ids = chain_of_twelve(dir.path());
+    let out = common::docket(dir.path(), &["tree", &ids[11]]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("  waits on (the whole chain):\n"), "{text}");
+    for (depth, n) in (0..11).rev().enumerate() {
+        let line = format!("\n    {}{} open Step {}\n", "  ".repeat(depth), ids[n], n + 1);
+        assert!(text.contains(&line), "{line:?} not in:\n{text}");
+    }
+    let out = common::docket(dir.path(), &["tree", &ids[0]]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("  blocks (the whole chain):\n"), "{text}");
+    assert!(text.contains(&format!("\n{}{} open Step 12\n", " ".repeat(4 + 2 * 10), ids[11])), "{text}");
+}
