@@ -228,6 +228,11 @@ fn a_beads_export_comes_over_whole_and_a_second_import_changes_nothing() {
     );
     assert_eq!(links("bd-wisp-1"), json!([{"type": "parent-child", "to": "bd-wisp-9"}]));
 
+    // Parents that are not epics are work, as beads offers them; epics keep docket's rule.
+    assert_eq!(get("bd-parent-task").context["container"], json!(false));
+    assert_eq!(get("bd-epic").context.get("container"), None);
+    assert!(summary.contains("parent of kind task -> container: false: 2"), "{summary}");
+
     // The id map lists every issue.
     let map = std::fs::read_to_string(ws.join(".docket/import/beads-idmap.tsv")).expect("id map");
     assert_eq!(map.lines().count(), 16, "{map}");
@@ -248,7 +253,8 @@ fn a_beads_export_comes_over_whole_and_a_second_import_changes_nothing() {
 /// docs/import.md's rules on the input, independently of the importer: an issue is ready when
 /// its status maps to open (open, blocked, deferred, pinned, unknown), no blocker (`blocks`,
 /// `conditional-blocks`) of it or of an ancestor is active (maps to open or in progress), and
-/// it has no active child (a parent of open work is a container).
+/// it is not an epic with an active child (an epic of open work is a container; any other
+/// parent is imported as work, `container: false`, as `bd ready` offers it).
 fn expected_ready(lines: &[String], id: &dyn Fn(&str) -> String) -> BTreeSet<String> {
     let mut issues: HashMap<String, Value> = HashMap::new();
     for l in lines {
@@ -281,7 +287,8 @@ fn expected_ready(lines: &[String], id: &dyn Fn(&str) -> String) -> BTreeSet<Str
             held |= edges(&x, &["blocks", "conditional-blocks"]).iter().any(|b| active(b));
             at = parent(&x).map(|p| issues[&p].clone());
         }
-        let container = issues.values().any(|c| parent(c).as_deref() == Some(old) && active(c["id"].as_str().unwrap()));
+        let container = v["issue_type"] == "epic"
+            && issues.values().any(|c| parent(c).as_deref() == Some(old) && active(c["id"].as_str().unwrap()));
         if open(v) && !held && !container {
             out.insert(id(old));
         }

@@ -648,8 +648,13 @@ pub enum Daily {
     Reopen(IdArgs),
     /// Edit an issue's file in $VISUAL or $EDITOR; saved only if its frontmatter still parses.
     Edit(IdArgs),
-    /// What to pick up next: open issues nothing blocks, unassigned (or --assignee's), highest
-    /// priority first, then oldest (issues_ready).
+    /// What to pick up next: open issues nothing blocks that are not containers, unassigned (plus
+    /// --assignee's own), highest priority first, then oldest (issues_ready).
+    ///
+    /// A container is an issue with open or in-progress children, or one whose wranglerContext
+    /// says `container: true`; `container: false` offers a parent as work even while it has open
+    /// children.
+    #[command(mut_arg("assignee", |a| a.help("Add this person's issues to the unassigned ones (it does not narrow the list to theirs)")))]
     Ready(super::graph::ReadyArgs),
     /// Make an issue wait for others: `docket block ID --by ID...` (issues_update blockedBy).
     Block(super::graph::BlockArgs),

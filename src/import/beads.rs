@@ -71,6 +71,14 @@ pub(super) fn read(path: &Path) -> Result<Read, String> {
         let issue = incoming(&object, id, &mut read);
         read.issues.push(issue);
     }
+    // `bd ready` offers a parent whatever its children, docket holds back a parent of open work
+    // as a container: an epic stays one, any other parent is marked as work (docs/import.md).
+    let parents: std::collections::HashSet<String> =
+        read.issues.iter().flat_map(|i| i.parents.iter().cloned()).collect();
+    for issue in read.issues.iter_mut().filter(|i| parents.contains(&i.old_id) && i.kind != "epic") {
+        issue.new.context.insert("container".into(), Value::Bool(false));
+        *read.mapped.entry(format!("parent of kind {} -> container: false", issue.kind)).or_default() += 1;
+    }
     Ok(read)
 }
 

@@ -52,7 +52,8 @@ pub struct Graph {
     blocks: HashMap<String, Vec<(String, Status)>>,
     /// Issue -> its parent (keys).
     parent: HashMap<String, String>,
-    /// Issues with an open or in-progress child: epics, not offered as work.
+    /// Issues with an open or in-progress child: containers, not offered as work, unless they
+    /// say otherwise (`wranglerContext.container: false`).
     epics: HashSet<String>,
     /// Issues with an active blocker, their own or an ancestor's.
     blocked: HashSet<String>,
@@ -131,9 +132,10 @@ impl Graph {
                 if g.blocked.contains(&k) {
                     g.open_blocked += 1;
                     continue;
-                } else if g.epics.contains(&k) {
-                    continue;
                 }
+            }
+            if !g.offered(m) {
+                continue;
             }
             ready.push((Graph::rank_key(m), m));
         }
@@ -278,11 +280,21 @@ impl Graph {
                 row.1 = new.status();
             }
         }
-        if new.status() == Status::Open && new.frontmatter() && !self.blocked.contains(&k) && !self.epics.contains(&k) {
+        if new.status() == Status::Open && new.frontmatter() && !self.blocked.contains(&k) && self.offered(new) {
             let at = self.ready_at(new);
             let unblocks = self.unblocks(new.id());
             self.ready.insert(at, (new.clone(), unblocks));
             *self.ready_holders.entry(holder(new).map(str::to_string)).or_default() += 1;
+        }
+    }
+
+    /// Whether an unblocked open issue is offered as work, not held as a container: its own
+    /// `container` says so when it has one; else it is work unless it has an open or in-progress
+    /// child.
+    fn offered(&self, r: &Record) -> bool {
+        match r.container() {
+            Some(container) => !container,
+            None => self.epics.is_empty() || !self.epics.contains(&key(r.id())),
         }
     }
 
