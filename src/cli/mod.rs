@@ -142,7 +142,7 @@ impl Core {
             .enable_all()
             .build()
             .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-        let app = App::load(ws, &[]).map_err(|e| e.to_string())?;
+        let app = App::load_one_shot(ws).map_err(|e| e.to_string())?;
         Ok(Core {
             runtime,
             app,
@@ -256,10 +256,11 @@ impl Drop for Core {
                 parts.join(" and ")
             );
         }
-        // The process ends with the command: its index is saved for the next one, then left to
-        // the exit rather than freed record by record (at 10,000 issues that took longer than
-        // the command's own work, before its output was shown).
-        self.app.store.flush();
+        // The process ends with the command: its index is saved for the next one when it drifted
+        // from the last snapshot by many files, then left to the exit rather than freed record
+        // by record (at 10,000 issues that took longer than the command's own work, before its
+        // output was shown).
+        self.app.store.finish();
         std::mem::forget(Arc::clone(&self.app.store));
     }
 }

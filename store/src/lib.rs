@@ -49,13 +49,21 @@ pub struct StoreOptions {
     pub ttl: Duration,
     /// Number new ids above every git branch head and worktree (see `crate::git::ids`).
     pub branch_aware_ids: bool,
+    /// The process answers one command and exits (the CLI): no thread saves the snapshot in the
+    /// background, [`Store::finish`] saves it at the end only when it drifted by many files, and
+    /// the parallel scans use at most [`ONE_SHOT_THREADS`] threads.
+    pub one_shot: bool,
 }
 
 impl Default for StoreOptions {
     fn default() -> Self {
-        StoreOptions { cache: true, ttl: Duration::from_secs(60), branch_aware_ids: true }
+        StoreOptions { cache: true, ttl: Duration::from_secs(60), branch_aware_ids: true, one_shot: false }
     }
 }
+
+/// Threads a one-shot process scans with: the snapshot is decoded while the folders are listed,
+/// and a pool of one per core on a big machine costs more to start than a warm call's work.
+pub const ONE_SHOT_THREADS: usize = 2;
 
 pub struct Store {
     ws: Workspace,
@@ -65,6 +73,7 @@ pub struct Store {
     /// Held by whoever makes the full-text index's pending pass over the files (one at a time).
     text_builder: Arc<Mutex<()>>,
     branch_aware_ids: bool,
+    one_shot: bool,
 }
 
 impl Drop for Store {
@@ -75,6 +84,10 @@ impl Drop for Store {
 
 impl Store {
     pub fn open(ws: Workspace, opts: StoreOptions) -> Store {
+        if opts.one_shot {
+            // Fails when a pool already runs (a second store in the process): that one is kept.
+            let _ = rayon::ThreadPoolBuilder::new().num_threads(ONE_SHOT_THREADS).build_global();
+        }
         let index = Arc::new(Mutex::new(Index::new(ws.clone(), opts.cache, opts.ttl)));
         Store {
             ws,
@@ -82,6 +95,7 @@ impl Store {
             saver: Mutex::new(None),
             text_builder: Arc::new(Mutex::new(())),
             branch_aware_ids: opts.branch_aware_ids,
+            one_shot: opts.one_shot,
         }
     }
 
@@ -108,7 +122,7 @@ impl Store {
             }
             Err(e) => Err(e),
         };
-        if std::mem::take(&mut index.save_wanted) {
+        if std::mem::take(&mut index.save_wanted) && !self.one_shot {
             self.save_in_background();
         }
         result.map(|cached| (index, cached))
