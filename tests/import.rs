@@ -338,6 +338,7 @@ fn a_backlog_md_project_comes_over_whole_and_a_second_import_changes_nothing() {
         "back-6 - Done.md",
         "---\nid: BACK-6\ntitle: Done one\nstatus: Done\nassignee: []\ncreated_date: '2025-06-01'\nupdated_date: '2025-06-02 08:00'\nlabels: []\ndependencies: []\n---\n\nDone.\n",
     );
+    task(&b.join("completed"), "task-6 - Twin.md", "---\nid: task-6\ntitle: The same task under the old prefix\n---\n");
     task(
         &b.join("drafts"),
         "draft-1 - Idea.md",
@@ -356,6 +357,7 @@ fn a_backlog_md_project_comes_over_whole_and_a_second_import_changes_nothing() {
     assert!(!summary.contains("readme.md"), "{summary}");
     assert!(summary.contains("BACK-1 blocks BACK-99"), "{summary}");
     assert!(summary.contains("BACK-3: status `Waiting`"), "{summary}");
+    assert!(summary.contains("task-6: the same id as an issue read before it"), "{summary}");
 
     let issues = imported(ws);
     assert_eq!(issues.len(), 7, "{:?}", issues.keys());
@@ -391,7 +393,7 @@ fn a_backlog_md_project_comes_over_whole_and_a_second_import_changes_nothing() {
 
     let after = common::snapshot(ws);
     let again = run(ws, &["import", "backlog", path]);
-    assert!(again.contains("7 already imported"), "{again}");
+    assert!(again.contains("8 already imported"), "{again}");
     assert_eq!(common::snapshot_diff(&after, &common::snapshot(ws)), Vec::<String>::new());
 }
 

@@ -113,13 +113,18 @@ pub fn run(store: &Store, source: Source, path: &Path, dry_run: bool) -> Result<
 
 /// Old id key -> docket ID of every issue an earlier import from `source` brought.
 fn imported_already(store: &Store, source: Source) -> Result<HashMap<String, String>, StoreError> {
+    Ok(imported_from(store, source)?.into_iter().map(|(old, id)| (source.key(&old), id)).collect())
+}
+
+/// (old id, docket ID) of every issue of the workspace imported from `source`.
+fn imported_from(store: &Store, source: Source) -> Result<Vec<(String, String)>, StoreError> {
     let prefix = format!("{}:", source.name());
     let all = store.list(&IssueFilter::default(), SortField::Created, SortOrder::Asc)?.value;
     Ok(all
         .iter()
         .filter_map(|m| {
             let from = m.context.get(IMPORTED_FROM)?.as_str()?.strip_prefix(&prefix)?;
-            Some((source.key(from), m.id.clone()))
+            Some((from.to_string(), m.id.clone()))
         })
         .collect())
 }
@@ -132,15 +137,7 @@ const IMPORTED_FROM: &str = "importedFrom";
 /// only when it changed.
 fn write_id_map(store: &Store, source: Source) -> Result<PathBuf, StoreError> {
     let ws = store.workspace();
-    let prefix = format!("{}:", source.name());
-    let all = store.list(&IssueFilter::default(), SortField::Created, SortOrder::Asc)?.value;
-    let mut rows: Vec<(String, String)> = all
-        .iter()
-        .filter_map(|m| {
-            let from = m.context.get(IMPORTED_FROM)?.as_str()?.strip_prefix(&prefix)?;
-            Some((from.to_string(), m.id.clone()))
-        })
-        .collect();
+    let mut rows = imported_from(store, source)?;
     rows.sort();
     let mut text = format!("{}\tdocket\n", source.name());
     for (old, new) in rows {
@@ -173,6 +170,12 @@ impl Plan {
         let read_count = incoming.len();
         let fresh: Vec<Incoming> =
             incoming.into_iter().filter(|i| !existing.contains_key(&source.key(&i.old_id))).collect();
+        // Two issues of the input that one id names (Backlog.md's `task-5` and `BACK-5`): the
+        // first is imported, the other reported.
+        let mut seen = std::collections::HashSet::new();
+        let (fresh, twins): (Vec<Incoming>, Vec<Incoming>) =
+            fresh.into_iter().partition(|i| seen.insert(source.key(&i.old_id)));
+        read.skipped.extend(twins.iter().map(|t| format!("{}: the same id as an issue read before it", t.old_id)));
         let place: HashMap<String, usize> = fresh.iter().enumerate().map(|(n, i)| (source.key(&i.old_id), n)).collect();
         let link = |old: &str| -> Option<Link> {
             let k = source.key(old);
@@ -181,7 +184,7 @@ impl Plan {
         let mut plan = Plan {
             batch: Vec::with_capacity(fresh.len()),
             read_count,
-            already: read_count - fresh.len(),
+            already: read_count - fresh.len() - twins.len(),
             kinds: BTreeMap::new(),
             read,
             edges: BTreeMap::new(),
@@ -244,7 +247,7 @@ impl Plan {
         let verb = if dry_run { "Would create" } else { "Creating" };
         let _ = writeln!(
             out,
-            "docket import {} {}: {} issue(s) read, {} skipped as unreadable, {} already imported (left as they are). {verb} {}.",
+            "docket import {} {}: {} issue(s) read, {} skipped (see below), {} already imported (left as they are). {verb} {}.",
             source.name(),
             path.display(),
             self.read_count,
