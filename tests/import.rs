@@ -204,9 +204,9 @@ fn a_beads_export_comes_over_whole_and_a_second_import_changes_nothing() {
         assert!(text.contains(part), "{part:?} not in:\n{text}");
     }
     assert!(body(get("bd-b")).contains("## Close Reason\n\nDone by hand"));
-    assert_eq!(get("bd-a").created_at, "2026-01-02T03:04:05.000Z");
-    assert_eq!(get("bd-a").updated_at, "2026-01-03T01:04:05.000Z");
-    assert_eq!(get("bd-b").closed_at.as_deref(), Some("2026-01-04T00:00:00.000Z"));
+    assert_eq!(get("bd-a").created_at, "2026-01-02T03:04:05Z", "a UTC time as it was written");
+    assert_eq!(get("bd-a").updated_at, "2026-01-03T01:04:05.000Z", "another offset, in UTC");
+    assert_eq!(get("bd-b").closed_at.as_deref(), Some("2026-01-04T00:00:00Z"));
 
     // Edges: blocks -> blockedBy, parent-child -> parentTaskId, the rest kept as data.
     assert_eq!(get("bd-epic.1").blocked_by, [id("bd-a")]);
@@ -410,4 +410,27 @@ fn an_unreadable_source_is_an_error_naming_what_to_pass() {
         err.contains("cannot read /nonexistent/.beads/issues.jsonl") || err.contains("cannot read /nonexistent/.beads"),
         "{err}"
     );
+}
+
+#[test]
+fn an_import_that_cannot_write_a_file_writes_none() {
+    let dir = common::workspace();
+    let ws = dir.path();
+    let input = tempfile::tempdir().expect("temp dir");
+    let jsonl = input.path().join("issues.jsonl");
+    std::fs::write(&jsonl, beads_lines().join("\n")).unwrap();
+    // The folder of closed issues a link out of the workspace, which docket refuses to write
+    // through: the fifth issue (closed) cannot be written, after four open ones were.
+    let archived = ws.join(".docket/issues/archived");
+    let _ = std::fs::remove_dir(&archived);
+    std::os::unix::fs::symlink(input.path(), &archived).unwrap();
+    let before = common::snapshot(ws);
+    let out = common::docket(ws, &["import", "beads", jsonl.to_str().unwrap()]);
+    assert!(!out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("archived"), "{out:?}");
+    assert_eq!(common::snapshot_diff(&before, &common::snapshot(ws)), Vec::<String>::new(), "nothing stays written");
+
+    std::fs::remove_file(&archived).unwrap();
+    run(ws, &["import", "beads", jsonl.to_str().unwrap()]);
+    assert_eq!(imported(ws).len(), 15);
 }

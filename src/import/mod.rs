@@ -300,12 +300,16 @@ impl Plan {
     }
 }
 
-/// An old tracker's time as docket writes times (RFC 3339 UTC with milliseconds): RFC 3339 with
-/// any offset, or a date with an optional `HH:MM[:SS]` taken as UTC (Backlog.md's).
+/// An old tracker's time for docket's frontmatter: RFC 3339 in UTC (`...Z`, beads' own) as it
+/// is written; RFC 3339 with another offset, or a date with an optional `HH:MM[:SS]` taken as UTC
+/// (Backlog.md's), as docket writes times (UTC, milliseconds), so that times sort as text.
 pub(crate) fn timestamp(s: &str) -> Option<String> {
     use chrono::{NaiveDate, NaiveDateTime, SecondsFormat, Utc};
     let s = s.trim();
     if let Ok(t) = chrono::DateTime::parse_from_rfc3339(s) {
+        if s.ends_with(['Z', 'z']) && s.is_char_boundary(19) && s.as_bytes()[10] == b'T' {
+            return Some(s.to_string());
+        }
         return Some(t.with_timezone(&Utc).to_rfc3339_opts(SecondsFormat::Millis, true));
     }
     let naive = ["%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M"]

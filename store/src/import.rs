@@ -45,8 +45,9 @@ impl Store {
     /// Creates every issue of `batch` in one hold of the workspace lock, numbered in batch order
     /// (per collection) above the highest id of the workspace and of every git branch; returns
     /// their metadata in batch order. A blocker or parent naming a place outside the batch is
-    /// refused before anything is written. Cycles are not checked here: a cycle the old tracker
-    /// had is written as it was, and `graph_problems` reports it.
+    /// refused before anything is written, and a file that cannot be written takes back the
+    /// ones written before it. Cycles are not checked here: a cycle the old tracker had is
+    /// written as it was, and `graph_problems` reports it.
     pub fn import(&self, batch: Vec<Imported>) -> Result<Vec<IssueMeta>, StoreError> {
         let _lock = WorkspaceLock::acquire(&self.ws)?;
         let (index, _) = self.fresh()?;
@@ -125,11 +126,23 @@ impl Store {
             });
         }
         let root = Root::workspace(&self.ws)?;
-        for (meta, item) in metas.iter().zip(&batch) {
-            if let Some(dir) = meta.path.parent() {
-                files::ensure_inside(&self.ws, dir)?;
+        for (n, (meta, item)) in metas.iter().zip(&batch).enumerate() {
+            let written = match meta.path.parent() {
+                Some(dir) => files::ensure_inside(&self.ws, dir),
+                None => Ok(()),
             }
-            root.create_atomic(&meta.path, frontmatter::render_new(meta, &item.new.description).as_bytes())?;
+            .and_then(|()| {
+                root.create_atomic(&meta.path, frontmatter::render_new(meta, &item.new.description).as_bytes())
+            });
+            if let Err(e) = written {
+                // All or nothing: the files written link to ids of the batch that would never
+                // exist, and a second import would number those issues anew.
+                for done in &metas[..n] {
+                    let _ = root.remove_file(&done.path);
+                    self.lock().forget(&done.path);
+                }
+                return Err(e);
+            }
             self.lock().upsert(meta.clone(), &item.new.description);
         }
         drop(branch_locks);
