@@ -1,11 +1,15 @@
-//! Whole dependency chains: issues_get names every open blocker down the chain (and what each
-//! blocks) and everything the issue holds back down the chain, capped with "+N more"; `docket
-//! tree` draws both chains as indented trees. One call, however deep (beads' chains are 10-11).
+//! The work graph of issue 41. Whole dependency chains: issues_get names every open blocker down
+//! the chain (and what each blocks) and everything the issue holds back down the chain, capped
+//! with "+N more"; `docket tree` draws both chains as indented trees. One call, however deep
+//! (beads' chains are 10-11). Containers chosen per issue: a parent of open work is not offered
+//! as ready (the default), `wranglerContext.container: false` offers it all the same, and
+//! `container: true` holds back an issue with no children at all; a running server follows each
+//! change made by another process.
 
 mod common;
 
 use docket::store::{IssuePatch, IssueType, NewIssue, Priority, Status, Store, StoreOptions, Workspace};
-use serde_json::{Map, json};
+use serde_json::{Map, Value, json};
 
 fn new(title: &str, blocked_by: Vec<String>) -> NewIssue {
     NewIssue {
@@ -20,6 +24,12 @@ fn new(title: &str, blocked_by: Vec<String>) -> NewIssue {
         context: Map::new(),
         blocked_by,
     }
+}
+
+fn child_of(parent: &str, title: &str) -> NewIssue {
+    let mut issue = new(title, vec![]);
+    issue.context.insert("parentTaskId".into(), json!(parent));
+    issue
 }
 
 /// ISS-000001 <- ISS-000002 <- ... <- ISS-000012: each blocked by the one before.
@@ -86,4 +96,46 @@ fn docket_tree_draws_both_chains_as_trees() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("  blocks (the whole chain):\n"), "{text}");
     assert!(text.contains(&format!("\n{}{} open Step 12\n", " ".repeat(4 + 2 * 10), ids[11])), "{text}");
+}
+
+fn set_container(store: &Store, id: &str, value: Option<bool>) {
+    let patch = match value {
+        Some(v) => IssuePatch { set_context: vec![("container".into(), Value::Bool(v))], ..IssuePatch::default() },
+        None => IssuePatch { remove_context: vec!["container".into()], ..IssuePatch::default() },
+    };
+    store.update(id, patch).expect("update");
+}
+
+async fn ready(c: &common::Client) -> Vec<String> {
+    let out = common::structured(&common::call(c, "issues_ready", json!({})).await);
+    let mut ids: Vec<String> = out["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_str().unwrap().split(' ').next().unwrap().to_string())
+        .collect();
+    ids.sort();
+    ids
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn containers_are_chosen_per_issue() {
+    let dir = common::workspace();
+    let store = Store::open(Workspace::at(dir.path()).expect("workspace"), StoreOptions::default());
+    let parent = store.create(new("Parent", vec![])).unwrap().meta.id;
+    let child = store.create(child_of(&parent, "Child")).unwrap().meta.id;
+    let lone = store.create(new("Lone", vec![])).unwrap().meta.id;
+    let c = common::start(dir.path()).await;
+    assert_eq!(ready(&c).await, [child.clone(), lone.clone()], "a parent of open work is held back");
+
+    set_container(&store, &parent, Some(false));
+    assert_eq!(ready(&c).await, [parent.clone(), child.clone(), lone.clone()], "container: false offers it");
+
+    set_container(&store, &lone, Some(true));
+    assert_eq!(ready(&c).await, [parent.clone(), child.clone()], "container: true holds it back");
+
+    set_container(&store, &lone, None);
+    set_container(&store, &parent, None);
+    assert_eq!(ready(&c).await, [child, lone], "without the key, the default again");
+    c.cancel().await.unwrap();
 }

@@ -348,62 +348,28 @@ impl Graph {
     /// each of those (and of their ancestors), level by level, each once; at most `cap` of them,
     /// and how many more there are.
     pub fn blocker_chain(&self, id: &str, own: Option<&[String]>, cap: usize) -> (Vec<ChainLink>, usize) {
-        let mut seen: HashSet<String> = HashSet::from([key(id)]);
-        let mut out: Vec<ChainLink> = Vec::new();
-        let mut level: Vec<(String, Option<String>, bool)> = self
-            .open_blockers(id, own)
-            .into_iter()
-            .map(|(b, via)| {
-                let parent = via.is_some();
-                (b, via, parent)
-            })
-            .collect();
-        for _ in 0..MAX_DEPTH {
-            let mut next = Vec::new();
-            for (b, via, parent) in level {
-                if !seen.insert(key(&b)) {
-                    continue;
-                }
-                for (deeper, from_parent) in self.open_blockers(&b, None) {
-                    let parent = from_parent.is_some();
-                    next.push((deeper, Some(from_parent.unwrap_or_else(|| b.clone())), parent));
-                }
-                out.push(ChainLink { id: b, via, via_parent: parent });
-            }
-            if next.is_empty() {
-                break;
-            }
-            level = next;
-        }
-        let more = out.len().saturating_sub(cap);
-        out.truncate(cap);
-        (out, more)
+        let link = |b: String, via: Option<String>| ChainLink { id: b, via_parent: via.is_some(), via };
+        let first = self.open_blockers(id, own).into_iter().map(|(b, via)| link(b, via)).collect();
+        breadth_first(id, first, cap, |at| {
+            let own = |b: String, via: Option<String>| match via {
+                Some(p) => link(b, Some(p)),
+                None => ChainLink { id: b, via: Some(at.to_string()), via_parent: false },
+            };
+            self.open_blockers(at, None).into_iter().map(|(b, via)| own(b, via)).collect()
+        })
     }
 
     /// The whole chain of what `id` holds back, breadth first: the issues it blocks (any
     /// status), then the ones those block, level by level, each once; at most `cap` of them, and
     /// how many more there are.
     pub fn blocks_chain(&self, id: &str, cap: usize) -> (Vec<ChainLink>, usize) {
-        let mut seen: HashSet<String> = HashSet::from([key(id)]);
-        let mut out: Vec<ChainLink> = Vec::new();
-        let mut level: Vec<(String, Option<String>)> = self.blocks(id).iter().map(|(b, _)| (b.clone(), None)).collect();
-        for _ in 0..MAX_DEPTH {
-            let mut next = Vec::new();
-            for (b, via) in level {
-                if !seen.insert(key(&b)) {
-                    continue;
-                }
-                next.extend(self.blocks(&b).iter().map(|(d, _)| (d.clone(), Some(b.clone()))));
-                out.push(ChainLink { id: b, via, via_parent: false });
-            }
-            if next.is_empty() {
-                break;
-            }
-            level = next;
-        }
-        let more = out.len().saturating_sub(cap);
-        out.truncate(cap);
-        (out, more)
+        let link = |b: &str, via: Option<&str>| ChainLink {
+            id: b.to_string(),
+            via: via.map(str::to_string),
+            via_parent: false,
+        };
+        let first = self.blocks(id).iter().map(|(b, _)| link(b, None)).collect();
+        breadth_first(id, first, cap, |at| self.blocks(at).iter().map(|(b, _)| link(b, Some(at))).collect())
     }
 
     /// The issues `id` blocks (any status), in ID order.
@@ -492,6 +458,36 @@ impl Graph {
         out.sort();
         out
     }
+}
+
+/// The links reached from `first`, then from each of them through `next`, level by level, each
+/// issue once (never `id` itself), at most [`MAX_DEPTH`] levels: the first `cap`, and how many
+/// more.
+fn breadth_first(
+    id: &str,
+    first: Vec<ChainLink>,
+    cap: usize,
+    next: impl Fn(&str) -> Vec<ChainLink>,
+) -> (Vec<ChainLink>, usize) {
+    let mut seen: HashSet<String> = HashSet::from([key(id)]);
+    let mut out: Vec<ChainLink> = Vec::new();
+    let mut level = first;
+    for _ in 0..MAX_DEPTH {
+        let mut deeper = Vec::new();
+        for link in level {
+            if seen.insert(key(&link.id)) {
+                deeper.extend(next(&link.id));
+                out.push(link);
+            }
+        }
+        if deeper.is_empty() {
+            break;
+        }
+        level = deeper;
+    }
+    let more = out.len().saturating_sub(cap);
+    out.truncate(cap);
+    (out, more)
 }
 
 #[cfg(test)]
