@@ -139,3 +139,19 @@ async fn containers_are_chosen_per_issue() {
     assert_eq!(ready(&c).await, [child, lone], "without the key, the default again");
     c.cancel().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_chain_goes_through_parents_too() {
+    let dir = common::workspace();
+    let store = Store::open(Workspace::at(dir.path()).expect("workspace"), StoreOptions::default());
+    let first = store.create(new("First", vec![])).unwrap().meta.id;
+    let second = store.create(new("Second", vec![first.clone()])).unwrap().meta.id;
+    let epic = store.create(new("Epic", vec![second.clone()])).unwrap().meta.id;
+    let task = store.create(child_of(&epic, "Task")).unwrap().meta.id;
+    drop(store);
+    let c = common::start(dir.path()).await;
+    let got = common::structured(&common::call(&c, "issues_get", json!({"id": task})).await);
+    let want = json!([format!("{second} (via parent {epic})"), format!("{first} (blocks {second})")]);
+    assert_eq!(got["issue"]["openBlockers"], want, "{got}");
+    c.cancel().await.unwrap();
+}
