@@ -146,6 +146,8 @@ fn a_beads_export_comes_over_whole_and_a_second_import_changes_nothing() {
     std::fs::create_dir_all(&beads).unwrap();
     std::fs::write(beads.join("issues.jsonl"), beads_lines().join("\n")).unwrap();
     let beads_dir = beads.to_str().unwrap();
+    // The project holding .beads/ is read the same as the folder itself.
+    let project = input.path().to_str().unwrap();
 
     let before = common::snapshot(ws);
     let dry = run(ws, &["import", "beads", beads_dir, "--dry-run"]);
@@ -245,7 +247,7 @@ fn a_beads_export_comes_over_whole_and_a_second_import_changes_nothing() {
 
     // A second import of the same input changes no byte.
     let after = common::snapshot(ws);
-    let again = run(ws, &["import", "beads", beads_dir]);
+    let again = run(ws, &["import", "beads", project]);
     assert!(again.contains("15 already imported"), "{again}");
     assert_eq!(common::snapshot_diff(&after, &common::snapshot(ws)), Vec::<String>::new());
 }
@@ -404,12 +406,12 @@ fn an_unreadable_source_is_an_error_naming_what_to_pass() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("holds no backlog/tasks") && err.contains("Pass the Backlog.md project"), "{err}");
-    let out = common::docket(dir.path(), &["import", "beads", "/nonexistent/.beads"]);
+    let out = common::docket(dir.path(), &["import", "beads", "/nonexistent/issues.jsonl"]);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("cannot read /nonexistent/.beads/issues.jsonl") || err.contains("cannot read /nonexistent/.beads"),
-        "{err}"
-    );
+    assert!(err.contains("cannot read /nonexistent/issues.jsonl") && err.contains("Pass a .beads/ folder"), "{err}");
+    let out = common::docket(dir.path(), &["import", "beads", dir.path().to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("holds none of issues.jsonl, beads.jsonl, .beads/issues.jsonl"), "{err}");
 }
 
 #[test]

@@ -75,7 +75,8 @@ pub struct ImportArgs {
     /// The tracker the issues come from.
     #[arg(value_enum)]
     pub source: crate::import::Source,
-    /// beads: a .beads/ folder or a JSONL export; backlog: the project (or its backlog/ folder).
+    /// beads: a .beads/ folder, the project holding it, or a JSONL export; backlog: the project
+    /// (or its backlog/ folder).
     pub path: PathBuf,
     /// Print what would be imported and how it maps; write nothing.
     #[arg(long)]

@@ -33,12 +33,26 @@ const READ: [&str; 17] = [
     "priority",
 ];
 
-/// The issues of `path`: a `.beads/` folder (its `issues.jsonl`) or a JSONL file.
+/// Where beads keeps its export in a folder: `issues.jsonl`, or `beads.jsonl` before it was
+/// renamed; in the `.beads/` folder or in the project holding it.
+const EXPORTS: [&str; 4] = ["issues.jsonl", "beads.jsonl", ".beads/issues.jsonl", ".beads/beads.jsonl"];
+
+/// The issues of `path`: a `.beads/` folder (its export), the project holding one, or a JSONL
+/// file.
 pub(super) fn read(path: &Path) -> Result<Read, String> {
-    let file = if path.is_dir() { path.join("issues.jsonl") } else { path.to_path_buf() };
+    let file = match path.is_dir() {
+        true => EXPORTS.iter().map(|name| path.join(name)).find(|f| f.is_file()).ok_or_else(|| {
+            format!(
+                "{} holds none of {}. Pass a .beads/ folder, the project holding it, or a JSONL export (`bd export -o issues.jsonl` writes one).",
+                path.display(),
+                EXPORTS.join(", ")
+            )
+        })?,
+        false => path.to_path_buf(),
+    };
     let text = std::fs::read_to_string(&file).map_err(|e| {
         format!(
-            "cannot read {}: {e}. Pass a .beads/ folder holding issues.jsonl, or the JSONL file itself (`bd export -o issues.jsonl` writes one).",
+            "cannot read {}: {e}. Pass a .beads/ folder, the project holding it, or a JSONL export (`bd export -o issues.jsonl` writes one).",
             file.display()
         )
     })?;
