@@ -144,7 +144,8 @@ fn a_beads_export_comes_over_whole_and_a_second_import_changes_nothing() {
     let input = tempfile::tempdir().expect("temp dir");
     let beads = input.path().join(".beads");
     std::fs::create_dir_all(&beads).unwrap();
-    std::fs::write(beads.join("issues.jsonl"), beads_lines().join("\n")).unwrap();
+    // With a byte order mark, as some editors save it.
+    std::fs::write(beads.join("issues.jsonl"), format!("\u{feff}{}", beads_lines().join("\n"))).unwrap();
     let beads_dir = beads.to_str().unwrap();
     // The project holding .beads/ is read the same as the folder itself.
     let project = input.path().to_str().unwrap();
@@ -320,7 +321,7 @@ fn a_backlog_md_project_comes_over_whole_and_a_second_import_changes_nothing() {
     task(
         &b.join("tasks"),
         "back-2 - Second.md",
-        "---\nid: BACK-2\ntitle: Second\nstatus: In Progress\nassignee: [@ann, \"carl\"]\ncreated_date: 2025-07-01 10:00\nlabels: []\ndependencies: []\n---\n\n## Description\n\nTwo.\n",
+        "\u{feff}---\nid: BACK-2\ntitle: Second\nstatus: In Progress\nassignee: [@ann, \"carl\"]\ncreated_date: 2025-07-01 10:00\nlabels: []\ndependencies: []\n---\n\n## Description\n\nTwo.\n",
     );
     task(
         &b.join("tasks"),

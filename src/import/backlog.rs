@@ -172,7 +172,7 @@ fn strings(v: Option<&Yaml>) -> Vec<String> {
 
 fn task(file: &Path, folder: Folder, read: &mut Read) -> Result<Incoming, String> {
     let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read it ({e})"))?;
-    let (yaml, body) = split(&text)?;
+    let (yaml, body) = split(text.trim_start_matches('\u{feff}'))?;
     let fm: serde_yaml::Mapping = match serde_yaml::from_str::<Yaml>(&as_backlog_reads_it(yaml)) {
         Ok(Yaml::Mapping(m)) => m,
         Ok(_) => return Err("its frontmatter is not a mapping".into()),

@@ -58,7 +58,7 @@ pub(super) fn read(path: &Path) -> Result<Read, String> {
     })?;
     let mut read = Read::default();
     let mut seen = std::collections::HashSet::new();
-    for (n, line) in text.lines().enumerate() {
+    for (n, line) in text.trim_start_matches('\u{feff}').lines().enumerate() {
         let at = format!("{}:{}", file.display(), n + 1);
         if line.trim().is_empty() {
             continue;
