@@ -11,7 +11,7 @@ use crate::error_memory::ErrorMemory;
 use crate::generated::TOOLS;
 use crate::handlers::Handlers;
 use crate::server::DocketServer;
-use crate::store::{Store, Workspace};
+use crate::store::{Store, StoreOptions, Workspace};
 
 /// The core every front end drives.
 #[derive(Clone)]
@@ -30,7 +30,22 @@ const WRITES_BUFFER: usize = 256;
 impl App {
     /// Opens `ws` with the settings of `config` (see [`Config::load`]).
     pub fn open(ws: Workspace, config: Config) -> App {
-        let store = Arc::new(Store::open(ws, config.store_options()).with_claims_remote(config.claims_remote.clone()));
+        let options = config.store_options();
+        App::open_with(ws, config, options)
+    }
+
+    /// [`App::load`] for a process that answers one command and exits (the CLI): no thread
+    /// left to save the index, the snapshot saved at the end only when it drifted by many files
+    /// ([`Store::finish`]), blocking work run on the caller's thread ([`crate::util::blocking`]).
+    pub fn load_one_shot(ws: Workspace) -> Result<App, crate::config::ConfigError> {
+        let config = Config::load(&ws.dir, &[])?;
+        let options = StoreOptions { one_shot: true, ..config.store_options() };
+        crate::util::run_blocking_inline();
+        Ok(App::open_with(ws, config, options))
+    }
+
+    fn open_with(ws: Workspace, config: Config, options: StoreOptions) -> App {
+        let store = Arc::new(Store::open(ws, options).with_claims_remote(config.claims_remote.clone()));
         let memory = Arc::new(ErrorMemory::open(&store.workspace().dir, config.memory_settings()));
         let handlers =
             Arc::new(Handlers::new(Arc::clone(&store), Arc::clone(&memory), config.limits, config.read_only));

@@ -442,6 +442,7 @@ impl Config {
             cache: self.cache,
             ttl: Duration::from_secs(self.cache_ttl_seconds),
             branch_aware_ids: self.branch_aware_ids,
+            one_shot: false,
         }
     }
 

@@ -16,6 +16,7 @@ pub mod config;
 pub mod doctor;
 pub mod error_memory;
 pub mod handlers;
+pub mod import;
 pub mod runtime;
 pub mod server;
 pub mod transport;

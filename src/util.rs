@@ -45,13 +45,34 @@ pub fn json_kind(v: &Value) -> &'static str {
     }
 }
 
+/// Set once by a process that answers one command on one thread ([`run_blocking_inline`]).
+static INLINE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// From now on [`blocking`] and [`spawn_blocking`] run their work on the caller's thread: for a
+/// one-shot command on a current-thread runtime, where nothing else waits for the thread and a
+/// pool thread only costs its start and, at the runtime's end, its join.
+pub fn run_blocking_inline() {
+    INLINE.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// Runs `work` (store or file I/O, which blocks) on tokio's blocking pool, off the async worker
-/// threads; `stopped` turns a task that panicked or was cancelled into the caller's error.
+/// threads (inline after [`run_blocking_inline`]); `stopped` turns a task that panicked or was
+/// cancelled into the caller's error.
 pub async fn blocking<T: Send + 'static, E: Send + 'static>(
     work: impl FnOnce() -> Result<T, E> + Send + 'static,
     stopped: impl FnOnce(tokio::task::JoinError) -> E,
 ) -> Result<T, E> {
-    tokio::task::spawn_blocking(work).await.unwrap_or_else(|e| Err(stopped(e)))
+    spawn_blocking(work).await.unwrap_or_else(|e| Err(stopped(e)))
+}
+
+/// `tokio::task::spawn_blocking`, or `work` run here after [`run_blocking_inline`].
+pub async fn spawn_blocking<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, tokio::task::JoinError> {
+    if INLINE.load(std::sync::atomic::Ordering::Relaxed) {
+        return Ok(work());
+    }
+    tokio::task::spawn_blocking(work).await
 }
 
 /// Replaces `from` in `text`; a `{id}` in `from` stands for one word (an ID or a time), which

@@ -86,7 +86,7 @@ fn known_failure(p: &Pattern, days: i64) -> Warning {
 pub async fn preflight(memory: &Arc<ErrorMemory>, tool: &str, context: &Map<String, Value>) -> Vec<Warning> {
     let (memory, tool, context) = (Arc::clone(memory), tool.to_string(), context.clone());
     let days = memory.settings().window_days;
-    match tokio::task::spawn_blocking(move || memory.preflight(&tool, &context)).await {
+    match crate::util::spawn_blocking(move || memory.preflight(&tool, &context)).await {
         Ok(Ok(patterns)) => patterns.iter().map(|p| known_failure(p, days)).collect(),
         Ok(Err(why)) => vec![unavailable(why)],
         Err(e) => vec![unavailable(e.to_string())],
@@ -102,7 +102,7 @@ pub async fn record(
 ) -> Option<Warning> {
     let (memory, tool, context) = (Arc::clone(memory), tool.to_string(), context.clone());
     let (class, message) = (classify(error), error.message.clone());
-    match tokio::task::spawn_blocking(move || memory.record(&tool, class, &message, &context)).await {
+    match crate::util::spawn_blocking(move || memory.record(&tool, class, &message, &context)).await {
         Ok(Ok(())) => None,
         Ok(Err(why)) => Some(unavailable(why)),
         Err(e) => Some(unavailable(e.to_string())),

@@ -45,6 +45,11 @@ pub enum Command {
     /// commits the repair. `docket hook post-merge|post-rewrite|post-commit [HOOK ARGS]`.
     #[command(hide = true)]
     Hook(HookArgs),
+    /// Bring issues over from beads (a .beads/ folder or its issues.jsonl) or Backlog.md (a
+    /// project holding backlog/): one file per issue, the old id kept as
+    /// wranglerContext.importedFrom and in import/SOURCE-idmap.tsv; edges, statuses and
+    /// priorities mapped as docs/import.md says. Issues already imported are left as they are.
+    Import(ImportArgs),
     // Daily use (src/cli/daily.rs): search, close, reopen, edit, ready, web, completions.
     #[command(flatten)]
     Daily(Daily),
@@ -61,6 +66,21 @@ pub struct DoctorArgs {
     /// Print the problems (and changes) as JSON.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub ws: WorkspaceArg,
+}
+
+#[derive(Args, Debug)]
+pub struct ImportArgs {
+    /// The tracker the issues come from.
+    #[arg(value_enum)]
+    pub source: crate::import::Source,
+    /// beads: a .beads/ folder, the project holding it, or a JSONL export; backlog: the project
+    /// (or its backlog/ folder).
+    pub path: PathBuf,
+    /// Print what would be imported and how it maps; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
     #[command(flatten)]
     pub ws: WorkspaceArg,
 }
@@ -649,8 +669,13 @@ pub enum Daily {
     Reopen(IdArgs),
     /// Edit an issue's file in $VISUAL or $EDITOR; saved only if its frontmatter still parses.
     Edit(IdArgs),
-    /// What to pick up next: open issues nothing blocks, unassigned (or --assignee's), highest
-    /// priority first, then oldest (issues_ready).
+    /// What to pick up next: open issues nothing blocks that are not containers, unassigned (plus
+    /// --assignee's own), highest priority first, then oldest (issues_ready).
+    ///
+    /// A container is an issue with open or in-progress children, or one whose wranglerContext
+    /// says `container: true`; `container: false` offers a parent as work even while it has open
+    /// children.
+    #[command(mut_arg("assignee", |a| a.help("Add this person's issues to the unassigned ones (it does not narrow the list to theirs)")))]
     Ready(super::graph::ReadyArgs),
     /// Make an issue wait for others: `docket block ID --by ID...` (issues_update blockedBy).
     Block(super::graph::BlockArgs),

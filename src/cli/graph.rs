@@ -187,7 +187,9 @@ fn records(core: &Core, ids: &[String]) -> Result<Vec<IssueRecord>, String> {
     Ok(out)
 }
 
-/// `docket tree ID`: the issue, its parent, its children, what blocks it and what it blocks.
+/// `docket tree ID`: the issue, its parent, its children, its direct blockers, then the whole
+/// chain of what holds it back and the whole chain of what it holds back, each as an indented
+/// tree (issues_get names every link of both chains and where it hangs).
 pub(super) fn tree(core: &Core, id: &str) -> Result<String, String> {
     let (got, _) = core.call_as::<IssuesGetOutput>("issues_get", object(json!({"id": id})))?;
     let issue = got.issue;
@@ -199,38 +201,93 @@ pub(super) fn tree(core: &Core, id: &str) -> Result<String, String> {
         let status = r.status.map(|s| s.to_string()).unwrap_or_default();
         format!("{} {status} {}", r.id, r.title.clone().unwrap_or_default())
     };
+    let waits = chain(issue.open_blockers.as_deref().unwrap_or_default());
+    let holds = chain(issue.blocks.as_deref().unwrap_or_default());
+    let mut ids: Vec<String> = parent.map(str::to_string).into_iter().chain(children.iter().cloned()).collect();
+    ids.extend(issue.blocked_by.iter().flatten().cloned());
+    ids.extend(waits.links.iter().chain(&holds.links).map(|l| l.id.clone()));
+    let mut seen = std::collections::HashSet::new();
+    ids.retain(|i| seen.insert(i.to_ascii_uppercase()));
+    let found = records(core, &ids)?;
+    let shown = |id: &str| match found.iter().find(|r| r.id.eq_ignore_ascii_case(id)) {
+        Some(r) => line(r),
+        None => format!("{id} (no such issue)"),
+    };
     let mut text = format!("{}\n", line(&issue));
-    let open = issue.open_blockers.clone().unwrap_or_default();
     let groups = [
         ("parent", parent.map(|p| vec![p.to_string()]).unwrap_or_default()),
         ("children", children),
         ("blocked by", issue.blocked_by.clone().unwrap_or_default()),
-        ("blocks", issue.blocks.clone().unwrap_or_default()),
     ];
     for (name, ids) in groups {
         if ids.is_empty() {
             continue;
         }
         let _ = writeln!(text, "  {name}:");
-        let found = records(core, &ids)?;
         for id in &ids {
-            match found.iter().find(|r| r.id.eq_ignore_ascii_case(id)) {
-                Some(r) => {
-                    let _ = writeln!(text, "    {}", line(r));
-                }
-                None => {
-                    let _ = writeln!(text, "    {id} (no such issue)");
-                }
-            }
+            let _ = writeln!(text, "    {}", shown(id));
         }
     }
-    let inherited: Vec<&String> = open.iter().filter(|b| b.contains("via parent")).collect();
-    if !inherited.is_empty() {
-        let _ = writeln!(
-            text,
-            "  waits through its parent on: {}",
-            inherited.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
-        );
+    for (name, c) in [("waits on (the whole chain)", &waits), ("blocks (the whole chain)", &holds)] {
+        if c.links.is_empty() && c.more.is_none() {
+            continue;
+        }
+        let _ = writeln!(text, "  {name}:");
+        c.render(&mut text, &shown);
     }
     Ok(text)
+}
+
+/// A chain as issues_get words it (`ID`, `ID (blocks X)`, `ID (via X)`, `ID (via parent P)`,
+/// then `+N more`), as a tree: each link under the one it hangs from.
+struct Chain {
+    links: Vec<ChainEntry>,
+    more: Option<String>,
+}
+
+struct ChainEntry {
+    id: String,
+    /// The link it hangs under (`None`: the top level).
+    under: Option<String>,
+    /// What is said after the line (`via parent P`).
+    note: Option<String>,
+}
+
+fn chain(entries: &[String]) -> Chain {
+    let mut out = Chain { links: Vec::new(), more: None };
+    for e in entries {
+        if e.starts_with('+') {
+            out.more = Some(e.clone());
+            continue;
+        }
+        let (id, rest) = e.split_once(' ').unwrap_or((e, ""));
+        let rest = rest.trim().trim_start_matches('(').trim_end_matches(')');
+        let (under, note) = match rest.split_once(' ') {
+            Some(("blocks" | "via", x)) if !x.starts_with("parent ") => (Some(x.to_string()), None),
+            _ if rest.is_empty() => (None, None),
+            _ => (None, Some(rest.to_string())),
+        };
+        out.links.push(ChainEntry { id: id.to_string(), under, note });
+    }
+    out
+}
+
+impl Chain {
+    fn render(&self, text: &mut String, shown: &dyn Fn(&str) -> String) {
+        let mut stack: Vec<(&ChainEntry, usize)> =
+            self.links.iter().filter(|l| l.under.is_none()).rev().map(|l| (l, 0)).collect();
+        let mut done = std::collections::HashSet::new();
+        while let Some((l, depth)) = stack.pop() {
+            if !done.insert(l.id.as_str()) {
+                continue;
+            }
+            let note = l.note.as_deref().map(|n| format!(" ({n})")).unwrap_or_default();
+            let _ = writeln!(text, "    {}{}{note}", "  ".repeat(depth), shown(&l.id));
+            let under = |c: &&ChainEntry| c.under.as_deref().is_some_and(|u| u.eq_ignore_ascii_case(&l.id));
+            stack.extend(self.links.iter().filter(under).rev().map(|c| (c, depth + 1)));
+        }
+        if let Some(more) = &self.more {
+            let _ = writeln!(text, "    {more}");
+        }
+    }
 }

@@ -61,6 +61,7 @@ pub fn run(command: Command, top: fn() -> clap::Command) -> ExitCode {
         Command::Board(a) => Core::open(&a.ws).and_then(|core| commands::board(&core, a)),
         Command::Stats(a) => Core::open(&a.ws).and_then(|core| commands::stats(&core, a)),
         Command::GitSetup(a) => team::git_setup(a),
+        Command::Import(a) => import(a),
         Command::Doctor(a) => {
             return match team::doctor(a) {
                 Ok((text, verdict)) => match print(&text) {
@@ -91,6 +92,17 @@ pub fn run(command: Command, top: fn() -> clap::Command) -> ExitCode {
         Ok(text) => print(&text),
         Err(message) => fail(&message),
     }
+}
+
+/// `docket import`: the importer writes through the store (no tool does this; see docs/import.md).
+fn import(a: &args::ImportArgs) -> Result<String, String> {
+    // Like every write: in a linked worktree the main worktree's workspace, and with none yet,
+    // the one this first write creates.
+    let ws =
+        a.ws.resolve_or_pending()
+            .map_err(|e| format!("{e}\nRun `docket init` in your repository or pass --workspace PATH."))?;
+    let app = App::load(ws, &[]).map_err(|e| e.to_string())?;
+    crate::import::run(&app.store, a.source, &a.path, a.dry_run)
 }
 
 fn print(text: &str) -> ExitCode {
@@ -134,7 +146,7 @@ impl Core {
             .enable_all()
             .build()
             .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-        let app = App::load(ws, &[]).map_err(|e| e.to_string())?;
+        let app = App::load_one_shot(ws).map_err(|e| e.to_string())?;
         Ok(Core {
             runtime,
             app,
@@ -248,10 +260,11 @@ impl Drop for Core {
                 parts.join(" and ")
             );
         }
-        // The process ends with the command: its index is saved for the next one, then left to
-        // the exit rather than freed record by record (at 10,000 issues that took longer than
-        // the command's own work, before its output was shown).
-        self.app.store.flush();
+        // The process ends with the command: its index is saved for the next one when it drifted
+        // from the last snapshot by many files, then left to the exit rather than freed record
+        // by record (at 10,000 issues that took longer than the command's own work, before its
+        // output was shown).
+        self.app.store.finish();
         std::mem::forget(Arc::clone(&self.app.store));
     }
 }

@@ -122,20 +122,38 @@ pub fn claim(cx: &Handlers, input: IssuesClaimInput) -> ToolResult<IssuesClaimOu
     Ok(Reply::new(IssuesClaimOutput { issue: record, claimed }).with_text(text))
 }
 
-/// `record` with its open blockers (its own and its parents') and the issues it blocks.
+/// How many issues of each chain an answer names; beads' real chains are 10-11 deep, rarely wide.
+pub const CHAIN_CAP: usize = 50;
+
+/// `record` with the whole chain of its open blockers (its own, its parents', theirs) and the
+/// whole chain of the issues it blocks: a blocker beyond the first level names the issue it
+/// blocks (`ISS-3 (blocks ISS-2)`), one inherited from a parent names the parent, one further
+/// down what it blocks names the issue it is reached through (`ISS-6 (via ISS-5)`); at most
+/// [`CHAIN_CAP`] each, then `+N more`.
 pub fn with_graph(store: &Store, mut record: IssueRecord) -> Result<IssueRecord, ToolError> {
     let meta = store.get_meta(&record.id).map_err(store_error)?.value;
-    let graph = store.blockers(&meta).map_err(store_error)?;
-    let open: Vec<String> = graph
-        .open
+    let chains = store.chains(&meta, CHAIN_CAP).map_err(store_error)?;
+    let more = |n: usize| (n > 0).then(|| format!("+{n} more"));
+    let (links, hidden) = chains.blockers;
+    let open: Vec<String> = links
         .iter()
-        .map(|(b, via)| match via {
-            None => b.clone(),
-            Some(p) => format!("{b} (via parent {p})"),
+        .map(|l| match (&l.via, l.via_parent) {
+            (None, _) => l.id.clone(),
+            (Some(p), true) => format!("{} (via parent {p})", l.id),
+            (Some(b), false) => format!("{} (blocks {b})", l.id),
         })
+        .chain(more(hidden))
         .collect();
     record.open_blockers = (!open.is_empty()).then_some(open);
-    let blocks: Vec<String> = graph.blocks.iter().map(|(b, _)| b.clone()).collect();
+    let (links, hidden) = chains.blocks;
+    let blocks: Vec<String> = links
+        .iter()
+        .map(|l| match &l.via {
+            None => l.id.clone(),
+            Some(b) => format!("{} (via {b})", l.id),
+        })
+        .chain(more(hidden))
+        .collect();
     record.blocks = (!blocks.is_empty()).then_some(blocks);
     Ok(record)
 }

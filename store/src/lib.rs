@@ -14,6 +14,7 @@ mod files;
 pub mod fs;
 pub mod generate;
 pub mod git;
+mod import;
 mod index;
 mod model;
 pub mod sessions;
@@ -30,10 +31,11 @@ pub use claiming::HeldClaims;
 pub use files::edit::check_issue_text;
 pub use files::read_text as read_file_safely;
 pub use files::version_of;
+pub use import::{Imported, KeptLink, Link};
 pub use index::facts::{Counts, GroupBy};
-pub use index::graph::{cycle_named, cycle_text};
+pub use index::graph::{ChainLink, cycle_named, cycle_text};
 pub use model::*;
-pub use work::{Blockers, Ready};
+pub use work::{Blockers, Chains, Ready};
 pub use workspace::layout::{LayoutReport, Split};
 pub use workspace::{Workspace, Worktrees};
 
@@ -51,13 +53,21 @@ pub struct StoreOptions {
     pub ttl: Duration,
     /// Number new ids above every git branch head and worktree (see `crate::git::ids`).
     pub branch_aware_ids: bool,
+    /// The process answers one command and exits (the CLI): no thread saves the snapshot in the
+    /// background, [`Store::finish`] saves it at the end only when it drifted by many files, and
+    /// the parallel scans use at most [`ONE_SHOT_THREADS`] threads.
+    pub one_shot: bool,
 }
 
 impl Default for StoreOptions {
     fn default() -> Self {
-        StoreOptions { cache: true, ttl: Duration::from_secs(60), branch_aware_ids: true }
+        StoreOptions { cache: true, ttl: Duration::from_secs(60), branch_aware_ids: true, one_shot: false }
     }
 }
+
+/// Threads a one-shot process scans with: the snapshot is decoded while the folders are listed,
+/// and a pool of one per core on a big machine costs more to start than a warm call's work.
+pub const ONE_SHOT_THREADS: usize = 2;
 
 pub struct Store {
     ws: Workspace,
@@ -73,6 +83,7 @@ pub struct Store {
     claims: std::sync::OnceLock<Result<Option<git::claims::Claims>, String>>,
     /// The `updatedAt` and version of each file this process's answers gave (for `ifUpdatedAt`).
     shown: shown::Shown,
+    one_shot: bool,
 }
 
 impl Drop for Store {
@@ -83,6 +94,10 @@ impl Drop for Store {
 
 impl Store {
     pub fn open(ws: Workspace, opts: StoreOptions) -> Store {
+        if opts.one_shot {
+            // Fails when a pool already runs (a second store in the process): that one is kept.
+            let _ = rayon::ThreadPoolBuilder::new().num_threads(ONE_SHOT_THREADS).build_global();
+        }
         let index = Arc::new(Mutex::new(Index::new(ws.clone(), opts.cache, opts.ttl)));
         Store {
             ws,
@@ -93,6 +108,7 @@ impl Store {
             claims_remote: None,
             claims: std::sync::OnceLock::new(),
             shown: shown::Shown::default(),
+            one_shot: opts.one_shot,
         }
     }
 
@@ -125,7 +141,7 @@ impl Store {
             }
             Err(e) => Err(e),
         };
-        if std::mem::take(&mut index.save_wanted) {
+        if std::mem::take(&mut index.save_wanted) && !self.one_shot {
             self.save_in_background();
         }
         result.map(|cached| (index, cached))

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::index::Index;
-use crate::index::graph::holder;
+use crate::index::graph::{ChainLink, holder};
 use crate::index::record::Record;
 use crate::model::{Expect, IssueFilter, IssueMeta, IssuePatch, Snapshot, Status, StoreError, Updated};
 use crate::{Store, candidates, matches};
@@ -18,6 +18,14 @@ pub struct Ready {
     pub total: usize,
     /// Open issues (of the whole workspace) waiting on a blocker.
     pub open_blocked: usize,
+}
+
+/// An issue's whole chains: what holds it back and what it holds back, each capped, with how
+/// many more.
+#[derive(Debug, Clone, Default)]
+pub struct Chains {
+    pub blockers: (Vec<ChainLink>, usize),
+    pub blocks: (Vec<ChainLink>, usize),
 }
 
 /// What a hand edit broke in the graph: blockers naming no issue (issue, missing ID) and cycles.
@@ -91,6 +99,24 @@ impl Store {
             open: graph.open_blockers(&meta.id, Some(&meta.blocked_by)),
             blocks: graph.blocks(&meta.id).to_vec(),
             epic: graph.is_epic(&meta.id),
+        })
+    }
+
+    /// The whole blocker chain of `meta` and the whole chain of what it blocks, each at most
+    /// `cap` long, with how many more each has (see [`Graph::blocker_chain`]).
+    pub fn chains(&self, meta: &IssueMeta, cap: usize) -> Result<Chains, StoreError> {
+        let (mut index, _) = self.fresh()?;
+        // Most issues are in no chain: the graph around the issue says so without building the
+        // whole one (a cold `issues_get`).
+        let around = index.graph_around(&meta.id);
+        if around.open_blockers(&meta.id, Some(&meta.blocked_by)).is_empty() && around.blocks(&meta.id).is_empty() {
+            return Ok(Chains::default());
+        }
+        let graph = index.graph();
+        drop(index);
+        Ok(Chains {
+            blockers: graph.blocker_chain(&meta.id, Some(&meta.blocked_by), cap),
+            blocks: graph.blocks_chain(&meta.id, cap),
         })
     }
 

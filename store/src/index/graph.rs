@@ -33,6 +33,16 @@ fn active(s: Status) -> bool {
     matches!(s, Status::Open | Status::InProgress)
 }
 
+/// One issue of a chain ([`Graph::blocker_chain`], [`Graph::blocks_chain`]) and the issue of the
+/// chain it is reached from (`None`: `id` itself): the one it blocks (blocker chain), the one
+/// that blocks it (blocks chain), or, when `via_parent`, the ancestor whose blocker it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChainLink {
+    pub id: String,
+    pub via: Option<String>,
+    pub via_parent: bool,
+}
+
 #[derive(Debug, Default, Clone)]
 pub struct Graph {
     /// Every ID named as a blocker or a parent, whether an issue holds it or not.
@@ -46,7 +56,8 @@ pub struct Graph {
     blocks: HashMap<String, Vec<(String, Status)>>,
     /// Issue -> its parent (keys).
     parent: HashMap<String, String>,
-    /// Issues with an open or in-progress child: epics, not offered as work.
+    /// Issues with an open or in-progress child: containers, not offered as work, unless they
+    /// say otherwise (`wranglerContext.container: false`).
     epics: HashSet<String>,
     /// Issues with an active blocker, their own or an ancestor's.
     blocked: HashSet<String>,
@@ -125,9 +136,10 @@ impl Graph {
                 if g.blocked.contains(&k) {
                     g.open_blocked += 1;
                     continue;
-                } else if g.epics.contains(&k) {
-                    continue;
                 }
+            }
+            if !g.offered(m) {
+                continue;
             }
             ready.push((Graph::rank_key(m), m));
         }
@@ -272,11 +284,21 @@ impl Graph {
                 row.1 = new.status();
             }
         }
-        if new.status() == Status::Open && new.frontmatter() && !self.blocked.contains(&k) && !self.epics.contains(&k) {
+        if new.status() == Status::Open && new.frontmatter() && !self.blocked.contains(&k) && self.offered(new) {
             let at = self.ready_at(new);
             let unblocks = self.unblocks(new.id());
             self.ready.insert(at, (new.clone(), unblocks));
             *self.ready_holders.entry(holder(new).map(str::to_string)).or_default() += 1;
+        }
+    }
+
+    /// Whether an unblocked open issue is offered as work, not held as a container: its own
+    /// `container` says so when it has one; else it is work unless it has an open or in-progress
+    /// child.
+    fn offered(&self, r: &Record) -> bool {
+        match r.container() {
+            Some(container) => !container,
+            None => self.epics.is_empty() || !self.epics.contains(&key(r.id())),
         }
     }
 
@@ -325,6 +347,35 @@ impl Graph {
         out
     }
 
+    /// The whole chain of open or in-progress issues that hold `id` back, breadth first: its own
+    /// and its ancestors' ([`Graph::open_blockers`], `own` as there), then the open blockers of
+    /// each of those (and of their ancestors), level by level, each once; at most `cap` of them,
+    /// and how many more there are.
+    pub fn blocker_chain(&self, id: &str, own: Option<&[String]>, cap: usize) -> (Vec<ChainLink>, usize) {
+        let link = |b: String, via: Option<String>| ChainLink { id: b, via_parent: via.is_some(), via };
+        let first = self.open_blockers(id, own).into_iter().map(|(b, via)| link(b, via)).collect();
+        breadth_first(id, first, cap, |at| {
+            let own = |b: String, via: Option<String>| match via {
+                Some(p) => link(b, Some(p)),
+                None => ChainLink { id: b, via: Some(at.to_string()), via_parent: false },
+            };
+            self.open_blockers(at, None).into_iter().map(|(b, via)| own(b, via)).collect()
+        })
+    }
+
+    /// The whole chain of what `id` holds back, breadth first: the issues it blocks (any
+    /// status), then the ones those block, level by level, each once; at most `cap` of them, and
+    /// how many more there are.
+    pub fn blocks_chain(&self, id: &str, cap: usize) -> (Vec<ChainLink>, usize) {
+        let link = |b: &str, via: Option<&str>| ChainLink {
+            id: b.to_string(),
+            via: via.map(str::to_string),
+            via_parent: false,
+        };
+        let first = self.blocks(id).iter().map(|(b, _)| link(b, None)).collect();
+        breadth_first(id, first, cap, |at| self.blocks(at).iter().map(|(b, _)| link(b, Some(at))).collect())
+    }
+
     /// The issues `id` blocks (any status), in ID order.
     pub fn blocks(&self, id: &str) -> &[(String, Status)] {
         self.blocks.get(&key(id)).map(Vec::as_slice).unwrap_or_default()
@@ -359,6 +410,36 @@ impl Graph {
         out.sort();
         out
     }
+}
+
+/// The links reached from `first`, then from each of them through `next`, level by level, each
+/// issue once (never `id` itself), at most [`MAX_DEPTH`] levels: the first `cap`, and how many
+/// more.
+fn breadth_first(
+    id: &str,
+    first: Vec<ChainLink>,
+    cap: usize,
+    next: impl Fn(&str) -> Vec<ChainLink>,
+) -> (Vec<ChainLink>, usize) {
+    let mut seen: HashSet<String> = HashSet::from([key(id)]);
+    let mut out: Vec<ChainLink> = Vec::new();
+    let mut level = first;
+    for _ in 0..MAX_DEPTH {
+        let mut deeper = Vec::new();
+        for link in level {
+            if seen.insert(key(&link.id)) {
+                deeper.extend(next(&link.id));
+                out.push(link);
+            }
+        }
+        if deeper.is_empty() {
+            break;
+        }
+        level = deeper;
+    }
+    let more = out.len().saturating_sub(cap);
+    out.truncate(cap);
+    (out, more)
 }
 
 #[cfg(test)]

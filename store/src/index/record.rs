@@ -29,6 +29,9 @@ pub trait Fields {
     fn blocked_by(&self) -> impl Iterator<Item = &str>;
     fn has_blockers(&self) -> bool;
     fn frontmatter(&self) -> bool;
+    /// `wranglerContext.container` when it is a boolean: whether the issue is a container
+    /// (never offered as ready work) or work (offered even with open children).
+    fn container(&self) -> Option<bool>;
 }
 
 impl Fields for IssueMeta {
@@ -74,6 +77,9 @@ impl Fields for IssueMeta {
     fn frontmatter(&self) -> bool {
         self.frontmatter
     }
+    fn container(&self) -> Option<bool> {
+        self.context.get("container").and_then(|v| v.as_bool())
+    }
 }
 
 /// The packed fields, in this order after the [`HEAD`] bytes: each text is a varint length and
@@ -100,6 +106,9 @@ const HAS_FRONTMATTER: u8 = 1;
 /// their last field.
 const HAS_BLOCKERS: u8 = 2;
 const HAS_PARENT: u8 = 4;
+/// `wranglerContext.container: true` / `false` (see [`Fields::container`]).
+const CONTAINER: u8 = 8;
+const NOT_CONTAINER: u8 = 16;
 
 /// An issue packed (see the module). Cloning shares it.
 #[derive(Clone, PartialEq, Eq)]
@@ -165,6 +174,8 @@ impl Record {
             (meta.frontmatter, HAS_FRONTMATTER),
             (!meta.blocked_by.is_empty(), HAS_BLOCKERS),
             (Fields::parent(meta).is_some(), HAS_PARENT),
+            (Fields::container(meta) == Some(true), CONTAINER),
+            (Fields::container(meta) == Some(false), NOT_CONTAINER),
         ];
         out.push(flags.iter().filter(|(on, _)| *on).map(|(_, bit)| bit).sum());
         out.push(folder);
@@ -200,7 +211,8 @@ impl Record {
             || bytes[0] as usize >= IssueType::ALL.len()
             || bytes[1] as usize >= Status::ALL.len()
             || bytes[2] as usize >= Priority::ALL.len()
-            || bytes[3] > HAS_FRONTMATTER | HAS_BLOCKERS | HAS_PARENT
+            || bytes[3] > HAS_FRONTMATTER | HAS_BLOCKERS | HAS_PARENT | CONTAINER | NOT_CONTAINER
+            || bytes[3] & (CONTAINER | NOT_CONTAINER) == CONTAINER | NOT_CONTAINER
         {
             return None;
         }
@@ -444,6 +456,13 @@ impl Fields for Record {
     }
     fn frontmatter(&self) -> bool {
         self.0[3] & HAS_FRONTMATTER != 0
+    }
+    fn container(&self) -> Option<bool> {
+        match self.0[3] & (CONTAINER | NOT_CONTAINER) {
+            CONTAINER => Some(true),
+            NOT_CONTAINER => Some(false),
+            _ => None,
+        }
     }
 }
 

@@ -22,7 +22,7 @@ use crate::model::StoreError;
 
 const MAGIC: &[u8; 8] = b"DOCKETIX";
 /// Bumped whenever the layout or what it holds changes; other versions are ignored.
-const VERSION: u32 = 6;
+const VERSION: u32 = 7;
 /// Below this many issues a cold load is already fast; no snapshot is kept.
 pub const MIN_ENTRIES: usize = 200;
 const FILE: &str = "index.bin";

@@ -1,0 +1,320 @@
+//! `docket import beads|backlog PATH`: brings another tracker's issues into the workspace, one
+//! file each, through the store's own write path ([`Store::import`]). A reader per tracker
+//! ([`beads`], [`backlog`]) turns its files into [`Incoming`] issues in docket's terms; this
+//! module links them (old ids to new), skips what an earlier import already brought (by the old
+//! id, kept as `wranglerContext.importedFrom`), writes them and the id map, and words the summary.
+//! The tables of what maps to what are in docs/import.md.
+
+mod backlog;
+mod beads;
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use crate::store::fs::Root;
+use crate::store::{Imported, IssueFilter, KeptLink, Link, NewIssue, SortField, SortOrder, Store, StoreError};
+
+/// The trackers docket imports from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Source {
+    /// beads (`bd`): a `.beads/` folder or its `issues.jsonl` export.
+    Beads,
+    /// Backlog.md: a project holding `backlog/` (tasks, completed, drafts).
+    Backlog,
+}
+
+impl Source {
+    fn name(self) -> &'static str {
+        match self {
+            Source::Beads => "beads",
+            Source::Backlog => "backlog",
+        }
+    }
+
+    /// The key two spellings of one old id share: beads ids as written; Backlog.md ids by their
+    /// number, since its files name `task-24.1` for `BACK-24.1` after a prefix change.
+    fn key(self, old: &str) -> String {
+        match self {
+            Source::Beads => old.trim().to_string(),
+            Source::Backlog => backlog::key(old),
+        }
+    }
+}
+
+/// One issue as read from the old tracker, in docket's terms; its links still name old ids.
+pub(crate) struct Incoming {
+    pub old_id: String,
+    /// Its kind in the old tracker (beads' issue_type, Backlog.md's folder), for the counts.
+    pub kind: String,
+    /// Fields for the create; `context` holds `importedFields` (what docket has no field for).
+    pub new: NewIssue,
+    pub created_at: String,
+    pub updated_at: String,
+    pub closed_at: Option<String>,
+    /// Old ids of the issues that must be done first.
+    pub blockers: Vec<String>,
+    /// Old ids of its parents (the first becomes `parentTaskId`, any other is kept as a link).
+    pub parents: Vec<String>,
+    /// Other edges, kept as data: (type, old id).
+    pub links: Vec<(String, String)>,
+}
+
+/// What a reader found: the issues, what it skipped (where: why), and how it mapped values.
+#[derive(Default)]
+pub(crate) struct Read {
+    pub issues: Vec<Incoming>,
+    pub skipped: Vec<String>,
+    /// "what -> to what" with how often.
+    pub mapped: BTreeMap<String, usize>,
+    /// Facts about the input a person should look at (beyond skipped lines and dangling edges).
+    pub notes: Vec<String>,
+}
+
+impl Read {
+    pub fn tally(&mut self, what: String) {
+        *self.mapped.entry(what).or_default() += 1;
+    }
+}
+
+/// Imports `path` from `source` into `store`'s workspace (or only says what it would do); the
+/// summary for a person.
+pub fn run(store: &Store, source: Source, path: &Path, dry_run: bool) -> Result<String, String> {
+    let read = match source {
+        Source::Beads => beads::read(path)?,
+        Source::Backlog => backlog::read(path)?,
+    };
+    let existing = imported_already(store, source).map_err(|e| e.to_string())?;
+    let plan = Plan::new(source, read, &existing);
+    let mut out = plan.summary_head(source, path, dry_run);
+    if dry_run {
+        let _ = writeln!(out, "Dry run: nothing was written. Run it again without --dry-run to import.");
+        return Ok(out);
+    }
+    let created = store.import(plan.batch).map_err(|e| e.to_string())?;
+    let map_path = write_id_map(store, source).map_err(|e| e.to_string())?;
+    if let (Some(first), Some(last)) = (created.first(), created.last()) {
+        let _ = writeln!(out, "Created {} issue(s): {} .. {}.", created.len(), first.id, last.id);
+    }
+    let _ = writeln!(out, "Id map: {}", map_path.display());
+    let (missing, cycles) = store.graph_problems().map_err(|e| e.to_string())?;
+    if !cycles.is_empty() || !missing.is_empty() {
+        let _ = writeln!(
+            out,
+            "The workspace's graph has {} cycle(s) and {} blocker(s) naming no issue: `docket doctor` lists them.",
+            cycles.len(),
+            missing.len()
+        );
+    }
+    Ok(out)
+}
+
+/// Old id key -> docket ID of every issue an earlier import from `source` brought.
+fn imported_already(store: &Store, source: Source) -> Result<HashMap<String, String>, StoreError> {
+    Ok(imported_from(store, source)?.into_iter().map(|(old, id)| (source.key(&old), id)).collect())
+}
+
+/// (old id, docket ID) of every issue of the workspace imported from `source`.
+fn imported_from(store: &Store, source: Source) -> Result<Vec<(String, String)>, StoreError> {
+    let prefix = format!("{}:", source.name());
+    let all = store.list(&IssueFilter::default(), SortField::Created, SortOrder::Asc)?.value;
+    Ok(all
+        .iter()
+        .filter_map(|m| {
+            let from = m.context.get(IMPORTED_FROM)?.as_str()?.strip_prefix(&prefix)?;
+            Some((from.to_string(), m.id.clone()))
+        })
+        .collect())
+}
+
+/// The frontmatter key (in `wranglerContext`) naming where an issue came from: `beads:bd-123`.
+const IMPORTED_FROM: &str = "importedFrom";
+
+/// The id map: one `old<TAB>new` line per issue imported from `source`, sorted by old id,
+/// rewritten whole from the workspace (so it is the same after a second import), and written
+/// only when it changed.
+fn write_id_map(store: &Store, source: Source) -> Result<PathBuf, StoreError> {
+    let ws = store.workspace();
+    let mut rows = imported_from(store, source)?;
+    rows.sort();
+    let mut text = format!("{}\tdocket\n", source.name());
+    for (old, new) in rows {
+        let _ = writeln!(text, "{}\t{new}", old.replace(['\t', '\n'], " "));
+    }
+    let path = ws.dir.join("import").join(format!("{}-idmap.tsv", source.name()));
+    let root = Root::workspace(ws)?;
+    if std::fs::read(&path).ok().as_deref() != Some(text.as_bytes()) {
+        root.create_dir_all(&ws.dir.join("import"))?;
+        root.write_atomic(&path, text.as_bytes(), None)?;
+    }
+    Ok(path)
+}
+
+/// The batch to write and what the summary says about it.
+struct Plan {
+    batch: Vec<Imported>,
+    read_count: usize,
+    already: usize,
+    kinds: BTreeMap<String, usize>,
+    read: Read,
+    /// Edge type -> (kept as docket's own field, kept as data).
+    edges: BTreeMap<String, (usize, usize)>,
+    dangling: Vec<String>,
+}
+
+impl Plan {
+    fn new(source: Source, mut read: Read, existing: &HashMap<String, String>) -> Plan {
+        let incoming = std::mem::take(&mut read.issues);
+        let read_count = incoming.len();
+        let fresh: Vec<Incoming> =
+            incoming.into_iter().filter(|i| !existing.contains_key(&source.key(&i.old_id))).collect();
+        // Two issues of the input that one id names (Backlog.md's `task-5` and `BACK-5`): the
+        // first is imported, the other reported.
+        let mut seen = std::collections::HashSet::new();
+        let (fresh, twins): (Vec<Incoming>, Vec<Incoming>) =
+            fresh.into_iter().partition(|i| seen.insert(source.key(&i.old_id)));
+        read.skipped.extend(twins.iter().map(|t| format!("{}: the same id as an issue read before it", t.old_id)));
+        let place: HashMap<String, usize> = fresh.iter().enumerate().map(|(n, i)| (source.key(&i.old_id), n)).collect();
+        let link = |old: &str| -> Option<Link> {
+            let k = source.key(old);
+            place.get(&k).map(|n| Link::Batch(*n)).or_else(|| existing.get(&k).map(|id| Link::Id(id.clone())))
+        };
+        let mut plan = Plan {
+            batch: Vec::with_capacity(fresh.len()),
+            read_count,
+            already: read_count - fresh.len() - twins.len(),
+            kinds: BTreeMap::new(),
+            read,
+            edges: BTreeMap::new(),
+            dangling: Vec::new(),
+        };
+        for item in fresh {
+            *plan.kinds.entry(item.kind.clone()).or_default() += 1;
+            let mut kept: Vec<KeptLink> = Vec::new();
+            let mut keep = |plan: &mut Plan, kind: &str, old: &str, to: Option<Link>| {
+                if to.is_none() {
+                    plan.dangling.push(format!("{} {kind} {old}", item.old_id));
+                }
+                plan.edges.entry(kind.to_string()).or_default().1 += 1;
+                kept.push(KeptLink { kind: kind.to_string(), to: old.to_string(), link: to });
+            };
+            let mut blocked_by = Vec::new();
+            for b in &item.blockers {
+                match link(b) {
+                    Some(l) => {
+                        plan.edges.entry("blocks".into()).or_default().0 += 1;
+                        blocked_by.push(l);
+                    }
+                    None => keep(&mut plan, "blocks", b, None),
+                }
+            }
+            let mut parent = None;
+            for p in &item.parents {
+                match link(p) {
+                    Some(l) if parent.is_none() => {
+                        plan.edges.entry("parent-child".into()).or_default().0 += 1;
+                        parent = Some(l);
+                    }
+                    l => keep(&mut plan, "parent-child", p, l),
+                }
+            }
+            for (kind, old) in &item.links {
+                let l = link(old);
+                keep(&mut plan, kind, old, l);
+            }
+            let mut new = item.new;
+            let mut context = Map::new();
+            context.insert(IMPORTED_FROM.into(), Value::String(format!("{}:{}", source.name(), item.old_id)));
+            context.append(&mut new.context);
+            new.context = context;
+            plan.batch.push(Imported {
+                new,
+                created_at: item.created_at,
+                updated_at: item.updated_at,
+                closed_at: item.closed_at,
+                blocked_by,
+                parent,
+                kept_links: kept,
+            });
+        }
+        plan
+    }
+
+    fn summary_head(&self, source: Source, path: &Path, dry_run: bool) -> String {
+        let mut out = String::new();
+        let verb = if dry_run { "Would create" } else { "Creating" };
+        let _ = writeln!(
+            out,
+            "docket import {} {}: {} issue(s) read, {} skipped (see below), {} already imported (left as they are). {verb} {}.",
+            source.name(),
+            path.display(),
+            self.read_count,
+            self.read.skipped.len(),
+            self.already,
+            self.batch.len()
+        );
+        if !self.kinds.is_empty() {
+            let kinds: Vec<String> = self.kinds.iter().map(|(k, n)| format!("{k} {n}")).collect();
+            let _ = writeln!(out, "By kind: {}", kinds.join(", "));
+        }
+        if !self.edges.is_empty() {
+            let _ = writeln!(out, "Edges:");
+            for (kind, (own, data)) in &self.edges {
+                let field = match kind.as_str() {
+                    "blocks" => "blockedBy",
+                    "parent-child" => "parentTaskId",
+                    _ => "",
+                };
+                let mut parts = Vec::new();
+                if *own > 0 {
+                    parts.push(format!("{own} as {field}"));
+                }
+                if *data > 0 {
+                    parts.push(format!("{data} kept in importedLinks"));
+                }
+                let _ = writeln!(out, "  {kind}: {}", parts.join(", "));
+            }
+        }
+        if !self.read.mapped.is_empty() {
+            let _ = writeln!(out, "Mapped:");
+            for (what, n) in &self.read.mapped {
+                let _ = writeln!(out, "  {what}: {n}");
+            }
+        }
+        let needs = self.read.skipped.len() + self.dangling.len() + self.read.notes.len();
+        if needs > 0 {
+            let _ = writeln!(out, "Needs a person ({needs}):");
+            for s in &self.read.skipped {
+                let _ = writeln!(out, "  skipped {s}");
+            }
+            for d in &self.dangling {
+                let _ = writeln!(out, "  edge to an issue not in the input, kept in importedLinks: {d}");
+            }
+            for n in &self.read.notes {
+                let _ = writeln!(out, "  {n}");
+            }
+        }
+        out
+    }
+}
+
+/// An old tracker's time for docket's frontmatter: RFC 3339 in UTC (`...Z`, beads' own) as it
+/// is written; RFC 3339 with another offset, or a date with an optional `HH:MM[:SS]` taken as UTC
+/// (Backlog.md's), as docket writes times (UTC, milliseconds), so that times sort as text.
+pub(crate) fn timestamp(s: &str) -> Option<String> {
+    use chrono::{NaiveDate, NaiveDateTime, SecondsFormat, Utc};
+    let s = s.trim();
+    if let Ok(t) = chrono::DateTime::parse_from_rfc3339(s) {
+        if s.ends_with(['Z', 'z']) && s.is_char_boundary(19) && s.as_bytes()[10] == b'T' {
+            return Some(s.to_string());
+        }
+        return Some(t.with_timezone(&Utc).to_rfc3339_opts(SecondsFormat::Millis, true));
+    }
+    let naive = ["%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M"]
+        .iter()
+        .find_map(|f| NaiveDateTime::parse_from_str(s, f).ok())
+        .or_else(|| NaiveDate::parse_from_str(s, "%Y-%m-%d").ok().and_then(|d| d.and_hms_opt(0, 0, 0)))?;
+    Some(naive.and_utc().to_rfc3339_opts(SecondsFormat::Millis, true))
+}

@@ -1,0 +1,157 @@
+//! Writing a batch of issues brought over from another tracker: every file created through the
+//! same path as [`Store::create`] (workspace lock, ids allocated above every branch, atomic
+//! create that never replaces a file), but with the timestamps the old tracker gave, and with
+//! blockers and parents that may name issues of the same batch before they have an id.
+
+use crate::Store;
+use crate::files::frontmatter;
+use crate::files::{self, WorkspaceLock};
+use crate::fs::Root;
+use crate::model::{IssueMeta, IssueType, NewIssue, StoreError};
+use serde_json::{Map, Value};
+
+/// An issue named by an imported one: another issue of the batch (by its place in it), or an
+/// issue the workspace already has (by its ID).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Link {
+    Batch(usize),
+    Id(String),
+}
+
+/// An edge of the old tracker that docket has no field for (a `related` link, a second parent,
+/// an edge to an issue not imported), kept as data in `wranglerContext.importedLinks`:
+/// `{type, to, id}`, where `to` is the old tracker's id and `id` the docket ID when it has one.
+#[derive(Debug, Clone)]
+pub struct KeptLink {
+    pub kind: String,
+    pub to: String,
+    pub link: Option<Link>,
+}
+
+/// One issue of an import: its fields as for a create (`blocked_by` there is ignored), the old
+/// tracker's timestamps, and its links.
+#[derive(Debug, Clone)]
+pub struct Imported {
+    pub new: NewIssue,
+    pub created_at: String,
+    pub updated_at: String,
+    pub closed_at: Option<String>,
+    pub blocked_by: Vec<Link>,
+    pub parent: Option<Link>,
+    pub kept_links: Vec<KeptLink>,
+}
+
+impl Store {
+    /// Creates every issue of `batch` in one hold of the workspace lock, numbered in batch order
+    /// (per collection) above the highest id of the workspace and of every git branch; returns
+    /// their metadata in batch order. A blocker or parent naming a place outside the batch is
+    /// refused before anything is written, and a file that cannot be written takes back the
+    /// ones written before it. Cycles are not checked here: a cycle the old tracker had is
+    /// written as it was, and `graph_problems` reports it.
+    pub fn import(&self, batch: Vec<Imported>) -> Result<Vec<IssueMeta>, StoreError> {
+        let _lock = WorkspaceLock::acquire(&self.ws)?;
+        let (index, _) = self.fresh()?;
+        let mut next: Vec<(IssueType, u64)> = Vec::new();
+        let mut branch_locks = Vec::new();
+        for t in IssueType::ALL {
+            if !batch.iter().any(|b| b.new.issue_type == *t) {
+                continue;
+            }
+            let allocated = index.next_id(*t, 0)?;
+            let (first, lock) = crate::git::ids::above_branches(&self.ws, *t, allocated, self.branch_aware_ids)?;
+            branch_locks.push(lock);
+            next.push((*t, number_of(&first)));
+        }
+        drop(index);
+        let mut ids = Vec::with_capacity(batch.len());
+        for item in &batch {
+            let slot = next.iter_mut().find(|(t, _)| *t == item.new.issue_type).expect("allocated above");
+            ids.push(crate::model::id_after(slot.0, slot.1 - 1, self.ws.collection(slot.0))?);
+            slot.1 += 1;
+        }
+        let resolve = |link: &Link| -> Result<String, StoreError> {
+            match link {
+                Link::Id(id) => Ok(id.clone()),
+                Link::Batch(i) => ids.get(*i).cloned().ok_or_else(|| StoreError::Refused {
+                    path: self.ws.dir.clone(),
+                    reason: format!("an imported issue links to place {i} of a batch of {}", ids.len()),
+                }),
+            }
+        };
+        let mut metas = Vec::with_capacity(batch.len());
+        for (item, id) in batch.iter().zip(&ids) {
+            let mut blocked_by: Vec<String> = Vec::new();
+            for link in &item.blocked_by {
+                let b = resolve(link)?;
+                if !blocked_by.contains(&b) && b != *id {
+                    blocked_by.push(b);
+                }
+            }
+            let mut context = item.new.context.clone();
+            if let Some(parent) = &item.parent {
+                context.insert("parentTaskId".into(), Value::String(resolve(parent)?));
+            }
+            if !item.kept_links.is_empty() {
+                let mut kept = Vec::with_capacity(item.kept_links.len());
+                for k in &item.kept_links {
+                    let mut m = Map::new();
+                    m.insert("type".into(), Value::String(k.kind.clone()));
+                    m.insert("to".into(), Value::String(k.to.clone()));
+                    if let Some(link) = &k.link {
+                        m.insert("id".into(), Value::String(resolve(link)?));
+                    }
+                    kept.push(Value::Object(m));
+                }
+                context.insert("importedLinks".into(), Value::Array(kept));
+            }
+            let new = &item.new;
+            let path = files::new_path(&self.ws, new.issue_type, new.status.is_archived(), id, &new.title);
+            metas.push(IssueMeta {
+                id: id.clone(),
+                title: new.title.clone(),
+                issue_type: new.issue_type,
+                status: new.status,
+                priority: new.priority,
+                labels: new.labels.clone(),
+                assignee: new.assignee.clone(),
+                project: new.project.clone(),
+                created_at: item.created_at.clone(),
+                updated_at: item.updated_at.clone(),
+                closed_at: item.closed_at.clone(),
+                context,
+                blocked_by,
+                path,
+                body_len: new.description.chars().count(),
+                frontmatter: true,
+            });
+        }
+        let root = Root::workspace(&self.ws)?;
+        for (n, (meta, item)) in metas.iter().zip(&batch).enumerate() {
+            let written = match meta.path.parent() {
+                Some(dir) => files::ensure_inside(&self.ws, dir),
+                None => Ok(()),
+            }
+            .and_then(|()| {
+                root.create_atomic(&meta.path, frontmatter::render_new(meta, &item.new.description).as_bytes())
+            });
+            if let Err(e) = written {
+                // All or nothing: the files written link to ids of the batch that would never
+                // exist, and a second import would number those issues anew.
+                for done in &metas[..n] {
+                    let _ = root.remove_file(&done.path);
+                    self.lock().forget(&done.path);
+                }
+                return Err(e);
+            }
+            self.lock().upsert(meta.clone(), &item.new.description);
+        }
+        drop(branch_locks);
+        Ok(metas)
+    }
+}
+
+/// The number of an id `allocate` just made (`ISS-000042` -> 42).
+fn number_of(id: &str) -> u64 {
+    let digits = id.trim_start_matches(|c: char| !c.is_ascii_digit());
+    crate::model::bounded_id_number(digits).unwrap_or(1)
+}
