@@ -24,7 +24,7 @@ impl IntoResponse for ApiError {
 
 /// Advice the tools write for an agent's next call, and what the board's person does instead
 /// (the page shows the issue again after a failed save). One `{id}` (a word) per phrase.
-const FOR_A_PERSON: [(&str, &str); 5] = [
+const FOR_A_PERSON: [(&str, &str); 6] = [
     ("blockedBy would close a cycle", "These blockers would close a cycle"),
     ("drop the blocker that closes it (issues_get {id} shows its blockers).", "remove the blocker that closes it."),
     (
@@ -33,10 +33,11 @@ const FOR_A_PERSON: [(&str, &str); 5] = [
     ),
     ("Call issues_get {id} to see the change, then ", "The page shows it as it is now; "),
     ("repeat the update with ifUpdatedAt {id} if it still applies.", "make your change again if it still applies."),
+    ("repeat the update with ifVersion {id} if it still applies.", "make your change again if it still applies."),
 ];
 
 /// A tool's error `message` as the board's save line says it: the advice for an agent's next
-/// call (issues_get, blockedBy, ifUpdatedAt) becomes what a person does on the page.
+/// call (issues_get, blockedBy, ifUpdatedAt, ifVersion) becomes what a person does on the page.
 pub fn for_a_person(message: &str) -> String {
     FOR_A_PERSON.iter().fold(message.to_string(), |m, (from, to)| crate::util::replace_phrase(&m, from, to))
 }

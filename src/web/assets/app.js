@@ -356,7 +356,7 @@ function renderCard(card) {
   const move = el('select', { class: 'move', 'aria-label': `Status of ${card.id}`, dataset: { move: card.id } },
     STATUSES.map((s) => el('option', { value: s, selected: s === card.status }, statusName(s))));
   move.addEventListener('change', () => moveCard(card.id, move.value));
-  const item = el('li', { class: `card priority-${card.priority}${card.blocked ? ' blocked' : ''}`, draggable: 'true', dataset: { id: card.id, status: card.status } },
+  const item = el('li', { class: `card priority-${card.priority}${card.blocked ? ' blocked' : ''}`, draggable: 'true', dataset: { id: card.id, status: card.status, updated: card.updatedAt } },
     el('div', { class: 'card-top' },
       el('a', { class: 'id', href, tabindex: '-1' }, card.id),
       ageMark(card.createdAt),
@@ -388,7 +388,9 @@ async function moveCard(id, status) {
     card.classList.add('moving');
   }
   try {
-    await api(`/api/issues/${encodeURIComponent(id)}`, { method: 'PATCH', body: { status } });
+    // The move is made to the issue as the board showed it: refused (and the board reloaded)
+    // when an agent or an editor changed it since.
+    await api(`/api/issues/${encodeURIComponent(id)}`, { method: 'PATCH', body: { status, ifUpdatedAt: card?.dataset.updated } });
     toast(`Saved ${id}: ${statusName(status)}`);
   } catch (error) {
     toast(error.message, 'error');
