@@ -13,6 +13,11 @@ fn fixture(stem: &str) -> (String, String) {
     (name, text)
 }
 
+/// docket's settings: the fixtures name handler functions and are compiled by docket's tests.
+fn settings() -> codegen::Settings {
+    codegen::Settings::new().generated_path("::docket::generated").handler_functions("super::handlers")
+}
+
 fn golden(file: &str) -> String {
     format!("{}/tests/golden/{file}", env!("CARGO_MANIFEST_DIR"))
 }
@@ -20,7 +25,7 @@ fn golden(file: &str) -> String {
 /// Generates `stem` and pins every output file.
 fn assert_generates(stem: &str) {
     let (name, text) = fixture(stem);
-    let output = codegen::generate(&name, &text).unwrap_or_else(|d| panic!("{stem} should be valid:\n{}", join(&d)));
+    let output = settings().generate(&name, &text).unwrap_or_else(|d| panic!("{stem} should be valid:\n{}", join(&d)));
     for (file, contents) in output.files {
         expectorate::assert_contents(golden(&format!("{stem}.{file}")), &contents);
     }
@@ -29,7 +34,7 @@ fn assert_generates(stem: &str) {
 /// Fails to generate `stem` with a diagnostic of `code`, and pins the full diagnostic text.
 fn assert_rejects(stem: &str, code: &str) {
     let (name, text) = fixture(stem);
-    let diagnostics = codegen::generate(&name, &text).err().unwrap_or_else(|| panic!("{stem} should be rejected"));
+    let diagnostics = settings().generate(&name, &text).err().unwrap_or_else(|| panic!("{stem} should be rejected"));
     assert!(diagnostics.iter().any(|d| d.code == code), "{stem}: expected [{code}], got:\n{}", join(&diagnostics));
     expectorate::assert_contents(golden(&format!("{stem}.err")), &join(&diagnostics));
 }
@@ -62,7 +67,7 @@ fn ok_consolidated_publishes_pinned_consolidated_tools() {
     let rust = codegen::consolidated_rs(&name, &text).expect("valid fixture");
     expectorate::assert_contents(golden("ok_consolidated.consolidated.rs"), &rust);
     // The whole generated layer (granular and consolidated) still renders.
-    codegen::generate(&name, &text).unwrap_or_else(|d| panic!("ok_consolidated should be valid:\n{}", join(&d)));
+    settings().generate(&name, &text).unwrap_or_else(|d| panic!("ok_consolidated should be valid:\n{}", join(&d)));
 }
 
 #[test]

@@ -104,7 +104,7 @@ pub fn get(cx: &Handlers, input: IssuesGetInput) -> ToolResult<IssuesGetOutput> 
             ResponseFormat::Json => None,
         };
         let mut reply = Reply::new(IssuesGetOutput { issue: part.record }).with_cached(snap.cached);
-        reply = snap.warnings.into_iter().fold(reply, |r, w| r.warn_visibly(w.code, w.message));
+        reply = snap.warnings.into_iter().fold(reply, |r, w| r.warn_visibly(WarningCode::from(w.code), w.message));
         if let Some(w) = part.missing {
             reply = reply.warn_visibly(WarningCode::NoSuchSection, w);
         }
@@ -133,7 +133,7 @@ pub fn get(cx: &Handlers, input: IssuesGetInput) -> ToolResult<IssuesGetOutput> 
     // About this one issue, so the model sees each warning whatever its client shows.
     let mut reply =
         warnings.into_iter().fold(Reply::new(IssuesGetOutput { issue: record }).with_cached(cached), |r, w| {
-            r.warn_visibly(w.code, w.message)
+            r.warn_visibly(WarningCode::from(w.code), w.message)
         });
     reply.text = text;
     Ok(link.into_iter().fold(reply, |r, (uri, name, about)| r.with_link(uri, name, about)))
@@ -268,7 +268,7 @@ fn with_warnings<T>(reply: Reply<T>, warnings: Vec<StoreWarning>) -> Reply<T> {
     }
     let summary = (!parts.is_empty())
         .then(|| format!("The workspace has {}; call workspace_doctor for the list and fixes.", parts.join(" and ")));
-    let reply = warnings.into_iter().fold(reply, |r, w| r.warn(w.code, w.message));
+    let reply = warnings.into_iter().fold(reply, |r, w| r.warn(WarningCode::from(w.code), w.message));
     match summary {
         Some(s) => reply.warn_visibly(WarningCode::WorkspaceProblems, s),
         None => reply,

@@ -120,8 +120,12 @@ impl Checker<'_> {
         }
     }
 
-    /// `handler:` is a path of snake_case names under src/handlers/.
+    /// `handler:` is a path of snake_case names under the handler module, required with the
+    /// `handler_functions` setting (and not read without it).
     fn handler(&mut self, path: &str, t: &manifest::Tool) {
+        if !self.handlers_named {
+            return;
+        }
         let handler = t.handler.clone().unwrap_or_default();
         let handler_ok = !handler.is_empty()
             && handler.split("::").all(|seg| {

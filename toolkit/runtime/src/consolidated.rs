@@ -184,7 +184,7 @@ pub fn check_published_types(schema: &Args, args: &Args, errors: &ActionErrors) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runtime::ErrorCode;
+    use crate::ErrorCode;
     use serde_json::json;
 
     fn error(what: &str) -> ToolError {

@@ -53,7 +53,7 @@ pub struct Ignored {
 
 /// Removes every undeclared parameter from `args`, at any depth, and reports each one. wrangler's
 /// zod schemas strip unknown keys silently, so prompts written for it send some (`issues_search`
-/// with `type`); docket ignores them too, but says so instead of staying silent.
+/// with `type`); the runtime ignores them too, but says so instead of staying silent.
 pub fn strip_unknown(args: &mut Map<String, Value>, rules: &[ParamRule]) -> Vec<Ignored> {
     let mut out = Vec::new();
     strip_object(args, rules, false, "", &mut out);
@@ -166,7 +166,7 @@ fn check_object(obj: &Map<String, Value>, rules: &[ParamRule], additional: bool,
 
 fn check_value(v: &Value, kind: &Kind, path: &str, out: &mut Vec<Problem>) {
     let type_error =
-        |expected: &'static str| Problem::Type { param: path.to_string(), expected, actual: crate::util::json_kind(v) };
+        |expected: &'static str| Problem::Type { param: path.to_string(), expected, actual: crate::text::json_kind(v) };
     match kind {
         Kind::Any => {}
         Kind::String { min_len, max_len } => match v.as_str() {
@@ -246,7 +246,7 @@ fn check_value(v: &Value, kind: &Kind, path: &str, out: &mut Vec<Problem>) {
 /// A rejected value (or unknown parameter name) as the error message repeats it: at most 50 characters, so a megabyte sent
 /// for an enum does not come back as a megabyte of error text.
 fn clip(value: &str) -> String {
-    crate::util::clip_saying(value, 50, crate::util::Whole::Chars)
+    crate::text::clip_saying(value, 50, crate::text::Whole::Chars)
 }
 
 /// `Some("between 1 and 100")` when `x` is outside the bounds.
