@@ -1,4 +1,4 @@
-//! The generator's pinned output builds: codegen/tests/golden/ok_minimal.tools.rs, the Rust that
+//! The generator's pinned output builds: codegen/tests/golden/ok_full.tools.rs, the Rust that
 //! codegen emits for its smallest fixture manifest, is compiled here against the real runtime with
 //! two stub handlers, and its dispatch runs. A golden that does not build fails this test target.
 
@@ -37,7 +37,7 @@ mod handlers {
 
 #[allow(dead_code, clippy::all)]
 mod generated {
-    include!("../codegen/tests/golden/ok_minimal.tools.rs");
+    include!("../codegen/tests/golden/ok_full.tools.rs");
 }
 
 use docket::runtime::CallContext;

@@ -11,11 +11,13 @@ pub struct Manifest {
     pub version: u32,
     pub server: Server,
     /// Tool groups (`issues`, `session`); the consolidated profile folds each group into one tool.
+    #[serde(default)]
     pub groups: IndexMap<String, Group>,
     /// Shared named types: enums and objects, referenced by `type: Name`.
     #[serde(default)]
     pub types: IndexMap<String, TypeDef>,
     /// The error-message catalogue: templates with `{named}` placeholders.
+    #[serde(default)]
     pub errors: IndexMap<String, ErrorTemplate>,
     pub tools: Vec<Tool>,
 }
@@ -76,12 +78,14 @@ pub struct Tool {
     pub name: String,
     pub title: Option<String>,
     pub description: Option<String>,
+    #[serde(default)]
     pub group: String,
     /// The function that implements the tool, a path under `crate::handlers` (`issues::list`).
     pub handler: Option<String>,
     pub annotations: Annotations,
     #[serde(default)]
     pub input: IndexMap<String, Schema>,
+    #[serde(default)]
     pub output: IndexMap<String, Schema>,
     #[serde(default)]
     pub limits: IndexMap<String, u64>,

@@ -196,24 +196,81 @@ impl Tool {
     }
 }
 
-/// Error codes a template may use; the server maps them onto the tool-error shape.
-pub const ERROR_CODES: &[&str] =
-    &["NOT_FOUND", "INVALID_ARGUMENT", "CONFLICT", "CONFIRMATION_REQUIRED", "NOT_IMPLEMENTED", "INTERNAL"];
+/// Error codes a template may use: the runtime's `ErrorCode`s, defined there once.
+pub const ERROR_CODES: &[&str] = &toolkit_runtime::ErrorCode::NAMES;
 
-/// Templates the generated argument checks call; each must exist with exactly these params.
-pub const BUILTIN_TEMPLATES: &[(&str, &[&str])] = &[
-    ("missing_required", &["tool", "param"]),
-    ("unknown_parameter", &["tool", "param", "allowed"]),
-    ("invalid_type", &["param", "expected", "actual"]),
-    ("invalid_enum", &["param", "value", "allowed"]),
-    ("out_of_range", &["param", "value", "range"]),
-    ("invalid_length", &["param", "length", "range"]),
-    ("invalid_item_count", &["param", "count", "range"]),
-    ("invalid_arguments", &["tool", "details"]),
-    ("not_implemented", &["tool"]),
+/// A template the generated checks call: a manifest may override its message (and code) but must
+/// keep its params; one it leaves out gets this default.
+pub struct BuiltinTemplate {
+    pub name: &'static str,
+    pub params: &'static [&'static str],
+    pub code: &'static str,
+    pub message: &'static str,
+}
+
+const fn builtin(name: &'static str, params: &'static [&'static str], message: &'static str) -> BuiltinTemplate {
+    BuiltinTemplate { name, params, code: "INVALID_ARGUMENT", message }
+}
+
+/// Templates the generated argument checks call, with their default messages.
+pub const BUILTIN_TEMPLATES: &[BuiltinTemplate] = &[
+    builtin("missing_required", &["tool", "param"], "{tool} needs `{param}`. Call {tool} again with it."),
+    builtin(
+        "unknown_parameter",
+        &["tool", "param", "allowed"],
+        "{tool} has no parameter `{param}`. Its parameters: {allowed}. Call it again without `{param}`.",
+    ),
+    builtin(
+        "invalid_type",
+        &["param", "expected", "actual"],
+        "`{param}` must be {expected}, not {actual}. Call again with {expected}.",
+    ),
+    builtin(
+        "invalid_enum",
+        &["param", "value", "allowed"],
+        "`{param}` cannot be '{value}'. Call again with one of: {allowed}.",
+    ),
+    builtin(
+        "out_of_range",
+        &["param", "value", "range"],
+        "`{param}` is {value}; it must be {range}. Call again with a value in range.",
+    ),
+    builtin(
+        "invalid_length",
+        &["param", "length", "range"],
+        "`{param}` has {length} characters; it must have {range}. Call again with a value that fits.",
+    ),
+    builtin(
+        "invalid_item_count",
+        &["param", "count", "range"],
+        "`{param}` has {count} items; it must have {range}. Call again with fewer or more items.",
+    ),
+    builtin(
+        "invalid_arguments",
+        &["tool", "details"],
+        "The arguments of {tool} do not fit: {details}. Fix them and call again.",
+    ),
+    BuiltinTemplate {
+        name: "not_implemented",
+        params: &["tool"],
+        code: "NOT_IMPLEMENTED",
+        message: "{tool} is not implemented by this server. Use another tool.",
+    },
     // The consolidated profile's action checks.
-    ("missing_action", &["tool", "actions"]),
-    ("unknown_action", &["tool", "action", "actions"]),
-    ("missing_action_param", &["tool", "action", "param"]),
-    ("param_not_for_action", &["tool", "action", "param", "actions"]),
+    builtin("missing_action", &["tool", "actions"], "{tool} needs `action`: one of {actions}. Call it again with one."),
+    builtin(
+        "unknown_action",
+        &["tool", "action", "actions"],
+        "{tool} has no action '{action}'. Its actions: {actions}. Call it again with one of them.",
+    ),
+    builtin(
+        "missing_action_param",
+        &["tool", "action", "param"],
+        "Action {action} of {tool} needs `{param}`. Call it again with `{param}`.",
+    ),
+    builtin(
+        "param_not_for_action",
+        &["tool", "action", "param", "actions"],
+        "`{param}` is not a parameter of action {action} of {tool}; it is for: {actions}. Call again without it.",
+    ),
 ];

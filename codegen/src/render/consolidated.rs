@@ -93,8 +93,12 @@ impl Consolidated<'_> {
 /// Granular tool name -> how the consolidated profile names that call, e.g. `issues(action=list)`;
 /// longest names first so rewriting never stops at a prefix.
 pub fn aliases(model: &Model) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> =
-        model.tools.iter().map(|t| (t.name.clone(), format!("{}(action={})", t.group, t.action()))).collect();
+    let mut out: Vec<(String, String)> = model
+        .tools
+        .iter()
+        .filter(|t| !t.group.is_empty())
+        .map(|t| (t.name.clone(), format!("{}(action={})", t.group, t.action())))
+        .collect();
     out.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.0.cmp(&b.0)));
     out
 }

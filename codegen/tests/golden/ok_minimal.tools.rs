@@ -9,68 +9,6 @@ pub const SERVER_NAME: &str = "fixture";
 pub const SERVER_TITLE: &str = "Fixture";
 /// Instructions sent to clients at initialization.
 pub const SERVER_INSTRUCTIONS: &str = "A fixture for golden tests.";
-/// A parameter set shared by tools.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::schemars::JsonSchema
-)]
-pub struct Paging {
-    /// Cursor.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cursor: ::std::option::Option<::std::string::String>,
-}
-/// A color.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::schemars::JsonSchema
-)]
-pub enum Color {
-    #[serde(rename = "red")]
-    Red,
-    #[serde(rename = "dark_blue")]
-    DarkBlue,
-}
-impl Color {
-    /// Every value, in manifest order.
-    pub const ALL: &'static [Self] = &[Self::Red, Self::DarkBlue];
-    /// The wire name of this value.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Self::Red => "red",
-            Self::DarkBlue => "dark_blue",
-        }
-    }
-}
-impl ::std::fmt::Display for Color {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-/// A note.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::schemars::JsonSchema
-)]
-#[serde(deny_unknown_fields)]
-pub struct Note {
-    /// Text.
-    pub text: ::std::string::String,
-}
 /// Arguments of tool `list_items`.
 #[derive(
     Debug,
@@ -80,18 +18,11 @@ pub struct Note {
     ::serde::Deserialize,
     ::schemars::JsonSchema
 )]
+#[serde(deny_unknown_fields)]
 pub struct ListItemsInput {
-    /// Color filter.
-    #[serde(default = "defaults::list_items_input_color")]
-    pub color: Color,
     /// Page size.
     #[serde(default = "defaults::list_items_input_limit")]
     pub limit: i64,
-    /// Tags.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tags: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    #[serde(flatten)]
-    pub paging: Paging,
 }
 /// Structured result of tool `list_items`.
 #[derive(
@@ -106,75 +37,7 @@ pub struct ListItemsOutput {
     /// Item names.
     pub names: ::std::vec::Vec<::std::string::String>,
 }
-/// Size.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::schemars::JsonSchema
-)]
-pub enum AddItemType {
-    #[serde(rename = "small")]
-    Small,
-    #[serde(rename = "large")]
-    Large,
-}
-impl AddItemType {
-    /// Every value, in manifest order.
-    pub const ALL: &'static [Self] = &[Self::Small, Self::Large];
-    /// The wire name of this value.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Self::Small => "small",
-            Self::Large => "large",
-        }
-    }
-}
-impl ::std::fmt::Display for AddItemType {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-/// Second name of type.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::schemars::JsonSchema
-)]
-pub enum AddItemSize {
-    #[serde(rename = "small")]
-    Small,
-    #[serde(rename = "large")]
-    Large,
-}
-impl AddItemSize {
-    /// Every value, in manifest order.
-    pub const ALL: &'static [Self] = &[Self::Small, Self::Large];
-    /// The wire name of this value.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Self::Small => "small",
-            Self::Large => "large",
-        }
-    }
-}
-impl ::std::fmt::Display for AddItemSize {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-/// Arguments of tool `add_item`.
+/// Arguments of tool `forget_items`.
 #[derive(
     Debug,
     Clone,
@@ -184,23 +47,8 @@ impl ::std::fmt::Display for AddItemSize {
     ::schemars::JsonSchema
 )]
 #[serde(deny_unknown_fields)]
-pub struct AddItemInput {
-    /// Name.
-    pub name: ::std::string::String,
-    /// Optional note.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub note: ::std::option::Option<Note>,
-    /// Size.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub r#type: ::std::option::Option<AddItemType>,
-    /// Second name of type.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub size: ::std::option::Option<AddItemSize>,
-    /// More notes: {text}.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub notes: ::std::option::Option<::std::vec::Vec<Note>>,
-}
-/// Structured result of tool `add_item`.
+pub struct ForgetItemsInput {}
+/// Structured result of tool `forget_items`.
 #[derive(
     Debug,
     Clone,
@@ -209,18 +57,11 @@ pub struct AddItemInput {
     ::serde::Deserialize,
     ::schemars::JsonSchema
 )]
-pub struct AddItemOutput {
-    /// New ID.
-    pub id: ::std::string::String,
-}
+pub struct ForgetItemsOutput {}
 /// Defaults declared in tools.yaml (checked against each field's limits at build time).
 pub mod defaults {
     #[allow(unused_imports)]
     use super::*;
-    /// Default of `color` in `ListItemsInput`.
-    pub fn list_items_input_color() -> Color {
-        Color::Red
-    }
     /// Default of `limit` in `ListItemsInput`.
     pub fn list_items_input_limit() -> i64 {
         25i64
@@ -228,12 +69,8 @@ pub mod defaults {
 }
 /// Limits declared per tool in tools.yaml.
 pub mod limits {
-    /// Limits of tool `list_items`.
-    pub mod list_items {
-        pub const MAX_PAGE_SIZE: usize = 100usize;
-    }
     /// Every limit as (tool, name, value), for table-driven checks such as token budgets.
-    pub const ALL: &[(&str, &str, usize)] = &[("list_items", "max_page_size", 100usize)];
+    pub const ALL: &[(&str, &str, usize)] = &[];
     /// The limit `name` of `tool`, if the manifest declares one.
     pub fn get(tool: &str, name: &str) -> ::std::option::Option<usize> {
         ALL.iter().find(|(t, n, _)| *t == tool && *n == name).map(|x| x.2)
@@ -312,7 +149,7 @@ pub mod errors {
             ),
         )
     }
-    /// `INVALID_ARGUMENT`: Missing {param} for {tool}.
+    /// `INVALID_ARGUMENT`: {tool} needs `{param}`. Call {tool} again with it.
     pub fn missing_required(
         tool: impl ::std::fmt::Display,
         param: impl ::std::fmt::Display,
@@ -321,12 +158,12 @@ pub mod errors {
             ErrorCode::InvalidArgument,
             Template::MissingRequired.name(),
             format!(
-                "Missing {param} for {tool}.", tool = ToolError::placeholder(tool), param
-                = ToolError::placeholder(param)
+                "{tool} needs `{param}`. Call {tool} again with it.", tool =
+                ToolError::placeholder(tool), param = ToolError::placeholder(param)
             ),
         )
     }
-    /// `INVALID_ARGUMENT`: Unknown {param} for {tool}; valid: {allowed}.
+    /// `INVALID_ARGUMENT`: {tool} has no parameter `{param}`. Its parameters: {allowed}. Call it again without `{param}`.
     pub fn unknown_parameter(
         tool: impl ::std::fmt::Display,
         param: impl ::std::fmt::Display,
@@ -336,13 +173,13 @@ pub mod errors {
             ErrorCode::InvalidArgument,
             Template::UnknownParameter.name(),
             format!(
-                "Unknown {param} for {tool}; valid: {allowed}.", tool =
-                ToolError::placeholder(tool), param = ToolError::placeholder(param),
-                allowed = ToolError::placeholder(allowed)
+                "{tool} has no parameter `{param}`. Its parameters: {allowed}. Call it again without `{param}`.",
+                tool = ToolError::placeholder(tool), param =
+                ToolError::placeholder(param), allowed = ToolError::placeholder(allowed)
             ),
         )
     }
-    /// `INVALID_ARGUMENT`: Invalid {param}: expected {expected}, got {actual}.
+    /// `INVALID_ARGUMENT`: `{param}` must be {expected}, not {actual}. Call again with {expected}.
     pub fn invalid_type(
         param: impl ::std::fmt::Display,
         expected: impl ::std::fmt::Display,
@@ -352,13 +189,13 @@ pub mod errors {
             ErrorCode::InvalidArgument,
             Template::InvalidType.name(),
             format!(
-                "Invalid {param}: expected {expected}, got {actual}.", param =
-                ToolError::placeholder(param), expected =
+                "`{param}` must be {expected}, not {actual}. Call again with {expected}.",
+                param = ToolError::placeholder(param), expected =
                 ToolError::placeholder(expected), actual = ToolError::placeholder(actual)
             ),
         )
     }
-    /// `INVALID_ARGUMENT`: Invalid {param} '{value}'. Valid values: {allowed}.
+    /// `INVALID_ARGUMENT`: `{param}` cannot be '{value}'. Call again with one of: {allowed}.
     pub fn invalid_enum(
         param: impl ::std::fmt::Display,
         value: impl ::std::fmt::Display,
@@ -368,13 +205,13 @@ pub mod errors {
             ErrorCode::InvalidArgument,
             Template::InvalidEnum.name(),
             format!(
-                "Invalid {param} '{value}'. Valid values: {allowed}.", param =
-                ToolError::placeholder(param), value = ToolError::placeholder(value),
-                allowed = ToolError::placeholder(allowed)
+                "`{param}` cannot be '{value}'. Call again with one of: {allowed}.",
+                param = ToolError::placeholder(param), value =
+                ToolError::placeholder(value), allowed = ToolError::placeholder(allowed)
             ),
         )
     }
-    /// `INVALID_ARGUMENT`: Invalid {param} {value}: must be {range}.
+    /// `INVALID_ARGUMENT`: `{param}` is {value}; it must be {range}. Call again with a value in range.
     pub fn out_of_range(
         param: impl ::std::fmt::Display,
         value: impl ::std::fmt::Display,
@@ -384,13 +221,13 @@ pub mod errors {
             ErrorCode::InvalidArgument,
             Template::OutOfRange.name(),
             format!(
-                "Invalid {param} {value}: must be {range}.", param =
-                ToolError::placeholder(param), value = ToolError::placeholder(value),
-                range = ToolError::placeholder(range)
+                "`{param}` is {value}; it must be {range}. Call again with a value in range.",
+                param = ToolError::placeholder(param), value =
+                ToolError::placeholder(value), range = ToolError::placeholder(range)
             ),
         )
     }
-    /// `INVALID_ARGUMENT`: Invalid {param}: {length} characters, must be {range}.
+    /// `INVALID_ARGUMENT`: `{param}` has {length} characters; it must have {range}. Call again with a value that fits.
     pub fn invalid_length(
         param: impl ::std::fmt::Display,
         length: impl ::std::fmt::Display,
@@ -400,13 +237,13 @@ pub mod errors {
             ErrorCode::InvalidArgument,
             Template::InvalidLength.name(),
             format!(
-                "Invalid {param}: {length} characters, must be {range}.", param =
-                ToolError::placeholder(param), length = ToolError::placeholder(length),
-                range = ToolError::placeholder(range)
+                "`{param}` has {length} characters; it must have {range}. Call again with a value that fits.",
+                param = ToolError::placeholder(param), length =
+                ToolError::placeholder(length), range = ToolError::placeholder(range)
             ),
         )
     }
-    /// `INVALID_ARGUMENT`: Invalid {param}: {count} items, must be {range}.
+    /// `INVALID_ARGUMENT`: `{param}` has {count} items; it must have {range}. Call again with fewer or more items.
     pub fn invalid_item_count(
         param: impl ::std::fmt::Display,
         count: impl ::std::fmt::Display,
@@ -416,13 +253,13 @@ pub mod errors {
             ErrorCode::InvalidArgument,
             Template::InvalidItemCount.name(),
             format!(
-                "Invalid {param}: {count} items, must be {range}.", param =
-                ToolError::placeholder(param), count = ToolError::placeholder(count),
-                range = ToolError::placeholder(range)
+                "`{param}` has {count} items; it must have {range}. Call again with fewer or more items.",
+                param = ToolError::placeholder(param), count =
+                ToolError::placeholder(count), range = ToolError::placeholder(range)
             ),
         )
     }
-    /// `INVALID_ARGUMENT`: Invalid arguments for {tool}: {details}.
+    /// `INVALID_ARGUMENT`: The arguments of {tool} do not fit: {details}. Fix them and call again.
     pub fn invalid_arguments(
         tool: impl ::std::fmt::Display,
         details: impl ::std::fmt::Display,
@@ -431,20 +268,24 @@ pub mod errors {
             ErrorCode::InvalidArgument,
             Template::InvalidArguments.name(),
             format!(
-                "Invalid arguments for {tool}: {details}.", tool =
-                ToolError::placeholder(tool), details = ToolError::placeholder(details)
+                "The arguments of {tool} do not fit: {details}. Fix them and call again.",
+                tool = ToolError::placeholder(tool), details =
+                ToolError::placeholder(details)
             ),
         )
     }
-    /// `NOT_IMPLEMENTED`: {tool} is not implemented.
+    /// `NOT_IMPLEMENTED`: {tool} is not implemented by this server. Use another tool.
     pub fn not_implemented(tool: impl ::std::fmt::Display) -> ToolError {
         ToolError::new(
             ErrorCode::NotImplemented,
             Template::NotImplemented.name(),
-            format!("{tool} is not implemented.", tool = ToolError::placeholder(tool)),
+            format!(
+                "{tool} is not implemented by this server. Use another tool.", tool =
+                ToolError::placeholder(tool)
+            ),
         )
     }
-    /// `INVALID_ARGUMENT`: {tool} needs an action; one of {actions}.
+    /// `INVALID_ARGUMENT`: {tool} needs `action`: one of {actions}. Call it again with one.
     pub fn missing_action(
         tool: impl ::std::fmt::Display,
         actions: impl ::std::fmt::Display,
@@ -453,12 +294,12 @@ pub mod errors {
             ErrorCode::InvalidArgument,
             Template::MissingAction.name(),
             format!(
-                "{tool} needs an action; one of {actions}.", tool =
-                ToolError::placeholder(tool), actions = ToolError::placeholder(actions)
+                "{tool} needs `action`: one of {actions}. Call it again with one.", tool
+                = ToolError::placeholder(tool), actions = ToolError::placeholder(actions)
             ),
         )
     }
-    /// `INVALID_ARGUMENT`: Unknown action {action} for {tool}; valid: {actions}.
+    /// `INVALID_ARGUMENT`: {tool} has no action '{action}'. Its actions: {actions}. Call it again with one of them.
     pub fn unknown_action(
         tool: impl ::std::fmt::Display,
         action: impl ::std::fmt::Display,
@@ -468,13 +309,13 @@ pub mod errors {
             ErrorCode::InvalidArgument,
             Template::UnknownAction.name(),
             format!(
-                "Unknown action {action} for {tool}; valid: {actions}.", tool =
-                ToolError::placeholder(tool), action = ToolError::placeholder(action),
-                actions = ToolError::placeholder(actions)
+                "{tool} has no action '{action}'. Its actions: {actions}. Call it again with one of them.",
+                tool = ToolError::placeholder(tool), action =
+                ToolError::placeholder(action), actions = ToolError::placeholder(actions)
             ),
         )
     }
-    /// `INVALID_ARGUMENT`: Action {action} of {tool} needs {param}.
+    /// `INVALID_ARGUMENT`: Action {action} of {tool} needs `{param}`. Call it again with `{param}`.
     pub fn missing_action_param(
         tool: impl ::std::fmt::Display,
         action: impl ::std::fmt::Display,
@@ -484,13 +325,13 @@ pub mod errors {
             ErrorCode::InvalidArgument,
             Template::MissingActionParam.name(),
             format!(
-                "Action {action} of {tool} needs {param}.", tool =
-                ToolError::placeholder(tool), action = ToolError::placeholder(action),
-                param = ToolError::placeholder(param)
+                "Action {action} of {tool} needs `{param}`. Call it again with `{param}`.",
+                tool = ToolError::placeholder(tool), action =
+                ToolError::placeholder(action), param = ToolError::placeholder(param)
             ),
         )
     }
-    /// `INVALID_ARGUMENT`: {param} is not for action {action} of {tool}; only {actions}.
+    /// `INVALID_ARGUMENT`: `{param}` is not a parameter of action {action} of {tool}; it is for: {actions}. Call again without it.
     pub fn param_not_for_action(
         tool: impl ::std::fmt::Display,
         action: impl ::std::fmt::Display,
@@ -501,10 +342,10 @@ pub mod errors {
             ErrorCode::InvalidArgument,
             Template::ParamNotForAction.name(),
             format!(
-                "{param} is not for action {action} of {tool}; only {actions}.", tool =
-                ToolError::placeholder(tool), action = ToolError::placeholder(action),
-                param = ToolError::placeholder(param), actions =
-                ToolError::placeholder(actions)
+                "`{param}` is not a parameter of action {action} of {tool}; it is for: {actions}. Call again without it.",
+                tool = ToolError::placeholder(tool), action =
+                ToolError::placeholder(action), param = ToolError::placeholder(param),
+                actions = ToolError::placeholder(actions)
             ),
         )
     }
@@ -536,36 +377,11 @@ impl ListItemsInput {
     /// Argument rules from tools.yaml, checked before deserialization.
     pub const RULES: &'static [ParamRule] = &[
         ParamRule {
-            name: "color",
-            required: false,
-            kind: Kind::Enum(&["red", "dark_blue"]),
-        },
-        ParamRule {
             name: "limit",
             required: false,
             kind: Kind::Integer {
                 min: Some(1i64),
                 max: Some(100i64),
-            },
-        },
-        ParamRule {
-            name: "tags",
-            required: false,
-            kind: Kind::Array {
-                items: &Kind::String {
-                    min_len: None,
-                    max_len: None,
-                },
-                min_items: None,
-                max_items: Some(5u64),
-            },
-        },
-        ParamRule {
-            name: "cursor",
-            required: false,
-            kind: Kind::String {
-                min_len: None,
-                max_len: Some(100u64),
             },
         },
     ];
@@ -576,71 +392,19 @@ impl ListItemsInput {
         ::toolkit_runtime::args::parse("list_items", args, Self::RULES, &ARGUMENT_ERRORS)
     }
 }
-impl AddItemInput {
+impl ForgetItemsInput {
     /// Argument rules from tools.yaml, checked before deserialization.
-    pub const RULES: &'static [ParamRule] = &[
-        ParamRule {
-            name: "name",
-            required: true,
-            kind: Kind::String {
-                min_len: Some(1u64),
-                max_len: None,
-            },
-        },
-        ParamRule {
-            name: "note",
-            required: false,
-            kind: Kind::Object {
-                fields: &[
-                    ParamRule {
-                        name: "text",
-                        required: true,
-                        kind: Kind::String {
-                            min_len: None,
-                            max_len: Some(10u64),
-                        },
-                    },
-                ],
-                additional: false,
-            },
-        },
-        ParamRule {
-            name: "type",
-            required: false,
-            kind: Kind::Enum(&["small", "large"]),
-        },
-        ParamRule {
-            name: "size",
-            required: false,
-            kind: Kind::Enum(&["small", "large"]),
-        },
-        ParamRule {
-            name: "notes",
-            required: false,
-            kind: Kind::Array {
-                items: &Kind::Object {
-                    fields: &[
-                        ParamRule {
-                            name: "text",
-                            required: true,
-                            kind: Kind::String {
-                                min_len: None,
-                                max_len: Some(10u64),
-                            },
-                        },
-                    ],
-                    additional: false,
-                },
-                min_items: None,
-                max_items: Some(3u64),
-            },
-        },
-    ];
+    pub const RULES: &'static [ParamRule] = &[];
     /// Parses and checks the raw arguments of a call.
     pub fn from_arguments(
         args: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     ) -> ::std::result::Result<Self, ToolError> {
-        ::toolkit_runtime::args::parse("add_item", args, Self::RULES, &ARGUMENT_ERRORS)
+        ::toolkit_runtime::args::parse(
+            "forget_items",
+            args,
+            Self::RULES,
+            &ARGUMENT_ERRORS,
+        )
     }
 }
 /// The argument rules of tool `name` (the server strips undeclared parameters with them).
@@ -648,7 +412,7 @@ pub fn input_rules(name: &str) -> ::std::option::Option<&'static [ParamRule]> {
     Some(
         match name {
             "list_items" => ListItemsInput::RULES,
-            "add_item" => AddItemInput::RULES,
+            "forget_items" => ForgetItemsInput::RULES,
             _ => return None,
         },
     )
@@ -656,66 +420,47 @@ pub fn input_rules(name: &str) -> ::std::option::Option<&'static [ParamRule]> {
 /// Implemented by hand in `src/handlers/`: one method per tool in tools.yaml. Return typed
 /// output; the generated dispatch and the server own arguments, JSON and the result envelope.
 pub trait ToolHandlers: Send + Sync + 'static {
-    /// List items by color.
+    /// List items.
     fn list_items(
         &self,
         input: ListItemsInput,
         ctx: CallContext,
     ) -> impl ::std::future::Future<Output = ToolResult<ListItemsOutput>> + Send;
-    /// Add an item.
-    fn add_item(
+    /// Forget every item.
+    fn forget_items(
         &self,
-        input: AddItemInput,
+        input: ForgetItemsInput,
         ctx: CallContext,
-    ) -> impl ::std::future::Future<Output = ToolResult<AddItemOutput>> + Send;
-}
-/// Every tool runs its tools.yaml `handler:`.
-#[allow(deprecated)]
-impl ToolHandlers for super::handlers::Handlers {
-    async fn list_items(
-        &self,
-        input: ListItemsInput,
-        _: CallContext,
-    ) -> ToolResult<ListItemsOutput> {
-        self.run(move |cx| super::handlers::items::list_items(cx, input)).await
-    }
-    async fn add_item(
-        &self,
-        input: AddItemInput,
-        _: CallContext,
-    ) -> ToolResult<AddItemOutput> {
-        self.refuse_if_read_only("add_item")?;
-        self.run(move |cx| super::handlers::items::add_item(cx, input)).await
-    }
+    ) -> impl ::std::future::Future<Output = ToolResult<ForgetItemsOutput>> + Send;
 }
 /// Every tool declared in tools.yaml, in manifest order.
 pub const TOOLS: &[ToolSpec] = &[
     ToolSpec {
         name: "list_items",
         title: "List items",
-        description: "List items by color.",
-        group: "items",
+        description: "List items.",
+        group: "",
         read_only: true,
         destructive: false,
         idempotent: true,
         open_world: false,
         deprecated_by: None,
-        input_schema: "{\"type\":\"object\",\"properties\":{\"color\":{\"type\":\"string\",\"enum\":[\"red\",\"dark_blue\"],\"description\":\"Color filter.\",\"default\":\"red\"},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"description\":\"Page size.\",\"default\":25},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":5},\"cursor\":{\"type\":\"string\",\"maxLength\":100}}}",
+        input_schema: "{\"type\":\"object\",\"properties\":{\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"description\":\"Page size.\",\"default\":25}}}",
         output_schema: "{\"type\":\"object\",\"properties\":{\"names\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Item names.\"},\"warnings\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Warnings to read (also at the end of the text).\"}},\"required\":[\"names\"]}",
         error_context: &[],
     },
     ToolSpec {
-        name: "add_item",
-        title: "Add item",
-        description: "Add an item.",
-        group: "items",
+        name: "forget_items",
+        title: "Forget items",
+        description: "Forget every item.",
+        group: "",
         read_only: false,
-        destructive: false,
-        idempotent: false,
+        destructive: true,
+        idempotent: true,
         open_world: false,
         deprecated_by: None,
-        input_schema: "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":1},\"note\":{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\",\"maxLength\":10}},\"required\":[\"text\"],\"description\":\"Optional note.\"},\"type\":{\"type\":\"string\",\"enum\":[\"small\",\"large\"],\"description\":\"Size.\"},\"notes\":{\"type\":\"array\",\"items\":{\"type\":\"object\"},\"maxItems\":3,\"description\":\"More notes: {text}.\"}},\"required\":[\"name\"]}",
-        output_schema: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"},\"warnings\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Warnings to read (also at the end of the text).\"}},\"required\":[\"id\"]}",
+        input_schema: "{\"type\":\"object\",\"properties\":{}}",
+        output_schema: "{\"type\":\"object\",\"properties\":{\"warnings\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Warnings to read (also at the end of the text).\"}}}",
         error_context: &[],
     },
 ];
@@ -740,10 +485,13 @@ pub async fn dispatch<H: ToolHandlers>(
                     Err(e) => Err(e),
                 }
             }
-            "add_item" => {
-                match AddItemInput::from_arguments(args) {
+            "forget_items" => {
+                match ForgetItemsInput::from_arguments(args) {
                     Ok(input) => {
-                        handlers.add_item(input, ctx).await.and_then(Reply::into_json)
+                        handlers
+                            .forget_items(input, ctx)
+                            .await
+                            .and_then(Reply::into_json)
                     }
                     Err(e) => Err(e),
                 }
@@ -763,103 +511,11 @@ pub mod consolidated {
     pub const INSTRUCTIONS: &str = "A fixture for golden tests.";
     /// One tool per group, in manifest order. They publish no outputSchema: structuredContent is
     /// the underlying tool's and differs per action.
-    pub const TOOLS: &[ToolSpec] = &[
-        ToolSpec {
-            name: "items",
-            title: "Items",
-            description: "Items. Actions and their parameters (* = required):\n- list: color, limit, tags, cursor\n- add_item: name*, note, type, notes",
-            group: "items",
-            read_only: false,
-            destructive: false,
-            idempotent: false,
-            open_world: false,
-            deprecated_by: None,
-            input_schema: "{\"type\":\"object\",\"properties\":{\"action\":{\"type\":\"string\",\"enum\":[\"list\",\"add_item\"]},\"color\":{\"type\":\"string\",\"enum\":[\"red\",\"dark_blue\"],\"description\":\"Color filter.\",\"default\":\"red\"},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"description\":\"Page size.\",\"default\":25},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":5},\"cursor\":{\"type\":\"string\",\"maxLength\":100},\"name\":{\"type\":\"string\",\"minLength\":1},\"note\":{\"type\":\"object\",\"description\":\"Optional note. Keys: text*.\"},\"type\":{\"type\":\"string\",\"enum\":[\"small\",\"large\"],\"description\":\"Size.\"},\"notes\":{\"type\":\"array\",\"items\":{\"type\":\"object\"},\"maxItems\":3,\"description\":\"More notes: {text}.\"}},\"required\":[\"action\"]}",
-            output_schema: "",
-            error_context: &[],
-        },
-    ];
+    pub const TOOLS: &[ToolSpec] = &[];
     /// Granular tool name -> its consolidated call, longest names first (for rewriting texts).
-    pub const ALIASES: &[(&str, &str)] = &[
-        ("list_items", "items(action=list)"),
-        ("add_item", "items(action=add_item)"),
-    ];
+    pub const ALIASES: &[(&str, &str)] = &[];
     /// Every consolidated tool's actions.
-    pub const GROUPS: &[Group] = &[
-        Group {
-            tool: "items",
-            actions: &[
-                Action {
-                    name: "list",
-                    tool: "list_items",
-                    params: &[
-                        Param {
-                            name: "color",
-                            required: false,
-                            coerce: Coerce::Keep,
-                        },
-                        Param {
-                            name: "limit",
-                            required: false,
-                            coerce: Coerce::Keep,
-                        },
-                        Param {
-                            name: "tags",
-                            required: false,
-                            coerce: Coerce::List,
-                        },
-                        Param {
-                            name: "cursor",
-                            required: false,
-                            coerce: Coerce::Keep,
-                        },
-                    ],
-                },
-                Action {
-                    name: "add_item",
-                    tool: "add_item",
-                    params: &[
-                        Param {
-                            name: "name",
-                            required: true,
-                            coerce: Coerce::Keep,
-                        },
-                        Param {
-                            name: "note",
-                            required: false,
-                            coerce: Coerce::Keep,
-                        },
-                        Param {
-                            name: "type",
-                            required: false,
-                            coerce: Coerce::Keep,
-                        },
-                        Param {
-                            name: "size",
-                            required: false,
-                            coerce: Coerce::Keep,
-                        },
-                        Param {
-                            name: "notes",
-                            required: false,
-                            coerce: Coerce::List,
-                        },
-                    ],
-                },
-            ],
-            takers: &[
-                ("color", "list"),
-                ("limit", "list"),
-                ("tags", "list"),
-                ("cursor", "list"),
-                ("name", "add_item"),
-                ("note", "add_item"),
-                ("type", "add_item"),
-                ("size", "add_item"),
-                ("notes", "add_item"),
-            ],
-        },
-    ];
+    pub const GROUPS: &[Group] = &[];
     /// The rmcp tool definitions of [`TOOLS`], as tools/list publishes them.
     pub fn tool_definitions() -> ::std::vec::Vec<::rmcp::model::Tool> {
         TOOLS.iter().map(ToolSpec::to_tool).collect()

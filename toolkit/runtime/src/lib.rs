@@ -43,6 +43,11 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
+    /// Every code, as [`ErrorCode::as_str`] writes them: the codes a manifest's templates may use.
+    pub const NAMES: [&'static str; 6] =
+        ["NOT_FOUND", "INVALID_ARGUMENT", "CONFLICT", "CONFIRMATION_REQUIRED", "NOT_IMPLEMENTED", "INTERNAL"];
+
+    /// The code as clients see it (`NOT_FOUND`).
     pub fn as_str(&self) -> &'static str {
         match self {
             ErrorCode::NotFound => "NOT_FOUND",
