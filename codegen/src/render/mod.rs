@@ -32,7 +32,8 @@ pub fn tools_rs(model: &Model, settings: &Settings) -> Result<String, String> {
     let handler_impl = settings.handlers()?.map(|module| tools::handler_impl(&model.tools, &module));
     let table = tools::tool_table(model);
     let dispatch = tools::dispatch(&model.tools);
-    let consolidated = consolidated::module(model, rt);
+    // The consolidated profile is optional: a manifest without groups has no such module.
+    let consolidated = (!model.groups.is_empty()).then(|| consolidated::module(model, rt));
     let (name, title, instructions) = (&model.server.name, &model.server.title, &model.server.instructions);
     format(quote! {
         use #rt::args::{Kind, ParamRule};
@@ -61,6 +62,28 @@ pub fn tools_rs(model: &Model, settings: &Settings) -> Result<String, String> {
         }
 
         #dispatch
+
+        /// These tools served by the runtime: `Server::new(Tools(handlers), version)`.
+        pub struct Tools<H>(pub H);
+
+        impl<H: ToolHandlers> #rt::server::ToolSet for Tools<H> {
+            const NAME: &'static str = SERVER_NAME;
+            const TITLE: &'static str = SERVER_TITLE;
+            const INSTRUCTIONS: &'static str = SERVER_INSTRUCTIONS;
+
+            fn tools() -> &'static [ToolSpec] {
+                TOOLS
+            }
+
+            fn call(
+                &self,
+                name: &str,
+                args: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                ctx: CallContext,
+            ) -> impl ::std::future::Future<Output = ::std::option::Option<ToolResult<::serde_json::Value>>> + Send {
+                dispatch(&self.0, name, args, ctx)
+            }
+        }
 
         #consolidated
     })

@@ -752,6 +752,26 @@ pub async fn dispatch<H: ToolHandlers>(
         },
     )
 }
+/// These tools served by the runtime: `Server::new(Tools(handlers), version)`.
+pub struct Tools<H>(pub H);
+impl<H: ToolHandlers> ::toolkit_runtime::server::ToolSet for Tools<H> {
+    const NAME: &'static str = SERVER_NAME;
+    const TITLE: &'static str = SERVER_TITLE;
+    const INSTRUCTIONS: &'static str = SERVER_INSTRUCTIONS;
+    fn tools() -> &'static [ToolSpec] {
+        TOOLS
+    }
+    fn call(
+        &self,
+        name: &str,
+        args: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        ctx: CallContext,
+    ) -> impl ::std::future::Future<
+        Output = ::std::option::Option<ToolResult<::serde_json::Value>>,
+    > + Send {
+        dispatch(&self.0, name, args, ctx)
+    }
+}
 /// The consolidated profile (`--tool-style consolidated`): one tool per group with an `action`
 /// parameter, resolved to the underlying tool before dispatch. Generated from the same groups
 /// and tools as the granular profile.

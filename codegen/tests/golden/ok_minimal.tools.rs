@@ -500,54 +500,23 @@ pub async fn dispatch<H: ToolHandlers>(
         },
     )
 }
-/// The consolidated profile (`--tool-style consolidated`): one tool per group with an `action`
-/// parameter, resolved to the underlying tool before dispatch. Generated from the same groups
-/// and tools as the granular profile.
-pub mod consolidated {
-    use super::errors;
-    use ::toolkit_runtime::ToolSpec;
-    use ::toolkit_runtime::consolidated::{Action, ActionErrors, Coerce, Group, Param};
-    /// Server instructions with every tool named as its consolidated call.
-    pub const INSTRUCTIONS: &str = "A fixture for golden tests.";
-    /// One tool per group, in manifest order. They publish no outputSchema: structuredContent is
-    /// the underlying tool's and differs per action.
-    pub const TOOLS: &[ToolSpec] = &[];
-    /// Granular tool name -> its consolidated call, longest names first (for rewriting texts).
-    pub const ALIASES: &[(&str, &str)] = &[];
-    /// Every consolidated tool's actions.
-    pub const GROUPS: &[Group] = &[];
-    /// The rmcp tool definitions of [`TOOLS`], as tools/list publishes them.
-    pub fn tool_definitions() -> ::std::vec::Vec<::rmcp::model::Tool> {
-        TOOLS.iter().map(ToolSpec::to_tool).collect()
+/// These tools served by the runtime: `Server::new(Tools(handlers), version)`.
+pub struct Tools<H>(pub H);
+impl<H: ToolHandlers> ::toolkit_runtime::server::ToolSet for Tools<H> {
+    const NAME: &'static str = SERVER_NAME;
+    const TITLE: &'static str = SERVER_TITLE;
+    const INSTRUCTIONS: &'static str = SERVER_INSTRUCTIONS;
+    fn tools() -> &'static [ToolSpec] {
+        TOOLS
     }
-    /// The manifest's messages for the action checks of the runtime's `consolidated::resolve`.
-    pub const ERRORS: ActionErrors = ActionErrors {
-        missing_action: |tool, actions| errors::missing_action(tool, actions),
-        unknown_action: |tool, action, actions| errors::unknown_action(
-            tool,
-            action,
-            actions,
-        ),
-        param_not_for_action: |tool, action, param, actions| errors::param_not_for_action(
-            tool,
-            action,
-            param,
-            actions,
-        ),
-        unknown_parameter: |call, param, allowed| errors::unknown_parameter(
-            call,
-            param,
-            allowed,
-        ),
-        missing_action_param: |tool, action, param| errors::missing_action_param(
-            tool,
-            action,
-            param,
-        ),
-        invalid_type: |param, expected, actual| errors::invalid_type(
-            param,
-            expected,
-            actual,
-        ),
-    };
+    fn call(
+        &self,
+        name: &str,
+        args: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        ctx: CallContext,
+    ) -> impl ::std::future::Future<
+        Output = ::std::option::Option<ToolResult<::serde_json::Value>>,
+    > + Send {
+        dispatch(&self.0, name, args, ctx)
+    }
 }

@@ -11,6 +11,8 @@ pub mod args;
 pub mod consolidated;
 #[cfg(feature = "rmcp")]
 pub mod envelope;
+#[cfg(feature = "rmcp")]
+pub mod server;
 pub mod text;
 
 #[cfg(feature = "rmcp")]
