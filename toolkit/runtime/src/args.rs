@@ -9,34 +9,56 @@ use super::ToolError;
 /// One declared parameter or property.
 #[derive(Debug, Clone, Copy)]
 pub struct ParamRule {
+    /// Its name on the wire.
     pub name: &'static str,
+    /// Whether a call must give it.
     pub required: bool,
+    /// What its value must look like.
     pub kind: Kind,
 }
 
-/// What a value must look like.
+/// What a value must look like. The bounds are inclusive; `None` is unbounded.
 #[derive(Debug, Clone, Copy)]
+#[allow(missing_docs)] // The bounds' fields say what they are.
 pub enum Kind {
+    /// A string of `min_len..=max_len` characters.
     String { min_len: Option<u64>, max_len: Option<u64> },
+    /// One of these strings.
     Enum(&'static [&'static str]),
+    /// An integer in `min..=max`.
     Integer { min: Option<i64>, max: Option<i64> },
+    /// A number in `min..=max`.
     Number { min: Option<f64>, max: Option<f64> },
+    /// `true` or `false`.
     Boolean,
+    /// Any JSON value.
     Any,
+    /// A free-form JSON object.
     Map,
+    /// An array of `min_items..=max_items` values, each of kind `items`.
     Array { items: &'static Kind, min_items: Option<u64>, max_items: Option<u64> },
+    /// An object with declared `fields`; `additional`: whether undeclared ones are allowed.
     Object { fields: &'static [ParamRule], additional: bool },
 }
 
-/// One mistake in the arguments; `param` is a path such as `updates[2].status`.
+/// One mistake in the arguments; `param` is a path such as `updates[2].status`. The fields are
+/// the placeholders of the matching built-in error template.
 #[derive(Debug, Clone, PartialEq)]
+#[allow(missing_docs)] // Each field is the template placeholder of its name.
 pub enum Problem {
+    /// A required parameter is missing (`missing_required`).
     Missing { param: String },
+    /// A parameter the tool does not declare (`unknown_parameter`).
     Unknown { param: String, allowed: Vec<&'static str> },
+    /// A value of the wrong JSON type (`invalid_type`).
     Type { param: String, expected: &'static str, actual: &'static str },
+    /// A string outside its enum (`invalid_enum`).
     Enum { param: String, value: String, allowed: &'static [&'static str] },
+    /// A number outside its bounds (`out_of_range`).
     Range { param: String, value: String, range: String },
+    /// A string too short or too long (`invalid_length`).
     Length { param: String, length: usize, range: String },
+    /// An array with too few or too many items (`invalid_item_count`).
     ItemCount { param: String, count: usize, range: String },
 }
 

@@ -11,7 +11,9 @@ use crate::{Reply, ToolError, Warning};
 
 /// What the envelope needs to know about the call and the server.
 pub struct CallFacts<'a> {
+    /// `_meta.request_id`.
     pub request_id: String,
+    /// When the call arrived (`_meta.duration_ms`).
     pub started: Instant,
     /// `_meta.tool_version`: the server's version.
     pub version: &'a str,

@@ -3,8 +3,40 @@
 //! consolidated profile's resolution and the result envelope. It names no server: the generated
 //! code names it (codegen's `runtime_path` setting, `::toolkit_runtime` by default).
 //!
+//! # Quick start
+//!
+//! Declare the tools in `tools.yaml` (see codegen's docs), generate them in `build.rs` with
+//! `codegen::Settings::new().generate("tools.yaml", &text)`, then include the output, implement
+//! the generated trait and serve it:
+//!
+//! ```ignore
+//! pub mod generated {
+//!     include!(concat!(env!("OUT_DIR"), "/tools.rs"));
+//! }
+//!
+//! struct Notes;
+//!
+//! impl generated::ToolHandlers for Notes {
+//!     async fn notes_add(&self, input: generated::NotesAddInput, _: CallContext)
+//!         -> ToolResult<generated::NotesAddOutput> {
+//!         Ok(Reply::new(generated::NotesAddOutput { id: 1 }))
+//!     }
+//! }
+//!
+//! #[tokio::main]
+//! async fn main() -> Result<(), String> {
+//!     toolkit_runtime::server::Server::new(generated::Tools(Notes), env!("CARGO_PKG_VERSION"))
+//!         .serve_stdio()
+//!         .await
+//! }
+//! ```
+//!
+//! examples/bookmarks in the docket repository is a whole server built this way.
+//!
 //! Without the default `rmcp` feature only the parts the generator shares at build time are
-//! compiled: [`aliases`], [`ErrorCode`] and [`text`].
+//! compiled: [`aliases`], [`ErrorCode`], [`text`] and the argument rules.
+
+#![deny(missing_docs)]
 
 pub mod aliases;
 pub mod args;
@@ -29,18 +61,26 @@ pub type ToolResult<T> = Result<Reply<T>, ToolError>;
 /// Facts about the call a handler may want (more arrive with the response envelope).
 #[derive(Debug, Clone)]
 pub struct CallContext {
+    /// The tool called (the underlying one in the consolidated profile).
     pub tool: String,
+    /// `_meta.request_id` of the call.
     pub request_id: String,
 }
 
 /// The tool-error codes of SPEC section 3; the manifest's templates pick one each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorCode {
+    /// `NOT_FOUND`: what the call names does not exist.
     NotFound,
+    /// `INVALID_ARGUMENT`: the arguments do not fit the tool.
     InvalidArgument,
+    /// `CONFLICT`: the call clashes with the current state.
     Conflict,
+    /// `CONFIRMATION_REQUIRED`: the call needs an explicit confirmation.
     ConfirmationRequired,
+    /// `NOT_IMPLEMENTED`: the server does not do this.
     NotImplemented,
+    /// `INTERNAL`: the server failed.
     Internal,
 }
 
@@ -66,13 +106,16 @@ impl ErrorCode {
 /// `errors::*` constructors, so every message comes from a template in tools.yaml.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolError {
+    /// The error code clients see.
     pub code: ErrorCode,
     /// The catalogue entry the message came from.
     pub template: &'static str,
+    /// The message, from the template, for the model.
     pub message: String,
 }
 
 impl ToolError {
+    /// An error of `code` from catalogue entry `template`.
     pub fn new(code: ErrorCode, template: &'static str, message: String) -> Self {
         ToolError { code, template, message }
     }
@@ -113,7 +156,9 @@ impl ToolError {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
+    /// Worth knowing; nothing went wrong.
     Info,
+    /// Something may not be what the caller meant.
     Warning,
 }
 
@@ -147,8 +192,11 @@ impl WarningCode {
 /// Something the agent should know that did not stop the call (`_meta.warnings`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Warning {
+    /// What it is about.
     pub code: WarningCode,
+    /// The text for the model.
     pub message: String,
+    /// How much it matters.
     pub severity: Severity,
     /// Also shown where every client shows it to the model: appended to the text block and
     /// listed in structuredContent's `warnings`. Many clients never pass `_meta` to the model,
@@ -172,20 +220,26 @@ impl Warning {
 /// Result counts of a list-like reply (`_meta.results_*`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ResultCounts {
+    /// How many matched.
     pub total: usize,
+    /// How many this reply holds.
     pub returned: usize,
+    /// Whether some were left out.
     pub truncated: bool,
 }
 
 /// A successful call: the typed output (structuredContent) and what the envelope needs.
 #[derive(Debug, Clone)]
 pub struct Reply<T> {
+    /// The typed output (structuredContent).
     pub data: T,
     /// Text for the model; `None` renders the output as compact JSON.
     pub text: Option<String>,
+    /// Warnings for `_meta.warnings` (and, when visible, the text).
     pub warnings: Vec<Warning>,
     /// Whether the data came from the in-memory index without reading files.
     pub cached: Option<bool>,
+    /// Counts of a list-like reply (`_meta.results_*`).
     pub results: Option<ResultCounts>,
     /// Resources the model can read for more (e.g. the rest of a truncated body).
     pub links: Vec<Link>,
@@ -196,12 +250,16 @@ pub struct Reply<T> {
 /// A resource a reply points at, sent as a `resource_link` content block.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Link {
+    /// The resource's URI.
     pub uri: String,
+    /// Its name.
     pub name: String,
+    /// What it holds.
     pub description: String,
 }
 
 impl<T> Reply<T> {
+    /// A reply of `data`, the text rendered from it.
     pub fn new(data: T) -> Self {
         Reply { data, text: None, warnings: Vec::new(), cached: None, results: None, links: Vec::new(), context: None }
     }
@@ -214,26 +272,31 @@ impl<T> Reply<T> {
         self.warn_visibly(WarningCode::TRUNCATED, message)
     }
 
+    /// The text block, instead of compact JSON of the data.
     pub fn with_text(mut self, text: impl Into<String>) -> Self {
         self.text = Some(text.into());
         self
     }
 
+    /// Sets `_meta.cached`.
     pub fn with_cached(mut self, cached: bool) -> Self {
         self.cached = Some(cached);
         self
     }
 
+    /// Sets `_meta.tool_context`.
     pub fn with_context(mut self, context: Value) -> Self {
         self.context = Some(context);
         self
     }
 
+    /// Sets `_meta.results_*`.
     pub fn with_results(mut self, results: ResultCounts) -> Self {
         self.results = Some(results);
         self
     }
 
+    /// Adds a warning for `_meta.warnings` only.
     pub fn warn(mut self, code: impl Into<WarningCode>, message: impl Into<String>) -> Self {
         self.warnings.push(Warning::new(code, message));
         self
@@ -271,14 +334,23 @@ impl<T: Serialize> Reply<T> {
 /// One tool as declared in tools.yaml (generated into `generated::TOOLS`).
 #[derive(Debug, Clone, Copy)]
 pub struct ToolSpec {
+    /// The wire name.
     pub name: &'static str,
+    /// The human label (also `annotations.title`).
     pub title: &'static str,
+    /// What the model reads to choose the tool (deprecation prefix included).
     pub description: &'static str,
+    /// Its group in the consolidated profile; empty without groups.
     pub group: &'static str,
+    /// `readOnlyHint`.
     pub read_only: bool,
+    /// `destructiveHint`.
     pub destructive: bool,
+    /// `idempotentHint`.
     pub idempotent: bool,
+    /// `openWorldHint`.
     pub open_world: bool,
+    /// The tool that replaces it, when the manifest deprecates it.
     pub deprecated_by: Option<&'static str>,
     /// JSON Schema of the arguments (inline, no `$ref`).
     pub input_schema: &'static str,
