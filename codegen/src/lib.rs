@@ -1,10 +1,42 @@
 //! Reads an MCP server's tool manifest (`tools.yaml`), validates it and generates the typed tool
 //! layer over `toolkit-runtime`.
 //!
+//! # Quick start
+//!
+//! As with prost-build, generation runs in `build.rs`; `[build-dependencies] codegen`,
+//! `[dependencies] toolkit-runtime` (and rmcp, serde, serde_json, schemars, which the generated
+//! code names):
+//!
+//! ```no_run
+//! // build.rs: fn main() {
+//! println!("cargo::rerun-if-changed=tools.yaml");
+//! let text = std::fs::read_to_string("tools.yaml").unwrap();
+//! let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").unwrap());
+//! match codegen::Settings::new().generate("tools.yaml", &text) {
+//!     Ok(output) => {
+//!         for (name, code) in output.files {
+//!             std::fs::write(out.join(name), code).unwrap();
+//!         }
+//!     }
+//!     Err(diagnostics) => {
+//!         for d in diagnostics {
+//!             println!("cargo::error={}", d.to_string().replace('\n', " "));
+//!         }
+//!     }
+//! }
+//! ```
+//!
+//! Then `include!(concat!(env!("OUT_DIR"), "/tools.rs"))` in a `generated` module, implement its
+//! `ToolHandlers` trait and serve `generated::Tools(handlers)` (toolkit-runtime's docs). The
+//! manifest's format: docs/manifest.md; [`Settings`] says where the generated code finds the
+//! runtime.
+//!
 //! Passes: parse (serde_yaml) -> locate (YAML path -> line:col) -> validate (every semantic rule,
 //! reported as `tools.yaml:LINE:COL` diagnostics) -> lower (the checked manifest into
 //! [`model::Model`]) -> render (quote + prettyplease for Rust, minijinja for docs).
 //! Everything here is pure: no I/O, no environment, so build.rs, the CLI and tests share it.
+
+#![deny(missing_docs)]
 
 pub mod diag;
 mod locate;
