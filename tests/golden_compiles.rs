@@ -9,15 +9,18 @@ mod handlers {
     #[derive(Clone)]
     pub struct Handlers;
 
-    impl Handlers {
-        /// The real context runs handlers on the blocking pool; inline is enough here.
-        pub async fn run<T>(&self, work: impl FnOnce(&Handlers) -> ToolResult<T>) -> ToolResult<T> {
-            work(self)
+    /// Never read-only; the runtime runs its handlers on the blocking pool.
+    impl toolkit_runtime::handlers::HandlerContext for Handlers {
+        fn read_only(&self) -> bool {
+            false
         }
 
-        /// The real context refuses writes on a read-only server; this one never is.
-        pub fn refuse_if_read_only(&self, _tool: &str) -> Result<(), docket::runtime::ToolError> {
-            Ok(())
+        fn refused(&self, tool: &str) -> toolkit_runtime::ToolError {
+            errors::not_implemented(tool)
+        }
+
+        fn stopped(&self, why: String) -> toolkit_runtime::ToolError {
+            errors::invalid_arguments("a handler", why)
         }
     }
 

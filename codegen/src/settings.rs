@@ -53,8 +53,9 @@ impl Settings {
     }
 
     /// Every tool names a function under `module` in its `handler:` key, and the generated code
-    /// implements `ToolHandlers` for `{module}::Handlers` by calling it on the blocking pool
-    /// (through the inherent methods `Handlers::run` and `Handlers::refuse_if_read_only`).
+    /// implements `ToolHandlers` for `{module}::Handlers` by calling it on the blocking pool,
+    /// refusing writes first when read-only (`Handlers` implements the runtime's
+    /// `handlers::HandlerContext`).
     /// Without this setting the server implements the trait itself and `handler:` is refused.
     pub fn handler_functions(mut self, module: impl Into<String>) -> Self {
         self.handler_functions = Some(module.into());

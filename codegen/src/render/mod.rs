@@ -29,7 +29,7 @@ pub fn tools_rs(model: &Model, settings: &Settings) -> Result<String, String> {
     let parse = tools::argument_errors(rt);
     let inputs = tools::input_impls(&model.tools, rt);
     let handler_trait = tools::handler_trait(&model.tools);
-    let handler_impl = settings.handlers()?.map(|module| tools::handler_impl(&model.tools, &module));
+    let handler_impl = settings.handlers()?.map(|module| tools::handler_impl(&model.tools, &module, rt));
     let table = tools::tool_table(model);
     let dispatch = tools::dispatch(&model.tools);
     // The consolidated profile is optional: a manifest without groups has no such module.

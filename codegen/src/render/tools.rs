@@ -143,7 +143,7 @@ pub fn handler_trait(tools: &[Tool]) -> TokenStream {
 /// `impl ToolHandlers for {module}::Handlers` (the `handler_functions` setting): each method runs
 /// the function the manifest names in `handler:` (`issues::list` is `{module}::issues::list(cx,
 /// input)`) on the blocking pool, so a maintainer writes that function and nothing else.
-pub fn handler_impl(tools: &[Tool], module: &TokenStream) -> TokenStream {
+pub fn handler_impl(tools: &[Tool], module: &TokenStream, rt: &TokenStream) -> TokenStream {
     let methods = tools.iter().map(|t| {
         let m = format_ident!("{}", t.name);
         let input = ident(&t.input.rust_name);
@@ -155,14 +155,14 @@ pub fn handler_impl(tools: &[Tool], module: &TokenStream) -> TokenStream {
             (_, true) => quote! {},
             (Some(flag), false) => {
                 let flag = format_ident!("{}", flag);
-                quote! { if input.#flag { self.refuse_if_read_only(#name)?; } }
+                quote! { if input.#flag { #rt::handlers::refuse_if_read_only(self, #name)?; } }
             }
-            (None, false) => quote! { self.refuse_if_read_only(#name)?; },
+            (None, false) => quote! { #rt::handlers::refuse_if_read_only(self, #name)?; },
         };
         quote! {
             async fn #m(&self, input: #input, _: CallContext) -> ToolResult<#output> {
                 #guard
-                self.run(move |cx| #module :: #( #segments )::* (cx, input)).await
+                #rt::handlers::run(self, move |cx| #module :: #( #segments )::* (cx, input)).await
             }
         }
     });

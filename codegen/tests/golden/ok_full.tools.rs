@@ -677,15 +677,23 @@ impl ToolHandlers for super::handlers::Handlers {
         input: ListItemsInput,
         _: CallContext,
     ) -> ToolResult<ListItemsOutput> {
-        self.run(move |cx| super::handlers::items::list_items(cx, input)).await
+        ::toolkit_runtime::handlers::run(
+                self,
+                move |cx| super::handlers::items::list_items(cx, input),
+            )
+            .await
     }
     async fn add_item(
         &self,
         input: AddItemInput,
         _: CallContext,
     ) -> ToolResult<AddItemOutput> {
-        self.refuse_if_read_only("add_item")?;
-        self.run(move |cx| super::handlers::items::add_item(cx, input)).await
+        ::toolkit_runtime::handlers::refuse_if_read_only(self, "add_item")?;
+        ::toolkit_runtime::handlers::run(
+                self,
+                move |cx| super::handlers::items::add_item(cx, input),
+            )
+            .await
     }
 }
 /// Every tool declared in tools.yaml, in manifest order.

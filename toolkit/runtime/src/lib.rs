@@ -44,6 +44,8 @@ pub mod consolidated;
 #[cfg(feature = "rmcp")]
 pub mod envelope;
 #[cfg(feature = "rmcp")]
+pub mod handlers;
+#[cfg(feature = "rmcp")]
 pub mod server;
 pub mod text;
 
