@@ -21,10 +21,10 @@ fn target_dir(outside: bool) -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).join(if outside { "example-outside" } else { "example" })
 }
 
-/// `cargo build --locked` of the crate in `dir`.
+/// `cargo build` of the crate in `dir` (its Cargo.lock follows the toolkit's dependencies).
 fn build(dir: &Path, outside: bool) -> Output {
     Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args(["build", "--quiet", "--locked", "--manifest-path"])
+        .args(["build", "--quiet", "--manifest-path"])
         .arg(dir.join("Cargo.toml"))
         .env("CARGO_TARGET_DIR", target_dir(outside))
         .output()
