@@ -21,7 +21,13 @@ fn main() {
             return;
         }
     };
-    let output = match codegen::generate(manifest, &text) {
+    // The runtime is named through docket's own module (it adds docket's warning codes); the
+    // handlers are functions under src/handlers/ (`handler:` in tools.yaml).
+    let settings = codegen::Settings::new()
+        .runtime_path("::docket::runtime")
+        .generated_path("::docket::generated")
+        .handler_functions("super::handlers");
+    let output = match settings.generate(manifest, &text) {
         Ok(output) => output,
         Err(diagnostics) => {
             for d in diagnostics {

@@ -1,4 +1,4 @@
-//! The generator's pinned output builds: codegen/tests/golden/ok_minimal.tools.rs, the Rust that
+//! The generator's pinned output builds: codegen/tests/golden/ok_full.tools.rs, the Rust that
 //! codegen emits for its smallest fixture manifest, is compiled here against the real runtime with
 //! two stub handlers, and its dispatch runs. A golden that does not build fails this test target.
 
@@ -9,15 +9,18 @@ mod handlers {
     #[derive(Clone)]
     pub struct Handlers;
 
-    impl Handlers {
-        /// The real context runs handlers on the blocking pool; inline is enough here.
-        pub async fn run<T>(&self, work: impl FnOnce(&Handlers) -> ToolResult<T>) -> ToolResult<T> {
-            work(self)
+    /// Never read-only; the runtime runs its handlers on the blocking pool.
+    impl toolkit_runtime::handlers::HandlerContext for Handlers {
+        fn read_only(&self) -> bool {
+            false
         }
 
-        /// The real context refuses writes on a read-only server; this one never is.
-        pub fn refuse_if_read_only(&self, _tool: &str) -> Result<(), docket::runtime::ToolError> {
-            Ok(())
+        fn refused(&self, tool: &str) -> toolkit_runtime::ToolError {
+            errors::not_implemented(tool)
+        }
+
+        fn stopped(&self, why: String) -> toolkit_runtime::ToolError {
+            errors::invalid_arguments("a handler", why)
         }
     }
 
@@ -37,7 +40,7 @@ mod handlers {
 
 #[allow(dead_code, clippy::all)]
 mod generated {
-    include!("../codegen/tests/golden/ok_minimal.tools.rs");
+    include!("../codegen/tests/golden/ok_full.tools.rs");
 }
 
 use docket::runtime::CallContext;

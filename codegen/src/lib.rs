@@ -1,9 +1,42 @@
-//! Reads docket's `tools.yaml`, validates it and generates the typed tool layer.
+//! Reads an MCP server's tool manifest (`tools.yaml`), validates it and generates the typed tool
+//! layer over `toolkit-runtime`.
+//!
+//! # Quick start
+//!
+//! As with prost-build, generation runs in `build.rs`; `[build-dependencies] codegen`,
+//! `[dependencies] toolkit-runtime` (and rmcp, serde, serde_json, schemars, which the generated
+//! code names):
+//!
+//! ```no_run
+//! // build.rs: fn main() {
+//! println!("cargo::rerun-if-changed=tools.yaml");
+//! let text = std::fs::read_to_string("tools.yaml").unwrap();
+//! let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").unwrap());
+//! match codegen::Settings::new().generate("tools.yaml", &text) {
+//!     Ok(output) => {
+//!         for (name, code) in output.files {
+//!             std::fs::write(out.join(name), code).unwrap();
+//!         }
+//!     }
+//!     Err(diagnostics) => {
+//!         for d in diagnostics {
+//!             println!("cargo::error={}", d.to_string().replace('\n', " "));
+//!         }
+//!     }
+//! }
+//! ```
+//!
+//! Then `include!(concat!(env!("OUT_DIR"), "/tools.rs"))` in a `generated` module, implement its
+//! `ToolHandlers` trait and serve `generated::Tools(handlers)` (toolkit-runtime's docs). The
+//! manifest's format: docs/manifest.md; [`Settings`] says where the generated code finds the
+//! runtime.
 //!
 //! Passes: parse (serde_yaml) -> locate (YAML path -> line:col) -> validate (every semantic rule,
 //! reported as `tools.yaml:LINE:COL` diagnostics) -> lower (the checked manifest into
 //! [`model::Model`]) -> render (quote + prettyplease for Rust, minijinja for docs).
 //! Everything here is pure: no I/O, no environment, so build.rs, the CLI and tests share it.
+
+#![deny(missing_docs)]
 
 pub mod diag;
 mod locate;
@@ -11,10 +44,12 @@ mod lower;
 pub mod manifest;
 pub mod model;
 mod render;
+mod settings;
 mod template;
 mod validate;
 
 pub use diag::{Diagnostic, Pos};
+pub use settings::Settings;
 
 /// What build.rs writes into OUT_DIR.
 #[derive(Debug)]
@@ -23,20 +58,29 @@ pub struct Output {
     pub files: Vec<(&'static str, String)>,
 }
 
-/// Parses and validates `text` (read from `file`, used in diagnostics) into the model.
+/// Parses and validates `text` (read from `file`, used in diagnostics) into the model, with the
+/// default [`Settings`].
 pub fn load(file: &str, text: &str) -> Result<model::Model, Vec<Diagnostic>> {
+    load_with(&Settings::default(), file, text)
+}
+
+/// Validates and renders every generated Rust file, with the default [`Settings`].
+pub fn generate(file: &str, text: &str) -> Result<Output, Vec<Diagnostic>> {
+    generate_with(&Settings::default(), file, text)
+}
+
+fn load_with(settings: &Settings, file: &str, text: &str) -> Result<model::Model, Vec<Diagnostic>> {
     let parsed: manifest::Manifest = serde_yaml::from_str(text).map_err(|e| vec![parse_error(file, &e)])?;
     let locator = locate::Locator::index(text);
-    validate::check(file, &parsed, &locator)?;
+    validate::check(file, &parsed, &locator, settings.handler_functions.is_some())?;
     Ok(lower::lower(&parsed))
 }
 
-/// Validates and renders every generated Rust file.
-pub fn generate(file: &str, text: &str) -> Result<Output, Vec<Diagnostic>> {
-    let model = load(file, text)?;
+fn generate_with(settings: &Settings, file: &str, text: &str) -> Result<Output, Vec<Diagnostic>> {
+    let model = load_with(settings, file, text)?;
     let bug = |e: String| vec![Diagnostic::new(file, Pos::default(), "generator-bug", e)];
-    let tools = render::tools_rs(&model).map_err(bug)?;
-    let tests = render::tests_rs(&model).map_err(bug)?;
+    let tools = render::tools_rs(&model, settings).map_err(bug)?;
+    let tests = render::tests_rs(&model, settings).map_err(bug)?;
     Ok(Output { files: vec![("tools.rs", tools), ("tools_tests.rs", tests)] })
 }
 
@@ -82,7 +126,9 @@ pub fn consolidated_list_json(file: &str, text: &str) -> Result<serde_json::Valu
 /// The generated `consolidated` module on its own (it is also part of `tools.rs`).
 pub fn consolidated_rs(file: &str, text: &str) -> Result<String, Vec<Diagnostic>> {
     let model = load(file, text)?;
-    render::consolidated_rs(&model).map_err(|e| vec![Diagnostic::new(file, Pos::default(), "generator-bug", e)])
+    let rt =
+        Settings::default().runtime().map_err(|e| vec![Diagnostic::new(file, Pos::default(), "bad-setting", e)])?;
+    render::consolidated_rs(&model, &rt).map_err(|e| vec![Diagnostic::new(file, Pos::default(), "generator-bug", e)])
 }
 
 fn parse_error(file: &str, e: &serde_yaml::Error) -> Diagnostic {

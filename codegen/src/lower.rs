@@ -36,6 +36,12 @@ pub fn lower(m: &manifest::Manifest) -> Model {
             message: t.message.clone(),
             params: t.params.clone(),
         })
+        .chain(BUILTIN_TEMPLATES.iter().filter(|b| !m.errors.contains_key(b.name)).map(|b| ErrorTemplate {
+            name: b.name.to_string(),
+            code: b.code.to_string(),
+            message: b.message.to_string(),
+            params: b.params.iter().map(|p| p.to_string()).collect(),
+        }))
         .collect();
     let tools = m.tools.iter().map(|t| l.tool(t, &errors)).collect();
     Model {

@@ -3,57 +3,91 @@
 
 use serde_json::Value;
 
+/// The checked manifest.
 #[derive(Debug, Clone)]
 pub struct Model {
+    /// What initialize tells clients.
     pub server: Server,
+    /// The groups (empty: no consolidated profile).
     pub groups: Vec<Group>,
     /// Every Rust type to emit (named types first, then inline ones), in a stable order.
     pub rust_types: Vec<RustType>,
+    /// The error catalogue, built-in templates' defaults included.
     pub errors: Vec<ErrorTemplate>,
+    /// The tools, in manifest order.
     pub tools: Vec<Tool>,
 }
 
+/// `server:`.
 #[derive(Debug, Clone)]
 pub struct Server {
+    /// `serverInfo.name`.
     pub name: String,
+    /// `serverInfo.title`.
     pub title: String,
+    /// Instructions sent at initialization.
     pub instructions: String,
+    /// The tools/list budgets, if declared.
     pub tools_list_tokens: Option<crate::manifest::ToolsListTokens>,
 }
 
+/// A group of tools.
 #[derive(Debug, Clone)]
 pub struct Group {
+    /// Its name (the consolidated tool's).
     pub name: String,
     /// Title of the consolidated tool of this group.
     pub title: String,
+    /// What the consolidated tool does.
     pub description: String,
 }
 
+/// A Rust type to emit.
 #[derive(Debug, Clone)]
 pub enum RustType {
-    Enum { name: String, description: String, values: Vec<String> },
+    /// An enum of strings.
+    Enum {
+        /// Its Rust name.
+        name: String,
+        /// Its doc comment.
+        description: String,
+        /// Its values on the wire.
+        values: Vec<String>,
+    },
+    /// A struct.
     Struct(Object),
 }
 
 /// An object with declared properties, rendered as a Rust struct.
 #[derive(Debug, Clone)]
 pub struct Object {
+    /// The struct's name.
     pub rust_name: String,
+    /// Its doc comment.
     pub description: String,
+    /// Its fields, in order.
     pub fields: Vec<Field>,
     /// `additionalProperties`: inputs default to `Some(false)` (the generated parser denies unknown
     /// fields; the server strips them first), outputs to `None`. Published in outputSchemas only.
     pub additional: Option<bool>,
 }
 
+/// A property of an object.
 #[derive(Debug, Clone)]
 pub struct Field {
+    /// Its name on the wire.
     pub wire: String,
+    /// Its Rust field name.
     pub rust: String,
+    /// Its description.
     pub description: String,
+    /// Whether a call must give it.
     pub required: bool,
+    /// Its default.
     pub default: Option<Value>,
+    /// What its value looks like.
     pub shape: Shape,
+    /// Why it is deprecated, when it is.
     pub deprecated: Option<String>,
     /// `null` is a value of its own (it clears the field): an optional field generated as
     /// `Option<Option<T>>`, `Some(None)` for null.
@@ -69,6 +103,7 @@ pub struct Field {
 /// How much of a field the published schema shows (`publish:` in tools.yaml).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Publish {
+    /// The whole schema.
     #[default]
     Full,
     /// Its type only (`object`, or an array of `object`): the description names the properties.
@@ -79,34 +114,27 @@ pub enum Publish {
     Granular,
 }
 
+/// What a value looks like. Bounds are inclusive; `None` is unbounded.
 #[derive(Debug, Clone)]
+#[allow(missing_docs)] // The bounds and names of the variants' fields say what they are.
 pub enum Shape {
-    String {
-        min_len: Option<u64>,
-        max_len: Option<u64>,
-    },
-    Integer {
-        min: Option<i64>,
-        max: Option<i64>,
-    },
-    Number {
-        min: Option<f64>,
-        max: Option<f64>,
-    },
+    /// A string.
+    String { min_len: Option<u64>, max_len: Option<u64> },
+    /// An integer.
+    Integer { min: Option<i64>, max: Option<i64> },
+    /// A number.
+    Number { min: Option<f64>, max: Option<f64> },
+    /// `true` or `false`.
     Boolean,
     /// Any JSON value.
     Any,
     /// A free-form JSON object.
     Map,
-    Enum {
-        rust_name: String,
-        values: Vec<String>,
-    },
-    Array {
-        items: Box<Shape>,
-        min_items: Option<u64>,
-        max_items: Option<u64>,
-    },
+    /// A string of an enum.
+    Enum { rust_name: String, values: Vec<String> },
+    /// An array.
+    Array { items: Box<Shape>, min_items: Option<u64>, max_items: Option<u64> },
+    /// An object with declared properties.
     Object(Box<Object>),
 }
 
@@ -125,28 +153,45 @@ impl Shape {
     }
 }
 
+/// An entry of the error catalogue.
 #[derive(Debug, Clone)]
 pub struct ErrorTemplate {
+    /// Its name (`errors::NAME`).
     pub name: String,
+    /// Its code, one of [`ERROR_CODES`].
     pub code: String,
+    /// The message, with `{param}` placeholders.
     pub message: String,
+    /// The placeholders, in argument order.
     pub params: Vec<String>,
 }
 
+/// A checked tool.
 #[derive(Debug, Clone)]
 pub struct Tool {
+    /// The wire name.
     pub name: String,
+    /// The human label.
     pub title: String,
+    /// What the model reads to choose it.
     pub description: String,
+    /// Its group; empty without groups.
     pub group: String,
     /// Path of the handler function under `crate::handlers`, e.g. `issues::list`.
     pub handler: String,
+    /// The four MCP hints.
     pub annotations: Annotations,
+    /// `{Tool}Input`.
     pub input: Object,
+    /// `{Tool}Output`.
     pub output: Object,
+    /// Named numbers.
     pub limits: Vec<(String, u64)>,
+    /// The templates it may return.
     pub errors: Vec<String>,
+    /// Parameters that identify a failure for error intelligence.
     pub error_context: Vec<String>,
+    /// Set when deprecated.
     pub deprecated: Option<Deprecation>,
     /// The Rust field of the boolean parameter that makes a call of this write tool a write
     /// (`writes_when:`); `None` for a tool whose every call writes (or that never writes).
@@ -155,17 +200,25 @@ pub struct Tool {
     pub samples: Vec<Value>,
 }
 
+/// The four MCP hints.
 #[derive(Debug, Clone, Copy)]
 pub struct Annotations {
+    /// `readOnlyHint`.
     pub read_only: bool,
+    /// `destructiveHint`.
     pub destructive: bool,
+    /// `idempotentHint`.
     pub idempotent: bool,
+    /// `openWorldHint`.
     pub open_world: bool,
 }
 
+/// A deprecated tool's replacement.
 #[derive(Debug, Clone)]
 pub struct Deprecation {
+    /// The tool to call instead.
     pub replacement: String,
+    /// More to say.
     pub note: Option<String>,
 }
 
@@ -196,24 +249,85 @@ impl Tool {
     }
 }
 
-/// Error codes a template may use; the server maps them onto the tool-error shape.
-pub const ERROR_CODES: &[&str] =
-    &["NOT_FOUND", "INVALID_ARGUMENT", "CONFLICT", "CONFIRMATION_REQUIRED", "NOT_IMPLEMENTED", "INTERNAL"];
+/// Error codes a template may use: the runtime's `ErrorCode`s, defined there once.
+pub const ERROR_CODES: &[&str] = &toolkit_runtime::ErrorCode::NAMES;
 
-/// Templates the generated argument checks call; each must exist with exactly these params.
-pub const BUILTIN_TEMPLATES: &[(&str, &[&str])] = &[
-    ("missing_required", &["tool", "param"]),
-    ("unknown_parameter", &["tool", "param", "allowed"]),
-    ("invalid_type", &["param", "expected", "actual"]),
-    ("invalid_enum", &["param", "value", "allowed"]),
-    ("out_of_range", &["param", "value", "range"]),
-    ("invalid_length", &["param", "length", "range"]),
-    ("invalid_item_count", &["param", "count", "range"]),
-    ("invalid_arguments", &["tool", "details"]),
-    ("not_implemented", &["tool"]),
+/// A template the generated checks call: a manifest may override its message (and code) but must
+/// keep its params; one it leaves out gets this default.
+pub struct BuiltinTemplate {
+    /// Its name.
+    pub name: &'static str,
+    /// Its params, as the generated checks pass them.
+    pub params: &'static [&'static str],
+    /// The default code.
+    pub code: &'static str,
+    /// The default message.
+    pub message: &'static str,
+}
+
+const fn builtin(name: &'static str, params: &'static [&'static str], message: &'static str) -> BuiltinTemplate {
+    BuiltinTemplate { name, params, code: "INVALID_ARGUMENT", message }
+}
+
+/// Templates the generated argument checks call, with their default messages.
+pub const BUILTIN_TEMPLATES: &[BuiltinTemplate] = &[
+    builtin("missing_required", &["tool", "param"], "{tool} needs `{param}`. Call {tool} again with it."),
+    builtin(
+        "unknown_parameter",
+        &["tool", "param", "allowed"],
+        "{tool} has no parameter `{param}`. Its parameters: {allowed}. Call it again without `{param}`.",
+    ),
+    builtin(
+        "invalid_type",
+        &["param", "expected", "actual"],
+        "`{param}` must be {expected}, not {actual}. Call again with {expected}.",
+    ),
+    builtin(
+        "invalid_enum",
+        &["param", "value", "allowed"],
+        "`{param}` cannot be '{value}'. Call again with one of: {allowed}.",
+    ),
+    builtin(
+        "out_of_range",
+        &["param", "value", "range"],
+        "`{param}` is {value}; it must be {range}. Call again with a value in range.",
+    ),
+    builtin(
+        "invalid_length",
+        &["param", "length", "range"],
+        "`{param}` has {length} characters; it must have {range}. Call again with a value that fits.",
+    ),
+    builtin(
+        "invalid_item_count",
+        &["param", "count", "range"],
+        "`{param}` has {count} items; it must have {range}. Call again with fewer or more items.",
+    ),
+    builtin(
+        "invalid_arguments",
+        &["tool", "details"],
+        "The arguments of {tool} do not fit: {details}. Fix them and call again.",
+    ),
+    BuiltinTemplate {
+        name: "not_implemented",
+        params: &["tool"],
+        code: "NOT_IMPLEMENTED",
+        message: "{tool} is not implemented by this server. Use another tool.",
+    },
     // The consolidated profile's action checks.
-    ("missing_action", &["tool", "actions"]),
-    ("unknown_action", &["tool", "action", "actions"]),
-    ("missing_action_param", &["tool", "action", "param"]),
-    ("param_not_for_action", &["tool", "action", "param", "actions"]),
+    builtin("missing_action", &["tool", "actions"], "{tool} needs `action`: one of {actions}. Call it again with one."),
+    builtin(
+        "unknown_action",
+        &["tool", "action", "actions"],
+        "{tool} has no action '{action}'. Its actions: {actions}. Call it again with one of them.",
+    ),
+    builtin(
+        "missing_action_param",
+        &["tool", "action", "param"],
+        "Action {action} of {tool} needs `{param}`. Call it again with `{param}`.",
+    ),
+    builtin(
+        "param_not_for_action",
+        &["tool", "action", "param", "actions"],
+        "`{param}` is not a parameter of action {action} of {tool}; it is for: {actions}. Call again without it.",
+    ),
 ];

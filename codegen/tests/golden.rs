@@ -1,7 +1,7 @@
 //! Golden tests: the generator's output for fixture manifests is pinned in `golden/`.
 //! `ok_*` fixtures pin generated Rust; `err_*` fixtures pin each validation error verbatim.
 //! After an intended change, regenerate with `EXPECTORATE=overwrite cargo test -p codegen` and
-//! review the diff. The pinned `ok_minimal.tools.rs` is also compiled and run, against the real
+//! review the diff. The pinned `ok_full.tools.rs` is also compiled and run, against the real
 //! runtime, by the docket crate's tests/golden_compiles.rs: a golden that does not build fails.
 
 use std::path::Path;
@@ -13,14 +13,19 @@ fn fixture(stem: &str) -> (String, String) {
     (name, text)
 }
 
+/// docket's settings: the fixtures name handler functions and are compiled by docket's tests.
+fn settings() -> codegen::Settings {
+    codegen::Settings::new().generated_path("::docket::generated").handler_functions("super::handlers")
+}
+
 fn golden(file: &str) -> String {
     format!("{}/tests/golden/{file}", env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Generates `stem` and pins every output file.
-fn assert_generates(stem: &str) {
+/// Generates `stem` with `settings` and pins every output file.
+fn assert_generates(stem: &str, settings: &codegen::Settings) {
     let (name, text) = fixture(stem);
-    let output = codegen::generate(&name, &text).unwrap_or_else(|d| panic!("{stem} should be valid:\n{}", join(&d)));
+    let output = settings.generate(&name, &text).unwrap_or_else(|d| panic!("{stem} should be valid:\n{}", join(&d)));
     for (file, contents) in output.files {
         expectorate::assert_contents(golden(&format!("{stem}.{file}")), &contents);
     }
@@ -29,7 +34,7 @@ fn assert_generates(stem: &str) {
 /// Fails to generate `stem` with a diagnostic of `code`, and pins the full diagnostic text.
 fn assert_rejects(stem: &str, code: &str) {
     let (name, text) = fixture(stem);
-    let diagnostics = codegen::generate(&name, &text).err().unwrap_or_else(|| panic!("{stem} should be rejected"));
+    let diagnostics = settings().generate(&name, &text).err().unwrap_or_else(|| panic!("{stem} should be rejected"));
     assert!(diagnostics.iter().any(|d| d.code == code), "{stem}: expected [{code}], got:\n{}", join(&diagnostics));
     expectorate::assert_contents(golden(&format!("{stem}.err")), &join(&diagnostics));
 }
@@ -39,15 +44,29 @@ fn join(diagnostics: &[codegen::Diagnostic]) -> String {
 }
 
 #[test]
-fn ok_minimal_generates_pinned_code() {
-    assert_generates("ok_minimal");
+fn ok_full_generates_pinned_code() {
+    assert_generates("ok_full", &settings());
 }
 
 #[test]
-fn ok_minimal_publishes_pinned_tool_list() {
-    let (name, text) = fixture("ok_minimal");
+fn ok_full_publishes_pinned_tool_list() {
+    let (name, text) = fixture("ok_full");
     let json = codegen::tool_list_json(&name, &text).expect("valid fixture");
-    expectorate::assert_contents(golden("ok_minimal.tools.json"), &serde_json::to_string_pretty(&json).expect("JSON"));
+    expectorate::assert_contents(golden("ok_full.tools.json"), &serde_json::to_string_pretty(&json).expect("JSON"));
+}
+
+/// A manifest without the optional features, with the default settings: built-in templates get
+/// their default messages, no consolidated tools, no handler impl, the runtime at `::toolkit_runtime`.
+#[test]
+fn ok_minimal_generates_pinned_code() {
+    assert_generates("ok_minimal", &codegen::Settings::default());
+    let (name, text) = fixture("ok_minimal");
+    let model = codegen::load(&name, &text).expect("valid fixture");
+    let builtins = codegen::model::BUILTIN_TEMPLATES.len();
+    assert_eq!(model.errors.len(), 1 + builtins, "not_found and every built-in template");
+    assert!(model.groups.is_empty() && model.tools.iter().all(|t| t.samples.is_empty()));
+    let json = codegen::consolidated_list_json(&name, &text).expect("valid fixture");
+    assert_eq!(json, serde_json::json!({ "tools": [] }));
 }
 
 /// The consolidated profile of a fixture made to exercise merging: its tools/list and its module.
@@ -62,7 +81,7 @@ fn ok_consolidated_publishes_pinned_consolidated_tools() {
     let rust = codegen::consolidated_rs(&name, &text).expect("valid fixture");
     expectorate::assert_contents(golden("ok_consolidated.consolidated.rs"), &rust);
     // The whole generated layer (granular and consolidated) still renders.
-    codegen::generate(&name, &text).unwrap_or_else(|d| panic!("ok_consolidated should be valid:\n{}", join(&d)));
+    settings().generate(&name, &text).unwrap_or_else(|d| panic!("ok_consolidated should be valid:\n{}", join(&d)));
 }
 
 #[test]
@@ -120,7 +139,7 @@ rejects! {
     missing_description_is_rejected: "err_missing_description" => "missing-description",
     duplicate_parameter_key_is_rejected: "err_duplicate_key" => "duplicate-key",
     misspelled_field_is_rejected: "err_unknown_field" => "invalid-manifest",
-    missing_builtin_template_is_rejected: "err_missing_builtin_template" => "missing-builtin-template",
+    builtin_template_with_other_params_is_rejected: "err_builtin_template_params" => "builtin-template-params",
     array_without_items_is_rejected: "err_array_without_items" => "array-without-items",
     unknown_error_context_param_is_rejected: "err_unknown_context_param" => "unknown-context-param",
     action_parameter_in_a_group_is_rejected: "err_reserved_action_parameter" => "reserved-parameter",

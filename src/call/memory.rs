@@ -47,7 +47,7 @@ pub fn classify(e: &ToolError) -> &'static str {
 pub fn deprecation(spec: &ToolSpec) -> Option<Warning> {
     let (tool, replacement) = (spec.name, spec.deprecated_by?);
     Some(Warning {
-        code: WarningCode::DeprecatedTool,
+        code: WarningCode::DeprecatedTool.into(),
         message: format!("{tool} is deprecated and will be removed; call {replacement} instead (same operation)."),
         severity: Severity::Warning,
         visible: false,
@@ -56,7 +56,7 @@ pub fn deprecation(spec: &ToolSpec) -> Option<Warning> {
 
 fn unavailable(why: String) -> Warning {
     Warning {
-        code: WarningCode::ErrorMemoryUnavailable,
+        code: WarningCode::ErrorMemoryUnavailable.into(),
         message: format!("Error intelligence is off for this call: {why}. Tools work without it."),
         severity: Severity::Info,
         visible: false,
@@ -71,7 +71,7 @@ fn known_failure(p: &Pattern, days: i64) -> Warning {
         }
     };
     Warning {
-        code: WarningCode::KnownFailure,
+        code: WarningCode::KnownFailure.into(),
         message: format!(
             "{} failed {} times in the last {days} days with these arguments ({}: {}). {advice}",
             p.operation, p.frequency, p.error_class, p.message

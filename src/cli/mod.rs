@@ -166,7 +166,7 @@ impl Core {
             .runtime
             .block_on(self.app.call(tool, args, format!("cli-{}", self.calls.get())))
             .ok_or_else(|| format!("{tool} is not a docket tool. This is a docket bug; please report it."))?;
-        for w in called.warnings.iter().filter(|w| w.for_a_person()) {
+        for w in called.warnings.iter().filter(|w| crate::runtime::for_a_person(w)) {
             if self.warned.borrow_mut().insert(w.message.clone()) {
                 self.warn(&words::in_cli_terms(&w.message));
             }
@@ -176,8 +176,8 @@ impl Core {
         // DEPRECATED_PARAMETER: `--page` is sent as the tools' old offset on purpose.
         let shown = |w: &&crate::runtime::Warning| {
             !matches!(
-                w.code,
-                WarningCode::Truncated | WarningCode::WorkspaceProblems | WarningCode::DeprecatedParameter
+                WarningCode::of(w.code),
+                Some(WarningCode::Truncated | WarningCode::WorkspaceProblems | WarningCode::DeprecatedParameter)
             )
         };
         for w in reply.warnings.iter().filter(shown) {

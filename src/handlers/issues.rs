@@ -107,7 +107,7 @@ pub fn get(cx: &Handlers, input: IssuesGetInput) -> ToolResult<IssuesGetOutput> 
         };
         let output = IssuesGetOutput { issue: part.record, version: Some(version) };
         let mut reply = Reply::new(output).with_cached(snap.cached);
-        reply = snap.warnings.into_iter().fold(reply, |r, w| r.warn_visibly(w.code, w.message));
+        reply = snap.warnings.into_iter().fold(reply, |r, w| r.warn_visibly(WarningCode::from(w.code), w.message));
         reply = part.warnings.into_iter().fold(reply, |r, (code, w)| r.warn_visibly(code, w));
         reply.text = text;
         return Ok(reply);
@@ -137,7 +137,7 @@ pub fn get(cx: &Handlers, input: IssuesGetInput) -> ToolResult<IssuesGetOutput> 
     let mut reply = warnings
         .into_iter()
         .fold(Reply::new(IssuesGetOutput { issue: record, version: Some(version) }).with_cached(cached), |r, w| {
-            r.warn_visibly(w.code, w.message)
+            r.warn_visibly(WarningCode::from(w.code), w.message)
         });
     reply.text = text;
     Ok(link.into_iter().fold(reply, |r, (uri, name, about)| r.with_link(uri, name, about)))
@@ -268,7 +268,7 @@ fn with_warnings<T>(reply: Reply<T>, warnings: Vec<StoreWarning>) -> Reply<T> {
     }
     let summary = (!parts.is_empty())
         .then(|| format!("The workspace has {}; call workspace_doctor for the list and fixes.", parts.join(" and ")));
-    let reply = warnings.into_iter().fold(reply, |r, w| r.warn(w.code, w.message));
+    let reply = warnings.into_iter().fold(reply, |r, w| r.warn(WarningCode::from(w.code), w.message));
     match summary {
         Some(s) => reply.warn_visibly(WarningCode::WorkspaceProblems, s),
         None => reply,

@@ -23,7 +23,6 @@ use std::sync::Arc;
 use crate::config::ResponseLimits;
 use crate::error_memory::ErrorMemory;
 use crate::generated::*;
-use crate::runtime::ToolResult;
 use crate::store::Store;
 
 /// What every tool's handler works with: one store, one error memory, the response limits.
@@ -40,22 +39,20 @@ impl Handlers {
     pub fn new(store: Arc<Store>, memory: Arc<ErrorMemory>, limits: ResponseLimits, read_only: bool) -> Self {
         Handlers { store, memory, limits, read_only }
     }
+}
 
-    /// What the generated dispatch calls before a tool call that writes.
-    pub fn refuse_if_read_only(&self, tool: &str) -> Result<(), crate::runtime::ToolError> {
-        if self.read_only { Err(errors::read_only(tool)) } else { Ok(()) }
+/// What the generated `impl ToolHandlers for Handlers` asks of it: the runtime refuses writes of
+/// a read-only server and runs each handler on the blocking pool (its store work blocks).
+impl crate::runtime::handlers::HandlerContext for Handlers {
+    fn read_only(&self) -> bool {
+        self.read_only
     }
 
-    /// Runs a handler off the async runtime's worker threads (its store work blocks).
-    pub async fn run<T: Send + 'static>(
-        &self,
-        work: impl FnOnce(&Handlers) -> ToolResult<T> + Send + 'static,
-    ) -> ToolResult<T> {
-        let cx = self.clone();
-        crate::util::blocking(
-            move || work(&cx),
-            |e| errors::storage_failed(format!("the operation stopped unexpectedly ({e})")),
-        )
-        .await
+    fn refused(&self, tool: &str) -> crate::runtime::ToolError {
+        errors::read_only(tool)
+    }
+
+    fn stopped(&self, why: String) -> crate::runtime::ToolError {
+        errors::storage_failed(format!("the operation stopped unexpectedly ({why})"))
     }
 }

@@ -128,7 +128,7 @@ pub fn search(cx: &Handlers, input: IssuesSearchInput) -> ToolResult<IssuesSearc
     let mut reply = Reply::new(output).with_cached(cached).with_results(counts).with_context(context);
     reply.text = text;
     let reply = deprecated.into_iter().fold(reply, |r, w| r.warn_visibly(WarningCode::DeprecatedParameter, w));
-    Ok(warnings.into_iter().fold(reply, |r, w| r.warn(w.code, w.message)))
+    Ok(warnings.into_iter().fold(reply, |r, w| r.warn(WarningCode::from(w.code), w.message)))
 }
 
 /// Relevance (score, then newest, then ID) unless a sort key is given (then ID breaks ties).

@@ -82,7 +82,7 @@ pub fn ready(cx: &Handlers, input: IssuesReadyInput) -> ToolResult<IssuesReadyOu
         let message = format!("Claims held elsewhere were not checked: {why}. Some of these may be taken.");
         reply = reply.warn(WarningCode::StaleIndex, message);
     }
-    Ok(snap.warnings.into_iter().fold(reply, |r, w| r.warn(w.code, w.message)))
+    Ok(snap.warnings.into_iter().fold(reply, |r, w| r.warn(WarningCode::from(w.code), w.message)))
 }
 
 /// The ready page without the issues claim refs say are held (on the claims remote, or by

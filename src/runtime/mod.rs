@@ -1,110 +1,19 @@
-//! What the generated tool layer builds on: the reply and error types handlers return, the call
-//! context, the tool table entry, and the argument checker.
+//! What docket's tool layer builds on: the generic runtime (`toolkit-runtime`: replies, errors,
+//! argument rules, the tool table, the consolidated profile) and docket's own parts: its warning
+//! codes, `docket://` URIs, token counts and large bodies.
 
-pub mod aliases;
-pub mod args;
 pub mod bodies;
-pub mod consolidated;
 pub mod tokens;
 pub mod uri;
 
-use std::sync::Arc;
+pub use toolkit_runtime::{
+    CallContext, ErrorCode, Link, Reply, ResultCounts, Severity, ToolError, ToolResult, ToolSpec, Warning, aliases,
+    args, consolidated, envelope, handlers, server,
+};
 
-use rmcp::model::{JsonObject, Tool, ToolAnnotations};
-use serde::Serialize;
-use serde_json::Value;
-
-/// What every handler returns.
-pub type ToolResult<T> = Result<Reply<T>, ToolError>;
-
-/// Facts about the call a handler may want (more arrive with the response envelope).
-#[derive(Debug, Clone)]
-pub struct CallContext {
-    pub tool: String,
-    pub request_id: String,
-}
-
-/// The tool-error codes of SPEC section 3; the manifest's templates pick one each.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ErrorCode {
-    NotFound,
-    InvalidArgument,
-    Conflict,
-    ConfirmationRequired,
-    NotImplemented,
-    Internal,
-}
-
-impl ErrorCode {
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            ErrorCode::NotFound => "NOT_FOUND",
-            ErrorCode::InvalidArgument => "INVALID_ARGUMENT",
-            ErrorCode::Conflict => "CONFLICT",
-            ErrorCode::ConfirmationRequired => "CONFIRMATION_REQUIRED",
-            ErrorCode::NotImplemented => "NOT_IMPLEMENTED",
-            ErrorCode::Internal => "INTERNAL",
-        }
-    }
-}
-
-/// A failed call, shown to the model as an `isError` result. Built by the generated
-/// `errors::*` constructors, so every message comes from a template in tools.yaml.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ToolError {
-    pub code: ErrorCode,
-    /// The catalogue entry the message came from.
-    pub template: &'static str,
-    pub message: String,
-}
-
-impl ToolError {
-    pub fn new(code: ErrorCode, template: &'static str, message: String) -> Self {
-        ToolError { code, template, message }
-    }
-
-    /// One error carrying the messages (one per line), with the first error's code; `None` if
-    /// empty. Past [`ToolError::MAX_COMBINED`] messages the rest are counted, not listed, so
-    /// 10,000 bad array items make a short error rather than 10,000 lines.
-    pub fn combine(errors: Vec<ToolError>) -> Option<ToolError> {
-        let total = errors.len();
-        let mut iter = errors.into_iter();
-        let mut first = iter.next()?;
-        for e in iter.by_ref().take(Self::MAX_COMBINED - 1) {
-            first.message.push('\n');
-            first.message.push_str(&e.message);
-        }
-        if total > Self::MAX_COMBINED {
-            let more = total - Self::MAX_COMBINED;
-            first.message.push_str(&format!("\n…and {more} more problem(s) like these; fix the ones above first."));
-        }
-        Some(first)
-    }
-
-    /// How many messages [`ToolError::combine`] lists.
-    pub const MAX_COMBINED: usize = 10;
-
-    /// How many characters of one placeholder a catalogue message shows.
-    pub const MAX_PLACEHOLDER: usize = 500;
-
-    /// A placeholder's value as a catalogue message shows it: clipped after
-    /// [`ToolError::MAX_PLACEHOLDER`] characters, saying how long it was. Messages repeat what
-    /// the call gave (a path, an ID), and a megabyte given must not come back as a megabyte.
-    pub fn placeholder(value: impl std::fmt::Display) -> String {
-        crate::util::clip_saying(&value.to_string(), Self::MAX_PLACEHOLDER, crate::util::Whole::Chars)
-    }
-}
-
-/// Severity of a warning in `_meta.warnings`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Info,
-    Warning,
-}
-
-/// What a [`Warning`] is about: `_meta.warnings[].code`, as clients and the CLI read it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+/// What a [`Warning`] is about: `_meta.warnings[].code`, as clients and the CLI read it. docket's
+/// codes, the runtime's among them; a [`Warning`] holds the runtime's form ([`Self::of`] reads it back).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum WarningCode {
     /// A body or page cut to the response limit; the warning says how to read the rest.
@@ -138,6 +47,56 @@ pub enum WarningCode {
     BodyChanged,
 }
 
+impl WarningCode {
+    /// The code as clients see it.
+    pub fn as_str(self) -> &'static str {
+        use WarningCode::*;
+        match self {
+            Truncated => "TRUNCATED",
+            IgnoredParameter => "IGNORED_PARAMETER",
+            DeprecatedParameter => "DEPRECATED_PARAMETER",
+            DeprecatedTool => "DEPRECATED_TOOL",
+            KnownFailure => "KNOWN_FAILURE",
+            ErrorMemoryUnavailable => "ERROR_MEMORY_UNAVAILABLE",
+            IdProblem => "ID_PROBLEM",
+            WorkspaceProblems => "WORKSPACE_PROBLEMS",
+            NoGit => "NO_GIT",
+            NoAssets => "NO_ASSETS",
+            SkippedFiles => "SKIPPED_FILES",
+            StaleIndex => "STALE_INDEX",
+            DuplicateId => "DUPLICATE_ID",
+            NonstandardValue => "NONSTANDARD_VALUE",
+            NoSuchSection => "NO_SUCH_SECTION",
+            NoWorkspace => "NO_WORKSPACE",
+            DuplicateSection => "DUPLICATE_SECTION",
+            BodyChanged => "BODY_CHANGED",
+        }
+    }
+
+    /// docket's code of a warning's `code`; `None` for a code docket does not know.
+    pub fn of(code: toolkit_runtime::WarningCode) -> Option<WarningCode> {
+        serde_json::from_value(serde_json::Value::from(code.as_str())).ok()
+    }
+}
+
+impl From<WarningCode> for toolkit_runtime::WarningCode {
+    fn from(code: WarningCode) -> Self {
+        toolkit_runtime::WarningCode::new(code.as_str())
+    }
+}
+
+impl PartialEq<WarningCode> for toolkit_runtime::WarningCode {
+    fn eq(&self, other: &WarningCode) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl PartialEq<toolkit_runtime::WarningCode> for WarningCode {
+    fn eq(&self, other: &toolkit_runtime::WarningCode) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
 impl From<crate::store::StoreWarningCode> for WarningCode {
     fn from(code: crate::store::StoreWarningCode) -> Self {
         use crate::store::StoreWarningCode as S;
@@ -150,183 +109,14 @@ impl From<crate::store::StoreWarningCode> for WarningCode {
     }
 }
 
-/// Something the agent should know that did not stop the call (`_meta.warnings`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Warning {
-    pub code: WarningCode,
-    pub message: String,
-    pub severity: Severity,
-    /// Also shown where every client shows it to the model: appended to the text block and
-    /// listed in structuredContent's `warnings`. Many clients never pass `_meta` to the model,
-    /// so a warning that changes what the call did (an ignored parameter) must not live only there.
-    #[serde(skip)]
-    pub visible: bool,
-}
-
-impl Warning {
-    /// A warning for `_meta.warnings` only.
-    pub fn new(code: impl Into<WarningCode>, message: impl Into<String>) -> Self {
-        Warning { code: code.into(), message: message.into(), severity: Severity::Warning, visible: false }
+/// Whether the command line shows a warning to a person: the error memory's notes are for agents
+/// (they name `errors_resolve`), except a fix someone recorded.
+pub fn for_a_person(w: &Warning) -> bool {
+    match WarningCode::of(w.code) {
+        Some(WarningCode::KnownFailure) => !w.message.contains("No fix recorded yet"),
+        Some(WarningCode::ErrorMemoryUnavailable) => false,
+        _ => true,
     }
-
-    /// A warning shown in the text and structuredContent too (see [`Warning::visible`]).
-    pub fn visible(code: impl Into<WarningCode>, message: impl Into<String>) -> Self {
-        Warning { visible: true, ..Warning::new(code, message) }
-    }
-
-    /// Whether the command line shows it to a person: the error memory's notes are for agents
-    /// (they name `errors_resolve`), except a fix someone recorded.
-    pub fn for_a_person(&self) -> bool {
-        match self.code {
-            WarningCode::KnownFailure => !self.message.contains("No fix recorded yet"),
-            WarningCode::ErrorMemoryUnavailable => false,
-            _ => true,
-        }
-    }
-}
-
-/// Result counts of a list-like reply (`_meta.results_*`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ResultCounts {
-    pub total: usize,
-    pub returned: usize,
-    pub truncated: bool,
-}
-
-/// A successful call: the typed output (structuredContent) and what the envelope needs.
-#[derive(Debug, Clone)]
-pub struct Reply<T> {
-    pub data: T,
-    /// Text for the model; `None` renders the output as compact JSON.
-    pub text: Option<String>,
-    pub warnings: Vec<Warning>,
-    /// Whether the data came from the in-memory index without reading files.
-    pub cached: Option<bool>,
-    pub results: Option<ResultCounts>,
-    /// Resources the model can read for more (e.g. the rest of a truncated body).
-    pub links: Vec<Link>,
-    /// Something tool-specific for `_meta.tool_context` (e.g. the sort and page size used).
-    pub context: Option<Value>,
-}
-
-/// A resource a reply points at, sent as a `resource_link` content block.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Link {
-    pub uri: String,
-    pub name: String,
-    pub description: String,
-}
-
-impl<T> Reply<T> {
-    pub fn new(data: T) -> Self {
-        Reply { data, text: None, warnings: Vec::new(), cached: None, results: None, links: Vec::new(), context: None }
-    }
-
-    /// Points at the whole of a body this reply cut, and says so in a TRUNCATED warning.
-    pub fn with_link(mut self, uri: String, name: String, description: String) -> Self {
-        let message =
-            format!("The description of {name} was cut to the character limit; read {uri} or its chunks for the rest.");
-        self.links.push(Link { uri, name, description });
-        self.warn_visibly(WarningCode::Truncated, message)
-    }
-
-    pub fn with_text(mut self, text: impl Into<String>) -> Self {
-        self.text = Some(text.into());
-        self
-    }
-
-    pub fn with_cached(mut self, cached: bool) -> Self {
-        self.cached = Some(cached);
-        self
-    }
-
-    pub fn with_context(mut self, context: Value) -> Self {
-        self.context = Some(context);
-        self
-    }
-
-    pub fn with_results(mut self, results: ResultCounts) -> Self {
-        self.results = Some(results);
-        self
-    }
-
-    pub fn warn(mut self, code: impl Into<WarningCode>, message: impl Into<String>) -> Self {
-        self.warnings.push(Warning::new(code, message));
-        self
-    }
-
-    /// A warning the model sees in every client: in the text and structuredContent too.
-    pub fn warn_visibly(mut self, code: impl Into<WarningCode>, message: impl Into<String>) -> Self {
-        self.warnings.push(Warning::visible(code, message));
-        self
-    }
-}
-
-impl<T: Serialize> Reply<T> {
-    /// The same reply with its output as JSON, as dispatch hands it to the server.
-    pub fn into_json(self) -> Result<Reply<Value>, ToolError> {
-        let data = serde_json::to_value(&self.data).map_err(|e| {
-            ToolError::new(
-                ErrorCode::Internal,
-                "internal",
-                format!("The result could not be encoded as JSON: {e}. This is a docket bug; please report it."),
-            )
-        })?;
-        Ok(Reply {
-            data,
-            text: self.text,
-            warnings: self.warnings,
-            cached: self.cached,
-            results: self.results,
-            links: self.links,
-            context: self.context,
-        })
-    }
-}
-
-/// One tool as declared in tools.yaml (generated into `generated::TOOLS`).
-#[derive(Debug, Clone, Copy)]
-pub struct ToolSpec {
-    pub name: &'static str,
-    pub title: &'static str,
-    pub description: &'static str,
-    pub group: &'static str,
-    pub read_only: bool,
-    pub destructive: bool,
-    pub idempotent: bool,
-    pub open_world: bool,
-    pub deprecated_by: Option<&'static str>,
-    /// JSON Schema of the arguments (inline, no `$ref`).
-    pub input_schema: &'static str,
-    /// JSON Schema of structuredContent; empty when the tool publishes none (the consolidated
-    /// profile's tools, whose structuredContent differs per action).
-    pub output_schema: &'static str,
-    /// Parameters that identify a failure for error intelligence.
-    pub error_context: &'static [&'static str],
-}
-
-impl ToolSpec {
-    /// The rmcp definition published in tools/list, every annotation explicit.
-    pub fn to_tool(&self) -> Tool {
-        let tool = Tool::new_with_raw(self.name, Some(self.description.into()), schema(self.input_schema))
-            .with_title(self.title);
-        let tool = match self.output_schema {
-            "" => tool,
-            output => tool.with_raw_output_schema(schema(output)),
-        };
-        tool.with_annotations(ToolAnnotations::from_raw(
-            Some(self.title.to_string()),
-            Some(self.read_only),
-            Some(self.destructive),
-            Some(self.idempotent),
-            Some(self.open_world),
-        ))
-    }
-}
-
-fn schema(json: &str) -> Arc<JsonObject> {
-    // The generator renders these from serde_json values, so they always parse as objects.
-    Arc::new(serde_json::from_str(json).expect("generated schema is a JSON object"))
 }
 
 #[cfg(test)]
@@ -334,22 +124,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn combine_lists_ten_messages_and_counts_the_rest() {
-        let errors: Vec<ToolError> =
-            (0..10_000).map(|i| ToolError::new(ErrorCode::InvalidArgument, "t", format!("problem {i}"))).collect();
-        let combined = ToolError::combine(errors).expect("one error");
-        let lines: Vec<&str> = combined.message.lines().collect();
-        assert_eq!(lines.len(), 11);
-        assert_eq!(lines[9], "problem 9");
-        assert_eq!(lines[10], "…and 9990 more problem(s) like these; fix the ones above first.");
-        assert_eq!(ToolError::combine(Vec::new()), None);
-        let two = vec![
-            ToolError::new(ErrorCode::InvalidArgument, "a", "one".into()),
-            ToolError::new(ErrorCode::NotFound, "b", "two".into()),
-        ];
-        assert_eq!(
-            ToolError::combine(two).map(|e| (e.code, e.message)),
-            Some((ErrorCode::InvalidArgument, "one\ntwo".into()))
-        );
+    fn warning_codes_read_back_and_serialize_as_clients_saw_them() {
+        use WarningCode::*;
+        for code in [
+            Truncated,
+            IgnoredParameter,
+            KnownFailure,
+            ErrorMemoryUnavailable,
+            NoSuchSection,
+            NoWorkspace,
+            DuplicateSection,
+            BodyChanged,
+        ] {
+            assert_eq!(WarningCode::of(code.into()), Some(code), "{}", code.as_str());
+        }
+        assert_eq!(WarningCode::of(toolkit_runtime::WarningCode::new("ELSEWHERE")), None);
+        let w = Warning::new(WarningCode::NoSuchSection, "m");
+        assert_eq!(serde_json::to_value(&w).expect("serializes")["code"], "NO_SUCH_SECTION");
+        assert_eq!(toolkit_runtime::WarningCode::TRUNCATED, WarningCode::Truncated);
     }
 }

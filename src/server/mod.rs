@@ -2,7 +2,6 @@
 //! routes calls through the generated dispatch, wrapping every result in one envelope.
 
 mod compat;
-mod envelope;
 mod methods;
 pub mod notify;
 mod profile;
@@ -25,7 +24,8 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use crate::config::Config;
 use crate::error_memory::ErrorMemory;
 use crate::generated::{self, ToolHandlers};
-use crate::store::Store;
+use crate::runtime::{envelope, tokens};
+use crate::store::{IndexInfo, Store};
 
 pub use crate::config::ToolStyle;
 
@@ -259,13 +259,33 @@ impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
             result = profile::rewrite_result(result);
             profile::rewrite_warnings(&mut warnings);
         }
-        let facts = envelope::CallFacts { request_id, started, index: self.store.index_info(), warnings };
+        let facts = envelope::CallFacts {
+            request_id,
+            started,
+            version: env!("CARGO_PKG_VERSION"),
+            extra: index_meta(&self.store.index_info()),
+            warnings,
+            count_tokens: tokens::count,
+        };
         let mut result = envelope::call_result(result, &facts);
         if !self.config.structured_content {
             result.structured_content = None;
         }
         Ok(result.into())
     }
+}
+
+/// docket's own `_meta` entries: the index's size and last refresh, when the index is on.
+fn index_meta(index: &IndexInfo) -> serde_json::Map<String, serde_json::Value> {
+    let mut meta = serde_json::Map::new();
+    if index.enabled {
+        meta.insert("index_size".into(), serde_json::json!(index.entries));
+        let updated = index
+            .last_refresh
+            .map(|t| chrono::DateTime::<chrono::Utc>::from(t).to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
+        meta.insert("index_last_updated".into(), serde_json::json!(updated));
+    }
+    meta
 }
 
 impl<H> DocketServer<H> {

@@ -7,7 +7,9 @@ const USAGE: &str = "usage: codegen <check|dump|docs [--check]|schema [--consoli
   dump    print the Rust that build.rs writes into OUT_DIR\n\
   docs    write docs/tools.md (--check: fail if it differs from the manifest)\n\
   schema  print the tools/list JSON clients see (--consolidated: of the consolidated profile)\n\
-  samples print every tool's sample calls as JSON, in the order the tests and CI clients run them";
+  samples print every tool's sample calls as JSON, in the order the tests and CI clients run them\n\
+settings, as build.rs passes them (codegen::Settings): --runtime-path=PATH, --generated-path=PATH,\n\
+  --handler-functions=MODULE (docket's build.rs: ::docket::runtime, ::docket::generated, super::handlers)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -24,9 +26,19 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let mut settings = codegen::Settings::new();
+    for arg in &args {
+        if let Some(path) = arg.strip_prefix("--runtime-path=") {
+            settings = settings.runtime_path(path);
+        } else if let Some(path) = arg.strip_prefix("--generated-path=") {
+            settings = settings.generated_path(path);
+        } else if let Some(module) = arg.strip_prefix("--handler-functions=") {
+            settings = settings.handler_functions(module);
+        }
+    }
     let result = match command.as_str() {
-        "check" => codegen::load(&manifest, &text).map(|m| println!("{manifest}: {} tools, ok", m.tools.len())),
-        "dump" => codegen::generate(&manifest, &text).map(|out| {
+        "check" => settings.load(&manifest, &text).map(|m| println!("{manifest}: {} tools, ok", m.tools.len())),
+        "dump" => settings.generate(&manifest, &text).map(|out| {
             for (name, body) in out.files {
                 println!("// ===== OUT_DIR/{name} =====\n{body}");
             }

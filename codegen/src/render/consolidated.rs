@@ -33,7 +33,7 @@ pub enum Coerce {
 }
 
 impl Coerce {
-    /// The matching variant of `::docket::runtime::consolidated::Coerce`.
+    /// The matching variant of the runtime's `consolidated::Coerce`.
     fn runtime_variant(self) -> TokenStream {
         match self {
             Coerce::Keep => quote! { Coerce::Keep },
@@ -93,16 +93,19 @@ impl Consolidated<'_> {
 /// Granular tool name -> how the consolidated profile names that call, e.g. `issues(action=list)`;
 /// longest names first so rewriting never stops at a prefix.
 pub fn aliases(model: &Model) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> =
-        model.tools.iter().map(|t| (t.name.clone(), format!("{}(action={})", t.group, t.action()))).collect();
+    let mut out: Vec<(String, String)> = model
+        .tools
+        .iter()
+        .filter(|t| !t.group.is_empty())
+        .map(|t| (t.name.clone(), format!("{}(action={})", t.group, t.action())))
+        .collect();
     out.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.0.cmp(&b.0)));
     out
 }
 
-/// The server's own renaming (src/runtime/aliases.rs), compiled into the generator too so the
-/// consolidated texts written at build time and those rewritten at run time cannot differ.
-#[path = "../../../src/runtime/aliases.rs"]
-mod aliases;
+// The runtime's own renaming, so the consolidated texts written at build time and those a
+// server rewrites at run time cannot differ.
+use toolkit_runtime::aliases;
 
 /// Replaces every whole-word granular tool name in `text` with its consolidated form.
 pub fn rewrite(text: &str, aliases: &[(String, String)]) -> String {
@@ -402,7 +405,7 @@ pub fn tool_json(c: &Consolidated) -> Value {
 }
 
 /// `pub mod consolidated`: the profile's tool table, instructions, aliases and `resolve`.
-pub fn module(model: &Model) -> TokenStream {
+pub fn module(model: &Model, rt: &TokenStream) -> TokenStream {
     let plan = plan(model);
     let aliases = aliases(model);
     let instructions = rewrite(&model.server.instructions, &aliases);
@@ -446,8 +449,8 @@ pub fn module(model: &Model) -> TokenStream {
         #doc
         pub mod consolidated {
             use super::errors;
-            use ::docket::runtime::ToolSpec;
-            use ::docket::runtime::consolidated::{Action, ActionErrors, Coerce, Group, Param};
+            use #rt::ToolSpec;
+            use #rt::consolidated::{Action, ActionErrors, Coerce, Group, Param};
 
             /// Server instructions with every tool named as its consolidated call.
             pub const INSTRUCTIONS: &str = #instructions;
@@ -467,7 +470,7 @@ pub fn module(model: &Model) -> TokenStream {
                 TOOLS.iter().map(ToolSpec::to_tool).collect()
             }
 
-            /// The manifest's messages for the action checks of [`::docket::runtime::consolidated::resolve`].
+            /// The manifest's messages for the action checks of the runtime's `consolidated::resolve`.
             pub const ERRORS: ActionErrors = ActionErrors {
                 missing_action: |tool, actions| errors::missing_action(tool, actions),
                 unknown_action: |tool, action, actions| errors::unknown_action(tool, action, actions),

@@ -10,14 +10,14 @@ use serde_json::{Value, json};
 use super::types::ident;
 use crate::model::{Field, Model, Object, Publish, Shape, Tool};
 
-pub fn tests(model: &Model) -> TokenStream {
+pub fn tests(model: &Model, generated: &TokenStream) -> TokenStream {
     let count = model.tools.len();
-    let tools = model.tools.iter().map(tool_tests);
+    let tools = model.tools.iter().map(|t| tool_tests(t, generated));
     quote! {
         use ::serde_json::{json, Value};
 
         fn published(name: &str) -> Value {
-            let tools = ::docket::generated::tool_definitions();
+            let tools = #generated::tool_definitions();
             let tool = tools.iter().find(|t| t.name == name).unwrap_or_else(|| panic!("tool {name} is not published"));
             ::serde_json::to_value(tool).expect("a tool serializes")
         }
@@ -42,7 +42,7 @@ pub fn tests(model: &Model) -> TokenStream {
 
         #[test]
         fn every_declared_tool_is_published_once() {
-            let tools = ::docket::generated::tool_definitions();
+            let tools = #generated::tool_definitions();
             assert_eq!(tools.len(), #count);
             let mut names: Vec<_> = tools.iter().map(|t| t.name.to_string()).collect();
             names.sort();
@@ -54,7 +54,7 @@ pub fn tests(model: &Model) -> TokenStream {
     }
 }
 
-fn tool_tests(t: &Tool) -> TokenStream {
+fn tool_tests(t: &Tool, generated: &TokenStream) -> TokenStream {
     let snake = t.name.to_snake_case();
     let published = format_ident!("{}_is_published_as_declared", snake);
     let minimal = format_ident!("{}_accepts_only_its_required_arguments", snake);
@@ -80,12 +80,12 @@ fn tool_tests(t: &Tool) -> TokenStream {
             fn #test() {
                 let mut args: ::serde_json::Map<String, Value> = ::serde_json::from_str(#sample).expect("sample is JSON");
                 args.remove(#wire);
-                let err = ::docket::generated::#input_ty::from_arguments(args).expect_err("a required argument is missing");
+                let err = #generated::#input_ty::from_arguments(args).expect_err("a required argument is missing");
                 assert!(err.message.contains(#wire), "message should name `{}`: {}", #wire, err.message);
             }
         }
     });
-    let unpublished = t.input.fields.iter().filter_map(|f| unpublished_checks(t, f));
+    let unpublished = t.input.fields.iter().filter_map(|f| unpublished_checks(t, f, generated));
     quote! {
         #( #unpublished )*
 
@@ -112,7 +112,7 @@ fn tool_tests(t: &Tool) -> TokenStream {
         #[test]
         fn #minimal() {
             let args: ::serde_json::Map<String, Value> = ::serde_json::from_str(#sample).expect("sample is JSON");
-            if let Err(e) = ::docket::generated::#input_ty::from_arguments(args) {
+            if let Err(e) = #generated::#input_ty::from_arguments(args) {
                 panic!("required-only arguments {} were rejected: {}", #sample, e.message);
             }
         }
@@ -122,16 +122,16 @@ fn tool_tests(t: &Tool) -> TokenStream {
         /// has exactly the published output properties, and the required ones are always sent.
         #[test]
         fn #types_match() {
-            let input = derived::<::docket::generated::#input_ty>(false);
-            let mut rules: Vec<String> = ::docket::generated::#input_ty::RULES.iter().map(|r| r.name.to_string()).collect();
+            let input = derived::<#generated::#input_ty>(false);
+            let mut rules: Vec<String> = #generated::#input_ty::RULES.iter().map(|r| r.name.to_string()).collect();
             let mut fields = property_names(&input);
             rules.sort();
             fields.sort();
             assert_eq!(fields, rules, "input fields");
-            let mut required: Vec<String> = ::docket::generated::#input_ty::RULES.iter().filter(|r| r.required).map(|r| r.name.to_string()).collect();
+            let mut required: Vec<String> = #generated::#input_ty::RULES.iter().filter(|r| r.required).map(|r| r.name.to_string()).collect();
             required.sort();
             assert_eq!(sorted(&input["required"]), required, "required input fields");
-            let output = derived::<::docket::generated::#output_ty>(true);
+            let output = derived::<#generated::#output_ty>(true);
             let published = published(#name)["outputSchema"].clone();
             let mut sent = property_names(&output);
             sent.push("warnings".to_string());
@@ -148,7 +148,7 @@ fn tool_tests(t: &Tool) -> TokenStream {
 
 /// For a field the schema shows less of (deprecated, `publish: none` or `shallow`), a test that
 /// the argument rules still accept it and, for shallow objects, still check their properties.
-fn unpublished_checks(t: &Tool, f: &Field) -> Option<TokenStream> {
+fn unpublished_checks(t: &Tool, f: &Field, generated: &TokenStream) -> Option<TokenStream> {
     let shallow = f.publish == Publish::Shallow;
     if super::schema::published(f) && !shallow {
         return None;
@@ -164,7 +164,7 @@ fn unpublished_checks(t: &Tool, f: &Field) -> Option<TokenStream> {
         #[test]
         fn #accepts() {
             let args: ::serde_json::Map<String, Value> = ::serde_json::from_str(#accepted).expect("sample is JSON");
-            if let Err(e) = ::docket::generated::#input_ty::from_arguments(args) {
+            if let Err(e) = #generated::#input_ty::from_arguments(args) {
                 panic!("{} is no longer accepted: {}", #wire, e.message);
             }
         }
@@ -191,7 +191,7 @@ fn unpublished_checks(t: &Tool, f: &Field) -> Option<TokenStream> {
             #[test]
             fn #checks() {
                 let args: ::serde_json::Map<String, Value> = ::serde_json::from_str(#args).expect("sample is JSON");
-                let err = ::docket::generated::#input_ty::from_arguments(args).expect_err("a wrong-typed property");
+                let err = #generated::#input_ty::from_arguments(args).expect_err("a wrong-typed property");
                 assert!(err.message.contains(#path), "message should name `{}`: {}", #path, err.message);
             }
         });

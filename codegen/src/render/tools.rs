@@ -11,7 +11,7 @@ use crate::model::{ErrorTemplate, Model, Tool};
 use crate::template;
 
 /// `pub mod errors`: one constructor per catalogue template, with its params as arguments.
-pub fn errors(templates: &[ErrorTemplate]) -> TokenStream {
+pub fn errors(templates: &[ErrorTemplate], rt: &TokenStream) -> TokenStream {
     let fns = templates.iter().map(|t| {
         let name = format_ident!("{}", t.name);
         let code = format_ident!("{}", t.code.to_upper_camel_case());
@@ -38,7 +38,7 @@ pub fn errors(templates: &[ErrorTemplate]) -> TokenStream {
     quote! {
         /// Error constructors from the catalogue in tools.yaml; messages are the manifest's templates.
         pub mod errors {
-            use ::docket::runtime::{ErrorCode, ToolError};
+            use #rt::{ErrorCode, ToolError};
 
             /// The catalogue's templates; a [`ToolError`]'s `template` is one of their names.
             #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,11 +62,11 @@ pub fn errors(templates: &[ErrorTemplate]) -> TokenStream {
 }
 
 /// `ARGUMENT_ERRORS`: the catalogue's messages for the argument checks of
-/// `::docket::runtime::args::parse`, which holds the checking logic itself.
-pub fn argument_errors() -> TokenStream {
+/// the runtime's `args::parse`, which holds the checking logic itself.
+pub fn argument_errors(rt: &TokenStream) -> TokenStream {
     quote! {
         /// The manifest's messages for what the argument checks refuse.
-        pub const ARGUMENT_ERRORS: ::docket::runtime::args::ArgumentErrors = ::docket::runtime::args::ArgumentErrors {
+        pub const ARGUMENT_ERRORS: #rt::args::ArgumentErrors = #rt::args::ArgumentErrors {
             missing_required: |tool, param| errors::missing_required(tool, param),
             unknown_parameter: |tool, param, allowed| errors::unknown_parameter(tool, param, allowed),
             invalid_type: |param, expected, actual| errors::invalid_type(param, expected, actual),
@@ -80,7 +80,7 @@ pub fn argument_errors() -> TokenStream {
 }
 
 /// `impl FooInput { RULES, from_arguments }` for every tool.
-pub fn input_impls(tools: &[Tool]) -> TokenStream {
+pub fn input_impls(tools: &[Tool], rt: &TokenStream) -> TokenStream {
     let impls = tools.iter().map(|t| {
         let ty = ident(&t.input.rust_name);
         let name = &t.name;
@@ -91,7 +91,7 @@ pub fn input_impls(tools: &[Tool]) -> TokenStream {
                 pub const RULES: &'static [ParamRule] = #table;
                 /// Parses and checks the raw arguments of a call.
                 pub fn from_arguments(args: ::serde_json::Map<::std::string::String, ::serde_json::Value>) -> ::std::result::Result<Self, ToolError> {
-                    ::docket::runtime::args::parse(#name, args, Self::RULES, &ARGUMENT_ERRORS)
+                    #rt::args::parse(#name, args, Self::RULES, &ARGUMENT_ERRORS)
                 }
             }
         }
@@ -140,11 +140,10 @@ pub fn handler_trait(tools: &[Tool]) -> TokenStream {
     }
 }
 
-/// `impl ToolHandlers for super::handlers::Handlers`: each method runs the function the manifest
-/// names in `handler:` (`issues::list` is `super::handlers::issues::list(cx, input)`, the
-/// handlers module beside the generated one) on the
-/// blocking pool, so a maintainer writes that function and nothing else.
-pub fn handler_impl(tools: &[Tool]) -> TokenStream {
+/// `impl ToolHandlers for {module}::Handlers` (the `handler_functions` setting): each method runs
+/// the function the manifest names in `handler:` (`issues::list` is `{module}::issues::list(cx,
+/// input)`) on the blocking pool, so a maintainer writes that function and nothing else.
+pub fn handler_impl(tools: &[Tool], module: &TokenStream, rt: &TokenStream) -> TokenStream {
     let methods = tools.iter().map(|t| {
         let m = format_ident!("{}", t.name);
         let input = ident(&t.input.rust_name);
@@ -156,21 +155,21 @@ pub fn handler_impl(tools: &[Tool]) -> TokenStream {
             (_, true) => quote! {},
             (Some(flag), false) => {
                 let flag = format_ident!("{}", flag);
-                quote! { if input.#flag { self.refuse_if_read_only(#name)?; } }
+                quote! { if input.#flag { #rt::handlers::refuse_if_read_only(self, #name)?; } }
             }
-            (None, false) => quote! { self.refuse_if_read_only(#name)?; },
+            (None, false) => quote! { #rt::handlers::refuse_if_read_only(self, #name)?; },
         };
         quote! {
             async fn #m(&self, input: #input, _: CallContext) -> ToolResult<#output> {
                 #guard
-                self.run(move |cx| super::handlers:: #( #segments )::* (cx, input)).await
+                #rt::handlers::run(self, move |cx| #module :: #( #segments )::* (cx, input)).await
             }
         }
     });
     quote! {
         /// Every tool runs its tools.yaml `handler:`.
         #[allow(deprecated)]
-        impl ToolHandlers for super::handlers::Handlers {
+        impl ToolHandlers for #module::Handlers {
             #( #methods )*
         }
     }

@@ -20,10 +20,10 @@ pub fn ident(name: &str) -> syn::Ident {
     }
 }
 
-pub fn rust_type(t: &RustType) -> TokenStream {
+pub fn rust_type(t: &RustType, rt: &TokenStream) -> TokenStream {
     match t {
         RustType::Enum { name, description, values } => enum_type(name, description, values),
-        RustType::Struct(obj) => struct_type(obj),
+        RustType::Struct(obj) => struct_type(obj, rt),
     }
 }
 
@@ -53,7 +53,8 @@ fn enum_type(name: &str, description: &str, values: &[String]) -> TokenStream {
     }
 }
 
-fn struct_type(obj: &Object) -> TokenStream {
+fn struct_type(obj: &Object, rt: &TokenStream) -> TokenStream {
+    let nullable = format!("{}::args::nullable", rt.to_string().replace(' ', ""));
     let ty = ident(&obj.rust_name);
     let doc = docs(&obj.description);
     // serde cannot deny unknown fields beside a flattened one; the argument rules still do.
@@ -79,7 +80,7 @@ fn struct_type(obj: &Object) -> TokenStream {
             (
                 quote! { ::std::option::Option<::std::option::Option<#inner>> },
                 quote! {
-                    #[serde(default, deserialize_with = "::docket::runtime::args::nullable", skip_serializing_if = "Option::is_none")]
+                    #[serde(default, deserialize_with = #nullable, skip_serializing_if = "Option::is_none")]
                 },
             )
         } else if f.required {
@@ -183,7 +184,7 @@ fn default_value(shape: &Shape, v: &serde_json::Value) -> TokenStream {
     }
 }
 
-/// The argument rule table of an object, for `docket::runtime::args::check`.
+/// The argument rule table of an object, for the runtime's `args::check`.
 pub fn rules(obj: &Object) -> TokenStream {
     let rules = obj.fields.iter().map(|f| {
         let name = &f.wire;

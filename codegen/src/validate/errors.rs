@@ -52,17 +52,11 @@ impl Checker<'_> {
                 }
             }
         }
-        for (name, params) in BUILTIN_TEMPLATES {
-            match m.errors.get(*name) {
-                None => self.error(
-                    "errors",
-                    "missing-builtin-template",
-                    format!("error template `{name}` is missing"),
-                    Some(&format!(
-                        "generated argument checks need it; declare it with params: [{}]",
-                        params.join(", ")
-                    )),
-                ),
+        // A built-in template the manifest leaves out gets its default (lower.rs).
+        for builtin in BUILTIN_TEMPLATES {
+            let (name, params) = (builtin.name, builtin.params);
+            match m.errors.get(name) {
+                None => {}
                 Some(t)
                     if t.params.iter().map(String::as_str).collect::<BTreeSet<_>>()
                         != params.iter().copied().collect() =>

@@ -30,8 +30,9 @@ use crate::lower::Lower;
 use crate::manifest;
 
 /// Checks `m` (read from `file`, located by `loc`); every problem found, sorted by position.
-pub fn check(file: &str, m: &manifest::Manifest, loc: &Locator) -> Result<(), Vec<Diagnostic>> {
-    let mut c = Checker { file, loc, diags: Vec::new(), lower: Lower::default() };
+/// `handlers_named`: every tool must name its handler function (`handler:`).
+pub fn check(file: &str, m: &manifest::Manifest, loc: &Locator, handlers_named: bool) -> Result<(), Vec<Diagnostic>> {
+    let mut c = Checker { file, loc, diags: Vec::new(), lower: Lower::default(), handlers_named };
     for (path, pos, first) in &loc.duplicates {
         c.diags.push(
             Diagnostic::new(file, *pos, "duplicate-key", format!("duplicate key `{path}`"))
@@ -63,6 +64,8 @@ struct Checker<'a> {
     diags: Vec<Diagnostic>,
     /// Named types registered as they are checked, and the shapes the checks need.
     lower: Lower,
+    /// Whether `handler:` is required (codegen's `handler_functions` setting).
+    handlers_named: bool,
 }
 
 impl Checker<'_> {

@@ -12,9 +12,17 @@ use crate::model::{ERROR_CODES, Object};
 
 impl Checker<'_> {
     /// Checks tool `t`'s samples against its lowered `input`; `saved` holds the variables earlier
-    /// samples (of this and earlier tools) save.
-    pub(super) fn samples(&mut self, path: &str, t: &manifest::Tool, input: &Object, saved: &mut BTreeSet<String>) {
-        if !t.samples.iter().any(|s| s.error.is_none()) {
+    /// samples (of this and earlier tools) save. Samples are optional, but a manifest that has
+    /// any (`sampled`) needs one that succeeds for every tool.
+    pub(super) fn samples(
+        &mut self,
+        path: &str,
+        t: &manifest::Tool,
+        input: &Object,
+        saved: &mut BTreeSet<String>,
+        sampled: bool,
+    ) {
+        if sampled && !t.samples.iter().any(|s| s.error.is_none()) {
             self.error_at_key(
                 &format!("{path}.name"),
                 "missing-sample",

@@ -16,6 +16,7 @@ impl Checker<'_> {
         let mut rust_idents: HashMap<String, String> = HashMap::new();
         let mut actions: HashMap<(String, String), String> = HashMap::new();
         let mut saved = BTreeSet::new();
+        let sampled = m.tools.iter().any(|t| !t.samples.is_empty());
         for (i, t) in m.tools.iter().enumerate() {
             let path = format!("tools[{i}]");
             let name_ok = !t.name.is_empty()
@@ -57,7 +58,8 @@ impl Checker<'_> {
                     Some("add `description:`; it is what the model reads to choose the tool"),
                 );
             }
-            if !m.groups.contains_key(&t.group) {
+            // Groups (the consolidated profile) are optional: without any, tools name none.
+            if !m.groups.contains_key(&t.group) && (!m.groups.is_empty() || !t.group.is_empty()) {
                 self.error(
                     &format!("{path}.group"),
                     "unknown-group",
@@ -95,7 +97,7 @@ impl Checker<'_> {
             let (input, _) = self.lower.tool_objects(t);
             self.error_context(&path, t, &input);
             self.writes_when(&path, t, &input);
-            self.samples(&path, t, &input, &mut saved);
+            self.samples(&path, t, &input, &mut saved, sampled);
         }
     }
 
@@ -120,8 +122,12 @@ impl Checker<'_> {
         }
     }
 
-    /// `handler:` is a path of snake_case names under src/handlers/.
+    /// `handler:` is a path of snake_case names under the handler module, required with the
+    /// `handler_functions` setting (and not read without it).
     fn handler(&mut self, path: &str, t: &manifest::Tool) {
+        if !self.handlers_named {
+            return;
+        }
         let handler = t.handler.clone().unwrap_or_default();
         let handler_ok = !handler.is_empty()
             && handler.split("::").all(|seg| {

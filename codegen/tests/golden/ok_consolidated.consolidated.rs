@@ -6,8 +6,8 @@
 /// and tools as the granular profile.
 pub mod consolidated {
     use super::errors;
-    use ::docket::runtime::ToolSpec;
-    use ::docket::runtime::consolidated::{Action, ActionErrors, Coerce, Group, Param};
+    use ::toolkit_runtime::ToolSpec;
+    use ::toolkit_runtime::consolidated::{Action, ActionErrors, Coerce, Group, Param};
     /// Server instructions with every tool named as its consolidated call.
     pub const INSTRUCTIONS: &str = "Browse with items(action=list); items(action=get_all) reads many.";
     /// One tool per group, in manifest order. They publish no outputSchema: structuredContent is
@@ -183,7 +183,7 @@ pub mod consolidated {
     pub fn tool_definitions() -> ::std::vec::Vec<::rmcp::model::Tool> {
         TOOLS.iter().map(ToolSpec::to_tool).collect()
     }
-    /// The manifest's messages for the action checks of [`::docket::runtime::consolidated::resolve`].
+    /// The manifest's messages for the action checks of the runtime's `consolidated::resolve`.
     pub const ERRORS: ActionErrors = ActionErrors {
         missing_action: |tool, actions| errors::missing_action(tool, actions),
         unknown_action: |tool, action, actions| errors::unknown_action(

@@ -3,7 +3,7 @@
 
 use ::serde_json::{json, Value};
 fn published(name: &str) -> Value {
-    let tools = ::docket::generated::tool_definitions();
+    let tools = crate::generated::tool_definitions();
     let tool = tools
         .iter()
         .find(|t| t.name == name)
@@ -40,7 +40,7 @@ fn derived<T: ::schemars::JsonSchema>(serialize: bool) -> Value {
 }
 #[test]
 fn every_declared_tool_is_published_once() {
-    let tools = ::docket::generated::tool_definitions();
+    let tools = crate::generated::tool_definitions();
     assert_eq!(tools.len(), 2usize);
     let mut names: Vec<_> = tools.iter().map(|t| t.name.to_string()).collect();
     names.sort();
@@ -58,30 +58,11 @@ fn list_items_is_published_as_declared() {
     assert_eq!(annotations["openWorldHint"], json!(false));
     let input = &tool["inputSchema"];
     assert_eq!(input["type"], json!("object"));
-    assert_eq!(
-        property_names(input), vec!["color".to_string(), "limit".to_string(), "tags"
-        .to_string(), "cursor".to_string()] as Vec < String >
-    );
+    assert_eq!(property_names(input), vec!["limit".to_string()] as Vec < String >);
     let required: Vec<&str> = vec![];
     assert_eq!(
         input.get("required").cloned().unwrap_or_else(|| json!([])), json!(required)
     );
-    {
-        let p = &input["properties"]["color"];
-        assert!(
-            p["description"].as_str().is_some_and(| d | ! d.is_empty()),
-            "{} has a description", "color"
-        );
-        assert_eq!(p["type"], json!("string"), "type of {}", "color");
-        assert_eq!(
-            p["enum"], ::serde_json::from_str:: < Value > ("[\"red\",\"dark_blue\"]")
-            .unwrap(), "{} of {}", "enum", "color"
-        );
-        assert_eq!(
-            p["default"], ::serde_json::from_str:: < Value > ("\"red\"").unwrap(),
-            "default of {}", "color"
-        );
-    }
     {
         let p = &input["properties"]["limit"];
         assert!(
@@ -102,30 +83,6 @@ fn list_items_is_published_as_declared() {
             "default of {}", "limit"
         );
     }
-    {
-        let p = &input["properties"]["tags"];
-        assert!(
-            p.get("description").is_none(), "{} repeats its name in a description",
-            "tags"
-        );
-        assert_eq!(p["type"], json!("array"), "type of {}", "tags");
-        assert_eq!(
-            p["maxItems"], ::serde_json::from_str:: < Value > ("5").unwrap(), "{} of {}",
-            "maxItems", "tags"
-        );
-    }
-    {
-        let p = &input["properties"]["cursor"];
-        assert!(
-            p.get("description").is_none(), "{} repeats its name in a description",
-            "cursor"
-        );
-        assert_eq!(p["type"], json!("string"), "type of {}", "cursor");
-        assert_eq!(
-            p["maxLength"], ::serde_json::from_str:: < Value > ("100").unwrap(),
-            "{} of {}", "maxLength", "cursor"
-        );
-    }
     let output = &tool["outputSchema"];
     assert_eq!(output["type"], json!("object"));
     assert_eq!(
@@ -137,7 +94,7 @@ fn list_items_is_published_as_declared() {
 fn list_items_accepts_only_its_required_arguments() {
     let args: ::serde_json::Map<String, Value> = ::serde_json::from_str("{}")
         .expect("sample is JSON");
-    if let Err(e) = ::docket::generated::ListItemsInput::from_arguments(args) {
+    if let Err(e) = crate::generated::ListItemsInput::from_arguments(args) {
         panic!("required-only arguments {} were rejected: {}", "{}", e.message);
     }
 }
@@ -146,8 +103,8 @@ fn list_items_accepts_only_its_required_arguments() {
 /// has exactly the published output properties, and the required ones are always sent.
 #[test]
 fn list_items_rust_types_carry_its_schemas() {
-    let input = derived::<::docket::generated::ListItemsInput>(false);
-    let mut rules: Vec<String> = ::docket::generated::ListItemsInput::RULES
+    let input = derived::<crate::generated::ListItemsInput>(false);
+    let mut rules: Vec<String> = crate::generated::ListItemsInput::RULES
         .iter()
         .map(|r| r.name.to_string())
         .collect();
@@ -155,14 +112,14 @@ fn list_items_rust_types_carry_its_schemas() {
     rules.sort();
     fields.sort();
     assert_eq!(fields, rules, "input fields");
-    let mut required: Vec<String> = ::docket::generated::ListItemsInput::RULES
+    let mut required: Vec<String> = crate::generated::ListItemsInput::RULES
         .iter()
         .filter(|r| r.required)
         .map(|r| r.name.to_string())
         .collect();
     required.sort();
     assert_eq!(sorted(& input["required"]), required, "required input fields");
-    let output = derived::<::docket::generated::ListItemsOutput>(true);
+    let output = derived::<crate::generated::ListItemsOutput>(true);
     let published = published("list_items")["outputSchema"].clone();
     let mut sent = property_names(&output);
     sent.push("warnings".to_string());
@@ -176,127 +133,40 @@ fn list_items_rust_types_carry_its_schemas() {
     );
 }
 #[test]
-fn add_item_still_accepts_size() {
-    let args: ::serde_json::Map<String, Value> = ::serde_json::from_str(
-            "{\"name\":\"x\",\"size\":\"small\"}",
-        )
-        .expect("sample is JSON");
-    if let Err(e) = ::docket::generated::AddItemInput::from_arguments(args) {
-        panic!("{} is no longer accepted: {}", "size", e.message);
-    }
-}
-#[test]
-fn add_item_still_accepts_notes() {
-    let args: ::serde_json::Map<String, Value> = ::serde_json::from_str(
-            "{\"name\":\"x\",\"notes\":[{\"text\":\"x\"}]}",
-        )
-        .expect("sample is JSON");
-    if let Err(e) = ::docket::generated::AddItemInput::from_arguments(args) {
-        panic!("{} is no longer accepted: {}", "notes", e.message);
-    }
-}
-#[test]
-fn add_item_still_checks_notes() {
-    let args: ::serde_json::Map<String, Value> = ::serde_json::from_str(
-            "{\"name\":\"x\",\"notes\":[{\"text\":1}]}",
-        )
-        .expect("sample is JSON");
-    let err = ::docket::generated::AddItemInput::from_arguments(args)
-        .expect_err("a wrong-typed property");
-    assert!(
-        err.message.contains("notes[0].text"), "message should name `{}`: {}",
-        "notes[0].text", err.message
-    );
-}
-#[test]
-fn add_item_is_published_as_declared() {
-    let tool = published("add_item");
-    assert_eq!(tool["title"], json!("Add item"));
+fn forget_items_is_published_as_declared() {
+    let tool = published("forget_items");
+    assert_eq!(tool["title"], json!("Forget items"));
     let annotations = &tool["annotations"];
     assert_eq!(annotations["readOnlyHint"], json!(false));
-    assert_eq!(annotations["destructiveHint"], json!(false));
-    assert_eq!(annotations["idempotentHint"], json!(false));
+    assert_eq!(annotations["destructiveHint"], json!(true));
+    assert_eq!(annotations["idempotentHint"], json!(true));
     assert_eq!(annotations["openWorldHint"], json!(false));
     let input = &tool["inputSchema"];
     assert_eq!(input["type"], json!("object"));
-    assert_eq!(
-        property_names(input), vec!["name".to_string(), "note".to_string(), "type"
-        .to_string(), "notes".to_string()] as Vec < String >
-    );
-    let required: Vec<&str> = vec!["name"];
+    assert_eq!(property_names(input), vec![] as Vec < String >);
+    let required: Vec<&str> = vec![];
     assert_eq!(
         input.get("required").cloned().unwrap_or_else(|| json!([])), json!(required)
     );
-    {
-        let p = &input["properties"]["name"];
-        assert!(
-            p.get("description").is_none(), "{} repeats its name in a description",
-            "name"
-        );
-        assert_eq!(p["type"], json!("string"), "type of {}", "name");
-        assert_eq!(
-            p["minLength"], ::serde_json::from_str:: < Value > ("1").unwrap(),
-            "{} of {}", "minLength", "name"
-        );
-    }
-    {
-        let p = &input["properties"]["note"];
-        assert!(
-            p["description"].as_str().is_some_and(| d | ! d.is_empty()),
-            "{} has a description", "note"
-        );
-        assert_eq!(p["type"], json!("object"), "type of {}", "note");
-    }
-    {
-        let p = &input["properties"]["type"];
-        assert!(
-            p["description"].as_str().is_some_and(| d | ! d.is_empty()),
-            "{} has a description", "type"
-        );
-        assert_eq!(p["type"], json!("string"), "type of {}", "type");
-        assert_eq!(
-            p["enum"], ::serde_json::from_str:: < Value > ("[\"small\",\"large\"]")
-            .unwrap(), "{} of {}", "enum", "type"
-        );
-    }
-    {
-        let p = &input["properties"]["notes"];
-        assert!(
-            p["description"].as_str().is_some_and(| d | ! d.is_empty()),
-            "{} has a description", "notes"
-        );
-        assert_eq!(p["type"], json!("array"), "type of {}", "notes");
-        assert_eq!(
-            p["maxItems"], ::serde_json::from_str:: < Value > ("3").unwrap(), "{} of {}",
-            "maxItems", "notes"
-        );
-    }
     let output = &tool["outputSchema"];
     assert_eq!(output["type"], json!("object"));
-    assert_eq!(
-        property_names(output), vec!["id".to_string(), "warnings".to_string()] as Vec <
-        String >
-    );
+    assert_eq!(property_names(output), vec!["warnings".to_string()] as Vec < String >);
 }
 #[test]
-fn add_item_accepts_only_its_required_arguments() {
-    let args: ::serde_json::Map<String, Value> = ::serde_json::from_str(
-            "{\"name\":\"x\"}",
-        )
+fn forget_items_accepts_only_its_required_arguments() {
+    let args: ::serde_json::Map<String, Value> = ::serde_json::from_str("{}")
         .expect("sample is JSON");
-    if let Err(e) = ::docket::generated::AddItemInput::from_arguments(args) {
-        panic!(
-            "required-only arguments {} were rejected: {}", "{\"name\":\"x\"}", e.message
-        );
+    if let Err(e) = crate::generated::ForgetItemsInput::from_arguments(args) {
+        panic!("required-only arguments {} were rejected: {}", "{}", e.message);
     }
 }
 /// The generated structs' serde attributes agree with what is published and checked:
 /// every argument rule is a field and the required ones are required; structuredContent
 /// has exactly the published output properties, and the required ones are always sent.
 #[test]
-fn add_item_rust_types_carry_its_schemas() {
-    let input = derived::<::docket::generated::AddItemInput>(false);
-    let mut rules: Vec<String> = ::docket::generated::AddItemInput::RULES
+fn forget_items_rust_types_carry_its_schemas() {
+    let input = derived::<crate::generated::ForgetItemsInput>(false);
+    let mut rules: Vec<String> = crate::generated::ForgetItemsInput::RULES
         .iter()
         .map(|r| r.name.to_string())
         .collect();
@@ -304,15 +174,15 @@ fn add_item_rust_types_carry_its_schemas() {
     rules.sort();
     fields.sort();
     assert_eq!(fields, rules, "input fields");
-    let mut required: Vec<String> = ::docket::generated::AddItemInput::RULES
+    let mut required: Vec<String> = crate::generated::ForgetItemsInput::RULES
         .iter()
         .filter(|r| r.required)
         .map(|r| r.name.to_string())
         .collect();
     required.sort();
     assert_eq!(sorted(& input["required"]), required, "required input fields");
-    let output = derived::<::docket::generated::AddItemOutput>(true);
-    let published = published("add_item")["outputSchema"].clone();
+    let output = derived::<crate::generated::ForgetItemsOutput>(true);
+    let published = published("forget_items")["outputSchema"].clone();
     let mut sent = property_names(&output);
     sent.push("warnings".to_string());
     sent.sort();
@@ -322,18 +192,5 @@ fn add_item_rust_types_carry_its_schemas() {
     assert_eq!(
         sorted(& output["required"]), sorted(& published["required"]),
         "required output properties"
-    );
-}
-#[test]
-fn add_item_without_name_names_it() {
-    let mut args: ::serde_json::Map<String, Value> = ::serde_json::from_str(
-            "{\"name\":\"x\"}",
-        )
-        .expect("sample is JSON");
-    args.remove("name");
-    let err = ::docket::generated::AddItemInput::from_arguments(args)
-        .expect_err("a required argument is missing");
-    assert!(
-        err.message.contains("name"), "message should name `{}`: {}", "name", err.message
     );
 }

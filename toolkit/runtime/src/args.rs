@@ -9,34 +9,56 @@ use super::ToolError;
 /// One declared parameter or property.
 #[derive(Debug, Clone, Copy)]
 pub struct ParamRule {
+    /// Its name on the wire.
     pub name: &'static str,
+    /// Whether a call must give it.
     pub required: bool,
+    /// What its value must look like.
     pub kind: Kind,
 }
 
-/// What a value must look like.
+/// What a value must look like. The bounds are inclusive; `None` is unbounded.
 #[derive(Debug, Clone, Copy)]
+#[allow(missing_docs)] // The bounds' fields say what they are.
 pub enum Kind {
+    /// A string of `min_len..=max_len` characters.
     String { min_len: Option<u64>, max_len: Option<u64> },
+    /// One of these strings.
     Enum(&'static [&'static str]),
+    /// An integer in `min..=max`.
     Integer { min: Option<i64>, max: Option<i64> },
+    /// A number in `min..=max`.
     Number { min: Option<f64>, max: Option<f64> },
+    /// `true` or `false`.
     Boolean,
+    /// Any JSON value.
     Any,
+    /// A free-form JSON object.
     Map,
+    /// An array of `min_items..=max_items` values, each of kind `items`.
     Array { items: &'static Kind, min_items: Option<u64>, max_items: Option<u64> },
+    /// An object with declared `fields`; `additional`: whether undeclared ones are allowed.
     Object { fields: &'static [ParamRule], additional: bool },
 }
 
-/// One mistake in the arguments; `param` is a path such as `updates[2].status`.
+/// One mistake in the arguments; `param` is a path such as `updates[2].status`. The fields are
+/// the placeholders of the matching built-in error template.
 #[derive(Debug, Clone, PartialEq)]
+#[allow(missing_docs)] // Each field is the template placeholder of its name.
 pub enum Problem {
+    /// A required parameter is missing (`missing_required`).
     Missing { param: String },
+    /// A parameter the tool does not declare (`unknown_parameter`).
     Unknown { param: String, allowed: Vec<&'static str> },
+    /// A value of the wrong JSON type (`invalid_type`).
     Type { param: String, expected: &'static str, actual: &'static str },
+    /// A string outside its enum (`invalid_enum`).
     Enum { param: String, value: String, allowed: &'static [&'static str] },
+    /// A number outside its bounds (`out_of_range`).
     Range { param: String, value: String, range: String },
+    /// A string too short or too long (`invalid_length`).
     Length { param: String, length: usize, range: String },
+    /// An array with too few or too many items (`invalid_item_count`).
     ItemCount { param: String, count: usize, range: String },
 }
 
@@ -53,7 +75,7 @@ pub struct Ignored {
 
 /// Removes every undeclared parameter from `args`, at any depth, and reports each one. wrangler's
 /// zod schemas strip unknown keys silently, so prompts written for it send some (`issues_search`
-/// with `type`); docket ignores them too, but says so instead of staying silent.
+/// with `type`); the runtime ignores them too, but says so instead of staying silent.
 pub fn strip_unknown(args: &mut Map<String, Value>, rules: &[ParamRule]) -> Vec<Ignored> {
     let mut out = Vec::new();
     strip_object(args, rules, false, "", &mut out);
@@ -166,7 +188,7 @@ fn check_object(obj: &Map<String, Value>, rules: &[ParamRule], additional: bool,
 
 fn check_value(v: &Value, kind: &Kind, path: &str, out: &mut Vec<Problem>) {
     let type_error =
-        |expected: &'static str| Problem::Type { param: path.to_string(), expected, actual: crate::util::json_kind(v) };
+        |expected: &'static str| Problem::Type { param: path.to_string(), expected, actual: crate::text::json_kind(v) };
     match kind {
         Kind::Any => {}
         Kind::String { min_len, max_len } => match v.as_str() {
@@ -251,7 +273,7 @@ fn check_value(v: &Value, kind: &Kind, path: &str, out: &mut Vec<Problem>) {
 /// A rejected value (or unknown parameter name) as the error message repeats it: at most 50 characters, so a megabyte sent
 /// for an enum does not come back as a megabyte of error text.
 fn clip(value: &str) -> String {
-    crate::util::clip_saying(value, 50, crate::util::Whole::Chars)
+    crate::text::clip_saying(value, 50, crate::text::Whole::Chars)
 }
 
 /// `Some("between 1 and 100")` when `x` is outside the bounds.

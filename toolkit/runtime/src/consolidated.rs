@@ -11,6 +11,7 @@ type Args = Map<String, Value>;
 /// How resolve adapts a value to the published flat schema and the action's own parameter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Coerce {
+    /// The value as given.
     Keep,
     /// The property is an array, this action takes one value: a one-item array is unwrapped, and
     /// a lone value is refused (the published schema does not admit it).
@@ -23,24 +24,33 @@ pub enum Coerce {
 /// A parameter of one action.
 #[derive(Debug, Clone, Copy)]
 pub struct Param {
+    /// Its name on the wire.
     pub name: &'static str,
+    /// Whether the action needs it.
     pub required: bool,
+    /// How its value is adapted to the underlying tool's parameter.
     pub coerce: Coerce,
 }
 
 /// An action: the underlying tool and its parameters.
 #[derive(Debug, Clone, Copy)]
 pub struct Action {
+    /// The `action` value (`list` of `issues(action=list)`).
     pub name: &'static str,
+    /// The underlying granular tool.
     pub tool: &'static str,
+    /// Its parameters.
     pub params: &'static [Param],
 }
 
 /// A consolidated tool: its actions, and which actions take each parameter.
 #[derive(Debug, Clone, Copy)]
 pub struct Group {
+    /// The consolidated tool's name (the group's).
     pub tool: &'static str,
+    /// Its actions.
     pub actions: &'static [Action],
+    /// (parameter, the actions that take it, comma-separated), for error messages.
     pub takers: &'static [(&'static str, &'static str)],
 }
 
@@ -184,7 +194,7 @@ pub fn check_published_types(schema: &Args, args: &Args, errors: &ActionErrors) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runtime::ErrorCode;
+    use crate::ErrorCode;
     use serde_json::json;
 
     fn error(what: &str) -> ToolError {

@@ -1,7 +1,7 @@
 //! Renaming granular tool names in a text to their consolidated calls (`issues_list` ->
-//! `issues(action=list)`). One implementation for both sides: codegen includes this file (by
-//! `#[path]`) to write the consolidated descriptions and instructions at build time, and the
-//! server uses it for the texts of results at run time. Dependency-free for that reason.
+//! `issues(action=list)`). One implementation for both sides: codegen uses it to write the
+//! consolidated descriptions and instructions at build time, and a server uses it for the texts
+//! of results at run time.
 
 /// Replaces every whole-word `from` of `aliases` in `text` with its `to`, leaving every
 /// occurrence of a `protected` string (user data) as it is. `aliases` must list longer names

@@ -1,37 +1,37 @@
 //! The one place a tool result is built: structuredContent, the text block, `isError` and the
 //! operational metadata in `_meta` (never mixed into the text the model reads). `tokens` counts
-//! the text block, what clients show the model, with o200k_base: approximate for other models.
+//! the text block, what clients show the model, with the server's counter.
 
 use std::time::Instant;
 
 use rmcp::model::{CallToolResult, ContentBlock, MetaObject, Resource};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
-use crate::runtime::{Reply, ToolError, Warning, tokens};
-use crate::store::IndexInfo;
+use crate::{Reply, ToolError, Warning};
 
-/// What the envelope needs to know about the call and the workspace.
-pub struct CallFacts {
+/// What the envelope needs to know about the call and the server.
+pub struct CallFacts<'a> {
+    /// `_meta.request_id`.
     pub request_id: String,
+    /// When the call arrived (`_meta.duration_ms`).
     pub started: Instant,
-    pub index: IndexInfo,
-    /// Warnings about the call itself (error intelligence), before the handler's own.
+    /// `_meta.tool_version`: the server's version.
+    pub version: &'a str,
+    /// The server's own `_meta` entries, after `timestamp` (docket: its index state).
+    pub extra: Map<String, Value>,
+    /// Warnings about the call itself (an observer's), before the handler's own.
     pub warnings: Vec<Warning>,
+    /// `_meta.tokens` of a text block.
+    pub count_tokens: fn(&str) -> usize,
 }
 
+/// The `CallToolResult` of a handler's reply or error, with `_meta`.
 pub fn call_result(result: Result<Reply<Value>, ToolError>, facts: &CallFacts) -> CallToolResult {
-    let mut meta = serde_json::Map::new();
+    let mut meta = Map::new();
     meta.insert("request_id".into(), json!(facts.request_id));
-    meta.insert("tool_version".into(), json!(env!("CARGO_PKG_VERSION")));
+    meta.insert("tool_version".into(), json!(facts.version));
     meta.insert("timestamp".into(), json!(chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)));
-    if facts.index.enabled {
-        meta.insert("index_size".into(), json!(facts.index.entries));
-        let updated = facts
-            .index
-            .last_refresh
-            .map(|t| chrono::DateTime::<chrono::Utc>::from(t).to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
-        meta.insert("index_last_updated".into(), json!(updated));
-    }
+    meta.extend(facts.extra.clone());
     let result = match result {
         Ok(reply) => {
             // Writes and session calls read files directly, so "not cached" is the honest default.
@@ -55,7 +55,7 @@ pub fn call_result(result: Result<Reply<Value>, ToolError>, facts: &CallFacts) -
                 Some(text) => with_warnings(text, &shown),
                 None => data.to_string(),
             };
-            meta.insert("tokens".into(), json!(tokens::count(&text)));
+            meta.insert("tokens".into(), json!((facts.count_tokens)(&text)));
             let mut content = vec![ContentBlock::text(text)];
             for link in reply.links {
                 let resource = Resource::new(link.uri, link.name)
@@ -74,7 +74,7 @@ pub fn call_result(result: Result<Reply<Value>, ToolError>, facts: &CallFacts) -
             // No structuredContent on errors: clients validate it against the success schema.
             let shown = visible(&facts.warnings.iter().collect::<Vec<_>>());
             let text = with_warnings(format!("{}: {}", e.code.as_str(), e.message), &shown);
-            meta.insert("tokens".into(), json!(tokens::count(&text)));
+            meta.insert("tokens".into(), json!((facts.count_tokens)(&text)));
             CallToolResult::error(vec![ContentBlock::text(text)])
         }
     };

@@ -1,0 +1,97 @@
+//! The toolkit's second user, examples/bookmarks: built with cargo as its README says, served
+//! over stdio to rmcp's client, its manifest's samples run; and a copy of the folder outside the
+//! repository, its path dependencies pointing back, builds too, and fails to build, naming the
+//! tool, when its manifest gains a tool it has no handler for.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use rmcp::ServiceExt;
+use rmcp::transport::TokioChildProcess;
+use serde_json::json;
+
+const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/bookmarks");
+
+/// The target folder of the example's builds (under target/, beside the test binaries); the
+/// copy outside has its own: cargo names a workspace's root package by its path inside the
+/// workspace, so the two would share one build-script output folder in one target folder.
+fn target_dir(outside: bool) -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join(if outside { "example-outside" } else { "example" })
+}
+
+/// `cargo build` of the crate in `dir` (its Cargo.lock follows the toolkit's dependencies).
+fn build(dir: &Path, outside: bool) -> Output {
+    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(["build", "--quiet", "--manifest-path"])
+        .arg(dir.join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", target_dir(outside))
+        .output()
+        .expect("cargo runs")
+}
+
+fn assert_built(dir: &Path, outside: bool) {
+    let out = build(dir, outside);
+    assert!(out.status.success(), "{} does not build:\n{}", dir.display(), String::from_utf8_lossy(&out.stderr));
+}
+
+#[tokio::test]
+async fn the_example_serves_its_tools_over_stdio_and_passes_its_samples() {
+    assert_built(Path::new(EXAMPLE), false);
+    let cmd = tokio::process::Command::new(target_dir(false).join("debug/bookmarks"));
+    let client = ().serve(TokioChildProcess::new(cmd).expect("spawn bookmarks")).await.expect("initialize");
+    let info = client.peer_info().expect("server info");
+    assert_eq!(info.server_info.as_ref().map(|s| s.name.as_str()), Some("bookmarks"));
+    let tools = client.list_all_tools().await.expect("tools/list");
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(names, ["bookmarks_add", "bookmarks_find", "bookmarks_remove"]);
+    let remove = &tools[2];
+    assert_eq!(remove.annotations.as_ref().and_then(|a| a.destructive_hint), Some(true));
+
+    let manifest = std::fs::read_to_string(Path::new(EXAMPLE).join("tools.yaml")).expect("tools.yaml");
+    let samples = codegen::samples_json("tools.yaml", &manifest).expect("valid manifest");
+    let mut runner = common::samples::Runner::default();
+    for sample in samples.as_array().expect("samples") {
+        runner.run(&client, sample).await;
+    }
+    // The manifest's own message, naming the next call.
+    let gone = common::call(&client, "bookmarks_remove", json!({"id": 7})).await;
+    assert_eq!(common::text(&gone), "NOT_FOUND: No bookmark 7. Call bookmarks_find to see the saved ids.");
+    // A built-in template's default message (the manifest declares none).
+    let bad = common::call(&client, "bookmarks_find", json!({"limit": 0})).await;
+    assert!(common::is_error(&bad) && common::text(&bad).contains("`limit` is 0"), "{}", common::text(&bad));
+    client.cancel().await.expect("stop");
+}
+
+/// Copies the example folder (without build output) to `to`, its path dependencies pointing back.
+fn copy_outside(to: &Path) {
+    for file in ["Cargo.toml", "Cargo.lock", "build.rs", "tools.yaml", "src/main.rs", "src/handlers.rs"] {
+        let text = std::fs::read_to_string(Path::new(EXAMPLE).join(file)).expect("example file");
+        let root = env!("CARGO_MANIFEST_DIR");
+        let text = text.replace("\"../../", &format!("\"{root}/"));
+        std::fs::create_dir_all(to.join(file).parent().expect("parent")).expect("mkdir");
+        std::fs::write(to.join(file), text).expect("write copy");
+    }
+}
+
+#[test]
+fn a_copy_outside_the_repository_builds_and_a_tool_without_a_handler_fails_naming_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let copy = dir.path().join("bookmarks");
+    copy_outside(&copy);
+    assert!(std::fs::read_to_string(copy.join("Cargo.toml")).expect("copied").contains(env!("CARGO_MANIFEST_DIR")));
+    assert_built(&copy, true);
+
+    let manifest = std::fs::read_to_string(copy.join("tools.yaml")).expect("tools.yaml");
+    let added = format!(
+        "{manifest}  - name: bookmarks_tag\n    description: Adds a tag.\n    \
+         annotations: {{ read_only: false, destructive: false, idempotent: true, open_world: false }}\n    \
+         samples: [{{ args: {{}} }}]\n"
+    );
+    std::fs::write(copy.join("tools.yaml"), added).expect("write manifest");
+    let out = build(&copy, true);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "a tool without a handler must not build");
+    assert!(stderr.contains("bookmarks_tag"), "the error names the tool:\n{stderr}");
+}
