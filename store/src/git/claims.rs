@@ -155,6 +155,17 @@ impl Claims {
                 "{r:?} is not a git remote name (letters, digits, - _ . /, not starting with - . or /); set claims_remote (DOCKET_CLAIMS_REMOTE) to the name `git remote -v` shows"
             ));
         }
+        // Only a remote the repository's git config names: a name git does not know would be
+        // taken for a path, and a committed config/docket.yaml could point claims anywhere.
+        if let Some(r) = remote {
+            let key = format!("remote.{r}.url");
+            let known = Command::new("git").arg("-C").arg(dir).args(["config", "--get", &key]).output();
+            if !known.is_ok_and(|o| o.status.success()) {
+                return Err(format!(
+                    "no git remote is named {r:?} here, so it cannot arbitrate claims (nothing was written); `git remote -v` lists the remotes: set claims_remote (DOCKET_CLAIMS_REMOTE) to one of them, or add it with `git remote add {r} URL`"
+                ));
+            }
+        }
         Ok(Claims { dir: dir.to_path_buf(), remote: remote.map(str::to_string), listed: Mutex::new(None) })
     }
 
@@ -353,6 +364,25 @@ mod tests {
         for bad in ["", "-uorigin", "--upload-pack=x", "../x", ".hidden", "a b", "a;b"] {
             assert!(!valid_remote(bad), "{bad}");
         }
+    }
+
+    #[test]
+    fn only_a_remote_the_repository_configures_arbitrates_claims() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let git = |args: &[&str]| {
+            let out = Command::new("git").arg("-C").arg(tmp.path()).args(args).output().expect("git");
+            assert!(out.status.success(), "{args:?}");
+        };
+        git(&["init", "-q"]);
+        // A name git does not know would be pushed to as a path inside the repository.
+        let refused = Claims::new(tmp.path(), Some("sub/dir")).err().expect("an unknown remote is refused");
+        assert!(
+            refused.contains("no git remote is named \"sub/dir\"") && refused.contains("git remote -v"),
+            "{refused}"
+        );
+        git(&["remote", "add", "team", "/nowhere/team.git"]);
+        assert!(Claims::new(tmp.path(), Some("team")).is_ok());
+        assert!(Claims::new(tmp.path(), None).is_ok());
     }
 
     #[test]
