@@ -375,7 +375,7 @@ mod tests {
         };
         git(&["init", "-q"]);
         // A name git does not know would be pushed to as a path inside the repository.
-        let refused = Claims::new(tmp.path(), Some("sub/dir")).err().expect("an unknown remote is refused");
+        let refused = Claims::new(tmp.path(), Some("sub/dir")).expect_err("an unknown remote is refused");
         assert!(
             refused.contains("no git remote is named \"sub/dir\"") && refused.contains("git remote -v"),
             "{refused}"
