@@ -6,11 +6,24 @@
 
 mod common;
 
-use common::{call, is_error, snapshot, snapshot_diff, start, structured, text, workspace};
+use std::time::Duration;
+
+use common::{Client, call, is_error, snapshot, snapshot_diff, start, structured, text, workspace};
+use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
+
+/// A call that takes longer than this is a hang: a server that stalls on a huge value fails the
+/// test instead of blocking the run.
+const CALL_TIMEOUT: Duration = Duration::from_secs(60);
 
 const TEN_MB: usize = 10 * 1024 * 1024;
 const LABELS: usize = 100_000;
+
+async fn oversize_call(client: &Client, tool: &str, args: Value, what: &str) -> CallToolResult {
+    tokio::time::timeout(CALL_TIMEOUT, call(client, tool, args))
+        .await
+        .unwrap_or_else(|_| panic!("{tool} {what}: no answer within {CALL_TIMEOUT:?}"))
+}
 
 /// `(what, arguments, field the error must name)` for `issue` (an existing ID).
 fn oversize_writes(issue: &str) -> Vec<(&'static str, &'static str, Value, String)> {
@@ -103,7 +116,7 @@ async fn megabyte_values_and_huge_lists_are_refused_naming_the_field_and_nothing
     let issue = structured(&seed)["issue"]["id"].as_str().expect("the new issue's id").to_string();
     let before = snapshot(ws.path());
     for (tool, field, args, needle) in oversize_writes(&issue) {
-        let r = call(&client, tool, args).await;
+        let r = oversize_call(&client, tool, args, field).await;
         let answer = text(&r);
         assert!(is_error(&r), "{tool} took an oversize {field}");
         assert!(answer.starts_with("INVALID_ARGUMENT"), "{tool} {field}: {}", &answer[..answer.len().min(300)]);
@@ -118,5 +131,68 @@ async fn megabyte_values_and_huge_lists_are_refused_naming_the_field_and_nothing
     let args = json!({"id": issue, "description": body, "assignee": "x".repeat(200), "labels": labels});
     let r = call(&client, "issues_update", args).await;
     assert!(!is_error(&r), "values at the caps are taken: {}", text(&r));
+    client.cancel().await.expect("close");
+}
+
+/// The session tools and the nested values (published by name only, enforced all the same).
+#[tokio::test]
+async fn session_state_and_nested_values_are_capped_too() {
+    let ws = workspace();
+    std::fs::write(ws.path().join("SPEC.md"), "# Spec").expect("spec file");
+    let client = start(ws.path()).await;
+    let started = call(&client, "session_start", json!({"specFile": "SPEC.md", "worktree": false})).await;
+    assert!(!is_error(&started), "{}", text(&started));
+    let id = structured(&started)["session"]["sessionId"].as_str().expect("session id").to_string();
+    let seed = call(&client, "issues_create", json!({"title": "Seed", "description": "-"})).await;
+    let issue = structured(&seed)["issue"]["id"].as_str().expect("the new issue's id").to_string();
+    let huge = "a".repeat(TEN_MB);
+    let many: Vec<String> = (0..LABELS).map(|i| format!("t{i}")).collect();
+    let checkpoint = |field: &str, value: Value| {
+        let mut args = json!({"sessionId": id, "tasksCompleted": [], "tasksPending": [], "lastAction": "a", "resumeInstructions": "r"});
+        args[field] = value;
+        args
+    };
+    let cases = [
+        (
+            "session_phase",
+            json!({"sessionId": id, "phase": huge, "status": "started"}),
+            format!("phase: it has {TEN_MB} characters"),
+        ),
+        (
+            "session_checkpoint",
+            checkpoint("lastAction", json!(huge)),
+            format!("lastAction: it has {TEN_MB} characters"),
+        ),
+        ("session_checkpoint", checkpoint("tasksPending", json!(many)), format!("tasksPending: it has {LABELS} items")),
+        (
+            "session_checkpoint",
+            checkpoint("stepResults", json!([{"stepName": "build", "status": "passed", "outputSummary": huge}])),
+            format!("stepResults[0].outputSummary: it has {TEN_MB} characters"),
+        ),
+        (
+            "session_complete",
+            json!({"sessionId": id, "status": "completed", "summary": huge}),
+            format!("summary: it has {TEN_MB} characters"),
+        ),
+        (
+            "session_complete",
+            json!({"sessionId": id, "status": "completed", "stepExecutionSummary": {"totalSteps": 1, "executed": 1, "skipped": 0, "skippedSteps": many}}),
+            format!("stepExecutionSummary.skippedSteps: it has {LABELS} items"),
+        ),
+        (
+            "issues_update",
+            json!({"id": issue, "wranglerContext": {"agentId": huge}}),
+            format!("wranglerContext.agentId: it has {TEN_MB} characters"),
+        ),
+    ];
+    let before = snapshot(ws.path());
+    for (tool, args, needle) in cases {
+        let r = oversize_call(&client, tool, args, &needle).await;
+        let answer = text(&r);
+        assert!(answer.starts_with("INVALID_ARGUMENT"), "{tool} {needle}: {}", &answer[..answer.len().min(300)]);
+        assert!(answer.contains(&format!("Invalid {needle}")), "{tool}: the error names the field: {answer}");
+        let after = snapshot(ws.path());
+        assert!(after == before, "{tool} {needle} changed the workspace: {:?}", snapshot_diff(&before, &after));
+    }
     client.cancel().await.expect("close");
 }
