@@ -6,10 +6,10 @@
 
 mod common;
 
+use std::path::Path;
 use std::time::Duration;
 
 use common::{Client, call, is_error, snapshot, snapshot_diff, start, structured, text, workspace};
-use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 
 /// A call that takes longer than this is a hang: a server that stalls on a huge value fails the
@@ -19,14 +19,25 @@ const CALL_TIMEOUT: Duration = Duration::from_secs(60);
 const TEN_MB: usize = 10 * 1024 * 1024;
 const LABELS: usize = 100_000;
 
-async fn oversize_call(client: &Client, tool: &str, args: Value, what: &str) -> CallToolResult {
-    tokio::time::timeout(CALL_TIMEOUT, call(client, tool, args))
+/// Calls `tool` with an oversize value and checks the answer: INVALID_ARGUMENT, a short message
+/// naming the field (`needle`: "field: it has N characters"), and the workspace tree (every path and
+/// its bytes outside `cache/`) as it was before the call.
+async fn assert_refused(client: &Client, root: &Path, tool: &str, args: Value, needle: &str) {
+    let before = snapshot(root);
+    let r = tokio::time::timeout(CALL_TIMEOUT, call(client, tool, args))
         .await
-        .unwrap_or_else(|_| panic!("{tool} {what}: no answer within {CALL_TIMEOUT:?}"))
+        .unwrap_or_else(|_| panic!("{tool} {needle}: no answer within {CALL_TIMEOUT:?}"));
+    let answer = text(&r);
+    assert!(is_error(&r), "{tool} took it: {needle}");
+    assert!(answer.starts_with("INVALID_ARGUMENT"), "{tool} {needle}: {}", &answer[..answer.len().min(300)]);
+    assert!(answer.contains(&format!("Invalid {needle}")), "{tool}: the error names the field ({needle}): {answer}");
+    assert!(answer.len() < 4_000, "{tool} {needle}: {} bytes of error text", answer.len());
+    let after = snapshot(root);
+    assert!(after == before, "{tool} {needle} changed the workspace: {:?}", snapshot_diff(&before, &after));
 }
 
-/// `(what, arguments, field the error must name)` for `issue` (an existing ID).
-fn oversize_writes(issue: &str) -> Vec<(&'static str, &'static str, Value, String)> {
+/// `(tool, arguments, what the error must say)` for `issue` (an existing ID).
+fn oversize_writes(issue: &str) -> Vec<(&'static str, Value, String)> {
     let huge = "a".repeat(TEN_MB);
     let many: Vec<String> = (0..LABELS).map(|i| format!("l{i}")).collect();
     let create = |field: &str, value: Value| {
@@ -40,70 +51,36 @@ fn oversize_writes(issue: &str) -> Vec<(&'static str, &'static str, Value, Strin
         args
     };
     vec![
-        (
-            "issues_create",
-            "description",
-            create("description", json!(huge)),
-            format!("description: it has {TEN_MB} characters"),
-        ),
-        ("issues_create", "assignee", create("assignee", json!(huge)), format!("assignee: it has {TEN_MB} characters")),
-        ("issues_create", "labels", create("labels", json!(many)), format!("labels: it has {LABELS} items")),
-        (
-            "issues_create",
-            "labels[0]",
-            create("labels", json!([huge])),
-            format!("labels[0]: it has {TEN_MB} characters"),
-        ),
-        (
-            "issues_update",
-            "description",
-            update("description", json!(huge)),
-            format!("description: it has {TEN_MB} characters"),
-        ),
-        ("issues_update", "assignee", update("assignee", json!(huge)), format!("assignee: it has {TEN_MB} characters")),
-        ("issues_update", "labels", update("labels", json!(many)), format!("labels: it has {LABELS} items")),
-        (
-            "issues_update",
-            "labels[0]",
-            update("labels", json!([huge])),
-            format!("labels[0]: it has {TEN_MB} characters"),
-        ),
+        ("issues_create", create("description", json!(huge)), format!("description: it has {TEN_MB} characters")),
+        ("issues_create", create("assignee", json!(huge)), format!("assignee: it has {TEN_MB} characters")),
+        ("issues_create", create("labels", json!(many)), format!("labels: it has {LABELS} items")),
+        ("issues_create", create("labels", json!([huge])), format!("labels[0]: it has {TEN_MB} characters")),
+        ("issues_update", update("description", json!(huge)), format!("description: it has {TEN_MB} characters")),
+        ("issues_update", update("assignee", json!(huge)), format!("assignee: it has {TEN_MB} characters")),
+        ("issues_update", update("labels", json!(many)), format!("labels: it has {LABELS} items")),
+        ("issues_update", update("labels", json!([huge])), format!("labels[0]: it has {TEN_MB} characters")),
         (
             "issues_labels",
-            "labels",
             json!({"operation": "add", "issueId": issue, "labels": many}),
             format!("labels: it has {LABELS} items"),
         ),
         (
             "issues_projects",
-            "project",
             json!({"operation": "add", "issueId": issue, "project": huge}),
             format!("project: it has {TEN_MB} characters"),
         ),
         (
             "issues_metadata",
-            "value",
             json!({"operation": "set", "issueId": issue, "key": "k", "value": huge}),
             format!("value: it has {TEN_MB} characters"),
         ),
-        (
-            "issues_mark_complete",
-            "note",
-            json!({"id": issue, "note": huge}),
-            format!("note: it has {TEN_MB} characters"),
-        ),
+        ("issues_mark_complete", json!({"id": issue, "note": huge}), format!("note: it has {TEN_MB} characters")),
         (
             "issues_update_batch",
-            "updates[0].assignee",
             json!({"updates": [{"id": issue, "assignee": huge}]}),
             format!("updates[0].assignee: it has {TEN_MB} characters"),
         ),
-        (
-            "issues_claim",
-            "assignee",
-            json!({"id": issue, "assignee": huge}),
-            format!("assignee: it has {TEN_MB} characters"),
-        ),
+        ("issues_claim", json!({"id": issue, "assignee": huge}), format!("assignee: it has {TEN_MB} characters")),
     ]
 }
 
@@ -114,16 +91,8 @@ async fn megabyte_values_and_huge_lists_are_refused_naming_the_field_and_nothing
     let seed = call(&client, "issues_create", json!({"title": "Seed", "description": "seed body"})).await;
     assert!(!is_error(&seed), "{}", text(&seed));
     let issue = structured(&seed)["issue"]["id"].as_str().expect("the new issue's id").to_string();
-    let before = snapshot(ws.path());
-    for (tool, field, args, needle) in oversize_writes(&issue) {
-        let r = oversize_call(&client, tool, args, field).await;
-        let answer = text(&r);
-        assert!(is_error(&r), "{tool} took an oversize {field}");
-        assert!(answer.starts_with("INVALID_ARGUMENT"), "{tool} {field}: {}", &answer[..answer.len().min(300)]);
-        assert!(answer.contains(&format!("Invalid {needle}")), "{tool}: the error names {field}: {answer}");
-        assert!(answer.len() < 4_000, "{tool} {field}: {} bytes of error text", answer.len());
-        let after = snapshot(ws.path());
-        assert!(after == before, "{tool} {field} changed the workspace: {:?}", snapshot_diff(&before, &after));
+    for (tool, args, needle) in oversize_writes(&issue) {
+        assert_refused(&client, ws.path(), tool, args, &needle).await;
     }
     // The caps leave room for ordinary values: the largest allowed still goes through.
     let body = "b".repeat(1_000_000);
@@ -185,14 +154,8 @@ async fn session_state_and_nested_values_are_capped_too() {
             format!("wranglerContext.agentId: it has {TEN_MB} characters"),
         ),
     ];
-    let before = snapshot(ws.path());
     for (tool, args, needle) in cases {
-        let r = oversize_call(&client, tool, args, &needle).await;
-        let answer = text(&r);
-        assert!(answer.starts_with("INVALID_ARGUMENT"), "{tool} {needle}: {}", &answer[..answer.len().min(300)]);
-        assert!(answer.contains(&format!("Invalid {needle}")), "{tool}: the error names the field: {answer}");
-        let after = snapshot(ws.path());
-        assert!(after == before, "{tool} {needle} changed the workspace: {:?}", snapshot_diff(&before, &after));
+        assert_refused(&client, ws.path(), tool, args, &needle).await;
     }
     client.cancel().await.expect("close");
 }
