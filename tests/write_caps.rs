@@ -159,3 +159,39 @@ async fn session_state_and_nested_values_are_capped_too() {
     }
     client.cancel().await.expect("close");
 }
+
+/// Two values that are only read are capped as well, since what they cost grows with their
+/// length: a search query (echoed in the answer) and a section path. An ID has its own limit (100
+/// characters), checked when it is looked up, batches included.
+#[tokio::test]
+async fn a_huge_query_or_section_is_refused_naming_the_field() {
+    let ws = workspace();
+    let client = start(ws.path()).await;
+    let seed =
+        call(&client, "issues_create", json!({"title": "Seed", "description": "# A\n\nbody\n\n## B\n\ntext"})).await;
+    let issue = structured(&seed)["issue"]["id"].as_str().expect("the new issue's id").to_string();
+    let huge = "a".repeat(TEN_MB);
+    let cases = [
+        ("issues_search", json!({"query": huge}), "query"),
+        ("issues_get", json!({"id": issue, "section": huge}), "section"),
+        ("issues_get_batch", json!({"ids": [issue], "section": huge}), "section"),
+    ];
+    for (tool, args, field) in cases {
+        assert_refused(&client, ws.path(), tool, args, &format!("{field}: it has {TEN_MB} characters")).await;
+    }
+    // A 10 MB ID in a batch is refused for that item, and comes back clipped, promptly.
+    let before = snapshot(ws.path());
+    for (tool, args) in [
+        ("issues_get_batch", json!({"ids": [huge.clone(), issue.clone()]})),
+        ("issues_update_batch", json!({"updates": [{"id": huge, "priority": "high"}]})),
+    ] {
+        let r = tokio::time::timeout(CALL_TIMEOUT, call(&client, tool, args))
+            .await
+            .unwrap_or_else(|_| panic!("{tool} with a 10 MB ID: no answer within {CALL_TIMEOUT:?}"));
+        let answer = serde_json::to_string(&r).expect("a result serializes");
+        assert!(answer.len() < 10_000, "{tool}: a {} byte answer to a 10 MB ID", answer.len());
+        assert!(answer.contains("longer than 100 characters"), "{tool} says why the ID was refused: {answer}");
+    }
+    assert!(snapshot(ws.path()) == before, "a refused batch item changed the workspace");
+    client.cancel().await.expect("close");
+}
