@@ -81,6 +81,11 @@ fn oversize_writes(issue: &str) -> Vec<(&'static str, Value, String)> {
             format!("updates[0].assignee: it has {TEN_MB} characters"),
         ),
         ("issues_claim", json!({"id": issue, "assignee": huge}), format!("assignee: it has {TEN_MB} characters")),
+        (
+            "errors_resolve",
+            json!({"patternId": 1, "resolution": huge}),
+            format!("resolution: it has {TEN_MB} characters"),
+        ),
     ]
 }
 
@@ -134,6 +139,12 @@ async fn session_state_and_nested_values_are_capped_too() {
         ),
         ("session_checkpoint", checkpoint("tasksPending", json!(many)), format!("tasksPending: it has {LABELS} items")),
         (
+            // Each with a key the tool does not take: refused whole, not warned about 100,000 times.
+            "session_checkpoint",
+            checkpoint("stepResults", json!(vec![json!({"stepName": "s", "status": "passed", "extra": 1}); LABELS])),
+            format!("stepResults: it has {LABELS} items"),
+        ),
+        (
             "session_checkpoint",
             checkpoint("stepResults", json!([{"stepName": "build", "status": "passed", "outputSummary": huge}])),
             format!("stepResults[0].outputSummary: it has {TEN_MB} characters"),
@@ -179,6 +190,15 @@ async fn a_huge_query_or_section_is_refused_naming_the_field() {
     for (tool, args, field) in cases {
         assert_refused(&client, ws.path(), tool, args, &format!("{field}: it has {TEN_MB} characters")).await;
     }
+    // A field named 100,000 times is searched, and reported, once.
+    let r = call(&client, "issues_search", json!({"query": "Seed", "fields": vec!["title"; LABELS]})).await;
+    let answer = serde_json::to_string(&r).expect("a result serializes");
+    assert!(
+        !is_error(&r) && answer.len() < 10_000,
+        "a {} byte answer: {}",
+        answer.len(),
+        &answer[..answer.len().min(300)]
+    );
     // A 10 MB ID in a batch is refused for that item, and comes back clipped, promptly.
     let before = snapshot(ws.path());
     for (tool, args) in [

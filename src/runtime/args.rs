@@ -92,6 +92,9 @@ fn strip_object(
 fn strip_value(v: &mut Value, kind: &Kind, path: &str, out: &mut Vec<Ignored>) {
     match (kind, v) {
         (Kind::Object { fields, additional }, Value::Object(o)) => strip_object(o, fields, *additional, path, out),
+        // An array over its item cap is refused whole by the checks: its items are not walked
+        // (100,000 of them with an unknown key each made a warning each).
+        (Kind::Array { max_items: Some(max), .. }, Value::Array(a)) if a.len() > *max as usize => {}
         (Kind::Array { items, .. }, Value::Array(a)) => {
             for (i, item) in a.iter_mut().enumerate() {
                 strip_value(item, items, &format!("{path}[{i}]"), out);
