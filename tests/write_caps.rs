@@ -215,3 +215,22 @@ async fn a_huge_query_or_section_is_refused_naming_the_field() {
     assert!(snapshot(ws.path()) == before, "a refused batch item changed the workspace");
     client.cancel().await.expect("close");
 }
+
+/// 100,000 undeclared parameters are ignored in one pass and reported as ten and a count.
+#[tokio::test]
+async fn a_hundred_thousand_undeclared_parameters_are_counted_not_listed() {
+    let ws = workspace();
+    let client = start(ws.path()).await;
+    let mut args: serde_json::Map<String, Value> = (0..LABELS).map(|i| (format!("k{i}"), json!(1))).collect();
+    args.insert("format".into(), json!("minimal"));
+    let before = snapshot(ws.path());
+    let r = tokio::time::timeout(CALL_TIMEOUT, call(&client, "issues_list", Value::Object(args)))
+        .await
+        .unwrap_or_else(|_| panic!("100,000 undeclared parameters: no answer within {CALL_TIMEOUT:?}"));
+    let answer = serde_json::to_string(&r).expect("a result serializes");
+    assert!(!is_error(&r), "{}", text(&r));
+    assert!(answer.contains(&format!("{} more undeclared parameters", LABELS - 10)), "{}", text(&r));
+    assert!(answer.len() < 20_000, "a {} byte answer", answer.len());
+    assert!(snapshot(ws.path()) == before, "ignoring parameters changed the workspace");
+    client.cancel().await.expect("close");
+}
