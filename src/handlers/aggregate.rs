@@ -65,7 +65,9 @@ pub fn get_batch(cx: &Handlers, input: IssuesGetBatchInput) -> ToolResult<Issues
             Err(StoreError::NotFound { .. }) => not_found.push(id.clone()),
             Err(e) => {
                 reply_warnings.push(store_error(e).message);
-                not_found.push(id.clone());
+                // An invalid ID may be a megabyte long: it comes back clipped (IDs have at most 100
+                // characters).
+                not_found.push(crate::util::clip(id, 100));
             }
         }
     }

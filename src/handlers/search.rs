@@ -124,7 +124,16 @@ pub fn search(cx: &Handlers, input: IssuesSearchInput) -> ToolResult<IssuesSearc
         next: text::next_page(page.remaining(), next.as_deref()),
         next_cursor: next,
     };
-    let context = json!({"sort": sort_key, "page_size": size, "offset": page.offset, "fields_searched": input.fields});
+    // Each field once: `fields` may repeat one 100,000 times, and the context must not.
+    let searched = input.fields.as_ref().map(|given| {
+        given.iter().fold(Vec::new(), |mut once, f| {
+            if !once.contains(f) {
+                once.push(*f);
+            }
+            once
+        })
+    });
+    let context = json!({"sort": sort_key, "page_size": size, "offset": page.offset, "fields_searched": searched});
     let mut reply = Reply::new(output).with_cached(cached).with_results(counts).with_context(context);
     reply.text = text;
     let reply = deprecated.into_iter().fold(reply, |r, w| r.warn_visibly(WarningCode::DeprecatedParameter, w));

@@ -120,7 +120,9 @@ pub fn update_batch(cx: &Handlers, input: IssuesUpdateBatchInput) -> ToolResult<
                 }
                 updated.push(meta.id);
             }
-            Err(e) => errors.push(BatchFailure { id: item.id, error: e.message }),
+            // An ID is at most 100 characters (longer ones are refused): a longer one comes back
+            // clipped, not as a megabyte of answer.
+            Err(e) => errors.push(BatchFailure { id: crate::util::clip(&item.id, 100), error: e.message }),
         }
     }
     // Asked once every update is in: an issue two closes of the batch were blocking is ready

@@ -36,10 +36,14 @@ fn warning(tool: &str, i: &Ignored) -> Warning {
         None => String::new(),
     };
     let allowed = if i.allowed.is_empty() { "none".to_string() } else { i.allowed.join(", ") };
+    let more = match i.more {
+        0 => String::new(),
+        n => format!(" {n} more undeclared parameters beside it were ignored too."),
+    };
     Warning::visible(
         WarningCode::IgnoredParameter,
         format!(
-            "Parameter '{}' is not a parameter of {tool} and was ignored.{hint} Valid parameters here: {allowed}.",
+            "Parameter '{}' is not a parameter of {tool} and was ignored.{hint}{more} Valid parameters here: {allowed}.",
             i.param
         ),
     )

@@ -17,7 +17,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use serde_json::{Map, Value, json};
 
-use super::schema::{Side, published, published_shape, says_nothing, shape_schema};
+use super::schema::{Side, published, published_default, published_shape, says_nothing, shape_schema};
 use super::types::docs;
 use crate::model::{Annotations, Field, Model, Publish, Shape, Tool};
 
@@ -244,12 +244,13 @@ fn merge_param(
     let mut merged = shapes[1..].iter().fold(shapes[0].clone(), |acc, s| merge(&acc, s));
     let published_type = type_of(&merged);
     let conflict = shapes.iter().any(|s| type_of(s) != type_of(&shapes[0]));
-    let first_default = shown[0].1.default.clone();
-    let shared_default = first_default.is_some() && shown.iter().all(|(_, f)| f.default == first_default);
+    let first_default = published_default(shown[0].1).cloned();
+    let shared_default =
+        first_default.is_some() && shown.iter().all(|(_, f)| published_default(f) == first_default.as_ref());
     // Defaults are described per action only where actions disagree on one (format: summary for
     // list, minimal for search); a default only one action has is its natural value (create's
     // status open) and the others have none.
-    let defaults = shown.iter().filter(|(_, f)| f.default.is_some()).count();
+    let defaults = shown.iter().filter(|(_, f)| published_default(f).is_some()).count();
     // What there is to say beyond the name, per action; actions with the same text share it.
     let mut parts: Vec<(Vec<&str>, String)> = Vec::new();
     for ((action, f), shape) in shown.iter().map(|u| (&u.0, u.1)).zip(&shapes) {
@@ -258,7 +259,7 @@ fn merge_param(
         if let Some(keys) = nested_keys(f) {
             text.push_str(&keys);
         }
-        if let (false, true, Some(d)) = (shared_default, defaults > 1, &f.default) {
+        if let (false, true, Some(d)) = (shared_default, defaults > 1, published_default(f)) {
             let d = d.as_str().map_or_else(|| d.to_string(), str::to_string);
             text.push_str(&format!(" Default {d}."));
         }

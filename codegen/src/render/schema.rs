@@ -121,7 +121,7 @@ pub fn field_schema(f: &Field, side: Side) -> Value {
     if !says_nothing(&f.wire, &f.description) {
         map.insert("description".into(), json!(f.description));
     }
-    if let Some(d) = &f.default {
+    if let Some(d) = published_default(f) {
         map.insert("default".into(), d.clone());
     }
     // A nullable result is sent as an explicit null (wrangler's callers test for it); inputs keep
@@ -130,6 +130,12 @@ pub fn field_schema(f: &Field, side: Side) -> Value {
         map.insert("type".into(), json!([t, "null"]));
     }
     s
+}
+
+/// The default a property publishes: a flag's `false` goes unsaid (an omitted flag is off for
+/// every client), since each published default costs every model about four tokens per request.
+pub fn published_default(f: &Field) -> Option<&Value> {
+    f.default.as_ref().filter(|d| !(matches!(f.shape, Shape::Boolean) && **d == Value::Bool(false)))
 }
 
 pub(super) fn shape_schema(shape: &Shape, side: Side) -> Value {

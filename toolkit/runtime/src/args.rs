@@ -71,9 +71,16 @@ pub struct Ignored {
     pub allowed: Vec<&'static str>,
     /// A declared object parameter that has a property of this name (`filters` for `type`).
     pub nested_in: Option<&'static str>,
+    /// How many more undeclared parameters of the same object were ignored without a report of
+    /// their own (past [`MAX_REPORTED`]).
+    pub more: usize,
 }
 
-/// Removes every undeclared parameter from `args`, at any depth, and reports each one. wrangler's
+/// The undeclared parameters of one object reported one by one; the rest are counted.
+pub const MAX_REPORTED: usize = 10;
+
+/// Removes every undeclared parameter from `args`, at any depth, and reports each one (the first
+/// [`MAX_REPORTED`] of an object by name, the rest as a count). wrangler's
 /// zod schemas strip unknown keys silently, so prompts written for it send some (`issues_search`
 /// with `type`); the runtime ignores them too, but says so instead of staying silent.
 pub fn strip_unknown(args: &mut Map<String, Value>, rules: &[ParamRule]) -> Vec<Ignored> {
@@ -90,10 +97,19 @@ fn strip_object(
     out: &mut Vec<Ignored>,
 ) {
     if !additional {
-        let unknown: Vec<String> =
-            obj.keys().filter(|k| !rules.iter().any(|r| r.name == k.as_str())).cloned().collect();
-        for key in unknown {
-            obj.remove(&key);
+        // One pass (removing keys one by one from an order-keeping map is quadratic: 100,000
+        // undeclared parameters got no answer in a minute).
+        let mut unknown: Vec<String> = Vec::new();
+        obj.retain(|k, _| {
+            let known = rules.iter().any(|r| r.name == k.as_str());
+            if !known {
+                unknown.push(k.clone());
+            }
+            known
+        });
+        let more = unknown.len().saturating_sub(MAX_REPORTED);
+        let reported = unknown.len().min(MAX_REPORTED);
+        for (i, key) in unknown.into_iter().take(MAX_REPORTED).enumerate() {
             let nested_in = rules.iter().find_map(|r| match r.kind {
                 Kind::Object { fields, .. } if fields.iter().any(|f| f.name == key) => Some(r.name),
                 _ => None,
@@ -102,6 +118,7 @@ fn strip_object(
                 param: join(path, &clip(&key)),
                 allowed: rules.iter().map(|r| r.name).collect(),
                 nested_in: if path.is_empty() { nested_in } else { None },
+                more: if i + 1 == reported { more } else { 0 },
             });
         }
     }
@@ -114,6 +131,9 @@ fn strip_object(
 fn strip_value(v: &mut Value, kind: &Kind, path: &str, out: &mut Vec<Ignored>) {
     match (kind, v) {
         (Kind::Object { fields, additional }, Value::Object(o)) => strip_object(o, fields, *additional, path, out),
+        // An array over its item cap is refused whole by the checks: its items are not walked
+        // (100,000 of them with an unknown key each made a warning each).
+        (Kind::Array { max_items: Some(max), .. }, Value::Array(a)) if a.len() > *max as usize => {}
         (Kind::Array { items, .. }, Value::Array(a)) => {
             for (i, item) in a.iter_mut().enumerate() {
                 strip_value(item, items, &format!("{path}[{i}]"), out);
@@ -464,8 +484,13 @@ mod tests {
         assert_eq!(
             ignored,
             vec![
-                Ignored { param: "type".into(), allowed: vec!["query", "filters"], nested_in: Some("filters") },
-                Ignored { param: "filters.x".into(), allowed: vec!["type"], nested_in: None },
+                Ignored {
+                    param: "type".into(),
+                    allowed: vec!["query", "filters"],
+                    nested_in: Some("filters"),
+                    more: 0
+                },
+                Ignored { param: "filters.x".into(), allowed: vec!["type"], nested_in: None, more: 0 },
             ]
         );
         assert_eq!(Value::Object(a.clone()), json!({"query": "q", "filters": {"type": "issue"}}));
