@@ -11,7 +11,7 @@ use serde_json::Value;
 
 mod common;
 
-use common::{docket, git, git_command};
+use common::{docket, git, git_all};
 
 /// Folder names that break out of a double-quoted shell word, or out of a line.
 const HOSTILE: [&[u8]; 8] = [
@@ -30,14 +30,6 @@ fn ok(root: &Path, args: &[&str]) -> String {
     let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
     assert!(o.status.success(), "docket {args:?} in {} failed: {out}{err}", root.display());
     out.into_owned()
-}
-
-/// `git ARGS` that must succeed; stdout and stderr together (the hooks print to stderr).
-fn git_all(dir: &Path, args: &[&str]) -> String {
-    let o = git_command(dir).args(args).output().expect("git runs");
-    let all = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
-    assert!(o.status.success(), "git {args:?} in {} failed: {all}", dir.display());
-    all
 }
 
 /// Every file named PWNED below `dir`.

@@ -10,21 +10,13 @@ use serde_json::Value;
 
 mod common;
 
-use common::{docket, git, git_command};
+use common::{docket, git, git_all};
 
 fn ok(root: &Path, args: &[&str]) -> String {
     let o = docket(root, args);
     let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
     assert!(o.status.success(), "docket {args:?} failed: {out}{err}");
     out.into_owned()
-}
-
-/// `git ARGS` that must succeed; its stdout and stderr together (hooks print to stderr).
-fn git_all(dir: &Path, args: &[&str]) -> String {
-    let o = git_command(dir).args(args).output().expect("git runs");
-    let all = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
-    assert!(o.status.success(), "git {args:?} in {} failed: {all}", dir.display());
-    all
 }
 
 fn all_issues(root: &Path) -> Vec<Value> {

@@ -327,6 +327,14 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// `git ARGS` that must succeed; stdout and stderr together (hooks print to stderr).
+pub fn git_all(dir: &Path, args: &[&str]) -> String {
+    let o = git_command(dir).args(args).output().expect("git runs");
+    let all = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.success(), "git {args:?} in {} failed: {all}", dir.display());
+    all
+}
+
 /// Every child's parentTaskId names the parent its title says (`... of TITLE`); how many
 /// children there are (the teams and merge-hook tests title their issues so).
 pub fn assert_parents_intact(issues: &[Value]) -> usize {
