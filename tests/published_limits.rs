@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{Client, call, start_with_env, text, workspace};
+use common::{Client, call, required_only, smallest_valid, start_with_env, text, workspace};
 use docket::generated::{TOOLS, consolidated::GROUPS, input_rules};
 use docket::runtime::args::{Kind, ParamRule};
 use serde_json::{Map, Value, json};
@@ -90,25 +90,6 @@ impl Breach {
     }
 }
 
-/// The smallest value the rules accept for `kind`.
-fn valid(kind: &Kind) -> Value {
-    match kind {
-        Kind::String { min_len, .. } => json!("x".repeat(min_len.unwrap_or(1).max(1) as usize)),
-        Kind::Enum(values) => json!(values[0]),
-        Kind::Integer { min, .. } => json!(min.unwrap_or(1).max(1)),
-        Kind::Number { min, .. } => json!(min.unwrap_or(1.0).max(1.0)),
-        Kind::Boolean => json!(false),
-        Kind::Any => json!("x"),
-        Kind::Map => json!({}),
-        Kind::Array { items, min_items, .. } => json!(vec![valid(items); min_items.unwrap_or(0) as usize]),
-        Kind::Object { fields, .. } => required_only(fields),
-    }
-}
-
-fn required_only(rules: &[ParamRule]) -> Value {
-    Value::Object(rules.iter().filter(|r| r.required).map(|r| (r.name.to_string(), valid(&r.kind))).collect())
-}
-
 /// Every bound of `kind` at `path`, broken by one (one character, one unit, one item).
 fn breaches(kind: &Kind, path: &[Step], out: &mut Vec<Breach>) {
     let mut push = |value: Value, bound: String| out.push(Breach { path: path.to_vec(), value, bound });
@@ -139,10 +120,10 @@ fn breaches(kind: &Kind, path: &[Step], out: &mut Vec<Breach>) {
         }
         Kind::Array { items, min_items, max_items } => {
             if let Some(min) = min_items.filter(|m| *m > 0) {
-                push(json!(vec![valid(items); min as usize - 1]), format!("minItems {min}"));
+                push(json!(vec![smallest_valid(items); min as usize - 1]), format!("minItems {min}"));
             }
             if let Some(max) = max_items {
-                push(json!(vec![valid(items); *max as usize + 1]), format!("maxItems {max}"));
+                push(json!(vec![smallest_valid(items); *max as usize + 1]), format!("maxItems {max}"));
             }
             let mut inner = path.to_vec();
             inner.push(Step::Item);
@@ -171,13 +152,14 @@ fn arguments(rules: &'static [ParamRule], breach: &Breach) -> Value {
         match (step, kind) {
             (Step::Key(k), Kind::Object { fields, .. }) => {
                 let rule = fields.iter().find(|r| r.name == *k).expect("a declared property");
-                let slot = node.as_object_mut().expect("an object").entry(k.to_string()).or_insert(valid(&rule.kind));
+                let slot =
+                    node.as_object_mut().expect("an object").entry(k.to_string()).or_insert(smallest_valid(&rule.kind));
                 place(slot, &rule.kind, rest, value);
             }
             (Step::Item, Kind::Array { items, .. }) => {
                 let list = node.as_array_mut().expect("an array");
                 if list.is_empty() {
-                    list.push(valid(items));
+                    list.push(smallest_valid(items));
                 }
                 place(&mut list[0], items, rest, value);
             }

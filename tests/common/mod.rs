@@ -352,3 +352,26 @@ pub fn assert_parents_intact(issues: &[Value]) -> usize {
     }
     children
 }
+
+/// The smallest value a tool's argument rules accept for `kind`.
+pub fn smallest_valid(kind: &docket::runtime::args::Kind) -> Value {
+    use docket::runtime::args::Kind;
+    match kind {
+        Kind::String { min_len, .. } => serde_json::json!("x".repeat(min_len.unwrap_or(1).max(1) as usize)),
+        Kind::Enum(values) => serde_json::json!(values[0]),
+        Kind::Integer { min, .. } => serde_json::json!(min.unwrap_or(1).max(1)),
+        Kind::Number { min, .. } => serde_json::json!(min.unwrap_or(1.0).max(1.0)),
+        Kind::Boolean => serde_json::json!(false),
+        Kind::Any => serde_json::json!("x"),
+        Kind::Map => serde_json::json!({}),
+        Kind::Array { items, min_items, .. } => {
+            serde_json::json!(vec![smallest_valid(items); min_items.unwrap_or(0) as usize])
+        }
+        Kind::Object { fields, .. } => required_only(fields),
+    }
+}
+
+/// The smallest arguments `rules` accept: each required parameter with its smallest value.
+pub fn required_only(rules: &[docket::runtime::args::ParamRule]) -> Value {
+    Value::Object(rules.iter().filter(|r| r.required).map(|r| (r.name.to_string(), smallest_valid(&r.kind))).collect())
+}
