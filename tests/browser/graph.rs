@@ -188,6 +188,11 @@ async fn blocked_cards_are_marked_and_the_issue_page_adds_and_removes_blockers()
     )
     .await;
     assert_eq!(kept, serde_json::json!([typed, true]), "the typed text and the focus survive the re-render");
+    // The page's edits are made to the file it shows (ifVersion): the save waits for the page to
+    // show the agent's write itself, not a read taken while the file was being written.
+    let now = docket::store::version_of(&std::fs::read(&path).unwrap());
+    wait_js(&c, &format!("issueBase.version === '{now}'"), Duration::from_secs(5), "the page shows the file as it is")
+        .await;
     keys(&c, &format!("{rest}{}", Key::Enter)).await;
     wait_file(&path, "blocker typed across a re-render added", |t| t.contains(&second)).await;
     c.close().await.expect("close the browser");
