@@ -1,7 +1,7 @@
 //! The store as a library: real wrangler data, concurrency between processes, edits made outside
 //! the server, broken files, unsafe ids.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::Path;

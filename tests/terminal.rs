@@ -3,7 +3,7 @@
 //! COLUMNS), colour is on in a terminal, real issues come before markdown files without
 //! frontmatter. Skips, saying why, without tmux.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 use std::time::{Duration, Instant};
