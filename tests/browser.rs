@@ -7,7 +7,6 @@
 //! Also takes the screenshots (light and dark, desktop and phone) into target/screenshots/, or into
 //! docs/screenshots/ with DOCKET_UPDATE_SCREENSHOTS=1.
 
-use crate::common;
 mod editing;
 mod graph;
 mod problems;

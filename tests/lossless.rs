@@ -3,6 +3,7 @@
 //! the real wrangler workspace round-trips a status change and back with its other lines intact.
 
 use crate::common;
+use crate::on_each_fixture;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::common;
+use crate::on_each_fixture;
 
 use common::{docket, git, git_all};
 

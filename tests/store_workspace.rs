@@ -2,6 +2,7 @@
 //! the server, broken files, unsafe ids.
 
 use crate::common;
+use crate::on_each_fixture;
 
 use std::collections::BTreeSet;
 use std::path::Path;

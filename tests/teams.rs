@@ -9,6 +9,7 @@ use std::process::{Command, Output};
 use serde_json::{Value, json as value};
 
 use crate::common;
+use crate::on_each_fixture;
 
 use common::{docket, git};
 

@@ -4,6 +4,7 @@
 //! frontmatter. Skips, saying why, without tmux.
 
 use crate::common;
+use crate::on_each_fixture;
 
 use std::process::Command;
 use std::time::{Duration, Instant};

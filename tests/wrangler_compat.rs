@@ -6,6 +6,7 @@
 //! the documented calls, docs/compatibility.md lists where docket differs.
 
 use crate::common;
+use crate::on_each_fixture;
 
 use std::path::PathBuf;
 

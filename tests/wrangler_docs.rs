@@ -4,6 +4,7 @@
 //! from and asserts what that document expects.
 
 use crate::common;
+use crate::on_each_fixture;
 
 use std::path::Path;
 
