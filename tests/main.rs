@@ -72,7 +72,8 @@ fn every_test_file_is_declared_here() {
     for entry in std::fs::read_dir(&dir).expect("read tests/") {
         let path = entry.expect("entry").path();
         let Some(name) = path.file_stem().and_then(|s| s.to_str()) else { continue };
-        if path.extension().is_some_and(|e| e == "rs") && name != "main" && !this.contains(&format!("\nmod {name};\n")) {
+        if path.extension().is_some_and(|e| e == "rs") && name != "main" && !this.contains(&format!("\nmod {name};\n"))
+        {
             missing.push(name.to_string());
         }
     }
