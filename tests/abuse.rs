@@ -11,7 +11,7 @@
 //! the workspace snapshot around every call) serve all of its tests; split, they would be shared
 //! across files for this suite alone.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -7,16 +7,10 @@
 //! Also takes the screenshots (light and dark, desktop and phone) into target/screenshots/, or into
 //! docs/screenshots/ with DOCKET_UPDATE_SCREENSHOTS=1.
 
-mod common;
-#[path = "browser/editing.rs"]
 mod editing;
-#[path = "browser/graph.rs"]
 mod graph;
-#[path = "browser/problems.rs"]
 mod problems;
-#[path = "browser/support.rs"]
 mod support;
-#[path = "browser/views.rs"]
 mod views;
 
 use std::time::Duration;

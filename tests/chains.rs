@@ -6,7 +6,7 @@
 //! `container: true` holds back an issue with no children at all; a running server follows each
 //! change made by another process.
 
-mod common;
+use crate::common;
 
 use docket::store::{IssuePatch, IssueType, NewIssue, Priority, Status, Store, StoreOptions, Workspace};
 use serde_json::{Map, Value, json};

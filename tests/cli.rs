@@ -1,6 +1,6 @@
 //! The human command line: the real `docket` binary over a generated workspace.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::path::Path;

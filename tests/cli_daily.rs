@@ -1,7 +1,7 @@
 //! The commands of daily use (`search`, `close`, `reopen`, `edit`, `ready`, `completions`) and
 //! the fitted, colourless-when-piped tables: the real binary over a generated workspace.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

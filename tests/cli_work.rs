@@ -3,7 +3,7 @@
 //! works as printed (it keeps the filters); one count of duplicate ids whatever the command;
 //! advice in commands and flags, not tool calls, cursors or the error memory's notes for agents.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};

@@ -2,7 +2,7 @@
 //! `docket://config` resource shows each value and its source, and a bad file stops the server
 //! with a message naming the key.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 

@@ -3,7 +3,7 @@
 //! for action mistakes, error intelligence on the underlying tool, and the tools/list size of
 //! both profiles.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

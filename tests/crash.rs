@@ -5,7 +5,7 @@
 //! The kill delays include fractions of the batch's measured duration, so some kills land
 //! mid-batch on fast and slow machines alike; run with `--nocapture` for the table.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

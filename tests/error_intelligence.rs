@@ -2,7 +2,7 @@
 //! a repeat is warned with the known fix, counts survive concurrent servers, only declared
 //! context is stored, and a corrupt database never stops the tools.
 
-mod common;
+use crate::common;
 
 use common::{Client, call, is_error, start, start_with_env, structured, text, workspace};
 use rmcp::model::ReadResourceRequestParams;

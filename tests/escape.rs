@@ -4,7 +4,7 @@
 //! attack in a real directory (a real git repository where git matters) and runs the real binary
 //! or library; each failed before the rooted file layer.
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::{Path, PathBuf};

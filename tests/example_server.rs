@@ -3,7 +3,7 @@
 //! repository, its path dependencies pointing back, builds too, and fails to build, naming the
 //! tool, when its manifest gains a tool it has no handler for.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -3,7 +3,7 @@
 //! that no file holds, sees folders created by another process at once, and leaves a close that
 //! cannot complete undone.
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::symlink;
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! `docket serve --http`: the real binary on 127.0.0.1, driven by rmcp's Streamable HTTP client
 //! and by raw HTTP requests for what a client library would never send.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::process::{Command, Stdio};

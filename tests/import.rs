@@ -4,7 +4,7 @@
 //! no byte, a dry run that writes nothing, and a ready queue equal to the one the documented
 //! rules give on the input graph.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;

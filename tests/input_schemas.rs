@@ -7,7 +7,7 @@
 //! `"status": "in_progress"` where the flat schema publishes a list), docket refuses it and names
 //! the form that fits, so no call the schema forbids is quietly taken.
 
-mod common;
+use crate::common;
 
 use common::samples::{Runner, manifest_samples};
 use common::{Client, call, is_error, start_with_env, text, workspace};

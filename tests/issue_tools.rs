@@ -1,7 +1,7 @@
 //! The issue tools over a real stdio pipe: happy paths and the error paths of the seed's testing
 //! strategy (formats, fields, pagination, batches, stats, recovery-grade errors).
 
-mod common;
+use crate::common;
 
 use common::{Client, call, is_error, start, structured, text, workspace};
 use serde_json::{Value, json};

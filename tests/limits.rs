@@ -3,7 +3,7 @@
 //! loopback needs a token, and subscriptions and URIs have limits. RSS is read from /proc.
 #![cfg(target_os = "linux")]
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;

@@ -2,7 +2,8 @@
 //! valid frontmatter keeps every byte except the keys the call set (and updatedAt / closedAt), and
 //! the real wrangler workspace round-trips a status change and back with its other lines intact.
 
-mod common;
+use crate::common;
+use crate::on_each_fixture;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};

@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-mod common;
+use crate::common;
+use crate::on_each_fixture;
 
 use common::{docket, git, git_all};
 

@@ -3,7 +3,7 @@
 //! (two fsyncs, which made every read after a write twice as slow as the next one); once the
 //! workspace drifted from the snapshot by many files, the command that notices saves it again.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

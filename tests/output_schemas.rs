@@ -3,7 +3,7 @@
 //! manifest's `answer_tokens` budget in each view (text blocks alone; structuredContent alone, as
 //! compact JSON, the way JSON.stringify forwards it), and every published schema is itself valid.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -3,7 +3,7 @@
 //! the Origin, a bad session ID called a session ID, a full disk called a full disk, and no
 //! colour codes in logs that go to a file.
 
-mod common;
+use crate::common;
 
 use std::io::Read;
 use std::process::{Command, Stdio};

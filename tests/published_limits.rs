@@ -6,7 +6,7 @@
 //! bounds a schema may leave out are those of parameters it does not publish, or publishes only by
 //! name (docs/compatibility.md); the test lists them and fails on any other.
 
-mod common;
+use crate::common;
 
 use common::{Client, call, required_only, smallest_valid, start_with_env, text, workspace};
 use docket::generated::{TOOLS, consolidated::GROUPS, input_rules};

@@ -1,7 +1,7 @@
 //! No write is lost to another: parallel label and metadata changes from two server processes and
 //! from one client that does not wait, and an editor saving the file while docket updates it.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -1,7 +1,7 @@
 //! Reading a long document by its structure through tools alone (issue 25): the outline, one
 //! section, and pages that follow the `next` call of each cut answer to the very end.
 
-mod common;
+use crate::common;
 
 use common::{Client, call, is_error, start, start_with_env, structured, text, workspace};
 use docket::store::generate::spec_body;

@@ -2,7 +2,7 @@
 //! (`DOCKET_CLAIMS_REMOTE`), a create-only push of `refs/docket/claims/ID` that the remote
 //! applies for every clone, so of N clones claiming one issue exactly one wins.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

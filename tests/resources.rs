@@ -2,7 +2,7 @@
 //! back through chunk resources, structure offsets, board, config, listing, templates,
 //! completion and the errors for bad URIs, unknown ids and bad ranges.
 
-mod common;
+use crate::common;
 
 use common::{Client, call, is_error, start, structured, text, workspace};
 use rmcp::model::ReadResourceRequestParams;

@@ -2,7 +2,7 @@
 //! are searchable on the next call, a title match ranks first, `totalCount` equals a brute-force
 //! count, and the snapshot survives SIGKILL, end of input and SIGTERM.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

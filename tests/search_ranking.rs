@@ -3,7 +3,7 @@
 //! mean reciprocal rank (the best answer's 1/rank, 0 when it is not in the first 100) and
 //! requires at least 0.9, with every exact title and every ID at rank 1.
 
-mod common;
+use crate::common;
 
 use common::{Client, call, is_error, start, structured, text};
 use docket::store::generate::generate_workspace;

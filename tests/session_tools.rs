@@ -1,6 +1,6 @@
 //! The session tools over a real stdio pipe: a whole workflow run and its error paths.
 
-mod common;
+use crate::common;
 
 use common::{call, is_error, start, structured, text, workspace};
 use serde_json::json;

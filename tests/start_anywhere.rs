@@ -5,7 +5,7 @@
 //! also in an existing `.wrangler/` that has no cache yet (wrangler's own layout lists `cache/`
 //! among the folders `init_workspace` creates). The command line says the same to a person.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -1,6 +1,6 @@
 //! The server as its users meet it: the real binary over a real stdio pipe, driven by rmcp's client.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Write};

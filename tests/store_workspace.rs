@@ -1,7 +1,8 @@
 //! The store as a library: real wrangler data, concurrency between processes, edits made outside
 //! the server, broken files, unsafe ids.
 
-mod common;
+use crate::common;
+use crate::on_each_fixture;
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -225,9 +226,11 @@ fn two_processes_creating_at_once_never_share_an_id() {
     let dir = tempfile::tempdir().expect("tmp");
     Workspace::init(dir.path()).expect("init");
     let exe = std::env::current_exe().expect("test binary");
+    // The harness names a test by its path below the crate: `store_workspace::create_worker`.
+    let worker = module_path!().split_once("::").map_or(String::new(), |(_, m)| format!("{m}::")) + "create_worker";
     let spawn = || {
         Command::new(&exe)
-            .args(["create_worker", "--exact", "--ignored", "--test-threads=1"])
+            .args([worker.as_str(), "--exact", "--ignored", "--test-threads=1"])
             .env(WORKER_ENV, dir.path())
             .stdout(std::process::Stdio::null())
             .spawn()

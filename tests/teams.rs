@@ -8,7 +8,8 @@ use std::process::{Command, Output};
 
 use serde_json::{Value, json as value};
 
-mod common;
+use crate::common;
+use crate::on_each_fixture;
 
 use common::{docket, git};
 

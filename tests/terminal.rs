@@ -3,7 +3,8 @@
 //! COLUMNS), colour is on in a terminal, real issues come before markdown files without
 //! frontmatter. Skips, saying why, without tmux.
 
-mod common;
+use crate::common;
+use crate::on_each_fixture;
 
 use std::process::Command;
 use std::time::{Duration, Instant};

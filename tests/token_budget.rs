@@ -5,7 +5,7 @@
 //! structuredContent (what a structured-output client forwards instead) and the sum of both are
 //! printed beside it.
 
-mod common;
+use crate::common;
 
 use common::{Client, call, start, start_with_env, structured, text};
 use serde_json::{Value, json};

@@ -7,7 +7,7 @@
 //! ones (1,595; 1,492 before, from 3,098). A tool that needs more must make room elsewhere (docs/manifest.md
 //! lists what is left unpublished and how).
 
-mod common;
+use crate::common;
 
 use common::{start_with_env, workspace};
 use docket::generated::limits;

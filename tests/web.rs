@@ -2,7 +2,7 @@
 //! `/mcp`, `docket web` alone, the guard (Origin, CSRF, token cookie), writes through the tool
 //! handlers (files, error memory, MCP subscribers) and the event stream.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};

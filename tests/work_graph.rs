@@ -2,7 +2,7 @@
 //! blocker closes (parents' blockers and epics included), cycles and bad blockers refused,
 //! compare-and-set updates, and claims raced from two server processes.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

@@ -2,7 +2,7 @@
 //! agents make share the main worktree's workspace, so claims, ids and the ready queue are one
 //! state; `worktrees: local` keeps each worktree's files while claims still hold across them.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -5,7 +5,8 @@
 //! call comes from and asserts what that document expects; tests/wrangler_docs.rs has the rest of
 //! the documented calls, docs/compatibility.md lists where docket differs.
 
-mod common;
+use crate::common;
+use crate::on_each_fixture;
 
 use std::path::PathBuf;
 

@@ -3,7 +3,8 @@
 //! real one when it is at hand (tests/common/wrangler.rs). Each test cites the line its call comes
 //! from and asserts what that document expects.
 
-mod common;
+use crate::common;
+use crate::on_each_fixture;
 
 use std::path::Path;
 

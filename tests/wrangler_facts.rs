@@ -2,7 +2,7 @@
 //! of one of wrangler's own tests (bacchus-labs/wrangler at b02bd5f, `mcp/__tests__/`, named on
 //! each) over stdio and checks the same facts in structuredContent and in the text.
 
-mod common;
+use crate::common;
 
 use common::{Client, call, is_error, start, structured, text, workspace};
 use serde_json::{Value, json};

@@ -4,7 +4,7 @@
 //! `cache/`) is what it was before the call. tests/published_limits.rs proves the same caps are in
 //! the published schemas.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::Duration;
