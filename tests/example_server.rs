@@ -1,5 +1,6 @@
 //! The toolkit's second user, examples/bookmarks: built with cargo as its README says, served
-//! over stdio to rmcp's client, its manifest's samples run; and a copy of the folder outside the
+//! over stdio to rmcp's client, its manifest's samples run, its call observer logging each call;
+//! served over Streamable HTTP to two sessions sharing its bookmarks; and a copy of the folder outside the
 //! repository, its path dependencies pointing back, builds too, and fails to build, naming the
 //! tool, when its manifest gains a tool it has no handler for.
 
@@ -9,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use rmcp::ServiceExt;
-use rmcp::transport::TokioChildProcess;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::json;
 
 const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/bookmarks");
@@ -39,8 +40,11 @@ fn assert_built(dir: &Path, outside: bool) {
 #[tokio::test]
 async fn the_example_serves_its_tools_over_stdio_and_passes_its_samples() {
     assert_built(Path::new(EXAMPLE), false);
+    let logs = tempfile::NamedTempFile::new().expect("stderr file");
     let cmd = tokio::process::Command::new(target_dir(false).join("debug/bookmarks"));
-    let client = ().serve(TokioChildProcess::new(cmd).expect("spawn bookmarks")).await.expect("initialize");
+    let (transport, _) =
+        TokioChildProcess::builder(cmd).stderr(logs.reopen().expect("stderr file")).spawn().expect("spawn bookmarks");
+    let client = ().serve(transport).await.expect("initialize");
     let info = client.peer_info().expect("server info");
     assert_eq!(info.server_info.as_ref().map(|s| s.name.as_str()), Some("bookmarks"));
     let tools = client.list_all_tools().await.expect("tools/list");
@@ -52,7 +56,8 @@ async fn the_example_serves_its_tools_over_stdio_and_passes_its_samples() {
     let manifest = std::fs::read_to_string(Path::new(EXAMPLE).join("tools.yaml")).expect("tools.yaml");
     let samples = codegen::samples_json("tools.yaml", &manifest).expect("valid manifest");
     let mut runner = common::samples::Runner::default();
-    for sample in samples.as_array().expect("samples") {
+    let samples = samples.as_array().expect("samples");
+    for sample in samples {
         runner.run(&client, sample).await;
     }
     // The manifest's own message, naming the next call.
@@ -62,11 +67,80 @@ async fn the_example_serves_its_tools_over_stdio_and_passes_its_samples() {
     let bad = common::call(&client, "bookmarks_find", json!({"limit": 0})).await;
     assert!(common::is_error(&bad) && common::text(&bad).contains("`limit` is 0"), "{}", common::text(&bad));
     client.cancel().await.expect("stop");
+    // The runtime ran every call past the example's observer (src/log.rs), errors included.
+    let logged = std::fs::read_to_string(logs.path()).expect("stderr");
+    let lines: Vec<&str> = logged.lines().filter(|l| l.starts_with("bookmarks: bookmarks_")).collect();
+    assert_eq!(lines.len(), samples.len() + 2, "one line per call:\n{logged}");
+    assert!(lines.iter().any(|l| l.starts_with("bookmarks: bookmarks_remove NOT_FOUND in ")), "{logged}");
+    assert!(lines.iter().any(|l| l.starts_with("bookmarks: bookmarks_find INVALID_ARGUMENT in ")), "{logged}");
+}
+
+/// The example with `--http 127.0.0.1:0`, killed on drop; `url` is its MCP endpoint.
+struct HttpExample {
+    child: std::process::Child,
+    url: String,
+}
+
+impl HttpExample {
+    fn start() -> HttpExample {
+        let mut child = Command::new(target_dir(false).join("debug/bookmarks"))
+            .args(["--http", "127.0.0.1:0"])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawn bookmarks --http");
+        let mut stderr = std::io::BufReader::new(child.stderr.take().expect("stderr"));
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut stderr, &mut line).expect("the first line on stderr");
+        let url =
+            line.trim().strip_prefix("bookmarks: serving MCP at ").unwrap_or_else(|| panic!("{line}")).to_string();
+        // Keep reading stderr so the server never blocks on a full pipe.
+        std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+        HttpExample { child, url }
+    }
+}
+
+impl Drop for HttpExample {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[tokio::test]
+async fn the_example_serves_streamable_http_and_its_sessions_share_the_bookmarks() {
+    assert_built(Path::new(EXAMPLE), false);
+    let server = HttpExample::start();
+    let session =
+        || async { ().serve(StreamableHttpClientTransport::from_uri(server.url.as_str())).await.expect("initialize") };
+    let (writer, reader) = (session().await, session().await);
+    assert_eq!(writer.list_all_tools().await.expect("tools/list").len(), 3);
+    let added = common::call(&writer, "bookmarks_add", json!({"url": "https://example.org/a", "title": "A"})).await;
+    assert!(!common::is_error(&added), "{}", common::text(&added));
+    let found = common::call(&reader, "bookmarks_find", json!({})).await;
+    assert!(
+        common::text(&found).contains("https://example.org/a"),
+        "the other session sees it: {}",
+        common::text(&found)
+    );
+    let again = common::call(&reader, "bookmarks_add", json!({"url": "https://example.org/a", "title": "A"})).await;
+    assert!(common::is_error(&again), "{}", common::text(&again));
+    // A Host that is not loopback is refused (rmcp's guard against DNS rebinding).
+    let refused = common::http::post(&server.url)
+        .header("host", "attacker.example")
+        .json(&common::http::initialize_body())
+        .send()
+        .await
+        .expect("POST");
+    assert!(refused.status().is_client_error(), "{}", refused.status());
+    writer.cancel().await.expect("stop");
+    reader.cancel().await.expect("stop");
 }
 
 /// Copies the example folder (without build output) to `to`, its path dependencies pointing back.
 fn copy_outside(to: &Path) {
-    for file in ["Cargo.toml", "Cargo.lock", "build.rs", "tools.yaml", "src/main.rs", "src/handlers.rs"] {
+    for file in ["Cargo.toml", "Cargo.lock", "build.rs", "tools.yaml", "src/main.rs", "src/handlers.rs", "src/log.rs"] {
         let text = std::fs::read_to_string(Path::new(EXAMPLE).join(file)).expect("example file");
         let root = env!("CARGO_MANIFEST_DIR");
         let text = text.replace("\"../../", &format!("\"{root}/"));

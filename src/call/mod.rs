@@ -1,5 +1,5 @@
 //! One tool call, for every front end: the MCP server (stdio and HTTP), the web board and the
-//! CLI run a call through [`run`], which warns before a call that failed the same way before
+//! CLI run a call through [`run`], the runtime's call path with docket's observer, which warns before a call that failed the same way before
 //! (error memory, [`memory`]), dispatches it to its handler through the generated dispatch,
 //! records a failure, and announces a successful write on the instance's write channel, where
 //! every MCP session subscribed to the board or the issue hears of it, whoever made the write.
@@ -13,7 +13,8 @@ use tokio::sync::broadcast::Sender;
 
 use crate::error_memory::ErrorMemory;
 use crate::generated::{self, ToolHandlers};
-use crate::runtime::{CallContext, Reply, ToolError, ToolSpec, Warning, WarningCode};
+use crate::runtime::call::CallObserver;
+use crate::runtime::{CallContext, ToolResult, ToolSpec, Warning, WarningCode};
 use crate::store::Workspace;
 
 /// A successful write, as announced to every MCP session: the tool, its arguments and its output
@@ -25,15 +26,12 @@ pub struct Write {
     pub output: Value,
 }
 
-/// What a call gave: the reply or the tool's error, and the warnings around it (KNOWN_FAILURE,
-/// DEPRECATED_TOOL, ERROR_MEMORY_UNAVAILABLE; the reply carries its own).
-pub struct Called {
-    pub result: Result<Reply<Value>, ToolError>,
-    pub warnings: Vec<Warning>,
-}
+pub use crate::runtime::call::Called;
 
 /// Where a call runs: the handlers, the error memory, the channel writes are announced on, and
-/// the workspace (which a pending one's first write creates).
+/// the workspace (which a pending one's first write creates). It is the runtime's observer of
+/// the call ([`CallObserver`]): error memory's warning before it, the failure recorded or the
+/// write announced after it.
 pub struct Core<'a, H> {
     pub handlers: &'a H,
     pub memory: &'a std::sync::Arc<ErrorMemory>,
@@ -41,40 +39,61 @@ pub struct Core<'a, H> {
     pub workspace: &'a Workspace,
 }
 
-/// Runs `spec` with `args`.
+/// Runs `spec` with `args`, through the runtime's call path with `core` observing.
 pub async fn run<H: ToolHandlers>(
     core: &Core<'_, H>,
     spec: &'static ToolSpec,
     args: Map<String, Value>,
     request_id: String,
 ) -> Called {
-    let error_context = memory::context_of(spec, &args);
-    let mut warnings = memory::preflight(core.memory, spec.name, &error_context).await;
-    warnings.extend(memory::deprecation(spec));
-    // A write is announced with its arguments (which issue), kept only when someone may listen.
-    let announce = (!spec.read_only && core.writes.is_some_and(|w| w.receiver_count() > 0)).then(|| args.clone());
     let ctx = CallContext { tool: spec.name.to_string(), request_id };
-    let result = match generated::dispatch(core.handlers, spec.name, args, ctx).await {
-        Some(result) => result,
-        None => Err(generated::errors::not_implemented(spec.name)),
-    };
-    match &result {
-        Err(e) => {
-            tracing::info!(tool = spec.name, code = e.code.as_str(), "tool call failed");
-            warnings.extend(memory::record(core.memory, spec.name, e, &error_context).await);
+    crate::runtime::call::run(core, spec, args, |args| async move {
+        match generated::dispatch(core.handlers, spec.name, args, ctx).await {
+            Some(result) => result,
+            None => Err(generated::errors::not_implemented(spec.name)),
         }
-        Ok(reply) => {
-            if let (Some(args), Some(writes)) = (announce, core.writes) {
-                // No receiver left (no MCP session listening) is not an error.
-                let _ = writes.send(Write { tool: spec, args, output: reply.data.clone() });
-            }
-            // A read before the first write found nothing because there is nothing yet.
-            if !core.workspace.exists() {
-                warnings.push(no_workspace_yet(core.workspace));
-            }
-        }
+    })
+    .await
+}
+
+/// What [`Core`] keeps of a call between before and after: the arguments error memory matches
+/// on, and the arguments of a write to announce (kept only when someone may listen).
+pub struct Pending {
+    error_context: Map<String, Value>,
+    announce: Option<Map<String, Value>>,
+}
+
+impl<H: ToolHandlers> CallObserver for Core<'_, H> {
+    type Pending = Pending;
+
+    async fn before(&self, spec: &'static ToolSpec, args: &Map<String, Value>) -> (Pending, Vec<Warning>) {
+        let error_context = memory::context_of(spec, args);
+        let mut warnings = memory::preflight(self.memory, spec.name, &error_context).await;
+        warnings.extend(memory::deprecation(spec));
+        let announce = (!spec.read_only && self.writes.is_some_and(|w| w.receiver_count() > 0)).then(|| args.clone());
+        (Pending { error_context, announce }, warnings)
     }
-    Called { result, warnings }
+
+    async fn after(&self, spec: &'static ToolSpec, pending: Pending, result: &ToolResult<Value>) -> Vec<Warning> {
+        let mut warnings = Vec::new();
+        match result {
+            Err(e) => {
+                tracing::info!(tool = spec.name, code = e.code.as_str(), "tool call failed");
+                warnings.extend(memory::record(self.memory, spec.name, e, &pending.error_context).await);
+            }
+            Ok(reply) => {
+                if let (Some(args), Some(writes)) = (pending.announce, self.writes) {
+                    // No receiver left (no MCP session listening) is not an error.
+                    let _ = writes.send(Write { tool: spec, args, output: reply.data.clone() });
+                }
+                // A read before the first write found nothing because there is nothing yet.
+                if !self.workspace.exists() {
+                    warnings.push(no_workspace_yet(self.workspace));
+                }
+            }
+        }
+        warnings
+    }
 }
 
 /// The one-line hint of a call made before the workspace exists.

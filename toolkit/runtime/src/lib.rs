@@ -31,6 +31,10 @@
 //! }
 //! ```
 //!
+//! Every call runs through [`call::run`]; `Server::with_observer` adds a [`call::CallObserver`] that
+//! hears of each call before and after its handler (a log, error memory, write announcements), and
+//! `Server::serve_http` (feature `http`) serves the same tools over Streamable HTTP.
+//!
 //! examples/bookmarks in the docket repository is a whole server built this way.
 //!
 //! Without the default `rmcp` feature only the parts the generator shares at build time are
@@ -40,6 +44,7 @@
 
 pub mod aliases;
 pub mod args;
+pub mod call;
 pub mod consolidated;
 #[cfg(feature = "rmcp")]
 pub mod envelope;
