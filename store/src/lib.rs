@@ -11,7 +11,7 @@
 //! (`work`), claims (`claiming`), imports (`import`), the layout `init_workspace` checks
 //! (`layout`) and what it does off its callers' path (`background`: the snapshot's writer, the
 //! pass for the words). Each floor imports from the floors below it, never from this file's
-//! helpers.
+//! helpers (tests/architecture.rs checks the floors).
 
 mod background;
 mod claiming;
