@@ -6,7 +6,7 @@ use super::graph::Graph;
 use super::record::Fields;
 use crate::model::{IssueFilter, IssueMeta, SortField, SortOrder};
 
-/// [`matches`], and the `blocked` filter, which needs the work graph.
+/// [`matches()`], and the `blocked` filter, which needs the work graph.
 pub fn keep<F: Fields + ?Sized>(f: &IssueFilter, graph: Option<&Graph>, m: &F) -> bool {
     matches(f, m) && f.blocked.zip(graph).is_none_or(|(want, g)| g.is_blocked(m.id()) == want)
 }
