@@ -1,6 +1,6 @@
 //! What every handler of the board's API answers with: JSON that is never cached, the errors a
-//! page shows, the blocking pool for store work, and the fingerprint of a description that an
-//! edit compares before it writes.
+//! page shows, the blocking pool for store work, the workspace's name every page shows, and the
+//! fingerprint of a description that an edit compares before it writes.
 
 use std::hash::{Hash, Hasher};
 use std::time::Instant;
@@ -10,6 +10,8 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde_json::json;
+
+use crate::store::Store;
 
 /// An error as the page shows it: the message (from the tool or the store) and a status.
 pub struct ApiError(pub StatusCode, pub String);
@@ -75,6 +77,11 @@ pub fn store_error(e: crate::store::StoreError) -> ApiError {
         _ => StatusCode::INTERNAL_SERVER_ERROR,
     };
     ApiError(status, e.to_string())
+}
+
+/// The name shown in the page's header: the repository's folder.
+pub fn workspace_name(store: &Store) -> Option<String> {
+    store.workspace().root.file_name().map(|n| n.to_string_lossy().into_owned())
 }
 
 /// A fingerprint of a description, sent with the page and back with an edit: a hand edit does

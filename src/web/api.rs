@@ -14,7 +14,7 @@ use axum::response::Response;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use super::answer::{ApiError, bad, blocking, reply, store_error};
+use super::answer::{ApiError, bad, blocking, reply, store_error, workspace_name};
 use super::query::BoardQuery;
 use super::{Web, problems, render};
 use crate::runtime::ErrorCode;
@@ -138,11 +138,6 @@ pub async fn column(State(web): State<Arc<Web>>, Query(q): Query<BoardQuery>) ->
     })
     .await?;
     Ok(reply(body, started))
-}
-
-/// The name shown in the page's header: the repository's folder.
-pub fn workspace_name(store: &Store) -> Option<String> {
-    store.workspace().root.file_name().map(|n| n.to_string_lossy().into_owned())
 }
 
 /// Labels, assignees and projects in use, most used first.

@@ -11,8 +11,7 @@ use axum::response::Response;
 use serde_json::{Value, json};
 
 use super::Web;
-use super::answer::{ApiError, blocking, reply, store_error};
-use super::api::workspace_name;
+use super::answer::{ApiError, blocking, reply, store_error, workspace_name};
 use crate::doctor::{self, Kind};
 use crate::store::{IssueFilter, IssueMeta, SortField, SortOrder, Store, StoreWarning, StoreWarningCode};
 

@@ -10,8 +10,8 @@ use axum::response::Response;
 use serde_json::{Value, json};
 
 use super::Web;
-use super::answer::{ApiError, blocking, reply};
-use super::api::{Card, MAX_PAGE, blocked_ids, workspace_name};
+use super::answer::{ApiError, blocking, reply, workspace_name};
+use super::api::{Card, MAX_PAGE, blocked_ids};
 use super::chart;
 use super::query::{BoardQuery, sort_rows};
 use crate::store::{IssueMeta, Priority, Status};

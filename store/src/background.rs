@@ -4,8 +4,9 @@
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use crate::Store;
 use crate::index::{self, Index};
-use crate::{Store, StoreError};
+use crate::model::StoreError;
 
 impl Store {
     /// [`Store::fresh`] with the full-text index's words in (a first start leaves them out; see

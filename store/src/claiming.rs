@@ -6,10 +6,11 @@
 
 use std::time::Duration;
 
+use crate::Store;
 use crate::git::Repo;
 use crate::git::claims::{Claim, Claims, Refusal, Taken};
 use crate::model::{Expect, IssueMeta, IssuePatch, Status, StoreError, Updated};
-use crate::{Store, Worktrees};
+use crate::workspace::Worktrees;
 
 /// The issues the claim refs say are held, and how old that answer is.
 #[derive(Debug, Clone)]

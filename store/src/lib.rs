@@ -2,20 +2,27 @@
 //! in-memory index, atomic writes under a workspace lock. It knows nothing of MCP, nor of tools.yaml:
 //! it is a crate of its own, so a manifest edit does not recompile it.
 //!
-//! Its rooms: [`fs`] (the rooted layer every write goes through), `files` (issue files and their
-//! frontmatter), `index` (the in-memory index and its snapshot), `workspace` (finding and laying out
-//! a workspace), [`sessions`], [`git`] (ids across branches, the merge driver and its hooks), and
-//! here the store itself with its writes (`write`), the work graph's operations (`work`) and what
-//! it does off its callers' path (`background`: the snapshot's writer, the pass for the words).
+//! Its floors, lowest first: `model` (the types every floor shares), [`fs`] (the rooted layer every
+//! write goes through), `workspace` (finding and creating a workspace), `files` (issue files, their
+//! frontmatter, the folders' listing), then `index` (the in-memory index and its snapshot, finding
+//! an ID, filters, searches), [`git`] (ids across branches, the merge driver and its hooks),
+//! [`generate`] (demo workspaces) and [`sessions`]. On top, this file: the [`Store`] and its
+//! reads, with its writes (`write`), whole-file edits (`editing`), the work graph's operations
+//! (`work`), claims (`claiming`), imports (`import`), the layout `init_workspace` checks
+//! (`layout`) and what it does off its callers' path (`background`: the snapshot's writer, the
+//! pass for the words). Each floor imports from the floors below it, never from this file's
+//! helpers (tests/architecture.rs checks the floors).
 
 mod background;
 mod claiming;
+mod editing;
 mod files;
 pub mod fs;
 pub mod generate;
 pub mod git;
 mod import;
 mod index;
+mod layout;
 mod model;
 pub mod sessions;
 mod shown;
@@ -34,15 +41,18 @@ pub use files::version_of;
 pub use import::{Imported, KeptLink, Link};
 pub use index::facts::{Counts, GroupBy};
 pub use index::graph::{ChainLink, cycle_named, cycle_text};
+pub use layout::{LayoutReport, Split};
 pub use model::*;
 pub use work::{Blockers, Chains, Ready};
-pub use workspace::layout::{LayoutReport, Split};
 pub use workspace::{Workspace, Worktrees};
 
 use background::Saver;
 use files::frontmatter::Document;
 use index::Index;
+use index::filter::{is_everything, keep, sort_metas};
+use index::lookup::resolve_for_read;
 use index::record::{Fields, Record};
+use index::search::{ID_MATCH, excerpt_around, named_by_id, parse_search};
 
 /// How the store caches.
 #[derive(Debug, Clone, Copy)]
@@ -435,171 +445,3 @@ impl Store {
         Ok(hits)
     }
 }
-
-/// The words of a search and the fields it searches.
-fn parse_search(q: &SearchQuery) -> (index::search_index::Query, u8) {
-    let mut allowed = 0;
-    for f in &q.fields {
-        allowed |= match f {
-            SearchField::Title => index::search_index::ID | index::search_index::TITLE,
-            SearchField::Labels => index::search_index::LABELS,
-            SearchField::Description => index::search_index::BODY,
-        };
-    }
-    (index::search_index::Query::parse(&q.text), allowed)
-}
-
-/// The issues a search query names by ID (`ISS-000042`, `42`, `#42`) that its filter accepts:
-/// found first, whatever their words.
-fn named_by_id(
-    index: &Index,
-    q: &SearchQuery,
-    allowed: u8,
-    graph: Option<&index::graph::Graph>,
-) -> Vec<Arc<IssueMeta>> {
-    let id = q.text.trim().trim_start_matches('#');
-    if allowed & index::search_index::ID == 0 {
-        return Vec::new();
-    }
-    let Ok(paths) = candidates(index, id) else { return Vec::new() };
-    paths.iter().filter_map(|p| index.meta_at(p)).filter(|m| keep(&q.filter, graph, &**m)).collect()
-}
-
-/// Whether a filter accepts every issue.
-fn is_everything(f: &IssueFilter) -> bool {
-    f.status.is_empty()
-        && f.priority.is_empty()
-        && f.labels.is_empty()
-        && f.assignee.is_none()
-        && f.project.is_none()
-        && f.types.is_empty()
-        && f.parent_task_id.is_none()
-        && f.ids.is_empty()
-        && f.blocked.is_none()
-}
-
-/// The one file holding `id`, for a write: an ID held by several files is refused (a write must
-/// never pick one of them at random).
-fn resolve_for_write(index: &Index, id: &str) -> Result<PathBuf, StoreError> {
-    let mut paths = candidates(index, id)?;
-    match paths.len() {
-        1 => Ok(paths.remove(0)),
-        _ => Err(StoreError::Ambiguous { id: id.trim().to_string(), paths }),
-    }
-}
-
-/// The file holding `id`, for a read. When several files hold it, the first in a fixed order
-/// (not archived before archived, then earliest created, then path) and a DUPLICATE_ID warning
-/// that names it and the others, so an agent can still read the issue.
-fn resolve_for_read(index: &Index, id: &str) -> Result<(PathBuf, Option<StoreWarning>), StoreError> {
-    let mut paths = candidates(index, id)?;
-    if paths.len() == 1 {
-        return Ok((paths.remove(0), None));
-    }
-    let key = |p: &PathBuf| {
-        let m = index.meta_at(p);
-        (m.as_ref().is_some_and(|m| m.status.is_archived()), m.map(|m| m.created_at.clone()), p.clone())
-    };
-    paths.sort_by_key(key);
-    let rel = |p: &PathBuf| p.strip_prefix(index.root()).unwrap_or(p).display().to_string();
-    let others: Vec<String> = paths[1..].iter().map(rel).collect();
-    let warning = StoreWarning {
-        code: StoreWarningCode::DuplicateId,
-        message: format!(
-            "{} is held by {} files; this is {} (reads show an open one before a closed one, then the one created first). The others: {}. Updates to \
-             this ID are refused until the duplicates are renumbered: call workspace_doctor with fix: true (or run \
-             `docket doctor --fix`).",
-            id.trim(),
-            paths.len(),
-            rel(&paths[0]),
-            others.join(", ")
-        ),
-        paths: paths.clone(),
-    };
-    Ok((paths.remove(0), Some(warning)))
-}
-
-/// Every file holding `id`: exact match first, then short forms (`42`, `000042`, `ISS-000042` for
-/// a legacy `000042`).
-pub(crate) fn candidates(index: &Index, id: &str) -> Result<Vec<PathBuf>, StoreError> {
-    let id = id.trim();
-    files::validate_id(id)?;
-    let exact = index.paths_of(id);
-    let candidates: Vec<PathBuf> = if !exact.is_empty() {
-        exact
-    } else {
-        let digits = index::slots::digits_of(id);
-        let prefix = id[..id.len() - digits.len()].to_uppercase();
-        match digits.parse::<u64>() {
-            Ok(n) if digits.chars().all(|c| c.is_ascii_digit()) => index
-                .ids_with_digits(&format!("{n:06}"))
-                .iter()
-                .filter(|known| {
-                    let kp = &known[..known.len() - index::slots::digits_of(known).len()];
-                    prefix.is_empty() || kp.is_empty() || kp.to_uppercase() == prefix
-                })
-                .flat_map(|k| index.paths_of(k))
-                .collect(),
-            _ => Vec::new(),
-        }
-    };
-    if candidates.is_empty() {
-        return Err(StoreError::NotFound { id: id.to_string() });
-    }
-    Ok(candidates)
-}
-
-fn folder_type(ws: &Workspace, path: &Path) -> Option<IssueType> {
-    let parent = path.parent()?;
-    ws.issue_dirs().into_iter().find(|(_, d)| d == parent).map(|(t, _)| t)
-}
-
-/// [`matches`], and the `blocked` filter, which needs the work graph.
-fn keep<F: Fields + ?Sized>(f: &IssueFilter, graph: Option<&index::graph::Graph>, m: &F) -> bool {
-    matches(f, m) && f.blocked.zip(graph).is_none_or(|(want, g)| g.is_blocked(m.id()) == want)
-}
-
-pub(crate) fn matches<F: Fields + ?Sized>(f: &IssueFilter, m: &F) -> bool {
-    (f.status.is_empty() || f.status.contains(&m.status()))
-        && (f.priority.is_empty() || f.priority.contains(&m.priority()))
-        && (f.types.is_empty() || f.types.contains(&m.issue_type()))
-        && (f.labels.is_empty() || m.labels().any(|l| f.labels.iter().any(|w| w == l)))
-        && f.assignee.as_deref().is_none_or(|a| m.assignee() == Some(a))
-        && f.project.as_deref().is_none_or(|p| m.project() == Some(p))
-        && f.parent_task_id.as_deref().is_none_or(|p| m.parent() == Some(p))
-        && (f.ids.is_empty() || f.ids.iter().any(|id| id.eq_ignore_ascii_case(m.id())))
-}
-
-fn sort_metas(items: &mut [Arc<IssueMeta>], sort: SortField, order: SortOrder) {
-    items.sort_by(|a, b| {
-        let ord = match sort {
-            SortField::Created => a.created_at.cmp(&b.created_at),
-            SortField::Updated => a.updated_at.cmp(&b.updated_at),
-            SortField::Priority => a.priority.cmp(&b.priority),
-            SortField::Status => a.status.cmp(&b.status),
-            SortField::Id => a.id.cmp(&b.id),
-        }
-        .then_with(|| a.id.cmp(&b.id));
-        let ord = if order == SortOrder::Desc { ord.reverse() } else { ord };
-        // Markdown files without frontmatter (READMEs, notes) after the real issues, either way.
-        b.frontmatter.cmp(&a.frontmatter).then(ord)
-    });
-}
-
-/// About 200 characters around byte offset `at`, on character boundaries, with ellipses.
-fn excerpt_around(body: &str, at: usize, len: usize) -> String {
-    let start = body[..at].char_indices().rev().nth(80).map_or(0, |(i, _)| i);
-    let end = body[at..].char_indices().nth(len + 120).map_or(body.len(), |(i, _)| at + i);
-    let mut s = body[start..end].trim().to_string();
-    if start > 0 {
-        s.insert(0, '…');
-    }
-    if end < body.len() {
-        s.push('…');
-    }
-    s
-}
-
-/// What the issue a search query names by ID adds to its score: above every word match,
-/// exact titles included ([`index::ranking::EXACT_TITLE`]).
-const ID_MATCH: u32 = 100 * index::ranking::EXACT_TITLE;

@@ -3,11 +3,13 @@
 
 use std::sync::Arc;
 
+use crate::Store;
 use crate::index::Index;
-use crate::index::graph::{ChainLink, holder};
+use crate::index::filter::matches;
+use crate::index::graph::{ChainLink, cycle_text, holder};
+use crate::index::lookup::candidates;
 use crate::index::record::Record;
 use crate::model::{Expect, IssueFilter, IssueMeta, IssuePatch, Snapshot, Status, StoreError, Updated};
-use crate::{Store, candidates, matches};
 
 /// Ready work: each issue with how many open or in-progress issues it blocks directly.
 #[derive(Debug, Clone)]
@@ -184,7 +186,7 @@ pub(super) fn check_blockers(index: &mut Index, id: &str, given: &[String]) -> R
         }
     }
     if let Some(cycle) = index.graph().cycle_with(id, &out) {
-        return Err(StoreError::Cycle { id: id.to_string(), cycle: crate::cycle_text(&cycle) });
+        return Err(StoreError::Cycle { id: id.to_string(), cycle: cycle_text(&cycle) });
     }
     Ok(out)
 }

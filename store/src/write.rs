@@ -9,13 +9,13 @@ use std::time::SystemTime;
 use serde_json::{Map, Value};
 use serde_yaml::Value as Yaml;
 
+use crate::Store;
 use crate::files::frontmatter::{self, Document};
 use crate::files::yaml_edit::KeyEdit;
-use crate::files::{self, WorkspaceLock};
+use crate::files::{self, WorkspaceLock, iso};
 use crate::fs::{Rename, Root};
-use crate::index::iso;
-use crate::model::{Expect, Issue, IssueMeta, IssuePatch, NewIssue, StoreError, Updated};
-use crate::{Store, folder_type, resolve_for_write};
+use crate::index::lookup::resolve_for_write;
+use crate::model::{Expect, Issue, IssueMeta, IssuePatch, IssueType, NewIssue, StoreError, Updated};
 
 /// Times an update re-reads a file that changed under it before giving up with a conflict.
 const ATTEMPTS: usize = 5;
@@ -141,14 +141,14 @@ impl Store {
 
     /// The issue a parsed file describes.
     pub(super) fn meta_of(&self, path: &Path, doc: &Document) -> IssueMeta {
-        let folder = folder_type(&self.ws, path).unwrap_or(crate::IssueType::Issue);
+        let folder = self.ws.folder_type(path).unwrap_or(IssueType::Issue);
         let modified = std::fs::symlink_metadata(path).and_then(|m| m.modified()).map(iso).unwrap_or_default();
         frontmatter::meta(doc, path, folder, &modified)
     }
 
     /// Where the file belongs after the update: its collection, in `archived/` when closed.
     pub(super) fn destination(&self, path: &Path, after: &IssueMeta) -> PathBuf {
-        let old_type = folder_type(&self.ws, path);
+        let old_type = self.ws.folder_type(path);
         let was_archived = path.parent().and_then(Path::file_name).is_some_and(|n| n == "archived");
         let in_archive = after.status.is_archived();
         if in_archive == was_archived && old_type == Some(after.issue_type) {

@@ -1,25 +1,32 @@
 //! What a scan of the issue folders learns before reading any file: each folder's issue files
-//! with their stamps, which of them the index knows (and whether they changed), and the temp
-//! files killed writes left behind.
+//! with their stamps (which the index compares with the stamps it keeps), and the temp files
+//! killed writes left behind.
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::path::Path;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 
 use crate::fs::Root;
-use crate::index::slots::Slots;
-use crate::index::snapshot::FileStamp;
 
-/// What the scan learnt about one folder entry that is an issue file.
-pub struct Checked {
-    /// Its slot, if the index knows it.
-    pub slot: Option<u32>,
-    /// Its path, if it must be read (unknown, or its stamp changed).
-    pub read: Option<PathBuf>,
-    /// Its path, if it is a known broken file.
-    pub broken: Option<PathBuf>,
+/// Modification time (seconds, nanoseconds since the epoch) and length of a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileStamp {
+    pub modified: Option<(u64, u32)>,
+    pub len: u64,
+}
+
+impl FileStamp {
+    pub fn new(modified: Option<SystemTime>, len: u64) -> FileStamp {
+        let modified =
+            modified.and_then(|t| t.duration_since(UNIX_EPOCH).ok()).map(|d| (d.as_secs(), d.subsec_nanos()));
+        FileStamp { modified, len }
+    }
+
+    pub fn modified(&self) -> Option<SystemTime> {
+        self.modified.map(|(s, n)| UNIX_EPOCH + Duration::new(s, n))
+    }
 }
 
 /// The issue files of `dir` with their stamps (of the entry itself: a link is not followed),
@@ -60,24 +67,6 @@ pub fn list(
             .collect();
         out.extend(files);
     }
-}
-
-pub fn check(
-    dir: &Path,
-    name: &std::ffi::OsStr,
-    now: Option<FileStamp>,
-    slots: &Slots,
-    broken: &BTreeMap<PathBuf, (Option<FileStamp>, String)>,
-) -> Checked {
-    let slot = slots.slot_in(dir, name);
-    let broken_path = slot.is_none().then(|| dir.join(name)).filter(|p| broken.contains_key(p));
-    let known = match (slot, &broken_path) {
-        (Some(s), _) => slots.at(s).map(|x| x.stamp),
-        (None, Some(p)) => broken.get(p).map(|b| b.0),
-        (None, None) => None,
-    };
-    let read = known.is_none_or(|k| k.is_none() || now != k);
-    Checked { slot, read: read.then(|| dir.join(name)), broken: broken_path }
 }
 
 /// Temp files of atomic writes live for milliseconds; one that is minutes old was left by a

@@ -1,8 +1,9 @@
 //! Issue files as they are on disk. Here: safe reads that refuse links, FIFOs and huge files; the
-//! workspace lock; file names. Below: the frontmatter format ([`frontmatter`]) and its lossless
-//! editing ([`yaml_edit`]), whole-file edits made outside the tools ([`edit`]), the scan of the
-//! issue folders ([`listing`]) and the change watcher ([`watch`]). Writes go through the rooted
-//! layer ([`crate::fs`]).
+//! workspace lock; file names; the date format. Below: the frontmatter format ([`frontmatter`])
+//! and its lossless editing ([`yaml_edit`]), the check of a whole-file edit made outside the tools
+//! ([`edit`]), the scan of the issue folders ([`listing`]) and the change watcher ([`watch`]).
+//! Writes go through the rooted layer ([`crate::fs`]). The index reads this floor; this floor
+//! knows nothing of the index.
 
 pub(crate) mod edit;
 pub(crate) mod frontmatter;
@@ -12,6 +13,7 @@ pub(crate) mod yaml_edit;
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 use crate::fs::Root;
 use crate::model::{IssueType, StoreError};
@@ -133,6 +135,11 @@ pub fn validate_id(id: &str) -> Result<(), StoreError> {
         Some(r) => Err(StoreError::InvalidId { id: id.chars().take(100).collect(), reason: r.into() }),
         None => Ok(()),
     }
+}
+
+/// ISO 8601 with milliseconds, the way wrangler writes dates.
+pub fn iso(t: SystemTime) -> String {
+    chrono::DateTime::<chrono::Utc>::from(t).to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
 /// The file a new issue gets: `{collection}/[archived/]{ID}-{slug}.md`.

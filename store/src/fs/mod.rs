@@ -77,11 +77,6 @@ impl Root {
         Root::open(path)
     }
 
-    /// The workspace's root directory (the one holding `.docket/` or `.wrangler/`).
-    pub fn workspace(ws: &crate::Workspace) -> Result<Root, StoreError> {
-        Root::open(&ws.root)
-    }
-
     pub fn path(&self) -> &Path {
         &self.path
     }

@@ -15,7 +15,8 @@ use std::path::Path;
 
 use super::Repo;
 use crate::fs::Root;
-use crate::{IssueType, StoreError, Workspace, bounded_id_number, id_after};
+use crate::model::{IssueType, MAX_ID_NUMBER, StoreError, bounded_id_number, id_after};
+use crate::workspace::Workspace;
 
 /// The cache file inside the workspace's cache directory.
 const CACHE_FILE: &str = "git-ids.json";
@@ -60,7 +61,7 @@ fn highest_in_repo(repo: &Repo, ws: &Workspace, t: IssueType) -> u64 {
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or_default();
     // A cached number beyond the format's range was written by someone else: not trusted.
-    cache.retain(|_, n| *n <= crate::MAX_ID_NUMBER);
+    cache.retain(|_, n| *n <= MAX_ID_NUMBER);
     let mut missed = false;
     let mut max = 0;
     for oid in &commits {

@@ -47,7 +47,7 @@ fn split(text: &str) -> Option<Parts<'_>> {
 
 /// Three-way merge of one issue file, made now ([`merge_file_at`]).
 pub fn merge_file(base: &str, ours: &str, theirs: &str) -> Merged {
-    merge_file_at(base, ours, theirs, &crate::index::iso(std::time::SystemTime::now()))
+    merge_file_at(base, ours, theirs, &crate::files::iso(std::time::SystemTime::now()))
 }
 
 /// Three-way merge of one issue file made at `now` (ISO 8601). A side without parseable

@@ -11,7 +11,8 @@ use std::process::Command;
 
 use super::Repo;
 use crate::fs::Root;
-use crate::{IssueType, StoreError, Workspace};
+use crate::model::{IssueType, StoreError};
+use crate::workspace::Workspace;
 
 const HEADER: &str = "# docket: merge issue files field by field (written by `docket git-setup`)";
 

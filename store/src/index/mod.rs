@@ -10,11 +10,14 @@
 
 pub(crate) mod counts;
 pub(crate) mod facts;
+pub(crate) mod filter;
 pub(crate) mod graph;
+pub(crate) mod lookup;
 pub(crate) mod orders;
 pub(crate) mod ranking;
 pub(crate) mod record;
 pub(crate) mod scan;
+pub(crate) mod search;
 pub(crate) mod search_index;
 pub(crate) mod slots;
 pub(crate) mod snapshot;
@@ -25,6 +28,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use crate::files::frontmatter;
+use crate::files::listing::FileStamp;
 use crate::files::watch::Watcher;
 use crate::fs::Root;
 use crate::model::{IssueFilter, IssueMeta, IssueType, StoreError, StoreWarning, StoreWarningCode};
@@ -35,7 +39,6 @@ use record::Record;
 use scan::stamp;
 use search_index::{DocText, Query};
 use slots::Slots;
-use snapshot::FileStamp;
 
 pub struct Index {
     ws: Workspace,
@@ -447,9 +450,4 @@ fn note_number(max_number: &mut HashMap<IssueType, u64>, folder: IssueType, id: 
     };
     let max = max_number.entry(t).or_default();
     *max = (*max).max(n);
-}
-
-/// ISO 8601 with milliseconds, the way wrangler writes dates.
-pub fn iso(t: SystemTime) -> String {
-    chrono::DateTime::<chrono::Utc>::from(t).to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }

@@ -1,6 +1,7 @@
 //! Keeping the index fresh: listing the issue folders, reading and parsing what changed (in
 //! parallel chunks), starting from the last process's snapshot, and taking in one changed file.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
 
@@ -9,12 +10,12 @@ use rayon::prelude::*;
 use super::record::Fields;
 use super::search_index::DocText;
 use super::slots::{BuiltText, Slots, TextPass};
-use super::snapshot::{self, FileStamp};
-use super::{Index, iso, note_number};
-use crate::files;
+use super::snapshot;
+use super::{Index, note_number};
 use crate::files::frontmatter;
-use crate::files::listing::{Checked, check, list};
+use crate::files::listing::{FileStamp, list};
 use crate::files::watch::Changes;
+use crate::files::{self, iso};
 use crate::fs::Root;
 use crate::model::{IssueMeta, IssueType, StoreError};
 use crate::workspace::Workspace;
@@ -24,6 +25,36 @@ use crate::workspace::Workspace;
 pub(super) fn stamp(path: &Path) -> Option<FileStamp> {
     let m = std::fs::symlink_metadata(path).ok()?;
     Some(FileStamp::new(m.modified().ok(), m.len()))
+}
+
+/// What the scan learnt about one folder entry that is an issue file.
+struct Checked {
+    /// Its slot, if the index knows it.
+    pub slot: Option<u32>,
+    /// Its path, if it must be read (unknown, or its stamp changed).
+    pub read: Option<PathBuf>,
+    /// Its path, if it is a known broken file.
+    pub broken: Option<PathBuf>,
+}
+
+/// Whether the file `name` of `dir`, with stamp `now`, must be read: it is unknown to the index
+/// (`slots` and the known `broken` files), or its stamp changed.
+fn check(
+    dir: &Path,
+    name: &std::ffi::OsStr,
+    now: Option<FileStamp>,
+    slots: &Slots,
+    broken: &BTreeMap<PathBuf, (Option<FileStamp>, String)>,
+) -> Checked {
+    let slot = slots.slot_in(dir, name);
+    let broken_path = slot.is_none().then(|| dir.join(name)).filter(|p| broken.contains_key(p));
+    let known = match (slot, &broken_path) {
+        (Some(s), _) => slots.at(s).map(|x| x.stamp),
+        (None, Some(p)) => broken.get(p).map(|b| b.0),
+        (None, None) => None,
+    };
+    let read = known.is_none_or(|k| k.is_none() || now != k);
+    Checked { slot, read: read.then(|| dir.join(name)), broken: broken_path }
 }
 
 /// The outcome of reading one file.

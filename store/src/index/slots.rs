@@ -30,7 +30,8 @@ use super::orders::{Metas, Orders, list_order};
 use super::ranking;
 use super::record::{Fields, Record};
 use super::search_index::{DocText, Query, SearchIndex};
-use super::snapshot::{Decoder, Encoder, FileStamp};
+use super::snapshot::{Decoder, Encoder};
+use crate::files::listing::FileStamp;
 use crate::model::{IssueFilter, IssueMeta, IssueType};
 
 pub struct Slot {

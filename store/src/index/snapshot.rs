@@ -13,10 +13,9 @@ use std::fs::File;
 use std::hash::Hasher;
 use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
-
+use crate::files::listing::FileStamp;
 use crate::fs::{Entry, Rename, Root, Temp};
 use crate::model::StoreError;
 
@@ -30,25 +29,6 @@ const TEMP_PREFIX: &str = "index.bin.";
 const TEMP_SUFFIX: &str = ".tmp";
 /// Strings and byte runs longer than this mean a damaged file.
 const MAX_RUN: u64 = 1 << 30;
-
-/// Modification time (seconds, nanoseconds since the epoch) and length of a file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FileStamp {
-    pub modified: Option<(u64, u32)>,
-    pub len: u64,
-}
-
-impl FileStamp {
-    pub fn new(modified: Option<SystemTime>, len: u64) -> FileStamp {
-        let modified =
-            modified.and_then(|t| t.duration_since(UNIX_EPOCH).ok()).map(|d| (d.as_secs(), d.subsec_nanos()));
-        FileStamp { modified, len }
-    }
-
-    pub fn modified(&self) -> Option<SystemTime> {
-        self.modified.map(|(s, n)| UNIX_EPOCH + Duration::new(s, n))
-    }
-}
 
 pub fn path_in(cache_dir: &Path) -> PathBuf {
     cache_dir.join(FILE)

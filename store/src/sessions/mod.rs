@@ -15,9 +15,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::Store;
-use crate::files::{WorkspaceLock, validate_id};
+use crate::files::{WorkspaceLock, iso, validate_id};
 use crate::fs::{Entry, Root};
-use crate::index::iso;
 use crate::model::StoreError;
 
 /// `context.json`: keys unknown to docket are kept on rewrite.

@@ -1,7 +1,7 @@
 //! Finding and creating workspaces: a directory holding `.wrangler/` (wrangler's) or `.docket/`;
-//! the layout `init_workspace` creates and checks is in [`layout`].
+//! the layout `init_workspace` creates and checks is in `crate::layout` (a floor above: it writes
+//! issue files under the workspace lock).
 
-pub(crate) mod layout;
 pub mod worktrees;
 
 use std::path::{Path, PathBuf};
@@ -25,6 +25,14 @@ pub struct Workspace {
     /// Whether linked worktrees share this workspace or keep their own files (then claims hold
     /// across worktrees through claim refs in the common git directory).
     pub worktrees: Worktrees,
+}
+
+/// The rooted layer knows no workspace: the workspace hands out its root directory.
+impl Root {
+    /// The workspace's root directory (the one holding `.docket/` or `.wrangler/`).
+    pub fn workspace(ws: &Workspace) -> Result<Root, StoreError> {
+        Root::open(&ws.root)
+    }
 }
 
 impl Workspace {
@@ -130,6 +138,12 @@ impl Workspace {
             .iter()
             .flat_map(|t| [(*t, self.collection(*t)), (*t, self.collection(*t).join("archived"))])
             .collect()
+    }
+
+    /// The collection whose folder (or its `archived/`) holds `path`; `None` outside them.
+    pub(crate) fn folder_type(&self, path: &Path) -> Option<IssueType> {
+        let parent = path.parent()?;
+        self.issue_dirs().into_iter().find(|(_, d)| d == parent).map(|(t, _)| t)
     }
 
     /// Where docket keeps its lock and other untracked state.

@@ -12,7 +12,6 @@
 use std::path::{Path, PathBuf};
 
 use super::Workspace;
-use crate::git;
 
 /// Whether a linked worktree serves the main worktree's workspace (the default) or its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -68,8 +67,16 @@ struct Linked {
 
 /// The linked worktree holding `dir`, or `None` when `dir` is in a main worktree or outside git.
 fn linked(dir: &Path) -> Option<Linked> {
-    let out =
-        git::run(dir, &["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-common-dir"])?;
+    // Asked of the git command line directly, like `is_bare`: the `git` module is a floor above
+    // this one (it numbers ids in a workspace), so finding a workspace does not call into it.
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-common-dir"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())?;
+    let out = String::from_utf8_lossy(&out.stdout);
     let mut lines = out.lines().map(|l| PathBuf::from(l.trim_end()));
     let (toplevel, git_dir, common) = (lines.next()?, lines.next()?, lines.next()?);
     let canon = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
@@ -132,11 +139,14 @@ impl Workspace {
 
     /// Like [`Workspace::resolve`], with the worktree mode chosen by `flag` (`--worktree-local`)
     /// before `DOCKET_WORKTREES` and the config key.
-    pub fn resolve_with(explicit: Option<&Path>, flag: Option<Worktrees>) -> Result<Workspace, crate::StoreError> {
+    pub fn resolve_with(
+        explicit: Option<&Path>,
+        flag: Option<Worktrees>,
+    ) -> Result<Workspace, crate::model::StoreError> {
         let chosen = super::chosen_path(explicit);
         let start = match &chosen {
             Some(path) => super::named_root(path).unwrap_or_else(|| path.clone()),
-            None => std::env::current_dir().map_err(crate::StoreError::io("."))?,
+            None => std::env::current_dir().map_err(crate::model::StoreError::io("."))?,
         };
         let start = start.canonicalize().unwrap_or(start);
         let in_place = || match &chosen {

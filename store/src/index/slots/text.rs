@@ -12,9 +12,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use super::Slots;
+use crate::files::listing::FileStamp;
 use crate::index::record::Record;
 use crate::index::search_index::{DocText, SearchIndex};
-use crate::index::snapshot::FileStamp;
 
 /// Tells passes apart: a pass made for an index that has since been cleared is not installed.
 static PASSES: AtomicU64 = AtomicU64::new(0);

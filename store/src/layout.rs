@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
-use crate::Workspace;
 use crate::files::WorkspaceLock;
 use crate::fs::{Entry, Root};
 use crate::model::StoreError;
+use crate::workspace::Workspace;
 
 /// Version of wrangler's workspace schema this layout follows.
 const SCHEMA_VERSION: &str = "1.3.0";

@@ -1,0 +1,75 @@
+//! Whole-file edits made outside the tools (`docket edit`): the file's text to edit, and a replace
+//! that refuses when the file changed meanwhile (the edited text is checked by
+//! [`check_issue_text`]).
+
+use std::path::PathBuf;
+use std::time::SystemTime;
+
+use serde_yaml::Value as Yaml;
+
+use crate::Store;
+use crate::files::edit::check_issue_text;
+use crate::files::frontmatter;
+use crate::files::yaml_edit::KeyEdit;
+use crate::files::{WorkspaceLock, iso, read_text};
+use crate::index::lookup::resolve_for_write;
+use crate::model::StoreError;
+
+impl Store {
+    /// The one file holding `id` and its text, for editing.
+    pub fn editable_file(&self, id: &str) -> Result<(PathBuf, String), StoreError> {
+        let (index, _) = self.fresh()?;
+        let path = resolve_for_write(&index, id)?;
+        drop(index);
+        Ok((path.clone(), read_text(&path)?))
+    }
+
+    /// Replaces the text of `path` by `text` if the file still holds `expected`. Returns false,
+    /// writing nothing, when it changed since it was read (an agent or another editor wrote it).
+    /// `text` must still be that issue's file (see [`check_issue_text`]). The edit gets what an
+    /// update gets: `updatedAt` set to now (unless the edit changed it itself), `closedAt` set or
+    /// removed when the status enters or leaves the archive, and the file moved to the folder its
+    /// status and type ask for. Returns where the file is now.
+    pub fn replace_text(
+        &self,
+        path: &std::path::Path,
+        expected: &str,
+        text: &str,
+    ) -> Result<Option<PathBuf>, StoreError> {
+        check_issue_text(expected, text)
+            .map_err(|reason| StoreError::Malformed { path: path.to_path_buf(), reason })?;
+        let malformed = |reason: String| StoreError::Malformed { path: path.to_path_buf(), reason };
+        let (before_doc, after_doc) =
+            (frontmatter::parse(expected).map_err(malformed)?, frontmatter::parse(text).map_err(malformed)?);
+        let (before, after) = (self.meta_of(path, &before_doc), self.meta_of(path, &after_doc));
+        let mut edits: Vec<KeyEdit> = Vec::new();
+        let now = iso(SystemTime::now());
+        let string = |v: &str| Some(Yaml::String(v.to_string()));
+        if after_doc.has_frontmatter() && before_doc.front.get("updatedAt") == after_doc.front.get("updatedAt") {
+            edits.push(("updatedAt", string(&now)));
+        }
+        let (was, is) = (before.status.is_archived(), after.status.is_archived());
+        let closed_key = before_doc.front.get("closedAt") == after_doc.front.get("closedAt");
+        if is && !was && closed_key {
+            edits.push(("closedAt", string(&now)));
+        } else if was && !is && closed_key && after_doc.front.contains_key("closedAt") {
+            edits.push(("closedAt", None));
+        }
+        let settled = if edits.is_empty() {
+            text.to_string()
+        } else {
+            after_doc
+                .edited(&edits, None)
+                .map_err(|reason| StoreError::Unwritable { path: path.to_path_buf(), reason })?
+        };
+        let moves = before.status.is_archived() != after.status.is_archived() || before.issue_type != after.issue_type;
+        let dest = if moves { self.destination(path, &after) } else { path.to_path_buf() };
+        let _lock = WorkspaceLock::acquire(self.workspace())?;
+        let replaced = self.replace(path, expected.as_bytes(), &dest, &settled)?;
+        if replaced {
+            // Brings the index up to date now rather than at the next call.
+            let _ = self.fresh()?;
+        }
+        Ok(replaced.then_some(dest))
+    }
+}
