@@ -157,3 +157,26 @@ fn the_real_manifest_is_valid() {
     let model = codegen::load("tools.yaml", &text).unwrap_or_else(|d| panic!("tools.yaml is invalid:\n{}", join(&d)));
     assert_eq!(model.tools.len(), text.matches("\n  - name: ").count(), "every tool entry is in the model");
 }
+
+/// `codegen docs --out=PATH` writes another server's reference where it says, and `--check`
+/// compares that file (a manifest without groups says so, without "0 groups").
+#[test]
+fn the_docs_command_writes_and_checks_the_path_it_is_given() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/ok_minimal.yaml");
+    let out = dir.path().join("reference.md");
+    let codegen = |check: bool| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_codegen"));
+        cmd.arg("docs").arg(format!("--out={}", out.display())).arg(manifest);
+        if check {
+            cmd.arg("--check");
+        }
+        cmd.output().expect("codegen runs")
+    };
+    assert!(!codegen(true).status.success(), "nothing written yet: the check fails");
+    assert!(codegen(false).status.success());
+    let md = std::fs::read_to_string(&out).expect("the reference was written at --out");
+    assert!(md.lines().any(|l| l.ends_with(" tools.") || l == "1 tools."), "{md}");
+    assert!(!md.contains("0 groups"), "{md}");
+    assert!(codegen(true).status.success(), "the check compares the file at --out");
+}

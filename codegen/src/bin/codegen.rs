@@ -1,11 +1,12 @@
-//! `codegen check | dump | docs [--check] | schema | samples [MANIFEST]`: the generator from the command line.
+//! `codegen check | dump | docs [--check] [--out=PATH] | schema | samples [MANIFEST]`: the generator
+//! from the command line.
 
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: codegen <check|dump|docs [--check]|schema [--consolidated]|samples> [tools.yaml]\n\
+const USAGE: &str = "usage: codegen <check|dump|docs [--check] [--out=PATH]|schema [--consolidated]|samples> [tools.yaml]\n\
   check   validate the manifest; exit 1 with tools.yaml:LINE:COL diagnostics\n\
   dump    print the Rust that build.rs writes into OUT_DIR\n\
-  docs    write docs/tools.md (--check: fail if it differs from the manifest)\n\
+  docs    write the tool reference to docs/tools.md, or to --out=PATH (--check: fail if it differs)\n\
   schema  print the tools/list JSON clients see (--consolidated: of the consolidated profile)\n\
   samples print every tool's sample calls as JSON, in the order the tests and CI clients run them\n\
 settings, as build.rs passes them (codegen::Settings): --runtime-path=PATH, --generated-path=PATH,\n\
@@ -52,7 +53,10 @@ fn main() -> ExitCode {
         "samples" => codegen::samples_json(&manifest, &text)
             .map(|v| println!("{}", serde_json::to_string_pretty(&v).expect("JSON serializes"))),
         "docs" => match codegen::docs(&manifest, &text) {
-            Ok(md) => return write_docs(&md, check_only),
+            Ok(md) => {
+                let out = args.iter().find_map(|a| a.strip_prefix("--out=")).unwrap_or(DOCS);
+                return write_docs(&md, out, &manifest, check_only);
+            }
             Err(d) => Err(d),
         },
         _ => {
@@ -71,13 +75,18 @@ fn main() -> ExitCode {
     }
 }
 
-fn write_docs(md: &str, check_only: bool) -> ExitCode {
-    let path = "docs/tools.md";
+/// Where `docs` writes the tool reference unless `--out=PATH` says otherwise.
+const DOCS: &str = "docs/tools.md";
+
+fn write_docs(md: &str, path: &str, manifest: &str, check_only: bool) -> ExitCode {
     if check_only {
         return if std::fs::read_to_string(path).ok().as_deref() == Some(md) {
             ExitCode::SUCCESS
         } else {
-            eprintln!("{path} is out of date with tools.yaml: run `cargo run -p codegen -- docs` and commit it");
+            let out = if path == DOCS { String::new() } else { format!(" --out={path}") };
+            eprintln!(
+                "{path} is out of date with {manifest}: run `cargo run -p codegen -- docs{out} {manifest}` and commit it"
+            );
             ExitCode::FAILURE
         };
     }
