@@ -269,3 +269,48 @@ fn the_first_write_in_a_worktree_of_a_repository_without_a_workspace_creates_the
     let shown = ok_in(&main, &["show", &id], &[]);
     assert!(shown.contains("first task"), "{shown}");
 }
+
+/// The HTTP server and the web board, started in linked worktrees the way a client and a person
+/// start them (cwd = the worktree; `--workspace` naming the worktree), serve the main worktree's
+/// workspace too: a task made over HTTP in one worktree is in the main checkout's files and on the
+/// board started in another, and its claim over HTTP holds against the CLI in a third.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_and_the_board_in_worktrees_serve_the_one_workspace() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let main = repo(tmp.path(), ".docket");
+    let (a, b, c) = (Layout::Claude.add(&main, "a"), Layout::Wrangler.add(&main, "b"), Layout::Sibling.add(&main, "c"));
+    let mut server = docket_cmd(&a, &["serve", "--http", "127.0.0.1:0"], &[])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn docket serve --http");
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(server.stderr.take().expect("stderr")));
+    let url = loop {
+        let line = lines.next().expect("the server announces its URL").expect("UTF-8");
+        if let Some(at) = line.find("http://") {
+            break line[at..].trim().to_string();
+        }
+    };
+    std::thread::spawn(move || lines.for_each(drop));
+    let client = rmcp::ServiceExt::serve((), rmcp::transport::StreamableHttpClientTransport::from_uri(url.as_str()))
+        .await
+        .expect("initialize over HTTP");
+    let made = call(&client, "issues_create", json!({"title": "made over HTTP in a", "description": "x"})).await;
+    let id = structured(&made)["issue"]["id"].as_str().expect("id").to_string();
+    assert_eq!(id, "ISS-000007", "one numbering: {}", text(&made));
+    assert!(issue_files(&main.join(".docket")).iter().any(|n| n.starts_with(&id)), "in the main checkout's files");
+    assert!(!a.join(".docket").join("issues").join(&id).exists());
+    let claimed = call(&client, "issues_claim", json!({"id": id, "assignee": "agent-a"})).await;
+    assert!(!is_error(&claimed), "{}", text(&claimed));
+    let refused = docket_in(&c, &["claim", &id, "--as", "agent-c"], &[]);
+    assert!(!refused.status.success() && stderr(&refused).contains("held by agent-a"), "{}", stderr(&refused));
+
+    let board = common::http::WebBoard::start(&b, &[]);
+    let list = reqwest::get(format!("{}/api/list", board.origin())).await.expect("GET /api/list");
+    assert!(list.status().is_success(), "{}", list.status());
+    let shown = list.text().await.expect("body");
+    assert!(shown.contains("made over HTTP in a"), "the board in b shows a's task: {shown}");
+    client.cancel().await.expect("close");
+    let _ = server.kill();
+    let _ = server.wait();
+}
