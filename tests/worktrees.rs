@@ -314,3 +314,25 @@ async fn http_and_the_board_in_worktrees_serve_the_one_workspace() {
     let _ = server.kill();
     let _ = server.wait();
 }
+
+/// A claim ended by hand, `docket edit` closing the issue in one worktree of `worktrees: local`
+/// (each worktree its own files, claims as refs of the common git dir), releases the claim ref as
+/// issues_update does: no ref is left behind for doctor to find, and the issue, open in another
+/// worktree's files, can be claimed there.
+#[test]
+fn closing_a_claimed_issue_in_the_editor_releases_its_claim() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let main = repo(tmp.path(), ".docket");
+    let (a, b) = (Layout::Claude.add(&main, "a"), Layout::Sibling.add(&main, "b"));
+    let local = [("DOCKET_WORKTREES", "local")];
+    ok_in(&a, &["claim", "ISS-000002", "--as", "agent-a"], &local);
+    assert!(git(&main, &["for-each-ref", "refs/docket/claims/"]).contains("ISS-000002"), "the claim is a ref");
+    let held = docket_in(&b, &["claim", "ISS-000002", "--as", "agent-b"], &local);
+    assert!(!held.status.success() && stderr(&held).contains("held by agent-a"), "{}", stderr(&held));
+    let close = [local[0], ("EDITOR", "sed -i -e 's/^status: .*/status: closed/'")];
+    ok_in(&a, &["edit", "ISS-000002"], &close);
+    let shown = ok_in(&a, &["show", "ISS-000002"], &local);
+    assert!(shown.contains("closed"), "{shown}");
+    assert_eq!(git(&main, &["for-each-ref", "refs/docket/claims/"]).trim(), "", "the edit released the claim");
+    ok_in(&b, &["claim", "ISS-000002", "--as", "agent-b"], &local);
+}

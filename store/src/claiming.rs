@@ -86,8 +86,9 @@ impl Store {
         self.update(&meta.id, patch)
     }
 
-    /// After an update: releases the claim ref of an issue its holder no longer holds (closed,
-    /// cancelled, handed back or reassigned). A release that fails is logged; doctor finds the ref.
+    /// After an update or an edit of the file: releases the claim ref of an issue its holder no
+    /// longer holds (closed, cancelled, handed back or reassigned). A release that fails is
+    /// logged; doctor finds the ref.
     pub(crate) fn claim_ended(&self, before: &IssueMeta, after: Option<&IssueMeta>) {
         let holder = before.assignee.as_deref().map(str::trim).filter(|h| !h.is_empty());
         let Some(holder) = holder.filter(|_| before.status == Status::InProgress) else { return };

@@ -69,6 +69,8 @@ impl Store {
         if replaced {
             // Brings the index up to date now rather than at the next call.
             let _ = self.fresh()?;
+            // A status or assignee edited by hand ends a claim as an update does.
+            self.claim_ended(&before, Some(&after));
         }
         Ok(replaced.then_some(dest))
     }
