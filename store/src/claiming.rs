@@ -15,7 +15,10 @@ use crate::workspace::Worktrees;
 /// The issues the claim refs say are held, and how old that answer is.
 #[derive(Debug, Clone)]
 pub struct HeldClaims {
+    /// The IDs of the issues that have a claim ref.
     pub ids: Vec<String>,
+    /// How old the list is: zero when just read, up to the remote list's reuse time
+    /// ([`crate::git::claims::LIST_TTL`]) when a remote's list was reused.
     pub age: Duration,
     /// The remote asked, if any (`None`: the common git directory).
     pub remote: Option<String>,

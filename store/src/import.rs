@@ -14,7 +14,9 @@ use serde_json::{Map, Value};
 /// issue the workspace already has (by its ID).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Link {
+    /// The issue at this place (from 0) of the same batch.
     Batch(usize),
+    /// An issue the workspace already has, by its docket ID (written as given).
     Id(String),
 }
 
@@ -23,8 +25,11 @@ pub enum Link {
 /// `{type, to, id}`, where `to` is the old tracker's id and `id` the docket ID when it has one.
 #[derive(Debug, Clone)]
 pub struct KeptLink {
+    /// `type`: the old tracker's name for the edge (`related`, `parent`, ...).
     pub kind: String,
+    /// `to`: the old tracker's ID of the issue at the other end.
     pub to: String,
+    /// `id`: the docket issue at the other end, when it has one (written as its ID).
     pub link: Option<Link>,
 }
 
@@ -32,12 +37,20 @@ pub struct KeptLink {
 /// tracker's timestamps, and its links.
 #[derive(Debug, Clone)]
 pub struct Imported {
+    /// The issue's fields; its `blocked_by` is ignored (see [`Imported::blocked_by`]) and its
+    /// assignee written as given.
     pub new: NewIssue,
+    /// `createdAt`, as the old tracker gave it (written as is).
     pub created_at: String,
+    /// `updatedAt`, as the old tracker gave it (written as is).
     pub updated_at: String,
+    /// `closedAt`, as the old tracker gave it; `None` or empty writes no key.
     pub closed_at: Option<String>,
+    /// `blockedBy`: the issues it waits on (a link to itself and repeats are dropped).
     pub blocked_by: Vec<Link>,
+    /// `wranglerContext.parentTaskId`: its parent, if any.
     pub parent: Option<Link>,
+    /// `wranglerContext.importedLinks`: the edges docket has no field for (no key when empty).
     pub kept_links: Vec<KeptLink>,
 }
 

@@ -54,7 +54,9 @@ const ASSETS: &[(&str, &str, &[&str])] = &[
 /// Created (or, in a dry run, missing) and already present, as paths from the repository root.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Split {
+    /// Created by this call (in a dry run: missing, to be created).
     pub created: Vec<String>,
+    /// Already there, left as they are.
     pub existing: Vec<String>,
 }
 
@@ -63,7 +65,10 @@ pub struct Split {
 pub struct LayoutReport {
     /// Whether anything was missing.
     pub changes: bool,
+    /// Whether the missing parts were created (asked to fix, and something was missing).
     pub applied: bool,
+    /// The layout's directories under the workspace folder (`issues/`, `issues/archived/`,
+    /// `cache/`, `orchestration/agents/`, ...).
     pub directories: Split,
     /// `.gitkeep` files created (not part of wrangler's report; the text lists them).
     pub gitkeeps: Vec<String>,
@@ -73,6 +78,8 @@ pub struct LayoutReport {
     pub plugin_root_empty: bool,
     /// `config/workspace-schema.json` and `config/wrangler.json` missing (or created).
     pub schema_missing: bool,
+    /// `config/wrangler.json` missing (or created). Like `schema_missing`, only a `.wrangler/`
+    /// workspace needs one.
     pub wrangler_config_missing: bool,
     /// Patterns appended to (or missing from) `.gitignore`, and those already there.
     pub gitignore: Split,

@@ -2,6 +2,52 @@
 //! in-memory index, atomic writes under a workspace lock. It knows nothing of MCP, nor of tools.yaml:
 //! it is a crate of its own, so a manifest edit does not recompile it.
 //!
+//! # Quick start
+//!
+//! Find the workspace (`.docket/` or `.wrangler/`) above a directory, open a [`Store`] on it,
+//! create an issue and list the open ones:
+//!
+//! ```no_run
+//! use docket_store::{
+//!     IssueFilter, IssueType, NewIssue, Priority, SortField, SortOrder, Status, Store, StoreOptions, Workspace,
+//! };
+//!
+//! # fn main() -> Result<(), docket_store::StoreError> {
+//! // `Workspace::init(dir)` creates `.docket/` instead.
+//! let ws = Workspace::discover(&std::env::current_dir().expect("a current directory"))?;
+//! let store = Store::open(ws, StoreOptions::default());
+//!
+//! let issue = store.create(NewIssue {
+//!     title: "Retry the billing webhook".into(),
+//!     description: "It gives up after one 503.".into(),
+//!     issue_type: IssueType::Issue,
+//!     status: Status::Open,
+//!     priority: Priority::High,
+//!     labels: vec!["billing".into()],
+//!     assignee: None,
+//!     project: None,
+//!     context: Default::default(),
+//!     blocked_by: vec![],
+//! })?;
+//! println!("created {} at {}", issue.meta.id, issue.meta.path.display());
+//!
+//! let open = IssueFilter { status: vec![Status::Open], ..IssueFilter::default() };
+//! let listed = store.list(&open, SortField::Updated, SortOrder::Desc)?;
+//! for meta in &listed.value {
+//!     println!("{} [{}] {}", meta.id, meta.priority, meta.title);
+//! }
+//! for warning in &listed.warnings {
+//!     eprintln!("{}", warning.message); // a skipped file, a duplicate ID, ...
+//! }
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Reads return a [`Snapshot`]: the value, whether the index served it without reading files,
+//! and the workspace's [`StoreWarning`]s. Writes ([`Store::create`], [`Store::update`] with an
+//! [`IssuePatch`], [`Store::delete`]) take the workspace lock and change only the frontmatter
+//! keys they are asked to; every error is a [`StoreError`] that says what to do next.
+//!
 //! Its floors, lowest first: `model` (the types every floor shares), [`fs`] (the rooted layer every
 //! write goes through), `workspace` (finding and creating a workspace), `files` (issue files, their
 //! frontmatter, the folders' listing), then `index` (the in-memory index and its snapshot, finding
@@ -12,6 +58,8 @@
 //! (`layout`) and what it does off its callers' path (`background`: the snapshot's writer, the
 //! pass for the words). Each floor imports from the floors below it, never from this file's
 //! helpers (tests/architecture.rs checks the floors).
+
+#![deny(missing_docs)]
 
 mod background;
 mod claiming;
@@ -79,6 +127,10 @@ impl Default for StoreOptions {
 /// and a pool of one per core on a big machine costs more to start than a warm call's work.
 pub const ONE_SHOT_THREADS: usize = 2;
 
+/// An open workspace: every read and write of its issues, sessions and claims. One per process
+/// is enough (calls from many threads share its index); other processes, editors and git may
+/// change the files meanwhile: reads see their changes, and writes never overwrite them.
+/// Dropping it puts the index snapshot on disk for the next process ([`Store::flush`]).
 pub struct Store {
     ws: Workspace,
     index: Arc<Mutex<Index>>,
@@ -103,6 +155,10 @@ impl Drop for Store {
 }
 
 impl Store {
+    /// A store on `ws`. Reads nothing yet: the first call loads the index (from the snapshot in
+    /// `cache/` when there is one, then the files that changed). With
+    /// [`one_shot`](StoreOptions::one_shot) it also sizes the process's rayon pool, unless one
+    /// already runs.
     pub fn open(ws: Workspace, opts: StoreOptions) -> Store {
         if opts.one_shot {
             // Fails when a pool already runs (a second store in the process): that one is kept.
@@ -128,6 +184,7 @@ impl Store {
         self
     }
 
+    /// The workspace this store serves.
     pub fn workspace(&self) -> &Workspace {
         &self.ws
     }
@@ -169,13 +226,16 @@ impl Store {
         self.lock().text_pending()
     }
 
+    /// The index's size, last refresh and whether it is kept, as they are now (nothing is
+    /// refreshed).
     pub fn index_info(&self) -> IndexInfo {
         let index = self.lock();
         IndexInfo { entries: index.len(), last_refresh: index.last_refresh(), enabled: index.enabled() }
     }
 
-    /// One issue with its body, read from disk. An ID held by several files gives the first of
-    /// them (see [`resolve_for_read`]) with a DUPLICATE_ID warning naming the others.
+    /// One issue with its body, read from disk. `id` may be short (`42`, `000042`). An ID held by
+    /// several files gives the first of them (not archived before archived, then the one created
+    /// first) with a DUPLICATE_ID warning naming the others.
     pub fn get(&self, id: &str) -> Result<Snapshot<Issue>, StoreError> {
         let (index, cached) = self.fresh()?;
         let (path, duplicate) = resolve_for_read(&index, id)?;
@@ -203,6 +263,7 @@ impl Store {
         Ok(Snapshot { value: Issue { meta, body: doc.body, version }, cached, warnings })
     }
 
+    /// [`Store::get`] without the body, from the index rather than the issue's file.
     pub fn get_meta(&self, id: &str) -> Result<Snapshot<IssueMeta>, StoreError> {
         let (index, cached) = self.fresh()?;
         let (path, duplicate) = resolve_for_read(&index, id)?;
@@ -241,6 +302,7 @@ impl Store {
         p.strip_prefix(&self.ws.root).unwrap_or(p).display().to_string()
     }
 
+    /// The body of an issue's file as it is on disk now (read from disk, never from the index).
     pub fn read_body(&self, meta: &IssueMeta) -> Result<String, StoreError> {
         Ok(self.read(&meta.path)?.1.body)
     }

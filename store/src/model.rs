@@ -7,12 +7,15 @@ use std::time::SystemTime;
 use serde_json::{Map, Value};
 
 macro_rules! wire_enum {
-    ($(#[$doc:meta])* $name:ident { $($variant:ident = $wire:literal),+ $(,)? }) => {
+    ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident = $wire:literal),+ $(,)? }) => {
         $(#[$doc])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
-        pub enum $name { $(#[serde(rename = $wire)] $variant),+ }
+        pub enum $name { $($(#[$vdoc])* #[serde(rename = $wire)] $variant),+ }
         impl $name {
+            /// Every value, in declaration order (the order `Ord` sorts by).
             pub const ALL: &'static [Self] = &[$(Self::$variant),+];
+            /// The value as frontmatter writes it (`in_progress`, `specification`): what
+            /// `Display` prints and serde reads and writes.
             pub fn as_str(&self) -> &'static str {
                 match self { $(Self::$variant => $wire),+ }
             }
@@ -40,16 +43,42 @@ macro_rules! wire_enum {
 }
 
 wire_enum!(
-    /// Kind of artifact; each has its own folder and ID prefix.
-    IssueType { Issue = "issue", Specification = "specification", Idea = "idea" }
+    /// Kind of artifact (frontmatter `type`); each has its own folder and ID prefix. A file whose
+    /// `type` is missing or unknown has the type of the folder it is in.
+    IssueType {
+        /// `issue`: a task or a bug, in `issues/`, IDs `ISS-000001`.
+        Issue = "issue",
+        /// `specification`: a spec, in `specifications/`, IDs `SPEC-000001`.
+        Specification = "specification",
+        /// `idea`: not yet a spec, in `ideas/`, IDs `IDEA-000001`.
+        Idea = "idea",
+    }
 );
 wire_enum!(
-    /// Lifecycle state, in workflow order.
-    Status { Open = "open", InProgress = "in_progress", Closed = "closed", Cancelled = "cancelled" }
+    /// Lifecycle state (frontmatter `status`), in workflow order; `open` when missing or unknown.
+    Status {
+        /// `open`: not started (the default).
+        Open = "open",
+        /// `in_progress`: someone works on it (a claim sets it, with the assignee).
+        InProgress = "in_progress",
+        /// `closed`: done; the file lives in `archived/` and `closedAt` says when.
+        Closed = "closed",
+        /// `cancelled`: dropped; archived like `closed`. `canceled` is read as this too.
+        Cancelled = "cancelled",
+    }
 );
 wire_enum!(
-    /// Priority, lowest first.
-    Priority { Low = "low", Medium = "medium", High = "high", Critical = "critical" }
+    /// Priority (frontmatter `priority`), lowest first; `medium` when missing or unknown.
+    Priority {
+        /// `low`.
+        Low = "low",
+        /// `medium` (the default).
+        Medium = "medium",
+        /// `high`.
+        High = "high",
+        /// `critical`: first in ready work.
+        Critical = "critical",
+    }
 );
 
 /// The highest id number docket accepts: ids are zero-padded to six digits and grow past six
@@ -130,16 +159,32 @@ impl Status {
 /// Everything from an issue's frontmatter, without the body.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct IssueMeta {
+    /// `id` (`ISS-000042`); when missing, the ID the file name starts with (`ISS-000042-...`, or a
+    /// legacy `000042-...`), else the file name without `.md`. An unquoted `id: 37` reads as
+    /// `000037`.
     pub id: String,
+    /// `title`; when missing, the body's first markdown heading, else `Untitled Issue`.
     pub title: String,
+    /// `type`, read in any case; when missing or unknown, the type of the file's folder.
     pub issue_type: IssueType,
+    /// `status`, read in any case with `-` or space for `_`; `open` when missing or unknown.
     pub status: Status,
+    /// `priority`, read in any case; `medium` when missing or unknown.
     pub priority: Priority,
+    /// `labels` in file order (a single value reads as one label); empty when missing.
     pub labels: Vec<String>,
+    /// `assignee`, as written; `None` when missing or empty.
     pub assignee: Option<String>,
+    /// `project`, as written; `None` when missing or empty.
     pub project: Option<String>,
+    /// `createdAt` as written (ISO 8601 text, not parsed); when missing, the file's modification
+    /// time (RFC 3339 UTC with milliseconds, what docket writes).
     pub created_at: String,
+    /// `updatedAt` as written; when missing, `createdAt`, else the file's modification time.
+    /// Every docket write sets it to the time of the write.
     pub updated_at: String,
+    /// `closedAt`: when the issue was last closed or cancelled; `None` when missing or empty
+    /// (reopening removes it).
     pub closed_at: Option<String>,
     /// `wranglerContext`: agentId, parentTaskId, estimatedEffort and any key set through metadata.
     pub context: Map<String, Value>,
@@ -162,24 +207,37 @@ fn yes() -> bool {
 /// An issue with its markdown body (the description).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Issue {
+    /// Its frontmatter.
     pub meta: IssueMeta,
+    /// The markdown after the frontmatter's closing `---` line, byte for byte (the whole file for
+    /// a file without frontmatter).
     pub body: String,
     /// The version of the file's bytes ([`crate::version_of`]), as read or as written: what a
     /// write guarded by [`IssuePatch::if_version`] compares.
     pub version: String,
 }
 
-/// What `create` needs.
+/// What [`Store::create`](crate::Store::create) needs; the ID, `createdAt` and `updatedAt` are
+/// the store's to give.
 #[derive(Debug, Clone)]
 pub struct NewIssue {
+    /// `title`; also gives the file name its slug (`ISS-000042-{slug}.md`).
     pub title: String,
+    /// The body, written after the frontmatter as given.
     pub description: String,
+    /// `type`: the collection (folder and ID prefix) the issue is created in.
     pub issue_type: IssueType,
+    /// `status`; closed or cancelled puts the file in `archived/` and sets `closedAt` to now.
     pub status: Status,
+    /// `priority`.
     pub priority: Priority,
+    /// `labels`, written as given (an empty list is written `labels: []`).
     pub labels: Vec<String>,
+    /// `assignee`, trimmed; `None` or blank writes no key.
     pub assignee: Option<String>,
+    /// `project`; `None` or empty writes no key.
     pub project: Option<String>,
+    /// `wranglerContext` (`parentTaskId` makes the issue a child); empty writes no key.
     pub context: Map<String, Value>,
     /// `blockedBy`, checked like an update's (known IDs, no cycle).
     pub blocked_by: Vec<String>,
@@ -188,13 +246,23 @@ pub struct NewIssue {
 /// A change: `None` leaves a field alone; `Some(None)` clears an optional one.
 #[derive(Debug, Clone, Default)]
 pub struct IssuePatch {
+    /// A new `title` (the file keeps its name).
     pub title: Option<String>,
+    /// A new body, replacing the old one whole.
     pub description: Option<String>,
+    /// A new `type`: the file moves to that collection's folder, keeping its name and ID.
     pub issue_type: Option<IssueType>,
+    /// A new `status`: closing or cancelling moves the file into `archived/` and sets
+    /// `closedAt`; reopening moves it back and removes `closedAt`.
     pub status: Option<Status>,
+    /// A new `priority`.
     pub priority: Option<Priority>,
+    /// Replaces `labels` whole (before [`add_labels`](Self::add_labels) and
+    /// [`remove_labels`](Self::remove_labels) apply).
     pub labels: Option<Vec<String>>,
+    /// A new `assignee`, trimmed; `Some(None)` or a blank name removes the key.
     pub assignee: Option<Option<String>>,
+    /// A new `project`; `Some(None)` or an empty name removes the key.
     pub project: Option<Option<String>>,
     /// Replaces `wranglerContext`.
     pub context: Option<Map<String, Value>>,
@@ -202,9 +270,13 @@ pub struct IssuePatch {
     pub append_body: Option<String>,
     /// Labels added to the ones the file has when it is written (read under the lock).
     pub add_labels: Vec<String>,
+    /// Labels taken out of the ones the file has when it is written, after `add_labels` (a label
+    /// in both ends up removed). Like `add_labels`, refused with [`StoreError::NotEditable`] when
+    /// the file's `labels` is not a list.
     pub remove_labels: Vec<String>,
-    /// Keys set in / removed from `wranglerContext` as it is when written.
+    /// Keys set in `wranglerContext` as it is when written (after [`context`](Self::context)).
     pub set_context: Vec<(String, Value)>,
+    /// Keys removed from `wranglerContext` as it is when written, after `set_context`.
     pub remove_context: Vec<String>,
     /// Replaces `blockedBy` (empty removes the key); refused for unknown IDs, the issue itself
     /// or a cycle.
@@ -230,53 +302,84 @@ pub enum Expect {
 /// changed (empty: nothing to change, the file was not written).
 #[derive(Debug, Clone)]
 pub struct Updated {
+    /// The issue as read under the lock, just before the write.
     pub before: IssueMeta,
+    /// The issue as written (as read, when nothing changed), with its new version.
     pub issue: Issue,
+    /// The fields whose value changed, in this order: `title`, `type`, `status`, `priority`,
+    /// `labels`, `assignee`, `project`, `wranglerContext`, `blockedBy`, `description` (the
+    /// `updatedAt` and `closedAt` that come with them are not listed).
     pub changed: Vec<&'static str>,
 }
 
 /// Which issues a query covers; an empty list means "any".
 #[derive(Debug, Clone, Default)]
 pub struct IssueFilter {
+    /// Any of these statuses.
     pub status: Vec<Status>,
+    /// Any of these priorities.
     pub priority: Vec<Priority>,
     /// Any of these labels.
     pub labels: Vec<String>,
+    /// Only issues whose `assignee` is exactly this (case matters).
     pub assignee: Option<String>,
+    /// Only issues whose `project` is exactly this (case matters).
     pub project: Option<String>,
+    /// Any of these types (collections).
     pub types: Vec<IssueType>,
+    /// Only children of this issue: `wranglerContext.parentTaskId` is exactly this text.
     pub parent_task_id: Option<String>,
+    /// Any of these IDs, written in full (`ISS-000042`, any case; no short forms).
     pub ids: Vec<String>,
     /// Only issues with (true) or without (false) an open or in-progress blocker.
     pub blocked: Option<bool>,
 }
 
+/// What a list is sorted by; ties go by ID, and markdown files without frontmatter come after
+/// the issues in either order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SortField {
+    /// `createdAt`, compared as text (ISO 8601 times written alike sort by time).
     Created,
+    /// `updatedAt`, compared as text; with [`SortOrder::Desc`], the order the index keeps.
     Updated,
+    /// Priority, `low` before `critical` in ascending order.
     Priority,
+    /// Status in workflow order: `open`, `in_progress`, `closed`, `cancelled` ascending.
     Status,
+    /// The ID, compared as text.
     Id,
 }
 
+/// Which way a [`SortField`] runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SortOrder {
+    /// Smallest (oldest, lowest) first.
     Asc,
+    /// Largest (newest, highest) first.
     Desc,
 }
 
+/// A part of an issue a search looks in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SearchField {
+    /// The title, and the ID: a query that is an ID (`ISS-000042`, `42`, `#42`) finds its issue.
     Title,
+    /// The body.
     Description,
+    /// The labels.
     Labels,
 }
 
+/// A full-text search: its words, where to look, and which issues it covers.
 #[derive(Debug, Clone)]
 pub struct SearchQuery {
+    /// The words, as a user types them (any case).
     pub text: String,
+    /// Where the words are looked for; an empty list finds nothing (pass all three to look
+    /// everywhere).
     pub fields: Vec<SearchField>,
+    /// Only issues this filter keeps are hits.
     pub filter: IssueFilter,
 }
 
@@ -284,7 +387,9 @@ pub struct SearchQuery {
 /// matches. [`Store::excerpt`](crate::Store::excerpt) gives the body around the match.
 #[derive(Debug, Clone)]
 pub struct SearchHit {
+    /// The issue found, from the index.
     pub meta: std::sync::Arc<IssueMeta>,
+    /// Its relevance, higher is better; only comparable between hits of one search.
     pub score: u32,
 }
 
@@ -303,7 +408,9 @@ impl SearchHit {
 /// A page of a list, and how many issues matched in all.
 #[derive(Debug, Clone, Default)]
 pub struct Listed {
+    /// The issues of the page, in the order asked for.
     pub items: Vec<std::sync::Arc<IssueMeta>>,
+    /// How many issues match the filter, across all pages.
     pub total: usize,
 }
 
@@ -311,24 +418,32 @@ pub struct Listed {
 /// are unfinished, and how many the scope holds in all.
 #[derive(Debug, Clone, Default)]
 pub struct Unfinished<T> {
+    /// The first unfinished issues, newest update first, as the caller's rows.
     pub rows: Vec<T>,
+    /// How many issues of the scope are open or in progress.
     pub count: usize,
+    /// How many issues the scope holds, whatever their status.
     pub total: usize,
 }
 
 /// A page of search hits, and how many hits there are in all.
 #[derive(Debug, Clone, Default)]
 pub struct SearchPage {
+    /// The hits of the page, best first ([`SearchHit::best_first`]).
     pub hits: Vec<SearchHit>,
+    /// How many hits the search has, across all pages.
     pub total: usize,
 }
 
 /// A result and how it was served.
 #[derive(Debug, Clone)]
 pub struct Snapshot<T> {
+    /// What was asked for.
     pub value: T,
     /// Served from the in-memory index without re-reading files.
     pub cached: bool,
+    /// What is wrong in the workspace and bears on this answer (skipped files, a stale index,
+    /// duplicate IDs); empty when nothing is.
     pub warnings: Vec<StoreWarning>,
 }
 
@@ -348,69 +463,213 @@ pub enum StoreWarningCode {
 /// Something wrong in the workspace that did not stop the call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoreWarning {
+    /// What kind of problem it is.
     pub code: StoreWarningCode,
+    /// One or two sentences for the user: the files concerned (relative to the workspace root)
+    /// and what fixes it.
     pub message: String,
+    /// The files concerned; empty for a stale index.
     pub paths: Vec<PathBuf>,
 }
 
+/// The state of a store's in-memory index ([`Store::index_info`](crate::Store::index_info)).
 #[derive(Debug, Clone, Copy)]
 pub struct IndexInfo {
+    /// Markdown files the index holds (files with broken frontmatter are not counted).
     pub entries: usize,
+    /// When the index was last brought up to date; `None` before the first call that needed it.
     pub last_refresh: Option<SystemTime>,
+    /// Whether the index is kept between calls ([`StoreOptions::cache`](crate::StoreOptions::cache)).
     pub enabled: bool,
 }
 
+/// Why a store call failed. Each message names what was wrong and what to do next.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
+    /// No issue file holds this ID (nor a short form of it: `42`, `000042`).
     #[error("issue {id} not found")]
-    NotFound { id: String },
+    NotFound {
+        /// The ID as given.
+        id: String,
+    },
+    /// An issue or session ID that cannot be one: empty, over 100 characters, or holding
+    /// anything but ASCII letters, digits, `-` and `_`. Checked before the ID comes near a path.
     #[error("invalid id `{id}`: {reason}")]
-    InvalidId { id: String, reason: String },
+    InvalidId {
+        /// The ID as given (at most its first 100 characters).
+        id: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A write named an ID that several files hold (two files with one ID, or a short form such
+    /// as `42` matching `ISS-000042` and `SPEC-000042`): a write never picks one at random.
+    /// Reads take the first and warn instead ([`StoreWarningCode::DuplicateId`]).
     #[error("id {id} is used by {} files", paths.len())]
-    Ambiguous { id: String, paths: Vec<PathBuf> },
+    Ambiguous {
+        /// The ID as given, trimmed.
+        id: String,
+        /// Every file holding it.
+        paths: Vec<PathBuf>,
+    },
+    /// No `.wrangler/` or `.docket/` directory at the path named, nor (when discovering) in any
+    /// directory above it.
     #[error("no .wrangler/ or .docket/ workspace found in {} or any parent directory", searched_from.display())]
-    NoWorkspace { searched_from: PathBuf },
+    NoWorkspace {
+        /// Where the search started (or the path named explicitly).
+        searched_from: PathBuf,
+    },
+    /// A file does not parse: an issue file's frontmatter is not a YAML mapping or has no
+    /// closing `---` line, or a session's `context.json` is not its JSON. The file is left as
+    /// it is.
     #[error("{}: frontmatter does not parse: {reason}", path.display())]
-    Malformed { path: PathBuf, reason: String },
+    Malformed {
+        /// The file.
+        path: PathBuf,
+        /// The parser's message.
+        reason: String,
+    },
+    /// The operating system refused a read or write (permissions, a full disk, a missing file).
     #[error("{}: {source}", path.display())]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        /// The file or folder it was about.
+        path: PathBuf,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// No session folder with this ID, or (without an ID) no session of the kind asked for.
     #[error("session {} not found", id.as_deref().unwrap_or("(most recent)"))]
-    SessionNotFound { id: Option<String> },
+    SessionNotFound {
+        /// The session ID asked for; `None` when the most recent one was asked for.
+        id: Option<String>,
+    },
+    /// `session_start`'s spec file is not a file.
     #[error("spec file {} not found", path.display())]
-    SpecNotFound { path: PathBuf },
+    SpecNotFound {
+        /// Where it was looked for (symlinks and `..` resolved).
+        path: PathBuf,
+    },
+    /// A path a session was given resolves outside the repository (through `..`, an absolute
+    /// path or a symlink).
     #[error("{param} {} is outside the repository {}", path.display(), root.display())]
-    OutsideWorkspace { param: &'static str, path: PathBuf, root: PathBuf },
+    OutsideWorkspace {
+        /// The parameter that named it (`specFile`, `workingDirectory`).
+        param: &'static str,
+        /// The path as joined to the workspace root.
+        path: PathBuf,
+        /// The workspace root the path must lie inside.
+        root: PathBuf,
+    },
+    /// A git command the store needed failed (creating a session's worktree).
     #[error("git failed: {details}")]
-    Git { details: String },
+    Git {
+        /// What git printed on stderr, or why it could not run.
+        details: String,
+    },
+    /// docket will not read or write this path: a symlink, FIFO or device where it expects its
+    /// own file or folder, a path outside the workspace, a file over the size limit or not
+    /// UTF-8, a name already taken, an ID past [`MAX_ID_NUMBER`], or an import's link to a place
+    /// outside its batch.
     #[error("{}: refused: {reason}", path.display())]
-    Refused { path: PathBuf, reason: String },
+    Refused {
+        /// The path refused.
+        path: PathBuf,
+        /// Why, and what to do about it.
+        reason: String,
+    },
+    /// A read-modify-write of a frontmatter key whose value is not what it should be (`labels`
+    /// or `blockedBy` that is not a list of values, `wranglerContext` that is not a mapping):
+    /// docket will not guess, the file is left as it is.
     #[error(
         "{}: `{key}` is `{value}`, which docket cannot change without guessing. Fix it by hand (for `{key}` a \
          list like `[a, b]`), then retry",
         path.display()
     )]
-    NotEditable { path: PathBuf, key: String, value: String },
+    NotEditable {
+        /// The issue file.
+        path: PathBuf,
+        /// The frontmatter key.
+        key: String,
+        /// Its value as YAML (at most 200 characters).
+        value: String,
+    },
+    /// The edit cannot be made to the frontmatter's text without touching other keys' bytes (a
+    /// key written twice, anchors or aliases, a flow-style mapping); nothing is written.
     #[error("{}: the frontmatter cannot be edited in place: {reason}. Edit the file by hand, then retry", path.display())]
-    Unwritable { path: PathBuf, reason: String },
+    Unwritable {
+        /// The issue file.
+        path: PathBuf,
+        /// What stops the edit.
+        reason: String,
+    },
+    /// The file kept changing between docket's read and its rename, on every attempt; nothing
+    /// was overwritten.
     #[error(
         "{} was changed by someone else while docket was writing it ({attempts} attempts); nothing was \
          overwritten. Read the issue again and retry",
         path.display()
     )]
-    Conflict { path: PathBuf, attempts: usize },
+    Conflict {
+        /// The issue file.
+        path: PathBuf,
+        /// How many times the update was applied to a fresh read.
+        attempts: usize,
+    },
+    /// A `blockedBy` entry is refused: it is not an ID, no issue holds it, or it is the issue
+    /// itself.
     #[error("{id} cannot be blocked by {blocker}: {reason}")]
-    BadBlocker { id: String, blocker: String, reason: String },
+    BadBlocker {
+        /// The issue being written.
+        id: String,
+        /// The blocker as given, trimmed.
+        blocker: String,
+        /// Which of the three it is.
+        reason: String,
+    },
+    /// The `blockedBy` given would make the issue wait, through other issues, on itself.
     #[error("blockedBy of {id} would close a cycle: {cycle}")]
-    Cycle { id: String, cycle: String },
+    Cycle {
+        /// The issue being written.
+        id: String,
+        /// The cycle as text (`ISS-000001 -> ISS-000002 -> ISS-000001`).
+        cycle: String,
+    },
+    /// A claim ([`Expect::Claim`], the claim refs) is refused: the issue is not open, someone
+    /// else holds it, an open issue blocks it, the claim refs cannot be used (the claims remote
+    /// cannot be reached, the workspace is not in git), or the call lacks a name or a takeover
+    /// reason. Nothing is written.
     #[error("{id} cannot be claimed: {reason}")]
-    ClaimRefused { id: String, reason: String },
+    ClaimRefused {
+        /// The issue.
+        id: String,
+        /// Why, with who holds it and how to take it over where that applies.
+        reason: String,
+    },
+    /// [`Expect::UpdatedAt`] failed: the file's `updatedAt` is no longer the one expected.
     #[error("{id} changed since it was read: updatedAt is {current}, not {expected}")]
-    Stale { id: String, current: String, expected: String },
+    Stale {
+        /// The issue.
+        id: String,
+        /// Its `updatedAt` now.
+        current: String,
+        /// The `updatedAt` the caller based the change on.
+        expected: String,
+    },
+    /// [`IssuePatch::if_version`] failed: the file's bytes changed since that version was
+    /// read. Also given for [`Expect::UpdatedAt`] when `updatedAt` matches but this process
+    /// last showed the caller other bytes.
     #[error("{id} changed since it was read: its version is {current}, not {expected}")]
-    StaleVersion { id: String, current: String, expected: String },
+    StaleVersion {
+        /// The issue.
+        id: String,
+        /// The file's version now ([`crate::version_of`]).
+        current: String,
+        /// The version the caller based the change on.
+        expected: String,
+    },
 }
 
 impl StoreError {
+    /// Makes an `std::io::Error` about `path` a [`StoreError::Io`] (for `map_err`).
     pub fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> StoreError {
         let path = path.into();
         move |source| StoreError::Io { path, source }

@@ -26,7 +26,11 @@ pub struct Ready {
 /// many more.
 #[derive(Debug, Clone, Default)]
 pub struct Chains {
+    /// What holds the issue back: its open or in-progress blockers and its ancestors', then
+    /// theirs, level by level, each once; the first `cap`, and how many more.
     pub blockers: (Vec<ChainLink>, usize),
+    /// What the issue holds back: the issues it blocks (any status), then the ones those block,
+    /// level by level, each once; the first `cap`, and how many more.
     pub blocks: (Vec<ChainLink>, usize),
 }
 
@@ -105,7 +109,7 @@ impl Store {
     }
 
     /// The whole blocker chain of `meta` and the whole chain of what it blocks, each at most
-    /// `cap` long, with how many more each has (see [`Graph::blocker_chain`]).
+    /// `cap` long, with how many more each has (see [`Chains`]).
     pub fn chains(&self, meta: &IssueMeta, cap: usize) -> Result<Chains, StoreError> {
         let (mut index, _) = self.fresh()?;
         // Most issues are in no chain: the graph around the issue says so without building the

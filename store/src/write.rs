@@ -21,6 +21,13 @@ use crate::model::{Expect, Issue, IssueMeta, IssuePatch, IssueType, NewIssue, St
 const ATTEMPTS: usize = 5;
 
 impl Store {
+    /// Creates an issue under the workspace lock: the next ID of its collection (inside git,
+    /// also above every branch head and worktree, unless
+    /// [`branch_aware_ids`](crate::StoreOptions::branch_aware_ids) is off), in
+    /// `{collection}/[archived/]{ID}-{slug}.md`, never replacing a file. Its blockers are
+    /// checked (known IDs, no cycle) and written as the IDs found. The file also gets a random
+    /// `docketKey` that tells it from an issue another clone creates at the same path. Returns
+    /// the issue as written, with its version.
     pub fn create(&self, new: NewIssue) -> Result<Issue, StoreError> {
         let _lock = WorkspaceLock::acquire(&self.ws)?;
         let (index, _) = self.fresh()?;
@@ -127,6 +134,8 @@ impl Store {
         Err(StoreError::Conflict { path, attempts: ATTEMPTS })
     }
 
+    /// Deletes the file of issue `id` under the workspace lock (an ID several files hold is
+    /// refused) and releases its claim ref, if it had one; returns what the index knew of it.
     pub fn delete(&self, id: &str) -> Result<IssueMeta, StoreError> {
         let _lock = WorkspaceLock::acquire(&self.ws)?;
         let (mut index, _) = self.fresh()?;

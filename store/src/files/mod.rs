@@ -28,7 +28,9 @@ pub fn read_regular(path: &Path) -> Result<Vec<u8>, StoreError> {
     crate::fs::read_file(path, MAX_FILE_BYTES)
 }
 
-/// [`read_regular`] as UTF-8 text.
+/// Reads the file at `path` as UTF-8 text, as docket reads an issue file: only a regular file
+/// (never through a symbolic link, never blocking on a FIFO or device), at most 8 MiB;
+/// `Err(Refused)` says why a file is not read.
 pub fn read_text(path: &Path) -> Result<String, StoreError> {
     String::from_utf8(read_regular(path)?).map_err(|_| not_utf8(path))
 }

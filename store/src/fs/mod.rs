@@ -35,8 +35,11 @@ pub struct Root {
 /// What is at a path, seen without following a link.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Entry {
+    /// Nothing is there.
     Missing,
+    /// A regular file.
     File,
+    /// A directory.
     Dir,
     /// A link, FIFO, socket or device: named for the error.
     Other(&'static str),
@@ -77,6 +80,7 @@ impl Root {
         Root::open(path)
     }
 
+    /// The directory this handle is on, as it was named when opened.
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -421,6 +425,7 @@ pub struct Temp {
 }
 
 impl Temp {
+    /// Where the temp file is: in the folder of the path it was made for.
     pub fn path(&self) -> &Path {
         &self.path
     }

@@ -58,6 +58,7 @@ pub fn unlink_at(dir: &File, name: &OsStr) -> io::Result<()> {
 /// How a rename treats an entry already at the destination.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Rename {
+    /// Replaces a file already at the destination (plain `rename`).
     Replace,
     /// Fails with `AlreadyExists` when the destination exists.
     NoReplace,

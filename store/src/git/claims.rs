@@ -27,7 +27,9 @@ pub type RefList = Vec<(String, String)>;
 /// One claim as its ref records it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Claim {
+    /// The ID (the last part of the ref's name).
     pub id: String,
+    /// Who holds it: the assignee who claimed it (`an unknown holder` when the ref does not say).
     pub holder: String,
     /// When it was taken (RFC 3339); empty if the ref's content does not say.
     pub taken_at: String,
@@ -89,7 +91,12 @@ pub enum Refusal {
     /// Someone else holds it.
     Held(Claim),
     /// The remote could not be asked; nothing was written.
-    Unreachable { remote: String, detail: String },
+    Unreachable {
+        /// The remote's name (`claims_remote`).
+        remote: String,
+        /// What git said.
+        detail: String,
+    },
     /// git failed otherwise (the message says how).
     Failed(String),
 }

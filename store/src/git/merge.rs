@@ -16,7 +16,10 @@ use serde_yaml::{Mapping, Value as Yaml};
 /// The merged file and whether its body still holds conflict markers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Merged {
+    /// The merged file, for git to take as the merge's result (`%A`).
     pub text: String,
+    /// Whether the body still holds conflict markers (`<<<<<<<`), to be resolved by hand; the
+    /// frontmatter never does.
     pub conflicts: bool,
 }
 

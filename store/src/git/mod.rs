@@ -131,6 +131,7 @@ impl Repo {
         Some(ws.strip_prefix(toplevel).ok()?.to_path_buf())
     }
 
+    /// [`run`] in the top level of the worktree: git's stdout, or `None` when it fails.
     pub fn git(&self, args: &[&str]) -> Option<String> {
         run(&self.toplevel, args)
     }

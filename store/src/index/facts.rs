@@ -15,10 +15,15 @@ pub type Counts = (usize, Vec<(Option<String>, usize)>);
 /// A field to count issues by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GroupBy {
+    /// By status, each group named as frontmatter writes it (`in_progress`).
     Status,
+    /// By priority (`low` ... `critical`).
     Priority,
+    /// By type (`issue`, `specification`, `idea`).
     Type,
+    /// By project, as written; `None` groups the issues without one.
     Project,
+    /// By assignee, as written; `None` groups the unassigned issues.
     Assignee,
 }
 

@@ -33,13 +33,18 @@ fn active(s: Status) -> bool {
     matches!(s, Status::Open | Status::InProgress)
 }
 
-/// One issue of a chain ([`Graph::blocker_chain`], [`Graph::blocks_chain`]) and the issue of the
-/// chain it is reached from (`None`: `id` itself): the one it blocks (blocker chain), the one
-/// that blocks it (blocks chain), or, when `via_parent`, the ancestor whose blocker it is.
+/// One issue of a chain ([`Store::chains`](crate::Store::chains): what holds an issue back, or
+/// what it holds back) and the issue of the chain it is reached from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChainLink {
+    /// The issue's ID.
     pub id: String,
+    /// The issue it is reached from: the one it blocks (in a blocker chain), the one that
+    /// blocks it (in a blocks chain), or, when `via_parent`, the ancestor whose blocker it is.
+    /// `None`: reached straight from the issue the chain is about.
     pub via: Option<String>,
+    /// Whether it blocks an ancestor (`via`) rather than an issue of the chain: a parent's
+    /// blocker holds its children back too.
     pub via_parent: bool,
 }
 

@@ -23,38 +23,64 @@ use crate::model::StoreError;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Session {
+    /// `id`, also the name of its folder under `sessions/`: `YYYY-MM-DD-{git short hash or
+    /// nogit}-{4 hex}`, or `wf-...` for a session of wrangler's workflow engine.
     pub id: String,
+    /// `specFile`: the spec file as `session_start` was given it.
     pub spec_file: String,
     /// running, paused, completed or failed.
     pub status: String,
+    /// `currentPhase`: the last phase recorded: `init` at the start, then what `session_phase`
+    /// names, `complete` at the end.
     pub current_phase: String,
+    /// `worktreePath`: where the session's work happens: its new worktree, else the working
+    /// directory.
     pub worktree_path: String,
+    /// `branchName`: `wrangler/{spec name}/{id}` for a new worktree, else the branch checked
+    /// out; `current` outside git.
     pub branch_name: String,
+    /// `workflow`: the workflow named at the start (wrangler's engine runs it; docket records
+    /// it); `None` when the file has no such key.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workflow: Option<String>,
+    /// `skipChecks` as given at the start (recorded for wrangler's engine).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skip_checks: Option<bool>,
+    /// `skipStepNames` as given at the start; `None` when none were given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skip_step_names: Option<Vec<String>>,
+    /// `phasesCompleted`: each phase recorded with status `complete`, once, in order (`init`
+    /// first).
     #[serde(default)]
     pub phases_completed: Vec<String>,
+    /// `tasksCompleted` as of the last checkpoint.
     #[serde(default)]
     pub tasks_completed: Vec<String>,
+    /// `tasksPending` as of the last checkpoint.
     #[serde(default)]
     pub tasks_pending: Vec<String>,
+    /// `startedAt` (RFC 3339 UTC with milliseconds).
     pub started_at: String,
+    /// `updatedAt`: the last phase, checkpoint or completion.
     pub updated_at: String,
+    /// `completedAt`: when the session was completed or failed; `None` until then.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub completed_at: Option<String>,
+    /// `prUrl`: the pull request the session produced, if one was given at completion.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pr_url: Option<String>,
+    /// `prNumber`: that pull request's number, if given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pr_number: Option<i64>,
+    /// Every other key of `context.json`, kept on rewrite (completion's `summary` and
+    /// `stepExecutionSummary` land here).
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
 
 impl Session {
+    /// Whether it is still `running` or `paused`: the kind [`Store::session_get`] picks when no
+    /// ID is given.
     pub fn is_incomplete(&self) -> bool {
         matches!(self.status.as_str(), "running" | "paused")
     }
@@ -63,10 +89,17 @@ impl Session {
 /// What `session_start` needs.
 #[derive(Debug, Clone, Default)]
 pub struct StartSession {
+    /// The spec file, from the working directory (or absolute); it must be a file inside the
+    /// workspace root (the repository).
     pub spec_file: String,
+    /// Where the session works, from the workspace root (or absolute, inside it); `None`: the
+    /// workspace root.
     pub working_directory: Option<PathBuf>,
+    /// Recorded as `workflow` (the name wrangler's workflow engine runs; docket runs none).
     pub workflow: String,
+    /// Recorded as `skipChecks`.
     pub skip_checks: bool,
+    /// Recorded as `skipStepNames` (no key when empty).
     pub skip_step_names: Vec<String>,
     /// Create a git worktree and branch for the session, as wrangler does (`false`: work in place).
     pub worktree: bool,
@@ -75,8 +108,11 @@ pub struct StartSession {
 /// A started session and what `session_start` reports beside it (wrangler's fields).
 #[derive(Debug, Clone)]
 pub struct Started {
+    /// The session as written to `context.json`.
     pub session: Session,
+    /// The session's `audit.jsonl`.
     pub audit_path: PathBuf,
+    /// Whether a git worktree and branch were created (asked for, and inside git).
     pub worktree_created: bool,
     /// Whether the working directory is inside a git repository.
     pub in_git: bool,
@@ -85,9 +121,12 @@ pub struct Started {
 /// A session with what its folder says about its progress (for `session_status`).
 #[derive(Debug, Clone)]
 pub struct SessionProgress {
+    /// The session's `context.json`.
     pub session: Session,
     /// `audit.jsonl`, one JSON value per line (lines that do not parse are skipped).
     pub audit: Vec<Value>,
+    /// `checkpoint.json` as the last checkpoint saved it; `None` when there is none or it does
+    /// not parse.
     pub checkpoint: Option<Value>,
     /// `blocker.json`: why a workflow run paused.
     pub blocker: Option<Value>,
@@ -96,21 +135,32 @@ pub struct SessionProgress {
 /// What `session_checkpoint` saves.
 #[derive(Debug, Clone, Default)]
 pub struct CheckpointData {
+    /// `tasksCompleted`, also copied into the session's `context.json`.
     pub tasks_completed: Vec<String>,
+    /// `tasksPending`, also copied into the session's `context.json`.
     pub tasks_pending: Vec<String>,
+    /// `lastAction`: what was done last.
     pub last_action: String,
+    /// `resumeInstructions`: what an agent resuming the session does next.
     pub resume_instructions: String,
+    /// `variables`: any state the resumed session needs.
     pub variables: Map<String, Value>,
+    /// `stepResults`, written as given; no key when `None`.
     pub step_results: Option<Value>,
 }
 
 /// How a session ends.
 #[derive(Debug, Clone, Default)]
 pub struct Completion {
+    /// Ends it as `failed` instead of `completed`.
     pub failed: bool,
+    /// `prUrl`; `None` keeps the one the session has.
     pub pr_url: Option<String>,
+    /// `prNumber`; `None` keeps the one the session has.
     pub pr_number: Option<i64>,
+    /// Written as `summary` in `context.json`.
     pub summary: Option<String>,
+    /// Written as `stepExecutionSummary` in `context.json`.
     pub step_execution_summary: Option<Value>,
 }
 
@@ -149,6 +199,10 @@ impl Store {
         Root::workspace(self.workspace())?.append(&path, format!("{entry}\n").as_bytes())
     }
 
+    /// Starts a session on a spec: writes `sessions/{id}/context.json` (status `running`, phase
+    /// `init`) and the first `audit.jsonl` entry. With [`StartSession::worktree`] inside git,
+    /// first adds a worktree `.worktrees/{spec name}` (see [`spec_name`]) on a new branch
+    /// `wrangler/{spec name}/{id}`; otherwise the session works in place.
     pub fn session_start(&self, req: StartSession) -> Result<Started, StoreError> {
         let root = &self.workspace().root;
         let base = match &req.working_directory {
@@ -293,6 +347,8 @@ impl Store {
         Ok((session, checkpoint_id))
     }
 
+    /// Ends session `id`: status `completed` (or `failed`), phase `complete`, `completedAt` now,
+    /// what `done` gives recorded, and a `complete` audit entry with the session's duration.
     pub fn session_complete(&self, id: &str, done: Completion) -> Result<Session, StoreError> {
         let _lock = WorkspaceLock::acquire(self.workspace())?;
         let mut session = self.load_session(id)?;

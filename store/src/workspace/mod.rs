@@ -13,6 +13,9 @@ pub use worktrees::Worktrees;
 /// Names of the workspace directory, in the order they are looked for.
 const DIR_NAMES: &[&str] = &[".wrangler", ".docket"];
 
+/// Where a workspace is, and whether linked worktrees share it. Found with
+/// [`Workspace::resolve`] or [`Workspace::discover`], made with [`Workspace::init`]; a plain
+/// value (it holds no folder open), served by a [`Store`](crate::Store).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Workspace {
     /// The directory holding `.wrangler/` or `.docket/` (usually the repository root).
@@ -20,7 +23,7 @@ pub struct Workspace {
     /// The `.wrangler/` or `.docket/` directory itself.
     pub dir: PathBuf,
     /// The linked worktree docket was started in, when it serves the main worktree's workspace
-    /// instead of that worktree's own (see [`worktrees`]).
+    /// instead of that worktree's own (see [`Worktrees`]).
     pub shared_from: Option<PathBuf>,
     /// Whether linked worktrees share this workspace or keep their own files (then claims hold
     /// across worktrees through claim refs in the common git directory).
@@ -55,7 +58,7 @@ impl Workspace {
     /// `explicit`, else `DOCKET_WORKSPACE`, else `WRANGLER_WORKSPACE_ROOT`, else discovery from the
     /// current directory. An explicit path may be the root or the `.wrangler/`/`.docket/` itself.
     /// In a linked git worktree this is the main worktree's workspace unless `worktrees: local`
-    /// (config key or `DOCKET_WORKTREES`) says otherwise: see [`worktrees`].
+    /// (config key or `DOCKET_WORKTREES`) says otherwise: see [`Worktrees`].
     pub fn resolve(explicit: Option<&Path>) -> Result<Workspace, StoreError> {
         Workspace::resolve_with(explicit, None)
     }
@@ -151,6 +154,7 @@ impl Workspace {
         self.dir.join("cache")
     }
 
+    /// `sessions/`: one folder per session (see [`crate::sessions`]).
     pub fn sessions_dir(&self) -> PathBuf {
         self.dir.join("sessions")
     }

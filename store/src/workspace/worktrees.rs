@@ -32,6 +32,7 @@ impl Worktrees {
     /// The accepted values, in the order of the variants.
     pub const VALUES: [&'static str; 2] = ["shared", "local"];
 
+    /// `shared` or `local` (any case, surrounding space ignored); `None` for anything else.
     pub fn parse(value: &str) -> Option<Worktrees> {
         match value.trim().to_ascii_lowercase().as_str() {
             "shared" => Some(Worktrees::Shared),
