@@ -6,6 +6,8 @@
 //!
 //! Over 600 lines on purpose: one clap struct per human command beside its conversion to tool
 //! arguments, so a flag and what it becomes are read together; it is declarations, not logic.
+//! The work-graph commands' flags are here too: the modules that run commands import this one,
+//! never the other way round.
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -603,61 +605,6 @@ fn put_list(args: &mut Map<String, Value>, key: &str, values: &[String]) {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use clap::Parser;
-
-    use super::*;
-
-    #[derive(Parser)]
-    struct Top {
-        #[command(subcommand)]
-        command: Command,
-    }
-
-    fn parse(argv: &[&str]) -> Command {
-        Top::try_parse_from(std::iter::once("docket").chain(argv.iter().copied())).expect("parses").command
-    }
-
-    #[test]
-    fn list_flags_become_issues_list_arguments() {
-        let Command::List(list) =
-            parse(&["list", "--status", "open,in_progress", "--status", "closed", "--label", "bug", "--limit", "5"])
-        else {
-            panic!("not list")
-        };
-        let args = Value::Object(list.to_arguments(None));
-        assert_eq!(
-            args,
-            json!({"status": ["open", "in_progress", "closed"], "labels": ["bug"], "fields": TABLE_FIELDS, "limit": 5})
-        );
-    }
-
-    #[test]
-    fn list_json_asks_for_the_table_records_and_leaves_page_size_to_the_tool() {
-        let Command::List(list) = parse(&["list", "--json", "--cursor", "abc"]) else { panic!("not list") };
-        assert_eq!(Value::Object(list.to_arguments(None)), json!({"fields": TABLE_FIELDS, "cursor": "abc"}));
-        let Command::List(list) = parse(&["list", "--json", "--format", "minimal"]) else { panic!("not list") };
-        assert_eq!(Value::Object(list.to_arguments(None)), json!({"format": "minimal"}));
-    }
-
-    #[test]
-    fn update_sends_only_the_fields_given() {
-        let Command::Update(u) = parse(&["update", "ISS-000001", "--status", "closed", "--no-labels"]) else {
-            panic!("not update")
-        };
-        assert_eq!(Value::Object(u.to_arguments(None)), json!({"id": "ISS-000001", "status": "closed", "labels": []}));
-    }
-
-    #[test]
-    fn create_always_sends_a_description() {
-        let Command::Create(c) = parse(&["create", "--title", "T", "--priority", "urgent"]) else {
-            panic!("not create")
-        };
-        assert_eq!(Value::Object(c.to_arguments(None)), json!({"title": "T", "description": "", "priority": "urgent"}));
-    }
-}
-
 /// The daily commands (run by cli/daily.rs).
 #[derive(Subcommand, Debug)]
 pub enum Daily {
@@ -676,14 +623,14 @@ pub enum Daily {
     /// says `container: true`; `container: false` offers a parent as work even while it has open
     /// children.
     #[command(mut_arg("assignee", |a| a.help("Add this person's issues to the unassigned ones (it does not narrow the list to theirs)")))]
-    Ready(super::graph::ReadyArgs),
+    Ready(ReadyArgs),
     /// Make an issue wait for others: `docket block ID --by ID...` (issues_update blockedBy).
-    Block(super::graph::BlockArgs),
+    Block(BlockArgs),
     /// Stop an issue waiting for others: `docket unblock ID --by ID...`.
-    Unblock(super::graph::BlockArgs),
+    Unblock(BlockArgs),
     /// Take an issue: assignee and in_progress in one write, if nobody has it and nothing blocks
     /// it (issues_claim).
-    Claim(super::graph::ClaimArgs),
+    Claim(ClaimArgs),
     /// An issue with its parent, children, blockers and what it blocks.
     Tree(IdArgs),
     /// Serve the web board alone on loopback and print its URL (`docket serve --http` serves it
@@ -757,4 +704,98 @@ pub struct WebArgs {
     /// Workspace directory (holding .wrangler/ or .docket/), found like `serve` otherwise.
     #[arg(long, value_name = "PATH")]
     pub workspace: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct BlockArgs {
+    /// The issue that waits, e.g. ISS-000042.
+    pub id: String,
+    /// The issues it waits for (repeatable or comma-separated).
+    #[arg(long = "by", value_delimiter = ',', value_name = "ID", required = true, num_args = 1..)]
+    pub by: Vec<String>,
+    #[command(flatten)]
+    pub ws: WorkspaceArg,
+}
+
+#[derive(Args, Debug)]
+pub struct ClaimArgs {
+    /// Issue ID, e.g. ISS-000042.
+    pub id: String,
+    /// Who takes it.
+    #[arg(long = "as", value_name = "NAME")]
+    pub assignee: String,
+    /// Take over another holder's claim (its agent is gone), saying why.
+    #[arg(long, value_name = "REASON")]
+    pub force: Option<String>,
+    #[command(flatten)]
+    pub ws: WorkspaceArg,
+}
+
+#[derive(Args, Debug)]
+pub struct ReadyArgs {
+    #[command(flatten)]
+    pub filters: Filters,
+    /// Most issues to show (default 10).
+    #[arg(long, default_value_t = 10)]
+    pub limit: usize,
+    /// Print the issues as JSON.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub ws: WorkspaceArg,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Parser)]
+    struct Top {
+        #[command(subcommand)]
+        command: Command,
+    }
+
+    fn parse(argv: &[&str]) -> Command {
+        Top::try_parse_from(std::iter::once("docket").chain(argv.iter().copied())).expect("parses").command
+    }
+
+    #[test]
+    fn list_flags_become_issues_list_arguments() {
+        let Command::List(list) =
+            parse(&["list", "--status", "open,in_progress", "--status", "closed", "--label", "bug", "--limit", "5"])
+        else {
+            panic!("not list")
+        };
+        let args = Value::Object(list.to_arguments(None));
+        assert_eq!(
+            args,
+            json!({"status": ["open", "in_progress", "closed"], "labels": ["bug"], "fields": TABLE_FIELDS, "limit": 5})
+        );
+    }
+
+    #[test]
+    fn list_json_asks_for_the_table_records_and_leaves_page_size_to_the_tool() {
+        let Command::List(list) = parse(&["list", "--json", "--cursor", "abc"]) else { panic!("not list") };
+        assert_eq!(Value::Object(list.to_arguments(None)), json!({"fields": TABLE_FIELDS, "cursor": "abc"}));
+        let Command::List(list) = parse(&["list", "--json", "--format", "minimal"]) else { panic!("not list") };
+        assert_eq!(Value::Object(list.to_arguments(None)), json!({"format": "minimal"}));
+    }
+
+    #[test]
+    fn update_sends_only_the_fields_given() {
+        let Command::Update(u) = parse(&["update", "ISS-000001", "--status", "closed", "--no-labels"]) else {
+            panic!("not update")
+        };
+        assert_eq!(Value::Object(u.to_arguments(None)), json!({"id": "ISS-000001", "status": "closed", "labels": []}));
+    }
+
+    #[test]
+    fn create_always_sends_a_description() {
+        let Command::Create(c) = parse(&["create", "--title", "T", "--priority", "urgent"]) else {
+            panic!("not create")
+        };
+        assert_eq!(Value::Object(c.to_arguments(None)), json!({"title": "T", "description": "", "priority": "urgent"}));
+    }
 }

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use serde_json::{Map, Value, json};
 
 use super::args::{CloseArgs, Daily, SearchArgs};
-use super::commands::list_table;
+use super::listing::list_table;
 use super::table::terminal_width;
 use super::{Core, json_text, style};
 use crate::generated::{IssuesSearchOutput, IssuesUpdateOutput};

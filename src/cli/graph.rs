@@ -4,56 +4,16 @@
 
 use std::fmt::Write as _;
 
-use clap::Args;
 use serde_json::{Map, Value, json};
 
-use super::args::{Filters, WorkspaceArg};
-use super::commands::list_table;
+use super::args::{BlockArgs, ClaimArgs, ReadyArgs};
+use super::listing::list_table;
 use super::table::terminal_width;
 use super::{Core, json_text, style};
 use crate::generated::{
     IssueRecord, IssuesClaimOutput, IssuesGetBatchOutput, IssuesGetOutput, IssuesListOutput, IssuesReadyOutput,
     IssuesUpdateOutput, limits,
 };
-
-#[derive(Args, Debug)]
-pub struct BlockArgs {
-    /// The issue that waits, e.g. ISS-000042.
-    pub id: String,
-    /// The issues it waits for (repeatable or comma-separated).
-    #[arg(long = "by", value_delimiter = ',', value_name = "ID", required = true, num_args = 1..)]
-    pub by: Vec<String>,
-    #[command(flatten)]
-    pub ws: WorkspaceArg,
-}
-
-#[derive(Args, Debug)]
-pub struct ClaimArgs {
-    /// Issue ID, e.g. ISS-000042.
-    pub id: String,
-    /// Who takes it.
-    #[arg(long = "as", value_name = "NAME")]
-    pub assignee: String,
-    /// Take over another holder's claim (its agent is gone), saying why.
-    #[arg(long, value_name = "REASON")]
-    pub force: Option<String>,
-    #[command(flatten)]
-    pub ws: WorkspaceArg,
-}
-
-#[derive(Args, Debug)]
-pub struct ReadyArgs {
-    #[command(flatten)]
-    pub filters: Filters,
-    /// Most issues to show (default 10).
-    #[arg(long, default_value_t = 10)]
-    pub limit: usize,
-    /// Print the issues as JSON.
-    #[arg(long)]
-    pub json: bool,
-    #[command(flatten)]
-    pub ws: WorkspaceArg,
-}
 
 fn object(v: Value) -> Map<String, Value> {
     v.as_object().cloned().unwrap_or_default()

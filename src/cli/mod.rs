@@ -14,6 +14,7 @@ mod edit;
 mod graph;
 mod hook;
 mod human;
+mod listing;
 mod split;
 mod style;
 mod table;
