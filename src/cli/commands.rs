@@ -5,19 +5,21 @@ use std::fmt::Write;
 
 use serde_json::{Map, Value, json};
 
-use super::args::{BoardArgs, CreateArgs, LabelChange, ListArgs, ShowArgs, StatsArgs, UpdateArgs};
+use super::args::{BoardArgs, CreateArgs, LabelChange, ListArgs, ShowArgs, StatsArgs, UpdateArgs, wire_names};
 use super::board::{self, Column};
 use super::listing::list_table;
 use super::table::{self, terminal_width};
 use super::{Core, json_text};
 use super::{human, style};
+use crate::generated::arguments::{
+    IssueFilters, IssuesGetInput, IssuesLabelsInput, IssuesListInput, IssuesUpdateInput, ToolArguments,
+};
 use crate::generated::{
-    IssuePriority, IssueStatus, IssuesCreateOutput, IssuesGetOutput, IssuesListOutput, IssuesStatsOutput,
-    IssuesUpdateOutput, limits,
+    IssueField, IssuePriority, IssueStatus, IssuesLabelsOperation, IssuesUpdateOutput, StatsGroupBy, limits,
 };
 
 pub(super) fn list(core: &Core, a: &ListArgs) -> Result<String, String> {
-    let (first, reply) = core.call_as::<IssuesListOutput>("issues_list", a.to_arguments(None))?;
+    let (first, reply) = core.call_as(&a.to_arguments(None))?;
     if a.json && !a.all {
         return Ok(json_text(&reply.data));
     }
@@ -28,7 +30,7 @@ pub(super) fn list(core: &Core, a: &ListArgs) -> Result<String, String> {
     while a.all
         && let Some(cursor) = page.next_cursor.take()
     {
-        page = core.call_as::<IssuesListOutput>("issues_list", a.to_arguments(Some(&cursor)))?.0;
+        page = core.call_as(&a.to_arguments(Some(&cursor)))?.0;
         issues.extend(page.issues.take().unwrap_or_default());
     }
     if a.json {
@@ -87,7 +89,7 @@ pub(super) fn show(core: &Core, a: &ShowArgs) -> Result<String, String> {
 
 /// [`show`] with the body wrapped at `width` (the interactive board's issue window).
 pub(super) fn show_at(core: &Core, a: &ShowArgs, width: usize) -> Result<String, String> {
-    let (out, reply) = core.call_as::<IssuesGetOutput>("issues_get", a.to_arguments())?;
+    let (out, reply) = core.call_as(&a.to_arguments())?;
     if a.json {
         return Ok(json_text(&reply.data));
     }
@@ -116,8 +118,8 @@ pub(super) fn show_at(core: &Core, a: &ShowArgs, width: usize) -> Result<String,
     field("Context", Some(others.join(", ")));
     // The work graph comes with the whole issue (a read of `fields` leaves it out).
     {
-        let whole = json!({"id": r.id}).as_object().cloned().unwrap_or_default();
-        if let Ok((g, _)) = core.call_as::<IssuesGetOutput>("issues_get", whole) {
+        let whole = IssuesGetInput { id: r.id.clone(), ..IssuesGetInput::default() };
+        if let Ok((g, _)) = core.call_as(&whole) {
             let g = g.issue;
             let ids = |l: Option<Vec<String>>| l.filter(|l| !l.is_empty()).map(|l| l.join(", "));
             field("Blockers", ids(g.blocked_by));
@@ -145,7 +147,7 @@ pub(super) fn show_at(core: &Core, a: &ShowArgs, width: usize) -> Result<String,
 
 pub(super) fn create(core: &Core, a: &CreateArgs) -> Result<String, String> {
     let body = a.body.read()?;
-    let (out, reply) = core.call_as::<IssuesCreateOutput>("issues_create", a.to_arguments(body))?;
+    let (out, reply) = core.call_as(&a.to_arguments(body))?;
     if a.json {
         return Ok(json_text(&reply.data));
     }
@@ -159,16 +161,15 @@ pub(super) fn update(core: &Core, a: &UpdateArgs) -> Result<String, String> {
     let (mut lines, mut json) = (Vec::new(), Map::new());
     let mut id = a.id.clone();
     // Label edits alone need no issues_update call (it would say nothing was given to change).
-    if args.len() > 1 || a.edits_blockers() || !matches!(labels, LabelChange::Edit { .. }) {
-        let (out, reply) = if a.edits_blockers() {
-            update_blockers(core, a, &mut args)?
-        } else {
-            core.call_as::<IssuesUpdateOutput>("issues_update", args.clone())?
-        };
+    let id_only = IssuesUpdateInput { id: a.id.clone(), ..IssuesUpdateInput::default() };
+    if args != id_only || a.edits_blockers() || !matches!(labels, LabelChange::Edit { .. }) {
+        let (out, reply) = if a.edits_blockers() { update_blockers(core, a, &mut args)? } else { core.call_as(&args)? };
         json.insert("update".into(), reply.data);
         id = out.issue.id.clone();
+        // What was sent for each field the tool says changed (by its name on the wire).
+        let sent = args.to_map();
         for name in &out.changed {
-            let value = match (name.as_str(), args.get(name)) {
+            let value = match (name.as_str(), sent.get(name)) {
                 ("description", Some(Value::String(d))) => format!("({} characters)", d.chars().count()),
                 (_, Some(v)) => plain(v),
                 (_, None) => "(changed)".to_string(),
@@ -182,9 +183,14 @@ pub(super) fn update(core: &Core, a: &UpdateArgs) -> Result<String, String> {
     }
     if let LabelChange::Edit { add, remove } = &labels {
         let mut now = None;
-        for (operation, names) in [("add", add), ("remove", remove)].into_iter().filter(|(_, n)| !n.is_empty()) {
-            let call = json!({"operation": operation, "issueId": id, "labels": names});
-            let reply = core.call("issues_labels", call.as_object().cloned().unwrap_or_default())?;
+        let edits = [(IssuesLabelsOperation::Add, add), (IssuesLabelsOperation::Remove, remove)];
+        for (operation, names) in edits.into_iter().filter(|(_, n)| !n.is_empty()) {
+            let call = IssuesLabelsInput {
+                operation: operation.to_string(),
+                issue_id: Some(id.clone()),
+                labels: Some(names.clone()),
+            };
+            let reply = core.call(&call)?;
             now = Some(plain(&reply.data["issueLabels"]));
             json.insert(format!("labels_{operation}"), reply.data);
         }
@@ -212,15 +218,13 @@ pub(super) fn update(core: &Core, a: &UpdateArgs) -> Result<String, String> {
 fn update_blockers(
     core: &Core,
     a: &UpdateArgs,
-    args: &mut Map<String, Value>,
+    args: &mut IssuesUpdateInput,
 ) -> Result<(IssuesUpdateOutput, crate::runtime::Reply<Value>), String> {
     for _ in 0..5 {
-        let get = json!({"id": a.id}).as_object().cloned().unwrap_or_default();
-        let (got, _) = core.call_as::<IssuesGetOutput>("issues_get", get)?;
-        let blockers = a.edited_blockers(&got.issue.blocked_by.unwrap_or_default());
-        args.insert("blockedBy".into(), json!(blockers));
-        args.insert("ifVersion".into(), json!(got.version));
-        match core.call_as::<IssuesUpdateOutput>("issues_update", args.clone()) {
+        let (got, _) = core.call_as(&IssuesGetInput { id: a.id.clone(), ..IssuesGetInput::default() })?;
+        args.blocked_by = Some(a.edited_blockers(&got.issue.blocked_by.unwrap_or_default()));
+        args.if_version = got.version;
+        match core.call_as(&*args) {
             Err(e) if e.contains("changed since you read it") => continue,
             answer => return answer,
         }
@@ -251,13 +255,18 @@ pub(super) fn blocked_ids(core: &Core) -> Result<std::collections::HashSet<Strin
     let mut ids = std::collections::HashSet::new();
     let mut cursor: Option<String> = None;
     loop {
-        let mut args = json!({"blocked": true, "status": ["open", "in_progress"], "fields": ["status"],
-            "limit": limits::issues_list::MAX_PAGE_SIZE});
-        if let Some(c) = cursor.take() {
-            args["cursor"] = json!(c);
-        }
-        let (page, _) =
-            core.call_as::<IssuesListOutput>("issues_list", args.as_object().cloned().unwrap_or_default())?;
+        let args = IssuesListInput {
+            filters: IssueFilters {
+                blocked: Some(true),
+                status: Some(wire_names(&[IssueStatus::Open, IssueStatus::InProgress])),
+                ..IssueFilters::default()
+            },
+            fields: Some(wire_names(&[IssueField::Status])),
+            limit: Some(limits::issues_list::MAX_PAGE_SIZE as i64),
+            cursor: cursor.take(),
+            ..IssuesListInput::default()
+        };
+        let (page, _) = core.call_as(&args)?;
         ids.extend(page.issues.unwrap_or_default().into_iter().map(|r| r.id));
         match page.next_cursor {
             Some(c) => cursor = Some(c),
@@ -279,14 +288,11 @@ pub(super) fn board(core: &Core, a: &BoardArgs) -> Result<String, String> {
         // Closed columns show the most recently closed few (the list's order); the others their
         // highest priority first (as the web board does), capped at --limit.
         let limit = if closed { i64::from(a.closed).max(1) } else { page_size };
-        let (mut page, _) =
-            core.call_as::<IssuesListOutput>("issues_list", a.to_arguments(status.as_str(), limit, None))?;
+        let (mut page, _) = core.call_as(&a.to_arguments(*status, limit, None))?;
         let count = page.total_count.max(0) as usize;
         let mut issues = page.issues.take().unwrap_or_default();
         while !closed && let Some(cursor) = page.next_cursor.take() {
-            page = core
-                .call_as::<IssuesListOutput>("issues_list", a.to_arguments(status.as_str(), limit, Some(&cursor)))?
-                .0;
+            page = core.call_as(&a.to_arguments(*status, limit, Some(&cursor)))?.0;
             issues.extend(page.issues.take().unwrap_or_default());
         }
         let cap = if closed {
@@ -346,13 +352,13 @@ pub(super) fn priority_tag(p: IssuePriority) -> &'static str {
 }
 
 /// The groupings `stats` shows, in order.
-const STATS_GROUPS: [&str; 3] = ["status", "priority", "type"];
+const STATS_GROUPS: [StatsGroupBy; 3] = [StatsGroupBy::Status, StatsGroupBy::Priority, StatsGroupBy::Type];
 
 pub(super) fn stats(core: &Core, a: &StatsArgs) -> Result<String, String> {
     let mut json = Map::new();
     let mut text = String::new();
     for group in STATS_GROUPS {
-        let (out, reply) = core.call_as::<IssuesStatsOutput>("issues_stats", a.to_arguments(group))?;
+        let (out, reply) = core.call_as(&a.to_arguments(group))?;
         json.insert(group.to_string(), reply.data);
         let count = |n: i64| format!("{n:>5}");
         let mut rows: Vec<Vec<String>> = out.groups.iter().map(|g| vec![g.key.clone(), count(g.count)]).collect();
@@ -360,7 +366,7 @@ pub(super) fn stats(core: &Core, a: &StatsArgs) -> Result<String, String> {
         if !text.is_empty() {
             text.push('\n');
         }
-        text.push_str(&table::render(&[&group.to_uppercase(), "COUNT"], &rows));
+        text.push_str(&table::render(&[&group.as_str().to_uppercase(), "COUNT"], &rows));
     }
     if a.json {
         return Ok(json_text(&Value::Object(json)));
