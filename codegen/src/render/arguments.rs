@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::types::{docs, ident, shape_type};
+use super::types::{docs, field_head, ident, parameter_set, shape_type};
 use crate::model::{Model, Object, RustType, Shape};
 
 /// The module: the `ToolArguments` trait, the twins and its impl for each tool's.
@@ -101,17 +101,10 @@ fn twin(obj: &Object) -> TokenStream {
     let doc = docs(&obj.description);
     let mut sets = BTreeSet::new();
     let fields = obj.fields.iter().filter_map(|f| {
-        if let Some((field, set)) = &f.flattened_into {
-            if !sets.insert(field.clone()) {
-                return None;
-            }
-            let (name, set) = (ident(field), ident(set));
-            return Some(quote! { #[serde(flatten)] pub #name: #set });
+        if let Some(set) = parameter_set(f, &mut sets) {
+            return set;
         }
-        let name = ident(&f.rust);
-        let doc = docs(&f.description);
-        let wire = &f.wire;
-        let rename = (f.rust.trim_start_matches("r#") != wire).then(|| quote! { #[serde(rename = #wire)] });
+        let (doc, rename, name) = field_head(f);
         let inner = caller_type(&f.shape);
         let skip = quote! { #[serde(skip_serializing_if = "Option::is_none")] };
         Some(match (f.required, f.nullable) {
