@@ -815,6 +815,14 @@ mod tests {
             Value::Object(u.to_arguments(None).to_map()),
             json!({"id": "ISS-000001", "status": "closed", "labels": []})
         );
+        // "" clears the assignee: sent as given.
+        let Command::Update(u) = parse(&["update", "ISS-000001", "--assignee", "", "--no-blockers"]) else {
+            panic!("not update")
+        };
+        assert_eq!(
+            Value::Object(u.to_arguments(None).to_map()),
+            json!({"id": "ISS-000001", "assignee": "", "blockedBy": []})
+        );
     }
 
     #[test]

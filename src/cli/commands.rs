@@ -190,8 +190,8 @@ pub(super) fn update(core: &Core, a: &UpdateArgs) -> Result<String, String> {
                 issue_id: Some(id.clone()),
                 labels: Some(names.clone()),
             };
-            let reply = core.call(&call)?;
-            now = Some(plain(&reply.data["issueLabels"]));
+            let (out, reply) = core.call_as(&call)?;
+            now = Some(plain(&Value::from(out.issue_labels.unwrap_or_default())));
             json.insert(format!("labels_{operation}"), reply.data);
         }
         let mut what = Vec::new();
