@@ -1,4 +1,5 @@
-//! The command-line flags of each human command, and how they become a tool's JSON arguments.
+//! The command-line flags of each human command, and how they become a tool's typed arguments
+//! ([`crate::generated::arguments`]: a parameter renamed in tools.yaml breaks this file's build).
 //!
 //! Flags carry strings, not enums: the values are checked by the generated dispatch, whose
 //! messages list the valid values from tools.yaml (so `--priority urgent` is an input error, exit
@@ -6,12 +7,19 @@
 //!
 //! Over 600 lines on purpose: one clap struct per human command beside its conversion to tool
 //! arguments, so a flag and what it becomes are read together; it is declarations, not logic.
+//! The work-graph commands' flags are here too: the modules that run commands import this one,
+//! never the other way round.
 
 use std::io::Read;
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
-use serde_json::{Map, Value, json};
+
+use crate::generated::arguments::{
+    IssueFilters, IssuesCreateInput, IssuesGetInput, IssuesListInput, IssuesStatsInput, IssuesUpdateInput,
+    WranglerContext,
+};
+use crate::generated::{IssueField, IssueStatus, ListFormat, StatsGroupBy};
 
 /// The human commands over the tools (`serve` and `init` live in the binary).
 #[derive(Subcommand, Debug)]
@@ -164,15 +172,21 @@ pub struct Filters {
 }
 
 impl Filters {
-    pub(super) fn apply(&self, args: &mut Map<String, Value>) {
-        put_list(args, "priority", &self.priority);
-        put_list(args, "labels", &self.labels);
-        put(args, "assignee", &self.assignee);
-        put(args, "project", &self.project);
-        match self.issue_type.as_slice() {
-            [] => {}
-            [one] => drop(args.insert("type".into(), json!(one))),
-            many => drop(args.insert("types".into(), json!(many))),
+    /// The issue filters these flags ask for (one type goes as `type`, several as `types`).
+    pub(super) fn to_arguments(&self) -> IssueFilters {
+        let (one_type, types) = match self.issue_type.as_slice() {
+            [] => (None, None),
+            [one] => (Some(one.clone()), None),
+            many => (None, Some(many.to_vec())),
+        };
+        IssueFilters {
+            priority: listed(&self.priority),
+            labels: listed(&self.labels),
+            assignee: self.assignee.clone(),
+            project: self.project.clone(),
+            r#type: one_type,
+            types,
+            ..IssueFilters::default()
         }
     }
 }
@@ -209,13 +223,22 @@ pub struct ListArgs {
 }
 
 /// The issue fields the list table can show (format full without the description).
-pub const TABLE_FIELDS: [&str; 8] = ["title", "type", "status", "priority", "labels", "assignee", "project", "dates"];
+pub const TABLE_FIELDS: [IssueField; 8] = [
+    IssueField::Title,
+    IssueField::Type,
+    IssueField::Status,
+    IssueField::Priority,
+    IssueField::Labels,
+    IssueField::Assignee,
+    IssueField::Project,
+    IssueField::Dates,
+];
 
 /// Page size of `list` when none is given (the tool's summary default, also used for `full`).
 pub const LIST_PAGE: i64 = 25;
 
 /// What `list` shows without --status: the work still to do.
-pub const LIST_STATUSES: [&str; 2] = ["open", "in_progress"];
+pub const LIST_STATUSES: [IssueStatus; 2] = [IssueStatus::Open, IssueStatus::InProgress];
 
 impl ListArgs {
     /// The statuses to list: those given, every one for `all`, else [`LIST_STATUSES`] for the
@@ -223,47 +246,50 @@ impl ListArgs {
     pub fn statuses(&self) -> Vec<String> {
         match self.status.as_slice() {
             [] if self.json => Vec::new(),
-            [] => LIST_STATUSES.iter().map(|s| s.to_string()).collect(),
+            [] => wire_names(&LIST_STATUSES),
             [all] if all == "all" => Vec::new(),
             given => given.to_vec(),
         }
     }
 
     /// issues_list arguments for one page (`cursor` overrides `--cursor` when following pages).
-    pub fn to_arguments(&self, cursor: Option<&str>) -> Map<String, Value> {
-        let mut args = Map::new();
-        put_list(&mut args, "status", &self.statuses());
-        self.filters.apply(&mut args);
+    pub fn to_arguments(&self, cursor: Option<&str>) -> IssuesListInput {
         // The table (and --json, for scripts) takes records: the fields the table shows for the
-        // format asked, without bodies. --json with a --format prints the tool's own result for it.
-        let fields: Option<&[&str]> = match (self.json, self.format.as_deref()) {
-            (_, None) | (false, Some("full")) => Some(&TABLE_FIELDS),
-            (false, Some("minimal")) => Some(&["title", "status"]),
-            (false, Some("summary")) => Some(&["title", "status", "priority", "labels", "dates"]),
+        // format asked, without bodies. --json with a --format prints the tool's own result for
+        // it (and a format the tool does not know, the tool refuses).
+        let format = self.format.as_deref().map(|f| ListFormat::ALL.iter().copied().find(|v| v.as_str() == f));
+        let fields: Option<&[IssueField]> = match (self.json, format) {
+            (_, None) | (false, Some(Some(ListFormat::Full))) => Some(&TABLE_FIELDS),
+            (false, Some(Some(ListFormat::Minimal))) => Some(&[IssueField::Title, IssueField::Status]),
+            (false, Some(Some(ListFormat::Summary))) => Some(&[
+                IssueField::Title,
+                IssueField::Status,
+                IssueField::Priority,
+                IssueField::Labels,
+                IssueField::Dates,
+            ]),
             (_, Some(_)) => None,
         };
-        match fields {
-            Some(fields) => drop(args.insert("fields".into(), json!(fields))),
-            None => put(&mut args, "format", &self.format),
-        }
         let limit = match (self.limit, self.all) {
             (Some(l), _) => Some(l),
             (None, true) => Some(crate::generated::limits::issues_list::MAX_PAGE_SIZE as i64),
             (None, false) => (!self.json || self.page.is_some()).then_some(LIST_PAGE),
         };
-        if let Some(l) = limit {
-            args.insert("limit".into(), json!(l));
-        }
-        match (cursor.map(str::to_string).or_else(|| self.cursor.clone()), self.page) {
-            (Some(c), _) => drop(args.insert("cursor".into(), json!(c))),
+        let (cursor, offset) = match (cursor.map(str::to_string).or_else(|| self.cursor.clone()), self.page) {
+            (Some(c), _) => (Some(c), None),
             // A page number is an offset (the tools' older way to page, still taken).
-            (None, Some(page)) => {
-                let offset = i64::from(page - 1).saturating_mul(limit.unwrap_or(LIST_PAGE));
-                args.insert("offset".into(), json!(offset));
-            }
-            (None, None) => {}
+            (None, Some(page)) => (None, Some(i64::from(page - 1).saturating_mul(limit.unwrap_or(LIST_PAGE)))),
+            (None, None) => (None, None),
+        };
+        IssuesListInput {
+            filters: IssueFilters { status: listed(&self.statuses()), ..self.filters.to_arguments() },
+            format: if fields.is_none() { self.format.clone() } else { None },
+            fields: fields.map(wire_names),
+            limit,
+            cursor,
+            offset,
+            ..IssuesListInput::default()
         }
-        args
     }
 }
 
@@ -279,13 +305,11 @@ pub struct ShowArgs {
 }
 
 impl ShowArgs {
-    pub fn to_arguments(&self) -> Map<String, Value> {
-        let mut args = Map::new();
-        args.insert("id".into(), json!(self.id));
+    pub fn to_arguments(&self) -> IssuesGetInput {
+        use IssueField::*;
         // Every field, with the exact times (a model's default answer has the update date only).
-        let fields = ["title", "description", "type", "status", "priority", "labels", "assignee", "project"];
-        args.insert("fields".into(), json!([&fields[..], &["dates", "wranglerContext"]].concat()));
-        args
+        let fields = [Title, Description, Type, Status, Priority, Labels, Assignee, Project, Dates, WranglerContext];
+        IssuesGetInput { id: self.id.clone(), fields: Some(wire_names(&fields)), ..IssuesGetInput::default() }
     }
 }
 
@@ -365,21 +389,23 @@ pub struct CreateArgs {
 
 impl CreateArgs {
     /// issues_create arguments; `body` is the description already read (empty when none given).
-    pub fn to_arguments(&self, body: Option<String>) -> Map<String, Value> {
-        let mut args = Map::new();
-        args.insert("title".into(), json!(self.title.as_ref().or(self.title_arg.as_ref())));
-        args.insert("description".into(), json!(body.unwrap_or_default()));
-        put(&mut args, "type", &self.issue_type);
-        put(&mut args, "priority", &self.priority);
-        put(&mut args, "status", &self.status);
-        put_list(&mut args, "labels", &self.labels);
-        put(&mut args, "assignee", &self.assignee);
-        put(&mut args, "project", &self.project);
-        if let Some(parent) = &self.parent {
-            args.insert("wranglerContext".into(), json!({ "parentTaskId": parent }));
+    pub fn to_arguments(&self, body: Option<String>) -> IssuesCreateInput {
+        IssuesCreateInput {
+            // clap asks for one of the two.
+            title: self.title.clone().or_else(|| self.title_arg.clone()).unwrap_or_default(),
+            description: body.unwrap_or_default(),
+            r#type: self.issue_type.clone(),
+            priority: self.priority.clone(),
+            status: self.status.clone(),
+            labels: listed(&self.labels),
+            assignee: self.assignee.clone(),
+            project: self.project.clone(),
+            wrangler_context: self
+                .parent
+                .clone()
+                .map(|parent| WranglerContext { parent_task_id: Some(parent), ..WranglerContext::default() }),
+            blocked_by: listed(&self.blocked_by),
         }
-        put_list(&mut args, "blockedBy", &self.blocked_by);
-        args
     }
 }
 
@@ -488,25 +514,24 @@ impl UpdateArgs {
 
     /// issues_update arguments; `body` is the new description already read, if any. Label edits
     /// (`+L`, `-L`) are not among them: they go through issues_labels (see [`Self::label_change`]).
-    pub fn to_arguments(&self, body: Option<String>) -> Map<String, Value> {
-        let mut args = Map::new();
-        args.insert("id".into(), json!(self.id));
-        put(&mut args, "title", &self.title);
-        put(&mut args, "description", &body);
-        put(&mut args, "type", &self.issue_type);
-        put(&mut args, "status", &self.status);
-        put(&mut args, "priority", &self.priority);
-        if let Ok(LabelChange::Replace(labels)) = self.label_change() {
-            args.insert("labels".into(), json!(labels));
+    pub fn to_arguments(&self, body: Option<String>) -> IssuesUpdateInput {
+        IssuesUpdateInput {
+            id: self.id.clone(),
+            title: self.title.clone(),
+            description: body,
+            r#type: self.issue_type.clone(),
+            status: self.status.clone(),
+            priority: self.priority.clone(),
+            labels: match self.label_change() {
+                Ok(LabelChange::Replace(labels)) => Some(labels),
+                _ => None,
+            },
+            // "" clears them (sent as given, not as null).
+            assignee: self.assignee.clone().map(Some),
+            project: self.project.clone().map(Some),
+            blocked_by: if self.no_blockers { Some(Vec::new()) } else { listed(&self.blocked_by) },
+            ..IssuesUpdateInput::default()
         }
-        put(&mut args, "assignee", &self.assignee);
-        put(&mut args, "project", &self.project);
-        if self.no_blockers {
-            args.insert("blockedBy".into(), json!([]));
-        } else {
-            put_list(&mut args, "blockedBy", &self.blocked_by);
-        }
-        args
     }
 
     /// Whether blockers are added or removed (a read-modify-write of blockedBy).
@@ -556,14 +581,14 @@ pub struct BoardArgs {
 
 impl BoardArgs {
     /// issues_list arguments for one column's page.
-    pub fn to_arguments(&self, status: &str, limit: i64, cursor: Option<&str>) -> Map<String, Value> {
-        let mut args = Map::new();
-        args.insert("status".into(), json!([status]));
-        self.filters.apply(&mut args);
-        args.insert("fields".into(), json!(["title", "priority"]));
-        args.insert("limit".into(), json!(limit));
-        put(&mut args, "cursor", &cursor.map(str::to_string));
-        args
+    pub fn to_arguments(&self, status: IssueStatus, limit: i64, cursor: Option<&str>) -> IssuesListInput {
+        IssuesListInput {
+            filters: IssueFilters { status: Some(vec![status.to_string()]), ..self.filters.to_arguments() },
+            fields: Some(wire_names(&[IssueField::Title, IssueField::Priority])),
+            limit: Some(limit),
+            cursor: cursor.map(str::to_string),
+            ..IssuesListInput::default()
+        }
     }
 }
 
@@ -582,80 +607,23 @@ pub struct StatsArgs {
 }
 
 impl StatsArgs {
-    pub fn to_arguments(&self, group_by: &str) -> Map<String, Value> {
-        let mut args = Map::new();
-        args.insert("groupBy".into(), json!(group_by));
-        put_list(&mut args, "status", &self.status);
-        self.filters.apply(&mut args);
-        args
+    pub fn to_arguments(&self, group_by: StatsGroupBy) -> IssuesStatsInput {
+        IssuesStatsInput {
+            group_by: group_by.to_string(),
+            filters: IssueFilters { status: listed(&self.status), ..self.filters.to_arguments() },
+            ..IssuesStatsInput::default()
+        }
     }
 }
 
-fn put(args: &mut Map<String, Value>, key: &str, value: &Option<String>) {
-    if let Some(v) = value {
-        args.insert(key.into(), json!(v));
-    }
+/// A list flag's values, or `None` (not sent) when none were given.
+pub(super) fn listed(values: &[String]) -> Option<Vec<String>> {
+    (!values.is_empty()).then(|| values.to_vec())
 }
 
-fn put_list(args: &mut Map<String, Value>, key: &str, values: &[String]) {
-    if !values.is_empty() {
-        args.insert(key.into(), json!(values));
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use clap::Parser;
-
-    use super::*;
-
-    #[derive(Parser)]
-    struct Top {
-        #[command(subcommand)]
-        command: Command,
-    }
-
-    fn parse(argv: &[&str]) -> Command {
-        Top::try_parse_from(std::iter::once("docket").chain(argv.iter().copied())).expect("parses").command
-    }
-
-    #[test]
-    fn list_flags_become_issues_list_arguments() {
-        let Command::List(list) =
-            parse(&["list", "--status", "open,in_progress", "--status", "closed", "--label", "bug", "--limit", "5"])
-        else {
-            panic!("not list")
-        };
-        let args = Value::Object(list.to_arguments(None));
-        assert_eq!(
-            args,
-            json!({"status": ["open", "in_progress", "closed"], "labels": ["bug"], "fields": TABLE_FIELDS, "limit": 5})
-        );
-    }
-
-    #[test]
-    fn list_json_asks_for_the_table_records_and_leaves_page_size_to_the_tool() {
-        let Command::List(list) = parse(&["list", "--json", "--cursor", "abc"]) else { panic!("not list") };
-        assert_eq!(Value::Object(list.to_arguments(None)), json!({"fields": TABLE_FIELDS, "cursor": "abc"}));
-        let Command::List(list) = parse(&["list", "--json", "--format", "minimal"]) else { panic!("not list") };
-        assert_eq!(Value::Object(list.to_arguments(None)), json!({"format": "minimal"}));
-    }
-
-    #[test]
-    fn update_sends_only_the_fields_given() {
-        let Command::Update(u) = parse(&["update", "ISS-000001", "--status", "closed", "--no-labels"]) else {
-            panic!("not update")
-        };
-        assert_eq!(Value::Object(u.to_arguments(None)), json!({"id": "ISS-000001", "status": "closed", "labels": []}));
-    }
-
-    #[test]
-    fn create_always_sends_a_description() {
-        let Command::Create(c) = parse(&["create", "--title", "T", "--priority", "urgent"]) else {
-            panic!("not create")
-        };
-        assert_eq!(Value::Object(c.to_arguments(None)), json!({"title": "T", "description": "", "priority": "urgent"}));
-    }
+/// Enum values as the tools take them (their wire names).
+pub(super) fn wire_names<T: std::fmt::Display>(values: &[T]) -> Vec<String> {
+    values.iter().map(ToString::to_string).collect()
 }
 
 /// The daily commands (run by cli/daily.rs).
@@ -676,14 +644,14 @@ pub enum Daily {
     /// says `container: true`; `container: false` offers a parent as work even while it has open
     /// children.
     #[command(mut_arg("assignee", |a| a.help("Add this person's issues to the unassigned ones (it does not narrow the list to theirs)")))]
-    Ready(super::graph::ReadyArgs),
+    Ready(ReadyArgs),
     /// Make an issue wait for others: `docket block ID --by ID...` (issues_update blockedBy).
-    Block(super::graph::BlockArgs),
+    Block(BlockArgs),
     /// Stop an issue waiting for others: `docket unblock ID --by ID...`.
-    Unblock(super::graph::BlockArgs),
+    Unblock(BlockArgs),
     /// Take an issue: assignee and in_progress in one write, if nobody has it and nothing blocks
     /// it (issues_claim).
-    Claim(super::graph::ClaimArgs),
+    Claim(ClaimArgs),
     /// An issue with its parent, children, blockers and what it blocks.
     Tree(IdArgs),
     /// Serve the web board alone on loopback and print its URL (`docket serve --http` serves it
@@ -757,4 +725,131 @@ pub struct WebArgs {
     /// Workspace directory (holding .wrangler/ or .docket/), found like `serve` otherwise.
     #[arg(long, value_name = "PATH")]
     pub workspace: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct BlockArgs {
+    /// The issue that waits, e.g. ISS-000042.
+    pub id: String,
+    /// The issues it waits for (repeatable or comma-separated).
+    #[arg(long = "by", value_delimiter = ',', value_name = "ID", required = true, num_args = 1..)]
+    pub by: Vec<String>,
+    #[command(flatten)]
+    pub ws: WorkspaceArg,
+}
+
+#[derive(Args, Debug)]
+pub struct ClaimArgs {
+    /// Issue ID, e.g. ISS-000042.
+    pub id: String,
+    /// Who takes it.
+    #[arg(long = "as", value_name = "NAME")]
+    pub assignee: String,
+    /// Take over another holder's claim (its agent is gone), saying why.
+    #[arg(long, value_name = "REASON")]
+    pub force: Option<String>,
+    #[command(flatten)]
+    pub ws: WorkspaceArg,
+}
+
+#[derive(Args, Debug)]
+pub struct ReadyArgs {
+    #[command(flatten)]
+    pub filters: Filters,
+    /// Most issues to show (default 10).
+    #[arg(long, default_value_t = 10)]
+    pub limit: usize,
+    /// Print the issues as JSON.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub ws: WorkspaceArg,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::generated::arguments::ToolArguments;
+
+    #[derive(Parser)]
+    struct Top {
+        #[command(subcommand)]
+        command: Command,
+    }
+
+    fn parse(argv: &[&str]) -> Command {
+        Top::try_parse_from(std::iter::once("docket").chain(argv.iter().copied())).expect("parses").command
+    }
+
+    #[test]
+    fn list_flags_become_issues_list_arguments() {
+        let Command::List(list) =
+            parse(&["list", "--status", "open,in_progress", "--status", "closed", "--label", "bug", "--limit", "5"])
+        else {
+            panic!("not list")
+        };
+        let args = Value::Object(list.to_arguments(None).to_map());
+        assert_eq!(
+            args,
+            json!({"status": ["open", "in_progress", "closed"], "labels": ["bug"], "fields": TABLE_FIELDS, "limit": 5})
+        );
+    }
+
+    #[test]
+    fn list_json_asks_for_the_table_records_and_leaves_page_size_to_the_tool() {
+        let Command::List(list) = parse(&["list", "--json", "--cursor", "abc"]) else { panic!("not list") };
+        assert_eq!(Value::Object(list.to_arguments(None).to_map()), json!({"fields": TABLE_FIELDS, "cursor": "abc"}));
+        let Command::List(list) = parse(&["list", "--json", "--format", "minimal"]) else { panic!("not list") };
+        assert_eq!(Value::Object(list.to_arguments(None).to_map()), json!({"format": "minimal"}));
+    }
+
+    #[test]
+    fn update_sends_only_the_fields_given() {
+        let Command::Update(u) = parse(&["update", "ISS-000001", "--status", "closed", "--no-labels"]) else {
+            panic!("not update")
+        };
+        assert_eq!(
+            Value::Object(u.to_arguments(None).to_map()),
+            json!({"id": "ISS-000001", "status": "closed", "labels": []})
+        );
+        // "" clears the assignee: sent as given.
+        let Command::Update(u) = parse(&["update", "ISS-000001", "--assignee", "", "--no-blockers"]) else {
+            panic!("not update")
+        };
+        assert_eq!(
+            Value::Object(u.to_arguments(None).to_map()),
+            json!({"id": "ISS-000001", "assignee": "", "blockedBy": []})
+        );
+    }
+
+    #[test]
+    fn create_always_sends_a_description() {
+        let Command::Create(c) = parse(&["create", "--title", "T", "--priority", "urgent"]) else {
+            panic!("not create")
+        };
+        assert_eq!(
+            Value::Object(c.to_arguments(None).to_map()),
+            json!({"title": "T", "description": "", "priority": "urgent"})
+        );
+    }
+
+    #[test]
+    fn one_type_is_sent_as_type_and_several_as_types() {
+        let Command::Stats(s) = parse(&["stats", "--type", "idea", "--assignee", "ann"]) else { panic!("not stats") };
+        assert_eq!(
+            Value::Object(s.to_arguments(StatsGroupBy::Priority).to_map()),
+            json!({"groupBy": "priority", "type": "idea", "assignee": "ann"})
+        );
+        let Command::List(list) = parse(&["list", "--json", "--type", "issue,idea", "--page", "3", "--limit", "5"])
+        else {
+            panic!("not list")
+        };
+        assert_eq!(
+            Value::Object(list.to_arguments(None).to_map()),
+            json!({"types": ["issue", "idea"], "fields": TABLE_FIELDS, "limit": 5, "offset": 10})
+        );
+    }
 }

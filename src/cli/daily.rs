@@ -4,20 +4,23 @@
 
 use std::fmt::Write as _;
 
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
-use super::args::{CloseArgs, Daily, SearchArgs};
-use super::commands::list_table;
+use super::args::{CloseArgs, Daily, SearchArgs, listed};
+use super::listing::list_table;
 use super::table::terminal_width;
 use super::{Core, json_text, style};
-use crate::generated::{IssuesSearchOutput, IssuesUpdateOutput};
+use crate::generated::arguments::{
+    IssueFilters, IssuesMarkCompleteInput, IssuesSearchInput, IssuesUpdateInput, SearchFilters,
+};
+use crate::generated::{IssueStatus, ListFormat};
 
 /// Runs one daily command; `top` builds the whole command line (for completions).
 pub(super) fn run(command: &Daily, top: fn() -> clap::Command) -> Result<String, String> {
     match command {
         Daily::Search(a) => Core::open(&a.ws).and_then(|core| search(&core, a)),
         Daily::Close(a) => Core::open(&a.ws).and_then(|core| close(&core, a)),
-        Daily::Reopen(a) => Core::open(&a.ws).and_then(|core| set_status(&core, &a.id, "open", "Reopened")),
+        Daily::Reopen(a) => Core::open(&a.ws).and_then(|core| set_status(&core, &a.id, IssueStatus::Open, "Reopened")),
         Daily::Edit(a) => super::edit::edit(&a.ws, &a.id),
         Daily::Ready(a) => Core::open(&a.ws).and_then(|core| super::graph::ready(&core, a)),
         Daily::Block(a) => Core::open(&a.ws).and_then(|core| super::graph::block(&core, a, true)),
@@ -40,33 +43,28 @@ pub(super) fn run(command: &Daily, top: fn() -> clap::Command) -> Result<String,
 }
 
 fn search(core: &Core, a: &SearchArgs) -> Result<String, String> {
-    let mut filters = Map::new();
-    a.filters.apply(&mut filters);
-    if !a.status.is_empty() {
-        filters.insert("status".into(), json!(a.status));
-    }
     // issues_search takes one type as `type` inside its filters, like issues_list.
-    let mut args = Map::new();
-    args.insert("query".into(), json!(a.query));
-    // Records (with excerpts) for the table; the tool's default is one line per hit.
-    args.insert("format".into(), json!("full"));
-    if !filters.is_empty() {
-        args.insert("filters".into(), Value::Object(filters));
-    }
-    if let Some(l) = a.limit {
-        args.insert("limit".into(), json!(l));
-    }
-    if let Some(c) = &a.cursor {
-        args.insert("cursor".into(), json!(c));
-    } else if let Some(page) = a.page {
+    let mut filters = SearchFilters {
+        issues: IssueFilters { status: listed(&a.status), ..a.filters.to_arguments() },
+        ..SearchFilters::default()
+    };
+    let mut args = IssuesSearchInput {
+        query: a.query.clone(),
+        // Records (with excerpts) for the table; the tool's default is one line per hit.
+        format: Some(ListFormat::Full.to_string()),
+        limit: a.limit,
+        cursor: a.cursor.clone(),
+        ..IssuesSearchInput::default()
+    };
+    if let (None, Some(page)) = (&a.cursor, a.page) {
         // A page number is an offset (the tool's older way to page, still taken); the page
         // size is the one asked for, or the configured one.
         let size = a.limit.unwrap_or(core.app.config.limits.search_page_size as i64);
-        args.insert("limit".into(), json!(size));
-        let filters = args.entry("filters").or_insert_with(|| json!({}));
-        filters["offset"] = json!(i64::from(page - 1).saturating_mul(size));
+        args.limit = Some(size);
+        filters.offset = Some(i64::from(page - 1).saturating_mul(size));
     }
-    let (out, reply) = core.call_as::<IssuesSearchOutput>("issues_search", args)?;
+    args.filters = (filters != SearchFilters::default()).then_some(filters);
+    let (out, reply) = core.call_as(&args)?;
     if a.json {
         return Ok(json_text(&reply.data));
     }
@@ -101,19 +99,19 @@ pub(super) fn page_start(reply: &crate::runtime::Reply<Value>) -> usize {
 
 fn close(core: &Core, a: &CloseArgs) -> Result<String, String> {
     match (&a.note, a.cancel) {
-        (_, true) => set_status(core, &a.id, "cancelled", "Cancelled"),
-        (None, false) => set_status(core, &a.id, "closed", "Closed"),
+        (_, true) => set_status(core, &a.id, IssueStatus::Cancelled, "Cancelled"),
+        (None, false) => set_status(core, &a.id, IssueStatus::Closed, "Closed"),
         (Some(note), false) => {
-            let args = json!({"id": a.id, "note": note}).as_object().cloned().unwrap_or_default();
-            let (out, _) = core.call_as::<crate::generated::IssuesMarkCompleteOutput>("issues_mark_complete", args)?;
+            let (out, _) = core.call_as(&IssuesMarkCompleteInput { id: a.id.clone(), note: Some(note.clone()) })?;
             Ok(format!("Closed {} with completion notes: {}\n", out.issue.id, out.issue.title.unwrap_or_default()))
         }
     }
 }
 
-fn set_status(core: &Core, id: &str, status: &str, verb: &str) -> Result<String, String> {
-    let args = json!({"id": id, "status": status}).as_object().cloned().unwrap_or_default();
-    let (out, _) = core.call_as::<IssuesUpdateOutput>("issues_update", args)?;
+fn set_status(core: &Core, id: &str, status: IssueStatus, verb: &str) -> Result<String, String> {
+    let args =
+        IssuesUpdateInput { id: id.to_string(), status: Some(status.to_string()), ..IssuesUpdateInput::default() };
+    let (out, _) = core.call_as(&args)?;
     let title = out.issue.title.unwrap_or_default();
     if out.changed.is_empty() {
         return Ok(format!("{} is already {status}: {title}\n", out.issue.id));

@@ -4,66 +4,28 @@
 
 use std::fmt::Write as _;
 
-use clap::Args;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
-use super::args::{Filters, WorkspaceArg};
-use super::commands::list_table;
+use super::args::{BlockArgs, ClaimArgs, ReadyArgs, listed, wire_names};
+use super::listing::list_table;
 use super::table::terminal_width;
 use super::{Core, json_text, style};
-use crate::generated::{
-    IssueRecord, IssuesClaimOutput, IssuesGetBatchOutput, IssuesGetOutput, IssuesListOutput, IssuesReadyOutput,
-    IssuesUpdateOutput, limits,
+use crate::generated::arguments::{
+    IssueFilters, IssuesClaimInput, IssuesGetBatchInput, IssuesGetInput, IssuesListInput, IssuesReadyInput,
+    IssuesUpdateInput,
 };
+use crate::generated::{IssueField, IssueRecord, limits};
 
-#[derive(Args, Debug)]
-pub struct BlockArgs {
-    /// The issue that waits, e.g. ISS-000042.
-    pub id: String,
-    /// The issues it waits for (repeatable or comma-separated).
-    #[arg(long = "by", value_delimiter = ',', value_name = "ID", required = true, num_args = 1..)]
-    pub by: Vec<String>,
-    #[command(flatten)]
-    pub ws: WorkspaceArg,
-}
-
-#[derive(Args, Debug)]
-pub struct ClaimArgs {
-    /// Issue ID, e.g. ISS-000042.
-    pub id: String,
-    /// Who takes it.
-    #[arg(long = "as", value_name = "NAME")]
-    pub assignee: String,
-    /// Take over another holder's claim (its agent is gone), saying why.
-    #[arg(long, value_name = "REASON")]
-    pub force: Option<String>,
-    #[command(flatten)]
-    pub ws: WorkspaceArg,
-}
-
-#[derive(Args, Debug)]
-pub struct ReadyArgs {
-    #[command(flatten)]
-    pub filters: Filters,
-    /// Most issues to show (default 10).
-    #[arg(long, default_value_t = 10)]
-    pub limit: usize,
-    /// Print the issues as JSON.
-    #[arg(long)]
-    pub json: bool,
-    #[command(flatten)]
-    pub ws: WorkspaceArg,
-}
-
-fn object(v: Value) -> Map<String, Value> {
-    v.as_object().cloned().unwrap_or_default()
+/// issues_get arguments for the whole issue.
+fn whole(id: &str) -> IssuesGetInput {
+    IssuesGetInput { id: id.to_string(), ..IssuesGetInput::default() }
 }
 
 /// `docket block ID --by X,Y` (`add`) and `docket unblock ID --by X` (not `add`): a
 /// read-modify-write of blockedBy made safe by ifVersion, retried when someone wrote between.
 pub(super) fn block(core: &Core, a: &BlockArgs, add: bool) -> Result<String, String> {
     for _ in 0..5 {
-        let (got, _) = core.call_as::<IssuesGetOutput>("issues_get", object(json!({"id": a.id})))?;
+        let (got, _) = core.call_as(&whole(&a.id))?;
         let mut list = got.issue.blocked_by.clone().unwrap_or_default();
         let same = |x: &String, y: &String| x.eq_ignore_ascii_case(y);
         for b in &a.by {
@@ -73,8 +35,13 @@ pub(super) fn block(core: &Core, a: &BlockArgs, add: bool) -> Result<String, Str
                 _ => {}
             }
         }
-        let args = json!({"id": got.issue.id, "blockedBy": list, "ifVersion": got.version});
-        match core.call_as::<IssuesUpdateOutput>("issues_update", object(args)) {
+        let args = IssuesUpdateInput {
+            id: got.issue.id,
+            blocked_by: Some(list.clone()),
+            if_version: got.version,
+            ..IssuesUpdateInput::default()
+        };
+        match core.call_as(&args) {
             Ok((out, _)) => {
                 let now = out.issue.id;
                 return Ok(match (out.changed.is_empty(), list.is_empty()) {
@@ -91,11 +58,8 @@ pub(super) fn block(core: &Core, a: &BlockArgs, add: bool) -> Result<String, Str
 }
 
 pub(super) fn claim(core: &Core, a: &ClaimArgs) -> Result<String, String> {
-    let mut args = object(json!({"id": a.id, "assignee": a.assignee}));
-    if let Some(why) = &a.force {
-        args.insert("takeoverReason".into(), json!(why));
-    }
-    let (out, _) = core.call_as::<IssuesClaimOutput>("issues_claim", args)?;
+    let args = IssuesClaimInput { id: a.id.clone(), assignee: a.assignee.clone(), takeover_reason: a.force.clone() };
+    let (out, _) = core.call_as(&args)?;
     let title = out.issue.title.unwrap_or_default();
     Ok(match out.claimed {
         true => format!("Claimed {} for {}: {title}\n", out.issue.id, a.assignee),
@@ -111,16 +75,15 @@ pub(super) fn ready(core: &Core, a: &ReadyArgs) -> Result<String, String> {
     let mut cursor: Option<String> = None;
     let (mut total, mut blocked) = (0, 0i64);
     loop {
-        let mut args = object(json!({"limit": limits::issues_list::MAX_PAGE_SIZE}));
-        for (k, v) in [("labels", json!(f.labels)), ("project", json!(f.project)), ("assignee", json!(f.assignee))] {
-            if !(v.is_null() || v == json!([])) {
-                args.insert(k.into(), v);
-            }
-        }
-        if let Some(c) = cursor.take() {
-            args.insert("cursor".into(), json!(c));
-        }
-        let (page, _) = core.call_as::<IssuesReadyOutput>("issues_ready", args)?;
+        let args = IssuesReadyInput {
+            limit: Some(limits::issues_list::MAX_PAGE_SIZE as i64),
+            labels: listed(&f.labels),
+            project: f.project.clone(),
+            assignee: f.assignee.clone(),
+            cursor: cursor.take(),
+            ..IssuesReadyInput::default()
+        };
+        let (page, _) = core.call_as(&args)?;
         blocked = blocked.max(page.blocked);
         for row in &page.rows {
             let mut words = row.split(' ');
@@ -177,11 +140,13 @@ pub(super) fn ready(core: &Core, a: &ReadyArgs) -> Result<String, String> {
 
 /// The records of `ids`, in that order (issues_get_batch, 50 at a time).
 fn records(core: &Core, ids: &[String]) -> Result<Vec<IssueRecord>, String> {
-    let fields = json!(["title", "type", "status", "priority", "labels", "assignee", "dates"]);
+    use IssueField::*;
+    let fields = wire_names(&[Title, Type, Status, Priority, Labels, Assignee, Dates]);
     let mut out = Vec::new();
     for chunk in ids.chunks(limits::issues_get_batch::MAX_BATCH) {
-        let args = object(json!({"ids": chunk, "fields": fields}));
-        let (batch, _) = core.call_as::<IssuesGetBatchOutput>("issues_get_batch", args)?;
+        let args =
+            IssuesGetBatchInput { ids: chunk.to_vec(), fields: Some(fields.clone()), ..IssuesGetBatchInput::default() };
+        let (batch, _) = core.call_as(&args)?;
         out.extend(batch.issues);
     }
     Ok(out)
@@ -191,11 +156,16 @@ fn records(core: &Core, ids: &[String]) -> Result<Vec<IssueRecord>, String> {
 /// chain of what holds it back and the whole chain of what it holds back, each as an indented
 /// tree (issues_get names every link of both chains and where it hangs).
 pub(super) fn tree(core: &Core, id: &str) -> Result<String, String> {
-    let (got, _) = core.call_as::<IssuesGetOutput>("issues_get", object(json!({"id": id})))?;
+    let (got, _) = core.call_as(&whole(id))?;
     let issue = got.issue;
     let parent = issue.wrangler_context.as_ref().and_then(|c| c.get("parentTaskId")).and_then(Value::as_str);
-    let args = object(json!({"parentTaskId": issue.id, "fields": ["title", "status"], "limit": 100}));
-    let (children, _) = core.call_as::<IssuesListOutput>("issues_list", args)?;
+    let args = IssuesListInput {
+        filters: IssueFilters { parent_task_id: Some(issue.id.clone()), ..IssueFilters::default() },
+        fields: Some(wire_names(&[IssueField::Title, IssueField::Status])),
+        limit: Some(100),
+        ..IssuesListInput::default()
+    };
+    let (children, _) = core.call_as(&args)?;
     let children: Vec<String> = children.issues.unwrap_or_default().into_iter().map(|r| r.id).collect();
     let line = |r: &IssueRecord| {
         let status = r.status.map(|s| s.to_string()).unwrap_or_default();

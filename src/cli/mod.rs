@@ -1,6 +1,8 @@
 //! The human command line over the same core as the MCP server: every command turns its flags
-//! into a tool's JSON arguments, runs them through [`crate::generated::dispatch`] with the
-//! handlers of [`App::open`], and renders the structured result as text (or prints it as JSON).
+//! into a tool's typed arguments ([`crate::generated::arguments`], so a parameter renamed in
+//! tools.yaml is a compile error here), runs them as JSON through [`crate::generated::dispatch`]
+//! with the handlers of [`App::open`] (the argument rules every client meets), and renders the
+//! structured result as text (or prints it as JSON).
 //! No store access and no business rules here: validation, defaults and errors are the tools'.
 //! (One read: the interactive board asks the store whether anything changed, its generation,
 //! to know when to list the cards again.)
@@ -14,6 +16,7 @@ mod edit;
 mod graph;
 mod hook;
 mod human;
+mod listing;
 mod split;
 mod style;
 mod table;
@@ -27,14 +30,15 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use serde::de::DeserializeOwned;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 pub use args::Command;
 use args::WorkspaceArg;
 pub use team::setup_lines;
 
 use crate::app::App;
+use crate::generated::ListFormat;
+use crate::generated::arguments::{IssuesListInput, ToolArguments};
 use crate::runtime::{Reply, WarningCode};
 
 /// Runs one command: its output on stdout, `docket: <message>` on stderr when it fails.
@@ -157,14 +161,15 @@ impl Core {
         })
     }
 
-    /// Calls `tool` the way every front end does ([`crate::call::run`]); a tool error becomes its
-    /// message. Warnings go to stderr, except TRUNCATED (about descriptions, which commands
-    /// report themselves).
-    fn call(&self, tool: &str, args: Map<String, Value>) -> Result<Reply<Value>, String> {
+    /// Calls the tool of `args` the way every front end does ([`crate::call::run`]); a tool error
+    /// becomes its message. Warnings go to stderr, except TRUNCATED (about descriptions, which
+    /// commands report themselves).
+    fn call<A: ToolArguments>(&self, args: &A) -> Result<Reply<Value>, String> {
         self.calls.set(self.calls.get() + 1);
+        let tool = A::TOOL;
         let called = self
             .runtime
-            .block_on(self.app.call(tool, args, format!("cli-{}", self.calls.get())))
+            .block_on(self.app.call(tool, args.to_map(), format!("cli-{}", self.calls.get())))
             .ok_or_else(|| format!("{tool} is not a docket tool. This is a docket bug; please report it."))?;
         for w in called.warnings.iter().filter(|w| crate::runtime::for_a_person(w)) {
             if self.warned.borrow_mut().insert(w.message.clone()) {
@@ -215,9 +220,10 @@ impl Core {
     }
 
     /// [`Core::call`], with the structured result read as the tool's generated output type.
-    fn call_as<T: DeserializeOwned>(&self, tool: &str, args: Map<String, Value>) -> Result<(T, Reply<Value>), String> {
-        let reply = self.call(tool, args)?;
+    fn call_as<A: ToolArguments>(&self, args: &A) -> Result<(A::Output, Reply<Value>), String> {
+        let reply = self.call(args)?;
         let data = serde_json::from_value(reply.data.clone()).map_err(|e| {
+            let tool = A::TOOL;
             format!("{tool} returned an unexpected result ({e}). This is a docket bug; please report it.")
         })?;
         Ok((data, reply))
@@ -236,10 +242,12 @@ impl Drop for Core {
         // `list` (and `docket doctor`) give the same number.
         if !self.problems.borrow().is_empty() {
             let met = self.problems.take();
-            let mut args = Map::new();
-            args.insert("limit".into(), Value::from(1));
-            args.insert("format".into(), Value::from("minimal"));
-            if self.call("issues_list", args).is_err() {
+            let one = IssuesListInput {
+                limit: Some(1),
+                format: Some(ListFormat::Minimal.to_string()),
+                ..IssuesListInput::default()
+            };
+            if self.call(&one).is_err() {
                 *self.problems.borrow_mut() = met;
             }
         }

@@ -5,21 +5,20 @@
 
 use std::io::IsTerminal;
 
+use super::Core;
+use super::args::{BoardArgs, ShowArgs, WorkspaceArg};
+use super::commands::{blocked_ids, priority_rank, priority_tag};
+use crate::generated::IssueStatus;
+use crate::generated::arguments::IssuesUpdateInput;
 use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Clear, List, ListItem, ListState, Paragraph, Wrap};
 use ratatui::{DefaultTerminal, Frame};
-use serde_json::json;
-
-use super::Core;
-use super::args::{BoardArgs, ShowArgs, WorkspaceArg};
-use super::commands::{blocked_ids, priority_rank, priority_tag};
-use crate::generated::IssuesListOutput;
 
 /// The columns, in the order a card moves through them.
-const STATUSES: [&str; 3] = ["open", "in_progress", "closed"];
+const STATUSES: [IssueStatus; 3] = [IssueStatus::Open, IssueStatus::InProgress, IssueStatus::Closed];
 
 /// Cards loaded per column (the closed column keeps the most recently updated page).
 const MAX_CARDS: usize = 500;
@@ -73,16 +72,16 @@ impl Board {
         let blocked = blocked_ids(core)?;
         let mut columns = Vec::new();
         for status in STATUSES {
-            let closed = status == "closed";
+            let closed = status == IssueStatus::Closed;
             let size = crate::generated::limits::issues_list::MAX_PAGE_SIZE as i64;
-            let (mut page, _) = core.call_as::<IssuesListOutput>("issues_list", a.to_arguments(status, size, None))?;
+            let (mut page, _) = core.call_as(&a.to_arguments(status, size, None))?;
             let total = page.total_count.max(0) as usize;
             let mut issues = page.issues.take().unwrap_or_default();
             while !closed
                 && issues.len() < MAX_CARDS
                 && let Some(cursor) = page.next_cursor.take()
             {
-                page = core.call_as::<IssuesListOutput>("issues_list", a.to_arguments(status, size, Some(&cursor)))?.0;
+                page = core.call_as(&a.to_arguments(status, size, Some(&cursor)))?.0;
                 issues.extend(page.issues.take().unwrap_or_default());
             }
             if !closed {
@@ -192,8 +191,12 @@ impl Board {
     fn move_card(&mut self, core: &Core, a: &BoardArgs, step: isize) {
         let Some(id) = self.selected().map(|c| c.id.clone()) else { return };
         let Some(to) = self.column.checked_add_signed(step).filter(|c| *c < STATUSES.len()) else { return };
-        let args = json!({"id": id, "status": STATUSES[to]}).as_object().cloned().unwrap_or_default();
-        self.message = match core.call("issues_update", args) {
+        let args = IssuesUpdateInput {
+            id: id.clone(),
+            status: Some(STATUSES[to].to_string()),
+            ..IssuesUpdateInput::default()
+        };
+        self.message = match core.call(&args) {
             Ok(_) => format!("{id} is {} now.", STATUSES[to]),
             Err(e) => e,
         };
@@ -210,7 +213,7 @@ impl Board {
         let [body, footer] = Layout::vertical([Constraint::Min(3), Constraint::Length(1)]).areas(f.area());
         let areas = Layout::horizontal([Constraint::Ratio(1, 3); 3]).split(body);
         for (i, ((count, cards), area)) in self.columns.iter().zip(areas.iter()).enumerate() {
-            let title = format!(" {} ({count}) ", STATUSES[i].to_uppercase());
+            let title = format!(" {} ({count}) ", STATUSES[i].as_str().to_uppercase());
             let focused = i == self.column;
             let border = if focused { Style::new().add_modifier(Modifier::BOLD) } else { Style::new() };
             let items: Vec<ListItem> = cards.iter().map(|c| ListItem::new(c.line.as_str())).collect();

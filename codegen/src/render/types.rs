@@ -62,19 +62,10 @@ fn struct_type(obj: &Object, rt: &TokenStream) -> TokenStream {
     let deny = (obj.additional == Some(false) && !flattens).then(|| quote! { #[serde(deny_unknown_fields)] });
     let mut sets = std::collections::BTreeSet::new();
     let fields = obj.fields.iter().filter_map(|f| {
-        if let Some((field, set)) = &f.flattened_into {
-            // A shared parameter set: its struct once, in the place of its first property.
-            if !sets.insert(field.clone()) {
-                return None;
-            }
-            let (name, set) = (ident(field), ident(set));
-            return Some(quote! { #[serde(flatten)] pub #name: #set });
+        if let Some(set) = parameter_set(f, &mut sets) {
+            return set;
         }
-        let name = ident(&f.rust);
-        let doc = docs(&f.description);
-        let bare = f.rust.trim_start_matches("r#");
-        let wire = &f.wire;
-        let rename = (bare != wire).then(|| quote! { #[serde(rename = #wire)] });
+        let (doc, rename, name) = field_head(f);
         let inner = shape_type(&f.shape);
         let (ty, attr) = if f.nullable {
             (
@@ -102,6 +93,26 @@ fn struct_type(obj: &Object, rt: &TokenStream) -> TokenStream {
         #deny
         pub struct #ty { #( #fields, )* }
     }
+}
+
+/// For a field spliced in from a shared parameter set (`None` for any other): the set's struct as
+/// one `#[serde(flatten)]` field in the place of its first property (`None` for the others;
+/// `sets` holds the sets already placed).
+pub fn parameter_set(f: &Field, sets: &mut std::collections::BTreeSet<String>) -> Option<Option<TokenStream>> {
+    let (field, set) = f.flattened_into.as_ref()?;
+    if !sets.insert(field.clone()) {
+        return Some(None);
+    }
+    let (name, set) = (ident(field), ident(set));
+    Some(Some(quote! { #[serde(flatten)] pub #name: #set }))
+}
+
+/// A field's doc comment, its `#[serde(rename)]` when the wire name is not the Rust one, and
+/// its Rust name.
+pub fn field_head(f: &Field) -> (TokenStream, Option<TokenStream>, syn::Ident) {
+    let wire = &f.wire;
+    let rename = (f.rust.trim_start_matches("r#") != wire).then(|| quote! { #[serde(rename = #wire)] });
+    (docs(&f.description), rename, ident(&f.rust))
 }
 
 pub fn shape_type(shape: &Shape) -> TokenStream {

@@ -923,3 +923,79 @@ pub mod consolidated {
         ),
     };
 }
+/// Each tool's arguments as a caller in this program writes them: one struct per tool input
+/// (and per object in one), named like the handlers' types. A field left `None` is not
+/// sent, so the tool applies its own default; an enum value is its wire name, judged by the
+/// tool's argument rules like any client's (a wrong one is refused with the valid values).
+pub mod arguments {
+    /// The arguments of a call to one tool.
+    pub trait ToolArguments: ::serde::Serialize {
+        /// The tool they are for.
+        const TOOL: &'static str;
+        /// The tool's structured result.
+        type Output: ::serde::de::DeserializeOwned;
+        /// The JSON object a call carries (these types always serialize to one).
+        fn to_map(
+            &self,
+        ) -> ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+            match ::serde_json::to_value(self) {
+                Ok(::serde_json::Value::Object(map)) => map,
+                _ => ::serde_json::Map::new(),
+            }
+        }
+    }
+    /// A parameter set shared by tools.
+    #[derive(Debug, Clone, Default, PartialEq, ::serde::Serialize)]
+    pub struct Paging {
+        /// Cursor.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub cursor: ::std::option::Option<::std::string::String>,
+    }
+    /// A note.
+    #[derive(Debug, Clone, Default, PartialEq, ::serde::Serialize)]
+    pub struct Note {
+        /// Text.
+        pub text: ::std::string::String,
+    }
+    /// Arguments of tool `list_items`.
+    #[derive(Debug, Clone, Default, PartialEq, ::serde::Serialize)]
+    pub struct ListItemsInput {
+        /// Color filter.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub color: ::std::option::Option<::std::string::String>,
+        /// Page size.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub limit: ::std::option::Option<i64>,
+        /// Tags.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub tags: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+        #[serde(flatten)]
+        pub paging: Paging,
+    }
+    /// Arguments of tool `add_item`.
+    #[derive(Debug, Clone, Default, PartialEq, ::serde::Serialize)]
+    pub struct AddItemInput {
+        /// Name.
+        pub name: ::std::string::String,
+        /// Optional note.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub note: ::std::option::Option<Note>,
+        /// Size.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub r#type: ::std::option::Option<::std::string::String>,
+        /// Second name of type.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub size: ::std::option::Option<::std::string::String>,
+        /// More notes: {text}.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub notes: ::std::option::Option<::std::vec::Vec<Note>>,
+    }
+    impl ToolArguments for ListItemsInput {
+        const TOOL: &'static str = "list_items";
+        type Output = super::ListItemsOutput;
+    }
+    impl ToolArguments for AddItemInput {
+        const TOOL: &'static str = "add_item";
+        type Output = super::AddItemOutput;
+    }
+}

@@ -520,3 +520,43 @@ impl<H: ToolHandlers> ::toolkit_runtime::server::ToolSet for Tools<H> {
         dispatch(&self.0, name, args, ctx)
     }
 }
+/// Each tool's arguments as a caller in this program writes them: one struct per tool input
+/// (and per object in one), named like the handlers' types. A field left `None` is not
+/// sent, so the tool applies its own default; an enum value is its wire name, judged by the
+/// tool's argument rules like any client's (a wrong one is refused with the valid values).
+pub mod arguments {
+    /// The arguments of a call to one tool.
+    pub trait ToolArguments: ::serde::Serialize {
+        /// The tool they are for.
+        const TOOL: &'static str;
+        /// The tool's structured result.
+        type Output: ::serde::de::DeserializeOwned;
+        /// The JSON object a call carries (these types always serialize to one).
+        fn to_map(
+            &self,
+        ) -> ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+            match ::serde_json::to_value(self) {
+                Ok(::serde_json::Value::Object(map)) => map,
+                _ => ::serde_json::Map::new(),
+            }
+        }
+    }
+    /// Arguments of tool `list_items`.
+    #[derive(Debug, Clone, Default, PartialEq, ::serde::Serialize)]
+    pub struct ListItemsInput {
+        /// Page size.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub limit: ::std::option::Option<i64>,
+    }
+    /// Arguments of tool `forget_items`.
+    #[derive(Debug, Clone, Default, PartialEq, ::serde::Serialize)]
+    pub struct ForgetItemsInput {}
+    impl ToolArguments for ListItemsInput {
+        const TOOL: &'static str = "list_items";
+        type Output = super::ListItemsOutput;
+    }
+    impl ToolArguments for ForgetItemsInput {
+        const TOOL: &'static str = "forget_items";
+        type Output = super::ForgetItemsOutput;
+    }
+}
