@@ -19,12 +19,6 @@ use std::path::{Path, PathBuf};
 use syn::punctuated::Punctuated;
 use syn::visit::{self, Visit};
 
-/// Circles another branch is breaking: `cli-typed` (issue 39) makes the CLI build the generated
-/// input structs, which untangles src/cli's args, graph and commands (and `again`, which the same
-/// circle runs through). Remove the entry when that branch is merged; a test fails while an
-/// entry names a circle that is gone.
-const KNOWN_CYCLES_BEING_FIXED: &[&str] = &["cli::again -> cli::args -> cli::graph -> cli::commands -> cli::again"];
-
 /// Module -> the modules it names (outside its own subtree).
 type Graph = BTreeMap<String, BTreeSet<String>>;
 
@@ -392,21 +386,13 @@ fn floors(edges: &Graph) -> Graph {
     out
 }
 
-/// The circles of `edges` but those [`KNOWN_CYCLES_BEING_FIXED`] lists.
-fn new_cycles(edges: &Graph) -> Vec<String> {
-    cycles(edges).into_iter().filter(|c| !KNOWN_CYCLES_BEING_FIXED.contains(&c.as_str())).collect()
-}
-
 #[test]
 fn no_module_imports_a_module_that_imports_it_back() {
     let edges = graph_of(&sources());
     assert!(edges.values().map(BTreeSet::len).sum::<usize>() > 50, "the scan finds the crate's imports: {edges:?}");
     assert!(edges.keys().any(|m| m.starts_with("store::")), "the scan reads the store crate too: {edges:?}");
     let found = cycles(&edges);
-    let gone: Vec<&&str> = KNOWN_CYCLES_BEING_FIXED.iter().filter(|k| !found.iter().any(|c| c == *k)).collect();
-    assert!(gone.is_empty(), "KNOWN_CYCLES_BEING_FIXED lists circles that are gone; remove them: {gone:?}");
-    let new = new_cycles(&edges);
-    assert!(new.is_empty(), "import cycles: {new:#?}");
+    assert!(found.is_empty(), "import cycles: {found:#?}");
 }
 
 #[test]
@@ -427,7 +413,7 @@ fn top_level_modules_depend_on_each_other_one_way() {
 
 #[test]
 fn the_modules_under_one_parent_depend_on_each_other_one_way() {
-    let cycles = new_cycles(&floors(&graph_of(&sources())));
+    let cycles = cycles(&floors(&graph_of(&sources())));
     assert!(cycles.is_empty(), "floors that depend on each other: {cycles:#?}");
 }
 
