@@ -21,12 +21,9 @@ fn main() {
             return;
         }
     };
-    // The runtime is named through docket's own module (it adds docket's warning codes); the
-    // handlers are functions under src/handlers/ (`handler:` in tools.yaml).
-    let settings = codegen::Settings::new()
-        .runtime_path("::docket::runtime")
-        .generated_path("::docket::generated")
-        .handler_functions("super::handlers");
+    // The runtime is named through docket's own module (it adds docket's warning codes);
+    // src/handlers/ implements the generated `ToolHandlers` trait for its `Handlers`.
+    let settings = codegen::Settings::new().runtime_path("::docket::runtime").generated_path("::docket::generated");
     let output = match settings.generate(manifest, &text) {
         Ok(output) => output,
         Err(diagnostics) => {

@@ -1,6 +1,7 @@
-//! The handwritten side of the tool layer: one function per tool of tools.yaml (its `handler:`),
-//! taking the [`Handlers`] context and the tool's typed input, returning its typed output. The
-//! generated `impl ToolHandlers for Handlers` runs each on tokio's blocking pool.
+//! The handwritten side of the tool layer: [`Handlers`] implements the generated `ToolHandlers`
+//! trait, one method per tool of tools.yaml, each running its function in one of the modules
+//! below (which takes the [`Handlers`] context and the tool's typed input and returns its typed
+//! output) on tokio's blocking pool, where its store work may block.
 
 pub(crate) mod aggregate;
 pub(crate) mod attributes;
@@ -23,6 +24,8 @@ use std::sync::Arc;
 use crate::config::ResponseLimits;
 use crate::error_memory::ErrorMemory;
 use crate::generated::*;
+use crate::runtime::handlers::run;
+use crate::runtime::{CallContext, ToolError, ToolResult};
 use crate::store::Store;
 
 /// What every tool's handler works with: one store, one error memory, the response limits.
@@ -41,18 +44,144 @@ impl Handlers {
     }
 }
 
-/// What the generated `impl ToolHandlers for Handlers` asks of it: the runtime refuses writes of
-/// a read-only server and runs each handler on the blocking pool (its store work blocks).
+/// What the runtime asks of a handler context: whether writes are refused, with which error, and
+/// the error of a handler that stopped on the blocking pool.
 impl crate::runtime::handlers::HandlerContext for Handlers {
     fn read_only(&self) -> bool {
         self.read_only
     }
 
-    fn refused(&self, tool: &str) -> crate::runtime::ToolError {
+    fn refused(&self, tool: &str) -> ToolError {
         errors::read_only(tool)
     }
 
-    fn stopped(&self, why: String) -> crate::runtime::ToolError {
+    fn stopped(&self, why: String) -> ToolError {
         errors::storage_failed(format!("the operation stopped unexpectedly ({why})"))
+    }
+}
+
+/// Every tool of tools.yaml, each running its function: a tool added to the manifest fails the build,
+/// naming it, until it has its method here.
+#[allow(deprecated)]
+impl ToolHandlers for Handlers {
+    /// A read-only server refuses every write before its handler runs (the generated dispatch asks).
+    fn refuse_write(&self, tool: &'static str) -> Result<(), ToolError> {
+        crate::runtime::handlers::refuse_if_read_only(self, tool)
+    }
+
+    async fn issues_create(&self, input: IssuesCreateInput, _: CallContext) -> ToolResult<IssuesCreateOutput> {
+        run(self, move |h| issues::create(h, input)).await
+    }
+
+    async fn issues_list(&self, input: IssuesListInput, _: CallContext) -> ToolResult<IssuesListOutput> {
+        run(self, move |h| issues::list(h, input)).await
+    }
+
+    async fn issues_search(&self, input: IssuesSearchInput, _: CallContext) -> ToolResult<IssuesSearchOutput> {
+        run(self, move |h| search::search(h, input)).await
+    }
+
+    async fn issues_get(&self, input: IssuesGetInput, _: CallContext) -> ToolResult<IssuesGetOutput> {
+        run(self, move |h| issues::get(h, input)).await
+    }
+
+    async fn issues_update(&self, input: IssuesUpdateInput, _: CallContext) -> ToolResult<IssuesUpdateOutput> {
+        run(self, move |h| write::update(h, input)).await
+    }
+
+    async fn issues_delete(&self, input: IssuesDeleteInput, _: CallContext) -> ToolResult<IssuesDeleteOutput> {
+        run(self, move |h| write::delete(h, input)).await
+    }
+
+    async fn issues_labels(&self, input: IssuesLabelsInput, _: CallContext) -> ToolResult<IssuesLabelsOutput> {
+        run(self, move |h| attributes::labels(h, input)).await
+    }
+
+    async fn issues_metadata(&self, input: IssuesMetadataInput, _: CallContext) -> ToolResult<IssuesMetadataOutput> {
+        run(self, move |h| attributes::metadata(h, input)).await
+    }
+
+    async fn issues_projects(&self, input: IssuesProjectsInput, _: CallContext) -> ToolResult<IssuesProjectsOutput> {
+        run(self, move |h| attributes::projects(h, input)).await
+    }
+
+    async fn issues_all_complete(
+        &self,
+        input: IssuesAllCompleteInput,
+        _: CallContext,
+    ) -> ToolResult<IssuesAllCompleteOutput> {
+        run(self, move |h| aggregate::all_complete(h, input)).await
+    }
+
+    async fn issues_mark_complete(
+        &self,
+        input: IssuesMarkCompleteInput,
+        _: CallContext,
+    ) -> ToolResult<IssuesMarkCompleteOutput> {
+        run(self, move |h| write::mark_complete(h, input)).await
+    }
+
+    async fn issues_get_batch(&self, input: IssuesGetBatchInput, _: CallContext) -> ToolResult<IssuesGetBatchOutput> {
+        run(self, move |h| aggregate::get_batch(h, input)).await
+    }
+
+    async fn issues_update_batch(
+        &self,
+        input: IssuesUpdateBatchInput,
+        _: CallContext,
+    ) -> ToolResult<IssuesUpdateBatchOutput> {
+        run(self, move |h| write::update_batch(h, input)).await
+    }
+
+    async fn issues_ready(&self, input: IssuesReadyInput, _: CallContext) -> ToolResult<IssuesReadyOutput> {
+        run(self, move |h| work::ready(h, input)).await
+    }
+
+    async fn issues_claim(&self, input: IssuesClaimInput, _: CallContext) -> ToolResult<IssuesClaimOutput> {
+        run(self, move |h| work::claim(h, input)).await
+    }
+
+    async fn issues_stats(&self, input: IssuesStatsInput, _: CallContext) -> ToolResult<IssuesStatsOutput> {
+        run(self, move |h| aggregate::stats(h, input)).await
+    }
+
+    async fn session_start(&self, input: SessionStartInput, _: CallContext) -> ToolResult<SessionStartOutput> {
+        run(self, move |h| session::start(h, input)).await
+    }
+
+    async fn session_phase(&self, input: SessionPhaseInput, _: CallContext) -> ToolResult<SessionPhaseOutput> {
+        run(self, move |h| session::phase(h, input)).await
+    }
+
+    async fn session_checkpoint(
+        &self,
+        input: SessionCheckpointInput,
+        _: CallContext,
+    ) -> ToolResult<SessionCheckpointOutput> {
+        run(self, move |h| session::checkpoint(h, input)).await
+    }
+
+    async fn session_complete(&self, input: SessionCompleteInput, _: CallContext) -> ToolResult<SessionCompleteOutput> {
+        run(self, move |h| session::complete(h, input)).await
+    }
+
+    async fn session_get(&self, input: SessionGetInput, _: CallContext) -> ToolResult<SessionGetOutput> {
+        run(self, move |h| session::get(h, input)).await
+    }
+
+    async fn session_status(&self, input: SessionStatusInput, _: CallContext) -> ToolResult<SessionStatusOutput> {
+        run(self, move |h| session::status(h, input)).await
+    }
+
+    async fn errors_resolve(&self, input: ErrorsResolveInput, _: CallContext) -> ToolResult<ErrorsResolveOutput> {
+        run(self, move |h| memory::resolve(h, input)).await
+    }
+
+    async fn workspace_doctor(&self, input: WorkspaceDoctorInput, _: CallContext) -> ToolResult<WorkspaceDoctorOutput> {
+        run(self, move |h| doctor::check(h, input)).await
+    }
+
+    async fn init_workspace(&self, input: InitWorkspaceInput, _: CallContext) -> ToolResult<InitWorkspaceOutput> {
+        run(self, move |h| workspace::init(h, input)).await
     }
 }

@@ -10,7 +10,7 @@ const USAGE: &str = "usage: codegen <check|dump|docs [--check] [--out=PATH]|sche
   schema  print the tools/list JSON clients see (--consolidated: of the consolidated profile)\n\
   samples print every tool's sample calls as JSON, in the order the tests and CI clients run them\n\
 settings, as build.rs passes them (codegen::Settings): --runtime-path=PATH, --generated-path=PATH,\n\
-  --handler-functions=MODULE (docket's build.rs: ::docket::runtime, ::docket::generated, super::handlers)";
+  --handler-functions=MODULE (docket's build.rs: --runtime-path=::docket::runtime --generated-path=::docket::generated)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();

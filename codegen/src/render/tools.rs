@@ -132,9 +132,19 @@ pub fn handler_trait(tools: &[Tool]) -> TokenStream {
         }
     });
     quote! {
-        /// Implemented by hand in `src/handlers/`: one method per tool in tools.yaml. Return typed
-        /// output; the generated dispatch and the server own arguments, JSON and the result envelope.
+        /// The server's tools: one method per tool of the manifest, implemented by the server for
+        /// its own type. Return typed output; the generated dispatch and the runtime own arguments,
+        /// JSON and the result envelope.
         pub trait ToolHandlers: Send + Sync + 'static {
+            /// Refuses a call of `tool`, which would write, when this server does not write (a
+            /// read-only server). The generated dispatch asks before every call that writes
+            /// (`read_only: false`; with `writes_when:`, when its flag is set), once its arguments
+            /// have parsed and before the handler runs. Writes are allowed by default.
+            fn refuse_write(&self, tool: &'static str) -> ::std::result::Result<(), ToolError> {
+                let _ = tool;
+                Ok(())
+            }
+
             #( #methods )*
         }
     }
@@ -149,19 +159,8 @@ pub fn handler_impl(tools: &[Tool], module: &TokenStream, rt: &TokenStream) -> T
         let input = ident(&t.input.rust_name);
         let output = ident(&t.output.rust_name);
         let segments = t.handler.split("::").map(|s| format_ident!("{}", s));
-        let name = &t.name;
-        // A read-only server refuses a write before the handler runs.
-        let guard = match (&t.writes_when, t.annotations.read_only) {
-            (_, true) => quote! {},
-            (Some(flag), false) => {
-                let flag = format_ident!("{}", flag);
-                quote! { if input.#flag { #rt::handlers::refuse_if_read_only(self, #name)?; } }
-            }
-            (None, false) => quote! { #rt::handlers::refuse_if_read_only(self, #name)?; },
-        };
         quote! {
             async fn #m(&self, input: #input, _: CallContext) -> ToolResult<#output> {
-                #guard
                 #rt::handlers::run(self, move |cx| #module :: #( #segments )::* (cx, input)).await
             }
         }
@@ -170,6 +169,10 @@ pub fn handler_impl(tools: &[Tool], module: &TokenStream, rt: &TokenStream) -> T
         /// Every tool runs its tools.yaml `handler:`.
         #[allow(deprecated)]
         impl ToolHandlers for #module::Handlers {
+            fn refuse_write(&self, tool: &'static str) -> ::std::result::Result<(), ToolError> {
+                #rt::handlers::refuse_if_read_only(self, tool)
+            }
+
             #( #methods )*
         }
     }
@@ -216,9 +219,26 @@ pub fn dispatch(tools: &[Tool]) -> TokenStream {
         let m = format_ident!("{}", t.name);
         let input = ident(&t.input.rust_name);
         let allow = t.deprecated.as_ref().map(|_| quote! { #[allow(deprecated)] });
+        // A server that does not write refuses a write before the handler runs.
+        let refuse = quote! {
+            if let Err(e) = handlers.refuse_write(#name) {
+                return Some(Err(e));
+            }
+        };
+        let guard = match (&t.writes_when, t.annotations.read_only) {
+            (_, true) => quote! {},
+            (Some(flag), false) => {
+                let flag = format_ident!("{}", flag);
+                quote! { if input.#flag { #refuse } }
+            }
+            (None, false) => refuse,
+        };
         quote! {
             #name => match #input::from_arguments(args) {
-                Ok(input) => { #allow handlers.#m(input, ctx).await.and_then(Reply::into_json) }
+                Ok(input) => {
+                    #guard
+                    #allow handlers.#m(input, ctx).await.and_then(Reply::into_json)
+                }
                 Err(e) => Err(e),
             },
         }

@@ -653,9 +653,18 @@ pub fn input_rules(name: &str) -> ::std::option::Option<&'static [ParamRule]> {
         },
     )
 }
-/// Implemented by hand in `src/handlers/`: one method per tool in tools.yaml. Return typed
-/// output; the generated dispatch and the server own arguments, JSON and the result envelope.
+/// The server's tools: one method per tool of the manifest, implemented by the server for
+/// its own type. Return typed output; the generated dispatch and the runtime own arguments,
+/// JSON and the result envelope.
 pub trait ToolHandlers: Send + Sync + 'static {
+    /// Refuses a call of `tool`, which would write, when this server does not write (a
+    /// read-only server). The generated dispatch asks before every call that writes
+    /// (`read_only: false`; with `writes_when:`, when its flag is set), once its arguments
+    /// have parsed and before the handler runs. Writes are allowed by default.
+    fn refuse_write(&self, tool: &'static str) -> ::std::result::Result<(), ToolError> {
+        let _ = tool;
+        Ok(())
+    }
     /// List items by color.
     fn list_items(
         &self,
@@ -672,6 +681,9 @@ pub trait ToolHandlers: Send + Sync + 'static {
 /// Every tool runs its tools.yaml `handler:`.
 #[allow(deprecated)]
 impl ToolHandlers for super::handlers::Handlers {
+    fn refuse_write(&self, tool: &'static str) -> ::std::result::Result<(), ToolError> {
+        ::toolkit_runtime::handlers::refuse_if_read_only(self, tool)
+    }
     async fn list_items(
         &self,
         input: ListItemsInput,
@@ -688,7 +700,6 @@ impl ToolHandlers for super::handlers::Handlers {
         input: AddItemInput,
         _: CallContext,
     ) -> ToolResult<AddItemOutput> {
-        ::toolkit_runtime::handlers::refuse_if_read_only(self, "add_item")?;
         ::toolkit_runtime::handlers::run(
                 self,
                 move |cx| super::handlers::items::add_item(cx, input),
@@ -751,6 +762,9 @@ pub async fn dispatch<H: ToolHandlers>(
             "add_item" => {
                 match AddItemInput::from_arguments(args) {
                     Ok(input) => {
+                        if let Err(e) = handlers.refuse_write("add_item") {
+                            return Some(Err(e));
+                        }
                         handlers.add_item(input, ctx).await.and_then(Reply::into_json)
                     }
                     Err(e) => Err(e),

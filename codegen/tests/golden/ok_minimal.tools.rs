@@ -417,9 +417,18 @@ pub fn input_rules(name: &str) -> ::std::option::Option<&'static [ParamRule]> {
         },
     )
 }
-/// Implemented by hand in `src/handlers/`: one method per tool in tools.yaml. Return typed
-/// output; the generated dispatch and the server own arguments, JSON and the result envelope.
+/// The server's tools: one method per tool of the manifest, implemented by the server for
+/// its own type. Return typed output; the generated dispatch and the runtime own arguments,
+/// JSON and the result envelope.
 pub trait ToolHandlers: Send + Sync + 'static {
+    /// Refuses a call of `tool`, which would write, when this server does not write (a
+    /// read-only server). The generated dispatch asks before every call that writes
+    /// (`read_only: false`; with `writes_when:`, when its flag is set), once its arguments
+    /// have parsed and before the handler runs. Writes are allowed by default.
+    fn refuse_write(&self, tool: &'static str) -> ::std::result::Result<(), ToolError> {
+        let _ = tool;
+        Ok(())
+    }
     /// List items.
     fn list_items(
         &self,
@@ -488,6 +497,9 @@ pub async fn dispatch<H: ToolHandlers>(
             "forget_items" => {
                 match ForgetItemsInput::from_arguments(args) {
                     Ok(input) => {
+                        if let Err(e) = handlers.refuse_write("forget_items") {
+                            return Some(Err(e));
+                        }
                         handlers
                             .forget_items(input, ctx)
                             .await
