@@ -1,7 +1,7 @@
 //! One tool call, for every front end: the MCP server (stdio and HTTP), the web board and the
-//! CLI run a call through [`run`], the runtime's call path with docket's observer, which warns before a call that failed the same way before
-//! (error memory, [`memory`]), dispatches it to its handler through the generated dispatch,
-//! records a failure, and announces a successful write on the instance's write channel, where
+//! CLI run a call through [`run`], the runtime's call path with docket's observer ([`Core`]),
+//! which warns before a call that failed the same way before (error memory, [`memory`]),
+//! dispatches it to its handler through the generated dispatch, records a failure, and announces a successful write on the instance's write channel, where
 //! every MCP session subscribed to the board or the issue hears of it, whoever made the write.
 //! Front ends only adapt their input (MCP's consolidated profile and wrangler quirks, the web
 //! board's forms, the CLI's flags) and output (the MCP envelope, HTML, tables).
@@ -17,6 +17,8 @@ use crate::runtime::call::CallObserver;
 use crate::runtime::{CallContext, ToolResult, ToolSpec, Warning, WarningCode};
 use crate::store::Workspace;
 
+pub use crate::runtime::call::Called;
+
 /// A successful write, as announced to every MCP session: the tool, its arguments and its output
 /// (which issues it touched).
 #[derive(Debug, Clone)]
@@ -25,8 +27,6 @@ pub struct Write {
     pub args: Map<String, Value>,
     pub output: Value,
 }
-
-pub use crate::runtime::call::Called;
 
 /// Where a call runs: the handlers, the error memory, the channel writes are announced on, and
 /// the workspace (which a pending one's first write creates). It is the runtime's observer of
