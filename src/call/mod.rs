@@ -1,8 +1,9 @@
 //! One tool call, for every front end: the MCP server (stdio and HTTP), the web board and the
 //! CLI run a call through [`run`], the runtime's call path with docket's observer ([`Core`]),
 //! which warns before a call that failed the same way before (error memory, [`memory`]),
-//! dispatches it to its handler through the generated dispatch, records a failure, and announces a successful write on the instance's write channel, where
-//! every MCP session subscribed to the board or the issue hears of it, whoever made the write.
+//! dispatches it to its handler through the generated dispatch, records a failure, and announces
+//! a successful write on the instance's write channel, where every MCP session subscribed to the
+//! board or the issue hears of it, whoever made the write.
 //! Front ends only adapt their input (MCP's consolidated profile and wrangler quirks, the web
 //! board's forms, the CLI's flags) and output (the MCP envelope, HTML, tables).
 
