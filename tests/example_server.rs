@@ -75,6 +75,38 @@ async fn the_example_serves_its_tools_over_stdio_and_passes_its_samples() {
     assert!(lines.iter().any(|l| l.starts_with("bookmarks: bookmarks_find INVALID_ARGUMENT in ")), "{logged}");
 }
 
+#[tokio::test]
+async fn the_example_serves_its_consolidated_profile_from_the_runtime() {
+    assert_built(Path::new(EXAMPLE), false);
+    let mut cmd = tokio::process::Command::new(target_dir(false).join("debug/bookmarks"));
+    cmd.arg("--consolidated").stderr(std::process::Stdio::null());
+    let client = ().serve(TokioChildProcess::new(cmd).expect("spawn bookmarks")).await.expect("initialize");
+    let tools = client.list_all_tools().await.expect("tools/list");
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(names, ["bookmarks"]);
+    let instructions = client.peer_info().and_then(|i| i.instructions.clone()).unwrap_or_default();
+    assert!(instructions.contains("bookmarks(action=add)"), "{instructions}");
+    let added =
+        common::call(&client, "bookmarks", json!({"action": "add", "url": "https://example.org/b", "title": "B"}))
+            .await;
+    assert!(!common::is_error(&added), "{}", common::text(&added));
+    let found = common::call(&client, "bookmarks", json!({"action": "find"})).await;
+    assert!(common::text(&found).contains("https://example.org/b"), "{}", common::text(&found));
+    // The handler's message, its tool names in the profile's form.
+    let gone = common::call(&client, "bookmarks", json!({"action": "remove", "id": 7})).await;
+    assert_eq!(common::text(&gone), "NOT_FOUND: No bookmark 7. Call bookmarks(action=find) to see the saved ids.");
+    // What the runtime's resolve refuses, in the manifest's built-in messages.
+    for (args, says) in [
+        (json!({"url": "https://example.org/c"}), "action"),
+        (json!({"action": "tag"}), "tag"),
+        (json!({"action": "find", "id": 3}), "id"),
+    ] {
+        let r = common::call(&client, "bookmarks", args.clone()).await;
+        assert!(common::is_error(&r) && common::text(&r).contains(says), "{args}: {}", common::text(&r));
+    }
+    client.cancel().await.expect("stop");
+}
+
 /// The example with `--http 127.0.0.1:0`, killed on drop; `url` is its MCP endpoint.
 struct HttpExample {
     child: std::process::Child,
@@ -159,7 +191,7 @@ fn a_copy_outside_the_repository_builds_and_a_tool_without_a_handler_fails_namin
 
     let manifest = std::fs::read_to_string(copy.join("tools.yaml")).expect("tools.yaml");
     let added = format!(
-        "{manifest}  - name: bookmarks_tag\n    description: Adds a tag.\n    \
+        "{manifest}  - name: bookmarks_tag\n    group: bookmarks\n    description: Adds a tag.\n    \
          annotations: {{ read_only: false, destructive: false, idempotent: true, open_world: false }}\n    \
          samples: [{{ args: {{}} }}]\n"
     );

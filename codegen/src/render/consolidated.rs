@@ -451,7 +451,7 @@ pub fn module(model: &Model, rt: &TokenStream) -> TokenStream {
         pub mod consolidated {
             use super::errors;
             use #rt::ToolSpec;
-            use #rt::consolidated::{Action, ActionErrors, Coerce, Group, Param};
+            use #rt::consolidated::{Action, ActionErrors, Coerce, Group, Param, Profile};
 
             /// Server instructions with every tool named as its consolidated call.
             pub const INSTRUCTIONS: &str = #instructions;
@@ -480,6 +480,10 @@ pub fn module(model: &Model, rt: &TokenStream) -> TokenStream {
                 missing_action_param: |tool, action, param| errors::missing_action_param(tool, action, param),
                 invalid_type: |param, expected, actual| errors::invalid_type(param, expected, actual),
             };
+
+            /// The whole profile, for the runtime's `Server::consolidated`.
+            pub const PROFILE: Profile =
+                Profile { tools: TOOLS, groups: GROUPS, errors: &ERRORS, aliases: ALIASES, instructions: INSTRUCTIONS };
         }
     }
 }

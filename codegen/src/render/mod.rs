@@ -36,6 +36,13 @@ pub fn tools_rs(model: &Model, settings: &Settings) -> Result<String, String> {
     let arguments = arguments::module(model);
     // The consolidated profile is optional: a manifest without groups has no such module.
     let consolidated = (!model.groups.is_empty()).then(|| consolidated::module(model, rt));
+    let profile = (!model.groups.is_empty()).then(|| {
+        quote! {
+            fn consolidated() -> ::std::option::Option<&'static #rt::consolidated::Profile> {
+                Some(&consolidated::PROFILE)
+            }
+        }
+    });
     let (name, title, instructions) = (&model.server.name, &model.server.title, &model.server.instructions);
     format(quote! {
         use #rt::args::{Kind, ParamRule};
@@ -85,6 +92,8 @@ pub fn tools_rs(model: &Model, settings: &Settings) -> Result<String, String> {
             ) -> impl ::std::future::Future<Output = ::std::option::Option<ToolResult<::serde_json::Value>>> + Send {
                 dispatch(&self.0, name, args, ctx)
             }
+
+            #profile
         }
 
         #consolidated

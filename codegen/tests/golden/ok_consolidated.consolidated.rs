@@ -7,7 +7,9 @@
 pub mod consolidated {
     use super::errors;
     use ::toolkit_runtime::ToolSpec;
-    use ::toolkit_runtime::consolidated::{Action, ActionErrors, Coerce, Group, Param};
+    use ::toolkit_runtime::consolidated::{
+        Action, ActionErrors, Coerce, Group, Param, Profile,
+    };
     /// Server instructions with every tool named as its consolidated call.
     pub const INSTRUCTIONS: &str = "Browse with items(action=list); items(action=get_all) reads many.";
     /// One tool per group, in manifest order. They publish no outputSchema: structuredContent is
@@ -212,5 +214,13 @@ pub mod consolidated {
             expected,
             actual,
         ),
+    };
+    /// The whole profile, for the runtime's `Server::consolidated`.
+    pub const PROFILE: Profile = Profile {
+        tools: TOOLS,
+        groups: GROUPS,
+        errors: &ERRORS,
+        aliases: ALIASES,
+        instructions: INSTRUCTIONS,
     };
 }

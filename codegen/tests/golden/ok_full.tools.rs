@@ -793,6 +793,11 @@ impl<H: ToolHandlers> ::toolkit_runtime::server::ToolSet for Tools<H> {
     > + Send {
         dispatch(&self.0, name, args, ctx)
     }
+    fn consolidated() -> ::std::option::Option<
+        &'static ::toolkit_runtime::consolidated::Profile,
+    > {
+        Some(&consolidated::PROFILE)
+    }
 }
 /// The consolidated profile (`--tool-style consolidated`): one tool per group with an `action`
 /// parameter, resolved to the underlying tool before dispatch. Generated from the same groups
@@ -800,7 +805,9 @@ impl<H: ToolHandlers> ::toolkit_runtime::server::ToolSet for Tools<H> {
 pub mod consolidated {
     use super::errors;
     use ::toolkit_runtime::ToolSpec;
-    use ::toolkit_runtime::consolidated::{Action, ActionErrors, Coerce, Group, Param};
+    use ::toolkit_runtime::consolidated::{
+        Action, ActionErrors, Coerce, Group, Param, Profile,
+    };
     /// Server instructions with every tool named as its consolidated call.
     pub const INSTRUCTIONS: &str = "A fixture for golden tests.";
     /// One tool per group, in manifest order. They publish no outputSchema: structuredContent is
@@ -935,6 +942,14 @@ pub mod consolidated {
             expected,
             actual,
         ),
+    };
+    /// The whole profile, for the runtime's `Server::consolidated`.
+    pub const PROFILE: Profile = Profile {
+        tools: TOOLS,
+        groups: GROUPS,
+        errors: &ERRORS,
+        aliases: ALIASES,
+        instructions: INSTRUCTIONS,
     };
 }
 /// Each tool's arguments as a caller in this program writes them: one struct per tool input

@@ -1,5 +1,6 @@
 //! The bookmarks server: `cargo run --manifest-path examples/bookmarks/Cargo.toml` serves MCP over
-//! stdio; with `-- --http 127.0.0.1:8080` it serves Streamable HTTP at `/mcp` instead. Everything
+//! stdio; with `-- --http 127.0.0.1:8080` it serves Streamable HTTP at `/mcp` instead; with
+//! `--consolidated` (before either) it publishes one tool, `bookmarks`, whose `action` picks one. Everything
 //! about the tools (names, schemas, limits, error messages) is in tools.yaml; src/handlers.rs
 //! implements the generated `ToolHandlers` trait; src/log.rs watches every call; the runtime serves it.
 
@@ -18,7 +19,20 @@ async fn main() -> std::process::ExitCode {
         env!("CARGO_PKG_VERSION"),
     )
     .with_observer(log::CallLog);
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let server = match args.first().map(String::as_str) {
+        Some("--consolidated") => {
+            args.remove(0);
+            match server.consolidated() {
+                Ok(server) => server,
+                Err(e) => {
+                    eprintln!("bookmarks: {e}");
+                    return std::process::ExitCode::FAILURE;
+                }
+            }
+        }
+        _ => server,
+    };
     let served = match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
         [] => server.serve_stdio().await,
         ["--http", addr] => match tokio::net::TcpListener::bind(addr).await {
@@ -30,7 +44,9 @@ async fn main() -> std::process::ExitCode {
             }
             Err(e) => Err(format!("cannot listen on {addr}: {e}")),
         },
-        _ => Err(format!("unexpected arguments {args:?}: run with none (stdio) or with `--http ADDRESS:PORT`")),
+        _ => Err(format!(
+            "unexpected arguments {args:?}: run with none (stdio) or with `--http ADDRESS:PORT`, either after `--consolidated`"
+        )),
     };
     match served {
         Ok(()) => std::process::ExitCode::SUCCESS,

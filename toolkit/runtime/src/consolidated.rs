@@ -4,9 +4,25 @@
 
 use serde_json::{Map, Value};
 
-use super::ToolError;
+use super::{ToolError, ToolSpec};
 
 type Args = Map<String, Value>;
+
+/// A manifest's consolidated profile, as the generated `consolidated::PROFILE` holds it: what a
+/// server needs to publish it and resolve its calls (the runtime's `Server::consolidated`).
+#[derive(Clone, Copy)]
+pub struct Profile {
+    /// One tool per group, as tools/list publishes them.
+    pub tools: &'static [ToolSpec],
+    /// Every consolidated tool's actions.
+    pub groups: &'static [Group],
+    /// The manifest's messages for what [`resolve`] refuses.
+    pub errors: &'static ActionErrors,
+    /// Granular tool name -> its consolidated call, for rewriting messages.
+    pub aliases: &'static [(&'static str, &'static str)],
+    /// The server instructions, every tool named as its consolidated call.
+    pub instructions: &'static str,
+}
 
 /// How resolve adapts a value to the published flat schema and the action's own parameter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -33,7 +33,8 @@
 //!
 //! Every call runs through [`call::run`]; `Server::with_observer` adds a [`call::CallObserver`] that
 //! hears of each call before and after its handler (a log, error memory, write announcements), and
-//! `Server::serve_http` (feature `http`) serves the same tools over Streamable HTTP.
+//! `Server::serve_http` (feature `http`) serves the same tools over Streamable HTTP, and
+//! `Server::consolidated` publishes the manifest's consolidated profile instead.
 //!
 //! examples/bookmarks in the docket repository is a whole server built this way.
 //!
