@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use docket::store::{IssueType, NewIssue, Priority, Status, Store, StoreOptions, Workspace};
+use docket::store::{IssuePatch, IssueType, NewIssue, Priority, Status, Store, StoreOptions, Workspace};
 use fantoccini::key::Key;
 use serde_json::json;
 
@@ -145,6 +145,36 @@ async fn titles_descriptions_and_task_checkboxes_are_edited_in_place() {
     js(&c, "document.activeElement.select(); return true").await;
     keys(&c, &format!("bo{}", Key::Tab)).await;
     wait_file(&path, "assignee saved", |t| t.contains("assignee: bo")).await;
+
+    // An outside write while a field is being typed in waits until the field is left: the page
+    // says so, nothing typed so far is saved (a re-render under the typing saved `import, csv, c`
+    // in one CI run and lost the rest), and once the field is left it shows both changes.
+    focus(&c, "#edit-form input[name=labels]").await;
+    js(&c, "const t = document.activeElement; t.setSelectionRange(t.value.length, t.value.length); return true").await;
+    keys(&c, ", json-sch").await;
+    let patch = IssuePatch { priority: Some(Priority::Critical), ..IssuePatch::default() };
+    store.update(&id, patch).expect("an agent's write");
+    wait_js(
+        &c,
+        "document.querySelector('#save-state').textContent.startsWith('Changed elsewhere') && document.activeElement.name === 'labels'",
+        Duration::from_secs(10),
+        "the deferred update said",
+    )
+    .await;
+    let text = std::fs::read_to_string(&path).expect("read");
+    assert!(!text.contains("json-sch\n"), "nothing typed was saved early:\n{text}");
+    keys(&c, &format!("ema{}", Key::Enter)).await;
+    wait_file(&path, "labels saved after the outside write", |t| {
+        t.contains("  - json-schema\n") && t.contains("priority: critical")
+    })
+    .await;
+    wait_js(
+        &c,
+        "document.querySelector('#save-state').textContent === 'Saved labels' && document.querySelector('.issue-meta .priority').textContent === 'critical'",
+        Duration::from_secs(5),
+        "both changes shown",
+    )
+    .await;
 
     // Context keys as long as estimatedEffort stay in their column, on a desktop and a phone.
     for (w, h) in [(1440, 900), (375, 812)] {

@@ -11,6 +11,13 @@ let currentIssue = null;
 let issueBase = null;
 /** Open title or description editors; live updates wait until they close. */
 let editors = 0;
+/**
+ * The assignee or labels field has the focus: live updates wait until it is left, since a
+ * re-render would take the field from under the typing (and save what was typed so far).
+ */
+let fieldFocused = false;
+/** A save finished while such a field had the focus: the page shows it once the field is left. */
+let reloadOnLeave = false;
 let pendingIssue = null;
 /** The save line, kept across re-renders: {text, kind}. */
 let saveState = null;
@@ -20,6 +27,8 @@ function showIssue(id) {
   if (currentIssue !== id) saveState = null;
   currentIssue = id;
   editors = 0;
+  fieldFocused = false;
+  reloadOnLeave = false;
   pendingIssue = null;
   $('#main').replaceChildren(el('p', { class: 'loading' }, 'Loading…'));
   loadIssue(id);
@@ -29,11 +38,12 @@ async function loadIssue(id, { live = false } = {}) {
   try {
     const data = await api(`/api/issues/${encodeURIComponent(id)}`);
     if (view !== 'issue' || currentIssue !== id) return;
-    if (editors > 0) {
+    if (editors > 0 || fieldFocused) {
       pendingIssue = data;
       if (live && data.version !== issueBase?.version) {
         const note = $('#editor-note');
         if (note) note.textContent = 'This issue changed elsewhere since you started editing; saving will be refused.';
+        else if (fieldFocused) setSaveState('Changed elsewhere: shown when you leave this field.', 'idle');
       }
       return;
     }
@@ -64,6 +74,22 @@ function setSaveState(text, kind) {
   for (const box of document.querySelectorAll('.save-state')) { box.textContent = text; box.dataset.kind = kind; }
 }
 
+/** A sidebar field's value as the page compares it: labels as one list. */
+const fieldValue = (issue, key) => JSON.stringify(issue[key] ?? null);
+
+/**
+ * The version to save a sidebar field on after the file changed elsewhere: the newer file's,
+ * when the change did not touch that field (an agent set the priority while you typed labels);
+ * null when it did, and the save stays refused.
+ */
+async function rebased(id, changes) {
+  const keys = Object.keys(changes);
+  if (!issueBase.fields || !keys.every((k) => k in issueBase.fields)) return null;
+  const fresh = await api(`/api/issues/${encodeURIComponent(id)}`);
+  const untouched = keys.every((k) => fieldValue(fresh.issue, k) === issueBase.fields[k]);
+  return untouched ? fresh.version : null;
+}
+
 /**
  * Saves `changes` (a tool call behind `path`, PATCH /api/issues/ID by default) and says so on
  * the save line. True when it was saved.
@@ -73,8 +99,15 @@ async function save(label, changes, { path, method = 'PATCH' } = {}) {
   setSaveState(`Saving ${label}…`, 'saving');
   let ok = false;
   try {
-    const body = { ifVersion: issueBase.version, ...changes };
-    const data = await api(path || `/api/issues/${encodeURIComponent(id)}`, { method, body });
+    const url = path || `/api/issues/${encodeURIComponent(id)}`;
+    let data;
+    try {
+      data = await api(url, { method, body: { ifVersion: issueBase.version, ...changes } });
+    } catch (error) {
+      const version = error.status === 409 && !path ? await rebased(id, changes) : null;
+      if (!version) throw error;
+      data = await api(url, { method, body: { ifVersion: version, ...changes } });
+    }
     if (data.version) Object.assign(issueBase, { updatedAt: data.updatedAt, version: data.version, descriptionHash: data.descriptionHash });
     const changed = data.result.changed || [];
     setSaveState(changed.length ? `Saved ${label}` : `No change to ${label}`, 'saved');
@@ -82,14 +115,18 @@ async function save(label, changes, { path, method = 'PATCH' } = {}) {
   } catch (error) {
     setSaveState(`Not saved (${label}): ${error.message}`, 'error');
   }
-  if (view === 'issue' && currentIssue === id && !editors) loadIssue(id);
+  if (view === 'issue' && currentIssue === id && !editors) {
+    if (fieldFocused) reloadOnLeave = true;
+    else loadIssue(id);
+  }
   return ok;
 }
 
 function renderIssue(data) {
   const issue = data.issue;
   pendingIssue = null;
-  issueBase = { id: issue.id, updatedAt: issue.updatedAt, version: data.version, descriptionHash: data.descriptionHash, description: data.description };
+  issueBase = { id: issue.id, updatedAt: issue.updatedAt, version: data.version, descriptionHash: data.descriptionHash, description: data.description,
+    fields: Object.fromEntries(['status', 'priority', 'assignee', 'labels'].map((k) => [k, fieldValue(issue, k)])) };
   document.title = `${issue.id} ${issue.title} · docket`;
   if (data.workspace) $('#workspace').textContent = data.workspace;
   // A re-render (after a save, or a live update) keeps the field being typed in, and its text:
@@ -111,6 +148,14 @@ function renderIssue(data) {
     input.addEventListener('keydown', (event) => {
       if (event.key === 'Enter') { event.preventDefault(); input.blur(); }
       if (event.key === 'Escape') { input.value = input.defaultValue; input.blur(); }
+    });
+    input.addEventListener('focus', () => { fieldFocused = true; });
+    input.addEventListener('blur', () => {
+      fieldFocused = false;
+      if ((pendingIssue || reloadOnLeave) && !editors && view === 'issue') {
+        reloadOnLeave = false;
+        loadIssue(currentIssue);
+      }
     });
   }
   const form = el('form', { class: 'edit', id: 'edit-form' },
