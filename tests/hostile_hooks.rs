@@ -128,3 +128,95 @@ fn setup_replaces_hooks_that_carried_the_workspace_path() {
     assert_eq!(std::fs::read_to_string(&hook).expect("hook"), current);
     assert!(!repo.join(".git/hooks/post-merge.legacy").exists(), "an older docket hook is not kept as the user's");
 }
+
+/// A sibling repository whose last commit gave two files one id: what a hook that wandered in
+/// would renumber and commit. Its HEAD.
+fn victim_with_a_duplicate(victim: &Path) -> String {
+    std::fs::create_dir(victim).expect("mkdir");
+    git(victim, &["init", "-q", "-b", "main"]);
+    docket::store::Workspace::init(victim).expect("init");
+    ok(victim, &["create", "--title", "victim's own"]);
+    let folder = victim.join(".docket/issues");
+    let first = std::fs::read_dir(&folder).expect("issues").flatten().next().expect("one file").path();
+    let text = std::fs::read_to_string(&first).expect("read");
+    std::fs::write(folder.join("ISS-000001-copy.md"), text.replace("victim's own", "a copy")).expect("write");
+    git(victim, &["add", "-A"]);
+    git(victim, &["commit", "-q", "-m", "a duplicate id"]);
+    git(victim, &["rev-parse", "HEAD"])
+}
+
+/// A clone of a bare origin whose workspace is `tracker/.docket`, set up with the hooks; the
+/// seed clone that pushes to it.
+fn tracker_clone(tmp: &Path) -> (PathBuf, PathBuf) {
+    let origin = tmp.join("origin.git");
+    git(tmp, &["init", "-q", "--bare", "-b", "main", origin.to_str().expect("utf-8")]);
+    git(tmp, &["clone", "-q", origin.to_str().expect("utf-8"), "seed"]);
+    let seed = tmp.join("seed");
+    std::fs::create_dir(seed.join("tracker")).expect("mkdir");
+    docket::store::Workspace::init(&seed.join("tracker")).expect("init");
+    ok(&seed.join("tracker"), &["create", "--title", "upstream's"]);
+    ok(&seed.join("tracker"), &["git-setup"]);
+    git(&seed, &["add", "-A"]);
+    git(&seed, &["commit", "-q", "-m", "tracker"]);
+    git(&seed, &["push", "-q", "origin", "main"]);
+    git(tmp, &["clone", "-q", origin.to_str().expect("utf-8"), "clone"]);
+    let clone = tmp.join("clone");
+    ok(&clone.join("tracker"), &["git-setup"]);
+    assert_eq!(git(&clone, &["config", "docket.workspace"]).trim(), "tracker/.docket");
+    (seed, clone)
+}
+
+/// Issue 44, item 1: a pull never makes docket's hook rename or commit in another repository,
+/// whether the tracked workspace folder became a link to it, or the recorded folder is absolute
+/// or climbs out. The hook does nothing there and says why.
+#[test]
+fn a_hook_never_repairs_a_workspace_outside_the_repository_it_runs_in() {
+    for how in ["tracked link", "absolute", "climbs"] {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let victim = tmp.path().join("victim");
+        let head = victim_with_a_duplicate(&victim);
+        let before = common::snapshot(&victim);
+        let (seed, clone) = tracker_clone(tmp.path());
+        match how {
+            "tracked link" => {
+                git(&seed, &["rm", "-q", "-r", "tracker"]);
+                std::fs::remove_dir_all(seed.join("tracker")).ok();
+                std::os::unix::fs::symlink("../victim", seed.join("tracker")).expect("symlink");
+            }
+            _ => {
+                let value = if how == "absolute" { victim.join(".docket") } else { PathBuf::from("../victim/.docket") };
+                git(&clone, &["config", "docket.workspace", value.to_str().expect("utf-8")]);
+                std::fs::write(seed.join("README"), "new").expect("write");
+            }
+        }
+        git(&seed, &["add", "-A"]);
+        git(&seed, &["commit", "-q", "-m", "next"]);
+        git(&seed, &["push", "-q", "origin", "main"]);
+        let pulled = git_all(&clone, &["pull", "--ff-only", "origin", "main"]);
+        assert_eq!(
+            git(&victim, &["rev-parse", "HEAD"]),
+            head,
+            "{how}: the hook committed in another repository: {pulled}"
+        );
+        assert!(common::snapshot_diff(&before, &common::snapshot(&victim)).is_empty(), "{how}: {pulled}");
+        assert!(!pulled.contains("renumbered"), "{how}: {pulled}");
+        assert!(pulled.contains("repaired nothing"), "{how}: the hook does not say why it did nothing: {pulled}");
+    }
+}
+
+/// The guard is not blind: the same pull into a workspace inside the repository still repairs.
+#[test]
+fn a_hook_still_repairs_its_own_nested_workspace() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (seed, clone) = tracker_clone(tmp.path());
+    ok(&clone.join("tracker"), &["create", "--title", "from the clone"]);
+    git(&clone, &["add", "-A"]);
+    git(&clone, &["commit", "-q", "-m", "clone"]);
+    ok(&seed.join("tracker"), &["create", "--title", "from the seed"]);
+    git(&seed, &["add", "-A"]);
+    git(&seed, &["commit", "-q", "-m", "seed"]);
+    git(&seed, &["push", "-q", "origin", "main"]);
+    let pulled = git_all(&clone, &["pull", "--no-rebase", "--no-edit", "origin", "main"]);
+    assert!(pulled.contains("docket: renumbered"), "{pulled}");
+    assert_eq!(ids(&clone.join("tracker")), ["ISS-000001", "ISS-000002", "ISS-000003"], "{pulled}");
+}

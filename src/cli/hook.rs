@@ -136,22 +136,81 @@ fn forget_the_hooks_repository_variables() {
 }
 
 /// The workspace a hook repairs: `--workspace` when given (what older hooks passed), else the
-/// folder `git-setup` recorded in the repository's config, under the top level of the worktree
-/// git runs the hook in (its current directory), else the nearest workspace from there. Not
+/// folder `git-setup` recorded in the repository's config, else the top level's own workspace,
+/// always inside the worktree git runs the hook in (its current directory). Not
 /// `DOCKET_WORKSPACE`: a merge repairs the tree git just changed, wherever the shell points.
+///
+/// The repository's content decides what that folder is, so a merge may have made any of its
+/// components a link (a tracked `tracker -> ../victim`), and a config value may be absolute or
+/// climb. The hook repairs only a workspace reached from the top level component by component
+/// with no link on the way, held by this very repository; otherwise it does nothing and says why.
 fn hook_workspace(a: &HookArgs) -> Result<Workspace, String> {
+    let here = std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+    let top = crate::store::git::toplevel(&here).ok_or("not run inside a git worktree; nothing to repair")?;
+    let (rel, named_by) = match (a.ws.workspace.as_deref(), crate::store::git::hook_workspace(&top)) {
+        (Some(explicit), _) => {
+            let rel = explicit.strip_prefix(&top).map(Path::to_path_buf).unwrap_or_else(|_| explicit.to_path_buf());
+            (rel, "--workspace")
+        }
+        (None, Some(recorded)) => (recorded, "git config docket.workspace"),
+        (None, None) => (PathBuf::new(), "the top level"),
+    };
+    let folder = confined(&top, &rel).map_err(|why| format!("{why} ({named_by}); {REFUSED}"))?;
     // The tree git just changed, even in a linked worktree that otherwise serves the main
     // worktree's workspace: its files are what the next commit and push carry.
-    let in_place = |path: &Path| Workspace::resolve_with(Some(path), Some(Worktrees::Local)).map_err(|e| e.to_string());
-    if let Some(explicit) = a.ws.workspace.as_deref() {
-        return in_place(explicit);
+    let ws = Workspace::resolve_with(Some(&folder), Some(Worktrees::Local)).map_err(|e| e.to_string())?;
+    for dir in [&ws.root, &ws.dir] {
+        let Ok(inside) = dir.strip_prefix(&top) else {
+            return Err(format!("the workspace {} is outside this repository ({named_by}); {REFUSED}", dir.display()));
+        };
+        confined(&top, inside).map_err(|why| format!("{why} ({named_by}); {REFUSED}"))?;
     }
-    let here = std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
-    let top = crate::store::git::toplevel(&here).unwrap_or(here);
-    match crate::store::git::hook_workspace(&top) {
-        Some(rel) => in_place(&top.join(rel)),
-        None => Workspace::discover(&top).map_err(|e| e.to_string()),
+    let holder = Repo::discover(&ws.dir).map(|r| r.toplevel);
+    let same = |a: &Path, b: &Path| a.canonicalize().ok().zip(b.canonicalize().ok()).is_some_and(|(a, b)| a == b);
+    if !holder.as_deref().is_some_and(|h| same(h, &top)) {
+        return Err(format!(
+            "the workspace {} belongs to another repository than the one running this hook ({}); {REFUSED}",
+            ws.dir.display(),
+            top.display()
+        ));
     }
+    Ok(ws)
+}
+
+/// What the hook says when it leaves a workspace alone.
+const REFUSED: &str = "the hook repaired nothing. Point `docket.workspace` at a workspace folder inside this repository, relative to its top level and reached through no link (`docket git-setup` in that folder records it), or run `docket doctor --fix` there yourself";
+
+/// `top` joined with `rel`, walked one component at a time: each must be a plain folder (never a
+/// link) and `rel` must neither be absolute nor climb. Why not, otherwise.
+fn confined(top: &Path, rel: &Path) -> Result<PathBuf, String> {
+    use std::path::Component;
+    let mut at = top.to_path_buf();
+    for part in rel.components() {
+        match part {
+            Component::CurDir => {}
+            Component::Normal(name) => {
+                at.push(name);
+                let meta = std::fs::symlink_metadata(&at)
+                    .map_err(|e| format!("the workspace folder {} cannot be read: {e}", at.display()))?;
+                if meta.file_type().is_symlink() {
+                    return Err(format!("{} is a link; the hook follows none", at.display()));
+                }
+                if !meta.is_dir() {
+                    return Err(format!("{} is not a folder", at.display()));
+                }
+            }
+            Component::RootDir | Component::Prefix(_) => {
+                return Err(format!(
+                    "the workspace path {} is absolute, outside this repository's top level",
+                    rel.display()
+                ));
+            }
+            Component::ParentDir => {
+                return Err(format!("the workspace path {} climbs out with `..`", rel.display()));
+            }
+        }
+    }
+    Ok(at)
 }
 
 /// The duplicated ids (upper-cased) this merge made, and those it found: an id is the merge's
