@@ -80,16 +80,6 @@ pub async fn list(State(web): State<Arc<Web>>) -> Result<Response, ApiError> {
     Ok(reply(body, started))
 }
 
-/// `POST /api/problems/fix`: what `docket doctor --fix` repairs, through the workspace_doctor
-/// tool with `fix: true` (so a server configured `read_only: true` refuses it, as for an agent):
-/// `{"result": {changes, notes, problems, total}, "warnings"}`.
-pub async fn fix(State(web): State<Arc<Web>>) -> Result<Response, ApiError> {
-    let mut args = serde_json::Map::new();
-    args.insert("fix".into(), Value::Bool(true));
-    args.insert("response_format".into(), Value::from("json"));
-    super::api::call(&web, "workspace_doctor", args).await
-}
-
 /// The warnings an issue page shows for `meta`: the store's, except that a duplicate id gets a
 /// banner saying which file this page shows and which one the doctor keeps.
 pub fn issue_warnings(store: &Store, meta: &IssueMeta, warnings: &[StoreWarning]) -> Vec<String> {
