@@ -38,6 +38,7 @@ mod lossless;
 mod merge_hooks;
 mod one_shot;
 mod output_schemas;
+mod polish;
 mod protocol_errors;
 mod published_limits;
 mod races;

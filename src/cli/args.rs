@@ -37,8 +37,9 @@ pub enum Command {
     /// Issue counts by status, priority and type (issues_stats).
     Stats(StatsArgs),
     /// Check the workspace files: duplicate ids, misplaced files, broken frontmatter, missing
-    /// parents, stale temp files (workspace_doctor); --fix repairs what is safe. Exit 0: clean;
-    /// 1: problems --fix repairs; 3: only problems that need a person.
+    /// parents, stale temp files (workspace_doctor); --fix repairs what is safe. Exit 0: clean,
+    /// or no workspace yet (nothing to check, as `list` finds nothing); 1: problems --fix
+    /// repairs; 3: only problems that need a person (also what a --fix that changed nothing left).
     Doctor(DoctorArgs),
     /// Route the workspace's issue files through docket's merge driver: writes .gitattributes in
     /// the workspace directory, merge.docket in the repository's git config, and the
@@ -599,7 +600,12 @@ pub struct StatsArgs {
     pub status: Vec<String>,
     #[command(flatten)]
     pub filters: Filters,
-    /// Print the three structured issues_stats results as one JSON object keyed by grouping.
+    /// Count by these fields: status, priority, type, project, assignee, labels (repeatable or
+    /// comma-separated; default status, priority and type). Under labels an issue with several
+    /// labels counts once under each.
+    #[arg(long, value_delimiter = ',', value_name = "FIELD")]
+    pub by: Vec<String>,
+    /// Print the structured issues_stats results as one JSON object keyed by grouping.
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
@@ -757,14 +763,20 @@ pub struct ReadyArgs {
     #[command(flatten)]
     pub filters: Filters,
     /// Most issues to show (default 10).
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = READY_PAGE)]
     pub limit: usize,
+    /// Show page N of --limit issues (1 is the first).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub page: Option<u32>,
     /// Print the issues as JSON.
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
     pub ws: WorkspaceArg,
 }
+
+/// Issues `ready` shows when no --limit is given.
+pub const READY_PAGE: usize = 10;
 
 #[cfg(test)]
 mod tests {
