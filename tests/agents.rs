@@ -251,3 +251,98 @@ fn setup_refuses_a_file_it_cannot_parse_and_writes_nothing() {
         assert_eq!(std::fs::read_to_string(&path).unwrap(), text, "{client} touched a file it refused");
     }
 }
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn read(path: &str) -> String {
+    std::fs::read_to_string(repo().join(path)).unwrap_or_else(|e| panic!("read {path}: {e}"))
+}
+
+/// The plugin folder holds what the repository builds: the skill is docs/skill/SKILL.md byte for
+/// byte, the versions are the crate's, the MCP server and the hook run the commands docket has,
+/// and the icon is what plugin/icon.py draws.
+#[test]
+fn the_plugin_folder_is_what_the_repository_builds() {
+    assert_eq!(
+        read("plugin/skills/docket/SKILL.md"),
+        docket::agents::SKILL_MD,
+        "plugin/skills/docket/SKILL.md differs from docs/skill/SKILL.md: cp docs/skill/SKILL.md plugin/skills/docket/SKILL.md"
+    );
+    let manifest = json(&read("plugin/.claude-plugin/plugin.json"));
+    assert_eq!(manifest["name"], "docket");
+    assert_eq!(manifest["version"], env!("CARGO_PKG_VERSION"), "plugin.json's version is the crate's");
+    assert_eq!(manifest["license"], "MIT");
+    let market = json(&read(".claude-plugin/marketplace.json"));
+    let listed = &market["plugins"][0];
+    assert_eq!(listed["name"], "docket");
+    assert_eq!(listed["source"], "./plugin");
+    assert_eq!(listed["description"], manifest["description"], "the marketplace describes the plugin as it does");
+    // The server entry is what `docket setup claude` writes (plus the hosts it reaches: none).
+    let mut server = json(&read("plugin/.mcp.json"))["mcpServers"]["docket"].clone();
+    assert_eq!(server.as_object_mut().unwrap().remove("network"), Some(serde_json::json!({ "hosts": [] })));
+    let dir = tempfile::tempdir().unwrap();
+    assert!(setup(dir.path(), dir.path(), &["claude"]).status.success());
+    assert_eq!(server, json(&std::fs::read_to_string(dir.path().join(".mcp.json")).unwrap())["mcpServers"]["docket"]);
+    let hooks = json(&read("plugin/hooks/hooks.json"));
+    let command = hooks["hooks"]["SessionStart"][0]["hooks"][0]["command"].as_str().unwrap();
+    assert_eq!(command, "docket prime --hook-json");
+    // The icon: a square PNG of 512 px, and the pixels plugin/icon.py draws.
+    let png = std::fs::read(repo().join("plugin/icon.png")).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    let side = |at: usize| u32::from_be_bytes(png[at..at + 4].try_into().unwrap());
+    assert_eq!((side(16), side(20)), (512, 512), "icon size");
+    assert_eq!(manifest["icon"], "./icon.png");
+    match std::process::Command::new("python3").arg(repo().join("plugin/icon.py")).arg("--check").output() {
+        Ok(o) => assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr)),
+        Err(e) => eprintln!("python3 not found ({e}): the icon's pixels were not compared with plugin/icon.py"),
+    }
+}
+
+/// The skill's description is what loads up front in every session: short, and the loop line is
+/// the one `docket prime` prints.
+#[test]
+fn the_skill_is_short_and_names_the_loop() {
+    let description = docket::agents::skill_field("description").expect("a description");
+    assert!(o200k(description) <= 40, "the skill's description takes {} tokens", o200k(description));
+    assert_eq!(docket::agents::skill_field("name"), Some("docket"));
+    assert!(docket::agents::loop_line().starts_with("Loop: issues_ready"));
+    let tokens = o200k(docket::agents::SKILL_MD);
+    eprintln!("SKILL.md: {tokens} tokens (o200k_base), description {}", o200k(description));
+    assert!(tokens <= 400, "SKILL.md takes {tokens} tokens; it teaches the loop in few words");
+}
+
+/// The skills extension (SEP-2640): skills/list and skills/get give docs/skill/SKILL.md, and
+/// resources/read serves its bytes, whose digest the entry carries.
+#[tokio::test]
+async fn the_skill_is_served_over_mcp() {
+    use rmcp::model::{GetSkillRequestParams, ReadResourceRequestParams, ResourceContents, SkillResources};
+    let ws = crate::common::workspace();
+    let client = crate::common::start(ws.path()).await;
+    let info = client.peer_info().expect("initialized");
+    assert!(info.capabilities.supports_skills(), "the skills extension is declared");
+    let instructions = info.instructions.clone().unwrap_or_default();
+    assert!(
+        instructions.contains(docket::agents::loop_line()),
+        "the instructions carry the skill's loop: {instructions}"
+    );
+    let skills = client.list_all_skills().await.expect("skills/list");
+    assert_eq!(skills.len(), 1);
+    assert_eq!(skills[0].uri, docket::agents::SKILL_URI);
+    assert_eq!(skills[0].name(), "docket");
+    assert_eq!(Some(skills[0].frontmatter.description.as_str()), docket::agents::skill_field("description"));
+    let got = client.get_skill(GetSkillRequestParams::new(docket::agents::SKILL_URI)).await.expect("skills/get");
+    assert_eq!(got.skill, skills[0]);
+    let read = client
+        .read_resource(ReadResourceRequestParams::new(docket::agents::SKILL_URI))
+        .await
+        .expect("resources/read of SKILL.md");
+    let ResourceContents::TextResourceContents { text, .. } = &read.contents[0] else { panic!("text") };
+    assert_eq!(text, docket::agents::SKILL_MD);
+    let SkillResources::Files(files) = &got.skill.resources else { panic!("a file manifest") };
+    files[0].verify(text.as_bytes()).expect("the digest is of the bytes served");
+    let wrong = client.get_skill(GetSkillRequestParams::new("skill://other/SKILL.md")).await;
+    assert!(format!("{:?}", wrong.unwrap_err()).contains("skills/list"));
+    client.cancel().await.ok();
+}
