@@ -49,7 +49,7 @@ fn primer(ws: Workspace, agent: Option<&str>) -> Result<String, String> {
             ws.dir.display()
         ));
     }
-    let dir = ws.dir.display().to_string();
+    let dir = shown_dir(&ws.dir);
     let store = Store::open(ws, StoreOptions { one_shot: true, ..StoreOptions::default() });
     let facts = gather(&store, agent);
     // A store saves its index snapshot when dropped: this command writes nothing.
@@ -66,6 +66,17 @@ fn primer(ws: Workspace, agent: Option<&str>) -> Result<String, String> {
             0 => title_chars /= 2,
             _ => shown -= 1,
         }
+    }
+}
+
+/// The workspace folder as the agent's harness sees it: relative to the current directory when
+/// it is inside it (`.docket`), else in full.
+fn shown_dir(dir: &std::path::Path) -> String {
+    let here = std::env::current_dir().ok().and_then(|c| c.canonicalize().ok());
+    let full = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    match here.as_deref().and_then(|h| full.strip_prefix(h).ok()) {
+        Some(rel) if !rel.as_os_str().is_empty() => rel.display().to_string(),
+        _ => dir.display().to_string(),
     }
 }
 
@@ -123,7 +134,8 @@ impl Facts {
     fn render(&self, dir: &str, loop_line: &str, shown: usize, title_chars: usize) -> String {
         let mut out = String::new();
         let counts: Vec<String> = self.by_status.iter().map(|(s, n)| format!("{n} {}", s.replace('_', " "))).collect();
-        let _ = write!(out, "docket workspace {dir}: {} issues", self.total);
+        let noun = if self.total == 1 { "issue" } else { "issues" };
+        let _ = write!(out, "docket workspace {dir}: {} {noun}", self.total);
         if !counts.is_empty() {
             let _ = write!(out, " ({})", counts.join(", "));
         }
