@@ -346,3 +346,17 @@ async fn the_skill_is_served_over_mcp() {
     assert!(format!("{:?}", wrong.unwrap_err()).contains("skills/list"));
     client.cancel().await.ok();
 }
+
+/// A client file that is a link is refused, never followed: the file it points at stays as it was.
+#[test]
+fn setup_refuses_a_link_in_place_of_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (project, outside) = (dir.path().join("p"), dir.path().join("elsewhere.json"));
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(&outside, "{}").unwrap();
+    std::os::unix::fs::symlink(&outside, project.join(".mcp.json")).unwrap();
+    let o = setup(&project, &dir.path().join("h"), &["claude"]);
+    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stdout));
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "{}");
+    assert!(std::fs::symlink_metadata(project.join(".mcp.json")).unwrap().file_type().is_symlink());
+}

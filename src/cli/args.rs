@@ -112,11 +112,24 @@ pub struct PrimeArgs {
     pub ws: WorkspaceArg,
 }
 
+/// The clients `docket setup` knows.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Client {
+    /// Claude Code: the project's .mcp.json (`mcpServers`).
+    Claude,
+    /// Codex: ~/.codex/config.toml, or $CODEX_HOME/config.toml (`[mcp_servers.NAME]`).
+    Codex,
+    /// Cursor: the project's .cursor/mcp.json (`mcpServers`).
+    Cursor,
+    /// VS Code: the project's .vscode/mcp.json (`servers`, `"type": "stdio"`).
+    Vscode,
+}
+
 #[derive(Args, Debug)]
 pub struct SetupArgs {
     /// The client: claude, codex, cursor or vscode.
     #[arg(value_enum)]
-    pub client: crate::cli::setup::Client,
+    pub client: Client,
     /// Report what would change; write nothing (exit 1 when the entry is missing or differs).
     #[arg(long)]
     pub check: bool,

@@ -18,7 +18,7 @@ mod hook;
 mod human;
 mod listing;
 mod prime;
-pub mod setup;
+mod setup;
 mod split;
 mod style;
 mod table;

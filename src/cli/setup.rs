@@ -12,20 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::args::SetupArgs;
-
-/// The clients `docket setup` knows.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Client {
-    /// Claude Code: the project's .mcp.json (`mcpServers`).
-    Claude,
-    /// Codex: ~/.codex/config.toml, or $CODEX_HOME/config.toml (`[mcp_servers.NAME]`).
-    Codex,
-    /// Cursor: the project's .cursor/mcp.json (`mcpServers`).
-    Cursor,
-    /// VS Code: the project's .vscode/mcp.json (`servers`, `"type": "stdio"`).
-    Vscode,
-}
+use super::args::{Client, SetupArgs};
 
 impl Client {
     fn label(self) -> &'static str {
@@ -150,25 +137,24 @@ pub(super) fn run(a: &SetupArgs) -> Result<(String, bool), String> {
     if a.check {
         return Ok((format!("{shown}: would {verb} {name} for {client} (run without --check to write it).\n"), false));
     }
-    write_atomic(&path, &new)?;
+    let anchor = match a.client {
+        Client::Codex => path.parent().map(Path::to_path_buf).unwrap_or_else(|| project.clone()),
+        _ => project.clone(),
+    };
+    write_atomic(&anchor, &path, &new)?;
     let done = if change == Change::Added { "Added" } else { "Updated" };
     Ok((format!("{done} {name} in {shown} for {client}: `docket serve`.\n{}\n", a.client.next_step()), true))
 }
 
-fn write_atomic(path: &Path, text: &str) -> Result<(), String> {
-    use std::io::Write as _;
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let mut tmp =
-        tempfile::NamedTempFile::new_in(dir).map_err(|e| format!("cannot write in {}: {e}", dir.display()))?;
-    if let Ok(meta) = std::fs::metadata(path) {
-        let _ = tmp.as_file().set_permissions(meta.permissions());
+/// Writes `text` to `path` atomically through the rooted layer anchored at `anchor` (the project
+/// folder, or Codex's home, created if missing): a link where the file or a folder should be is
+/// refused, never followed.
+fn write_atomic(anchor: &Path, path: &Path, text: &str) -> Result<(), String> {
+    let root = crate::store::fs::Root::open_or_create(anchor).map_err(|e| e.to_string())?;
+    if let Some(parent) = path.parent() {
+        root.create_dir_all(parent).map_err(|e| e.to_string())?;
     }
-    tmp.write_all(text.as_bytes())
-        .and_then(|()| tmp.as_file().sync_all())
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    tmp.persist(path).map_err(|e| format!("cannot replace {}: {}", path.display(), e.error))?;
-    Ok(())
+    root.write_atomic(path, text.as_bytes(), None).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
 /// Codex's config.toml with `[mcp_servers.NAME]` set to `docket serve`; other keys of that
