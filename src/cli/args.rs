@@ -58,7 +58,7 @@ pub enum Command {
     /// wranglerContext.importedFrom and in import/SOURCE-idmap.tsv; edges, statuses and
     /// priorities mapped as docs/import.md says. Issues already imported are left as they are.
     Import(ImportArgs),
-    /// What an agent needs at the start of a session, in under 150 tokens: the workspace, your
+    /// What an agent needs at the start of a session, in at most 150 tokens: the workspace, your
     /// claims, the top ready issues, counts and the work loop. Reads only; writes nothing.
     Prime(PrimeArgs),
     /// Register docket's MCP server with a client: claude (.mcp.json), codex
