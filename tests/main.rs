@@ -9,6 +9,7 @@
 mod common;
 
 mod abuse;
+mod agents;
 mod architecture;
 mod browser;
 mod chains;

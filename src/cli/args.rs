@@ -59,6 +59,13 @@ pub enum Command {
     /// wranglerContext.importedFrom and in import/SOURCE-idmap.tsv; edges, statuses and
     /// priorities mapped as docs/import.md says. Issues already imported are left as they are.
     Import(ImportArgs),
+    /// What an agent needs at the start of a session, in at most 150 tokens: the workspace, your
+    /// claims, the top ready issues, counts and the work loop. Reads only; writes nothing.
+    Prime(PrimeArgs),
+    /// Register docket's MCP server with a client: claude (.mcp.json), codex
+    /// (~/.codex/config.toml), cursor (.cursor/mcp.json) or vscode (.vscode/mcp.json). Changes
+    /// only docket's entry; every other server and byte of the file is kept.
+    Setup(SetupArgs),
     // Daily use (src/cli/daily.rs): search, close, reopen, edit, ready, web, completions.
     #[command(flatten)]
     Daily(Daily),
@@ -92,6 +99,47 @@ pub struct ImportArgs {
     pub dry_run: bool,
     #[command(flatten)]
     pub ws: WorkspaceArg,
+}
+
+#[derive(Args, Debug)]
+pub struct PrimeArgs {
+    /// Your agent name: lists the issues you hold (in progress and assigned to you).
+    #[arg(long = "as", value_name = "NAME", env = "DOCKET_AGENT")]
+    pub agent: Option<String>,
+    /// Print Claude Code's SessionStart hook JSON (the primer as additionalContext).
+    #[arg(long)]
+    pub hook_json: bool,
+    #[command(flatten)]
+    pub ws: WorkspaceArg,
+}
+
+/// The clients `docket setup` knows.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Client {
+    /// Claude Code: the project's .mcp.json (`mcpServers`).
+    Claude,
+    /// Codex: ~/.codex/config.toml, or $CODEX_HOME/config.toml (`[mcp_servers.NAME]`).
+    Codex,
+    /// Cursor: the project's .cursor/mcp.json (`mcpServers`).
+    Cursor,
+    /// VS Code: the project's .vscode/mcp.json (`servers`, `"type": "stdio"`).
+    Vscode,
+}
+
+#[derive(Args, Debug)]
+pub struct SetupArgs {
+    /// The client: claude, codex, cursor or vscode.
+    #[arg(value_enum)]
+    pub client: Client,
+    /// Report what would change; write nothing (exit 1 when the entry is missing or differs).
+    #[arg(long)]
+    pub check: bool,
+    /// The server's name in the client's file (e.g. wrangler, for tools named as wrangler's).
+    #[arg(long, default_value = "docket")]
+    pub name: String,
+    /// The project folder (default: the current directory); codex's file is the user's own.
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

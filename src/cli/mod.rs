@@ -17,6 +17,8 @@ mod graph;
 mod hook;
 mod human;
 mod listing;
+mod prime;
+mod setup;
 mod split;
 mod style;
 mod table;
@@ -66,6 +68,16 @@ pub fn run(command: Command, top: fn() -> clap::Command) -> ExitCode {
         Command::Stats(a) => Core::open(&a.ws).and_then(|core| commands::stats(&core, a)),
         Command::GitSetup(a) => team::git_setup(a),
         Command::Import(a) => import(a),
+        Command::Prime(a) => prime::run(a),
+        Command::Setup(a) => {
+            return match setup::run(a) {
+                Ok((text, ok)) => match (print(&text), ok) {
+                    (ExitCode::SUCCESS, false) => ExitCode::FAILURE,
+                    (code, _) => code,
+                },
+                Err(message) => fail(&message),
+            };
+        }
         Command::Doctor(a) => {
             return match team::doctor(a) {
                 Ok((text, verdict)) => match print(&text) {
