@@ -23,7 +23,7 @@ enum Mend {
 
 /// Every mismatch between the claim refs and the files, with its repair (`None`: a person decides).
 fn mismatches(store: &Store, scan: &Scan) -> Vec<(Problem, Option<Mend>)> {
-    if let Ok(None) = store.claim_refs() {
+    if !store.claims_need_refs() || matches!(store.claim_refs(), Ok(None)) {
         return Vec::new();
     }
     let claims = match store.claim_ref_list() {
