@@ -342,3 +342,27 @@ fn a_hand_over_between_local_worktrees_keeps_one_holder() {
     ok_in(&b, &["release", "ISS-000001", "--as", "dave"], local);
     ok_in(&b, &["claim", "ISS-000001", "--as", "carol"], local);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn lost_claim_races_are_not_remembered_as_failures_and_show_says_who_holds_it() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let main = tmp.path().join("main");
+    repo_with_issues(&main, ".docket", 3);
+    ok_in(&main, &["claim", "ISS-000001", "--as", "ann"], &[]);
+    let bob = common::many::serve_in(&main, &[]).await;
+    for _ in 0..4 {
+        let lost = call(&bob, "issues_claim", json!({"id": "ISS-000001", "assignee": "bob"})).await;
+        assert!(is_error(&lost) && text(&lost).contains("held by ann"), "{}", text(&lost));
+        let whole = serde_json::to_string(&lost).expect("json");
+        assert!(!whole.contains("times in the last"), "a lost race is not a known failure: {whole}");
+    }
+    let won = call(&bob, "issues_claim", json!({"id": "ISS-000002", "assignee": "bob"})).await;
+    let whole = serde_json::to_string(&won).expect("json");
+    assert!(!is_error(&won) && !whole.contains("failed"), "no warning about other calls: {whole}");
+    // Who holds it, since when and until when, from the claim record.
+    let got = call(&bob, "issues_get", json!({"id": "ISS-000002"})).await;
+    assert!(text(&got).contains("Claim: held by bob since") && text(&got).contains("lease until"), "{}", text(&got));
+    let shown = ok_in(&main, &["show", "ISS-000001"], &[]);
+    assert!(shown.contains("Claim:") && shown.contains("held by ann since"), "{shown}");
+    bob.cancel().await.expect("close");
+}
