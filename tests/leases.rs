@@ -366,3 +366,30 @@ async fn lost_claim_races_are_not_remembered_as_failures_and_show_says_who_holds
     assert!(shown.contains("Claim:") && shown.contains("held by ann since"), "{shown}");
     bob.cancel().await.expect("close");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ready_leaves_out_an_id_several_files_hold_and_says_so() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let main = tmp.path().join("main");
+    repo_with_issues(&main, ".docket", 3);
+    let issues = main.join(".docket/issues");
+    let first = std::fs::read_dir(&issues)
+        .expect("issues")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("ISS-000001")))
+        .expect("ISS-000001's file");
+    std::fs::copy(&first, issues.join("ISS-000001-copy.md")).expect("copy");
+    let client = common::many::serve_in(&main, &[]).await;
+    let ready = call(&client, "issues_ready", json!({})).await;
+    let rows = structured(&ready)["rows"].to_string();
+    assert!(!rows.contains("ISS-000001") && rows.contains("ISS-000002"), "{rows}");
+    assert!(
+        text(&ready).contains("1 more ID(s) are ready but left out: each is held by several files"),
+        "{}",
+        text(&ready)
+    );
+    assert_eq!(structured(&ready)["totalCount"], 2);
+    client.cancel().await.expect("close");
+    let next = ok_in(&main, &["claim", "--next", "--as", "ann"], &[]);
+    assert!(next.starts_with("Claimed ISS-000002"), "{next}");
+}

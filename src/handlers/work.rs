@@ -60,6 +60,12 @@ pub fn ready(cx: &Handlers, input: IssuesReadyInput) -> ToolResult<IssuesReadyOu
             claims.hidden
         ));
     }
+    if claims.duplicates > 0 {
+        lines.push(format!(
+            "{} more ID(s) are ready but left out: each is held by several files, so a claim would be refused (workspace_doctor names them).",
+            claims.duplicates
+        ));
+    }
     if ready.open_blocked > 0 {
         lines.push(format!("{} open issue(s) wait on a blocker (issues_list with blocked: true).", ready.open_blocked));
     }
@@ -72,6 +78,9 @@ pub fn ready(cx: &Handlers, input: IssuesReadyInput) -> ToolResult<IssuesReadyOu
         next_cursor: next,
     };
     let mut context = json!({"sort": "priority desc, created asc", "page_size": size, "offset": page.offset});
+    if claims.duplicates > 0 {
+        context["duplicate_ids_left_out"] = json!(claims.duplicates);
+    }
     if claims.checked && claims.unchecked.is_none() {
         // How fresh the claim records are: the remote's list is reused for a moment.
         context["claims"] =

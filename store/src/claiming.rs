@@ -45,6 +45,8 @@ pub struct ReadyClaims {
     pub checked: bool,
     /// Ready by the files, but held (live lease) or closed in the claim records: left out.
     pub hidden: usize,
+    /// IDs ready by their files but held by several files (a claim would be refused): left out.
+    pub duplicates: usize,
     /// Issues whose holder's lease lapsed, offered again: (ID, "ann's lease lapsed at T").
     pub lapsed: Vec<(String, String)>,
     /// How old the records are.
@@ -487,51 +489,66 @@ impl Store {
         size: usize,
     ) -> Result<(Snapshot<Ready>, ReadyClaims), StoreError> {
         let mut info = ReadyClaims::default();
-        let refs = match self.claim_refs() {
-            Ok(Some(refs)) => refs,
-            Ok(None) => return Ok((self.ready(filter, assignee, offset, size)?, info)),
-            Err(why) => {
-                info.unchecked = Some(why);
-                return Ok((self.ready(filter, assignee, offset, size)?, info));
-            }
-        };
-        info.checked = true;
-        info.remote = refs.remote().map(str::to_string);
-        let records = match refs.records() {
-            Ok((records, age)) => {
-                info.age = age;
-                records
-            }
-            Err(r) => {
-                info.unchecked = Some(r.reason());
-                return Ok((self.ready(filter, assignee, offset, size)?, info));
-            }
-        };
-        let ttl = self.claim_ttl;
+        // An ID several files hold cannot be claimed (nor written): never offered.
+        let duplicates = self.fresh()?.0.duplicate_ids();
         let (mut held, mut lapsed) = (Vec::new(), Vec::new());
-        for c in &records {
-            match c.lapsed(ttl) {
-                Some(end) => lapsed.push((
-                    c.id.clone(),
-                    format!(
-                        "{}'s lease lapsed at {}",
-                        c.holder,
-                        end.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
-                    ),
-                )),
-                None => held.push(c.id.clone()),
+        match self.claim_refs() {
+            Ok(None) => {}
+            Err(why) => info.unchecked = Some(why),
+            Ok(Some(refs)) => {
+                info.checked = true;
+                info.remote = refs.remote().map(str::to_string);
+                match refs.records() {
+                    Ok((records, age)) => {
+                        info.age = age;
+                        for c in &records {
+                            match c.lapsed(self.claim_ttl) {
+                                Some(end) => lapsed.push((
+                                    c.id.clone(),
+                                    format!(
+                                        "{}'s lease lapsed at {}",
+                                        c.holder,
+                                        end.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+                                    ),
+                                )),
+                                None => held.push(c.id.clone()),
+                            }
+                        }
+                    }
+                    Err(r) => info.unchecked = Some(r.reason()),
+                }
             }
         }
-        let mut snap = if held.is_empty() {
+        let count = |ids: &[String]| -> Result<usize, StoreError> {
+            if ids.is_empty() {
+                return Ok(0);
+            }
+            let only = IssueFilter { ids: ids.to_vec(), ..filter.clone() };
+            Ok(self.ready(&only, assignee, 0, ids.len())?.value.total)
+        };
+        info.hidden = count(&held)?;
+        info.duplicates = match duplicates.is_empty() {
+            true => 0,
+            false => {
+                let only = IssueFilter { ids: duplicates.clone(), ..filter.clone() };
+                let rows = self.ready(&only, assignee, 0, usize::MAX)?.value.issues;
+                let mut ids: Vec<String> = rows.iter().map(|(m, _)| m.id.to_uppercase()).collect();
+                ids.sort();
+                ids.dedup();
+                ids.len()
+            }
+        };
+        let mut excluded = held;
+        excluded.extend(duplicates);
+        let left_out = count(&excluded)?;
+        let mut snap = if left_out == 0 {
             self.ready(filter, assignee, offset, size)?
         } else {
-            let only_held = IssueFilter { ids: held.clone(), ..filter.clone() };
-            info.hidden = self.ready(&only_held, assignee, 0, held.len())?.value.total;
-            let mut snap = self.ready(filter, assignee, 0, offset + size + info.hidden)?;
+            let mut snap = self.ready(filter, assignee, 0, offset + size + left_out)?;
             let ready = &mut snap.value;
-            ready.issues.retain(|(m, _)| !held.iter().any(|h| h.eq_ignore_ascii_case(&m.id)));
+            ready.issues.retain(|(m, _)| !excluded.iter().any(|h| h.eq_ignore_ascii_case(&m.id)));
             ready.issues = ready.issues.drain(..).skip(offset).take(size).collect();
-            ready.total = ready.total.saturating_sub(info.hidden);
+            ready.total = ready.total.saturating_sub(left_out);
             snap
         };
         if !lapsed.is_empty() {
