@@ -108,10 +108,15 @@ pub fn claim(cx: &Handlers, input: IssuesClaimInput) -> ToolResult<IssuesClaimOu
         record.assignee = meta.assignee.clone();
         record
     };
+    if assignee.chars().any(char::is_control) {
+        return Err(errors::invalid_type("assignee", "a name without control characters", "one with them"));
+    }
+    // A release or a takeover is of a named issue; only a plain claim may pick the next one.
+    if input.id.is_none() && (input.release == Some(true) || takeover.is_some()) {
+        return Err(errors::missing_required("issues_claim", "id"));
+    }
     if input.release == Some(true) {
-        let Some(id) = input.id.as_deref() else {
-            return Err(errors::claim_conflict("(no id)", "a release names the issue: pass id"));
-        };
+        let Some(id) = input.id.as_deref() else { return Err(errors::missing_required("issues_claim", "id")) };
         let released = store.release(id, assignee, takeover).map_err(store_error)?;
         let record = record_of(&released.updated.issue.meta);
         let text = match &released.claim {

@@ -584,11 +584,13 @@ impl Store {
         Ok(Some(HeldClaims { ids, age, remote: refs.remote().map(str::to_string) }))
     }
 
-    /// Every live claim record (held, lease not lapsed), for doctor.
+    /// Every claim record that holds an issue (its lease live or lapsed; not the tombstones of
+    /// closed issues), for doctor. A lapsed one still names who had the issue: doctor must not
+    /// take its in-progress file for one with no record and record that holder's claim anew.
     pub fn claim_ref_list(&self) -> Result<Vec<Claim>, String> {
         let Some(refs) = self.claim_refs()? else { return Ok(Vec::new()) };
         let (records, _) = refs.records().map_err(|r: Refusal| r.reason())?;
-        Ok(records.into_iter().filter(|c| c.state == State::Held && c.lapsed(self.claim_ttl).is_none()).collect())
+        Ok(records.into_iter().filter(|c| c.state == State::Held).collect())
     }
 }
 

@@ -455,8 +455,19 @@ impl Claims {
         }
     }
 
-    /// The claim on `id`, if any.
+    /// The claim on `id`, if any. Through a remote, a record renewed between the listing and the
+    /// fetch of its blob is listed again (a few times).
     pub fn read(&self, id: &str) -> Result<Option<Claim>, Refusal> {
+        let mut tries = 0;
+        loop {
+            match self.read_once(id) {
+                Err(Refusal::Failed(_)) if self.remote.is_some() && tries < 3 => tries += 1,
+                other => return other,
+            }
+        }
+    }
+
+    fn read_once(&self, id: &str) -> Result<Option<Claim>, Refusal> {
         let name = ref_of(id)?;
         let oid = match &self.remote {
             None => {
