@@ -513,6 +513,20 @@ fn valid_keys() -> String {
 mod tests {
     use super::*;
 
+    #[test]
+    fn claim_ttl_reads_durations_down_to_a_second() {
+        assert_eq!(with_file("claim_ttl: 90s").expect("90s").claim_ttl, Duration::from_secs(90));
+        assert_eq!(with_file("claim_ttl: 10m").expect("10m").claim_ttl, Duration::from_secs(600));
+        assert_eq!(with_file("claim_ttl: 2h").expect("2h").claim_ttl, Duration::from_secs(7_200));
+        assert_eq!(with_file("claim_ttl: 1s").expect("1s").claim_ttl, Duration::from_secs(1));
+        assert_eq!(Config::default().claim_ttl, Duration::from_secs(900), "15m by default");
+        for bad in ["claim_ttl: 0s", "claim_ttl: 5x", "claim_ttl: 30d", "claim_ttl: true"] {
+            let e = with_file(bad).expect_err(bad).to_string();
+            assert!(e.contains("claim_ttl") && e.contains("duration"), "{bad}: {e}");
+        }
+        assert_eq!(format_duration(Duration::from_secs(900)), "15m");
+    }
+
     fn with_file(text: &str) -> Result<Config, ConfigError> {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("config")).unwrap();
