@@ -45,7 +45,9 @@ impl App {
     }
 
     fn open_with(ws: Workspace, config: Config, options: StoreOptions) -> App {
-        let store = Arc::new(Store::open(ws, options).with_claims_remote(config.claims_remote.clone()));
+        let store = Arc::new(
+            Store::open(ws, options).with_claims_remote(config.claims_remote.clone()).with_claim_ttl(config.claim_ttl),
+        );
         let memory = Arc::new(ErrorMemory::open(&store.workspace().dir, config.memory_settings()));
         let handlers =
             Arc::new(Handlers::new(Arc::clone(&store), Arc::clone(&memory), config.limits, config.read_only));
@@ -59,7 +61,8 @@ impl App {
         Ok(App::open(ws, config))
     }
 
-    /// An MCP server over this instance (one per stdio connection or HTTP session).
+    /// An MCP server over this instance (one per stdio connection or HTTP session): its own
+    /// session, the holder of the claims it takes, renewed while it lives.
     pub fn server(&self) -> DocketServer<Handlers> {
         DocketServer::new(
             Arc::clone(&self.handlers),

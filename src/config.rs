@@ -85,6 +85,8 @@ pub struct Config {
     pub worktrees: Worktrees,
     /// The git remote that arbitrates claims between clones (`None`: the workspace decides alone).
     pub claims_remote: Option<String>,
+    /// How long a claim's lease lasts without a renewal (`claim_ttl`).
+    pub claim_ttl: Duration,
     /// Where each key's value came from (keys absent here are defaults).
     sources: BTreeMap<&'static str, Source>,
 }
@@ -105,6 +107,7 @@ impl Default for Config {
             read_only: false,
             worktrees: Worktrees::Shared,
             claims_remote: None,
+            claim_ttl: crate::store::git::claims::DEFAULT_TTL,
             sources: BTreeMap::new(),
         }
     }
@@ -141,6 +144,8 @@ enum Kind {
     Choice(&'static [&'static str], fn(&mut Config, usize)),
     /// A git remote's name, or empty for none.
     Remote(fn(&mut Config, Option<String>)),
+    /// A duration (`90s`, `10m`, `2h`, or seconds) from 1 s to a week.
+    Duration(fn(&mut Config, Duration)),
 }
 
 impl fmt::Display for Kind {
@@ -150,6 +155,7 @@ impl fmt::Display for Kind {
             Kind::Int { min, max, .. } => write!(f, "an integer from {min} to {max}"),
             Kind::Choice(values, _) => write!(f, "one of: {}", values.join(", ")),
             Kind::Remote(_) => f.write_str("a git remote's name (as `git remote` lists it), or empty for none"),
+            Kind::Duration(_) => f.write_str("a duration such as 90s, 10m or 2h (1s to 7d)"),
         }
     }
 }
@@ -284,6 +290,13 @@ const KEYS: &[Key] = &[
         get: |c| json!(c.claims_remote),
         help: "git remote that arbitrates issues_claim between clones (refs/docket/claims/ID); empty: none",
     },
+    Key {
+        name: "claim_ttl",
+        env: "DOCKET_CLAIM_TTL",
+        kind: Kind::Duration(|c, d| c.claim_ttl = d),
+        get: |c| json!(format_duration(c.claim_ttl)),
+        help: "a claim's lease: a running server renews its sessions' claims; one not renewed this long (plus clock skew of half of it, at most 1m) is free again",
+    },
 ];
 
 /// A setting that could not be applied; the message names the key, the valid values and where it was.
@@ -402,6 +415,16 @@ impl Config {
                 let chosen = value.as_str().and_then(|v| values.iter().position(|c| *c == v)).ok_or_else(invalid)?;
                 put(self, chosen);
             }
+            Kind::Duration(put) => {
+                let d = match value {
+                    Value::Number(n) => n.as_u64().map(Duration::from_secs),
+                    Value::String(s) => parse_duration(s),
+                    _ => None,
+                }
+                .filter(|d| *d >= Duration::from_secs(1) && *d <= Duration::from_secs(7 * 86_400))
+                .ok_or_else(invalid)?;
+                put(self, d);
+            }
             Kind::Remote(put) => {
                 let name = match value {
                     Value::Null => "",
@@ -455,6 +478,32 @@ impl Config {
     }
 }
 
+/// `90s`, `10m`, `2h`, `1d`, or a number of seconds.
+pub fn parse_duration(text: &str) -> Option<Duration> {
+    let text = text.trim();
+    let split = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
+    let (n, unit) = text.split_at(split);
+    let n: u64 = n.parse().ok()?;
+    let secs = match unit.trim() {
+        "" | "s" => n,
+        "m" | "min" => n.checked_mul(60)?,
+        "h" => n.checked_mul(3_600)?,
+        "d" => n.checked_mul(86_400)?,
+        _ => return None,
+    };
+    Some(Duration::from_secs(secs))
+}
+
+/// A duration as [`parse_duration`] reads it back (`15m`, `90s`).
+pub fn format_duration(d: Duration) -> String {
+    let s = d.as_secs();
+    match s {
+        s if s % 3_600 == 0 && s > 0 => format!("{}h", s / 3_600),
+        s if s % 60 == 0 && s > 0 => format!("{}m", s / 60),
+        s => format!("{s}s"),
+    }
+}
+
 fn valid_keys() -> String {
     let names: Vec<&str> = KEYS.iter().map(|k| k.name).collect();
     format!("Valid settings: {}.", names.join(", "))
@@ -463,6 +512,20 @@ fn valid_keys() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn claim_ttl_reads_durations_down_to_a_second() {
+        assert_eq!(with_file("claim_ttl: 90s").expect("90s").claim_ttl, Duration::from_secs(90));
+        assert_eq!(with_file("claim_ttl: 10m").expect("10m").claim_ttl, Duration::from_secs(600));
+        assert_eq!(with_file("claim_ttl: 2h").expect("2h").claim_ttl, Duration::from_secs(7_200));
+        assert_eq!(with_file("claim_ttl: 1s").expect("1s").claim_ttl, Duration::from_secs(1));
+        assert_eq!(Config::default().claim_ttl, Duration::from_secs(900), "15m by default");
+        for bad in ["claim_ttl: 0s", "claim_ttl: 5x", "claim_ttl: 30d", "claim_ttl: true"] {
+            let e = with_file(bad).expect_err(bad).to_string();
+            assert!(e.contains("claim_ttl") && e.contains("duration"), "{bad}: {e}");
+        }
+        assert_eq!(format_duration(Duration::from_secs(900)), "15m");
+    }
 
     fn with_file(text: &str) -> Result<Config, ConfigError> {
         let dir = tempfile::tempdir().unwrap();

@@ -184,6 +184,8 @@ fn serve(
     docket::runtime::tokens::configure(config.token_count);
     let app = App::open(ws, config);
     let store = std::sync::Arc::clone(&app.store);
+    // The claims this server's sessions hold live as long as the sessions do.
+    store.start_renewals();
     let runtime = tokio::runtime::Runtime::new().map_err(|e| format!("cannot start the async runtime: {e}"))?;
     if http.is_none() {
         // One line for a person who started it by hand: a silent stdio server looks hung.

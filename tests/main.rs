@@ -34,6 +34,7 @@ mod import;
 mod input_schemas;
 mod issue_tools;
 mod kept_orders;
+mod leases;
 mod limits;
 mod lossless;
 mod merge_hooks;

@@ -88,11 +88,21 @@ async fn ready_leaves_out_remote_claims_and_a_release_lets_another_clone_claim()
     assert!(claims["age_ms"].is_u64(), "_meta says how fresh: {meta}");
     let taken = call(&bob, "issues_claim", json!({"id": "ISS-000001", "assignee": "bob"})).await;
     assert!(is_error(&taken) && text(&taken).contains("held by ann since"), "{}", text(&taken));
-    // ann closes it: her claim ref goes (compare-and-set on her claim), and bob can take it.
-    ok_in(&clones[0], &["close", "ISS-000001"], REMOTE);
+    // ann releases it: her claim record goes (compare-and-set on her claim), and bob can take it.
+    ok_in(&clones[0], &["release", "ISS-000001", "--as", "ann"], REMOTE);
     assert_eq!(git(&origin, &["for-each-ref", "refs/docket/claims/"]).trim(), "");
     let again = call(&bob, "issues_claim", json!({"id": "ISS-000001", "assignee": "bob"})).await;
     assert!(!is_error(&again), "{}", text(&again));
+    // ann closes another: a tombstone stays, so bob's clone, which has not pulled, is not
+    // offered the finished work and cannot claim it.
+    ok_in(&clones[0], &["claim", "ISS-000002", "--as", "ann"], REMOTE);
+    ok_in(&clones[0], &["close", "ISS-000002"], REMOTE);
+    let tomb = git(&origin, &["cat-file", "blob", "refs/docket/claims/ISS-000002"]);
+    assert!(tomb.contains("state closed") && tomb.contains("holder ann"), "{tomb}");
+    let ready = call(&bob, "issues_ready", json!({})).await;
+    assert!(!structured(&ready)["rows"].to_string().contains("ISS-000002"), "{}", text(&ready));
+    let late = call(&bob, "issues_claim", json!({"id": "ISS-000002", "assignee": "bob"})).await;
+    assert!(is_error(&late) && text(&late).contains("closed by ann at"), "{}", text(&late));
     bob.cancel().await.expect("close");
 }
 

@@ -178,10 +178,17 @@ fn worktree_local_keeps_its_files_but_claims_hold_across_worktrees() {
     // b's ready queue leaves out what a holds.
     let ready = ok_in(&b, &["ready"], local);
     assert!(!ready.contains("ISS-000002") && ready.contains("ISS-000001"), "{ready}");
-    // Closing releases the claim (compare-and-set on the holder's ref); then b can take it.
+    // Closing leaves a tombstone (compare-and-set on the holder's record): b, whose files still
+    // say open, is not offered the finished work and cannot claim it.
     ok_in(&a, &["close", "ISS-000002"], local);
-    assert_eq!(git(&main, &["for-each-ref", "refs/docket/claims/"]).trim(), "", "the ref went with the close");
-    ok_in(&b, &["claim", "ISS-000002", "--as", "bob"], local);
+    let tomb = git(&main, &["cat-file", "-p", "refs/docket/claims/ISS-000002"]);
+    assert!(tomb.contains("state closed") && tomb.contains("holder ann"), "{tomb}");
+    let late = docket_in(&b, &["claim", "ISS-000002", "--as", "bob"], local);
+    assert!(!late.status.success() && stderr(&late).contains("closed by ann at"), "{}", stderr(&late));
+    // A release hands it back: b can take it.
+    ok_in(&a, &["claim", "ISS-000004", "--as", "ann"], local);
+    ok_in(&a, &["release", "ISS-000004", "--as", "ann"], local);
+    ok_in(&b, &["claim", "ISS-000004", "--as", "bob"], local);
     // A stale claim is taken over only on purpose, with a reason.
     ok_in(&b, &["claim", "ISS-000003", "--as", "bob"], local);
     let refused = docket_in(&a, &["claim", "ISS-000003", "--as", "ann"], local);
@@ -316,11 +323,11 @@ async fn http_and_the_board_in_worktrees_serve_the_one_workspace() {
 }
 
 /// A claim ended by hand, `docket edit` closing the issue in one worktree of `worktrees: local`
-/// (each worktree its own files, claims as refs of the common git dir), releases the claim ref as
-/// issues_update does: no ref is left behind for doctor to find, and the issue, open in another
-/// worktree's files, can be claimed there.
+/// (each worktree its own files, claims as refs of the common git dir), ends the claim as
+/// issues_update does: a tombstone, so another worktree whose files still say open cannot claim
+/// the finished work.
 #[test]
-fn closing_a_claimed_issue_in_the_editor_releases_its_claim() {
+fn closing_a_claimed_issue_in_the_editor_leaves_a_tombstone() {
     let tmp = tempfile::tempdir().expect("tmp");
     let main = repo(tmp.path(), ".docket");
     let (a, b) = (Layout::Claude.add(&main, "a"), Layout::Sibling.add(&main, "b"));
@@ -333,6 +340,8 @@ fn closing_a_claimed_issue_in_the_editor_releases_its_claim() {
     ok_in(&a, &["edit", "ISS-000002"], &close);
     let shown = ok_in(&a, &["show", "ISS-000002"], &local);
     assert!(shown.contains("closed"), "{shown}");
-    assert_eq!(git(&main, &["for-each-ref", "refs/docket/claims/"]).trim(), "", "the edit released the claim");
-    ok_in(&b, &["claim", "ISS-000002", "--as", "agent-b"], &local);
+    let tomb = git(&main, &["cat-file", "-p", "refs/docket/claims/ISS-000002"]);
+    assert!(tomb.contains("state closed") && tomb.contains("holder agent-a"), "the edit left a tombstone: {tomb}");
+    let late = docket_in(&b, &["claim", "ISS-000002", "--as", "agent-b"], &local);
+    assert!(!late.status.success() && stderr(&late).contains("closed by agent-a"), "{}", stderr(&late));
 }

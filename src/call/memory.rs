@@ -100,6 +100,11 @@ pub async fn record(
     error: &ToolError,
     context: &Map<String, Value>,
 ) -> Option<Warning> {
+    // A claim refused because someone else holds the issue is a lost race, normal traffic with
+    // many agents, not a failure of the arguments.
+    if crate::generated::errors::Template::of(error) == Some(crate::generated::errors::Template::ClaimConflict) {
+        return None;
+    }
     let (memory, tool, context) = (Arc::clone(memory), tool.to_string(), context.clone());
     let (class, message) = (classify(error), error.message.clone());
     match crate::util::spawn_blocking(move || memory.record(&tool, class, &message, &context)).await {

@@ -706,6 +706,8 @@ pub enum Daily {
     /// Take an issue: assignee and in_progress in one write, if nobody has it and nothing blocks
     /// it (issues_claim).
     Claim(ClaimArgs),
+    /// End a claim: the issue back to open, unassigned (issues_claim with release).
+    Release(ReleaseArgs),
     /// An issue with its parent, children, blockers and what it blocks.
     Tree(IdArgs),
     /// Serve the web board alone on loopback and print its URL (`docket serve --http` serves it
@@ -794,12 +796,30 @@ pub struct BlockArgs {
 
 #[derive(Args, Debug)]
 pub struct ClaimArgs {
-    /// Issue ID, e.g. ISS-000042.
-    pub id: String,
-    /// Who takes it.
+    /// Issue ID, e.g. ISS-000042 (or --next).
+    #[arg(required_unless_present = "next")]
+    pub id: Option<String>,
+    /// Claim the first issue `docket ready` lists (one nobody else is claiming).
+    #[arg(long, conflicts_with = "id")]
+    pub next: bool,
+    /// Who takes it (claiming it again renews its lease).
     #[arg(long = "as", value_name = "NAME")]
     pub assignee: String,
     /// Take over another holder's claim (its agent is gone), saying why.
+    #[arg(long, value_name = "REASON")]
+    pub force: Option<String>,
+    #[command(flatten)]
+    pub ws: WorkspaceArg,
+}
+
+#[derive(Args, Debug)]
+pub struct ReleaseArgs {
+    /// Issue ID, e.g. ISS-000042.
+    pub id: String,
+    /// Whose claim ends.
+    #[arg(long = "as", value_name = "NAME")]
+    pub assignee: String,
+    /// Release another holder's claim, saying why.
     #[arg(long, value_name = "REASON")]
     pub force: Option<String>,
     #[command(flatten)]

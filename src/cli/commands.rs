@@ -122,6 +122,8 @@ pub(super) fn show_at(core: &Core, a: &ShowArgs, width: usize) -> Result<String,
     field("Type", r.r#type.map(|t| t.to_string()));
     field("Labels", r.labels.as_ref().map(|l| l.join(", ")));
     field("Assignee", r.assignee.clone());
+    let claim = reply.context.as_ref().and_then(|c| c["claim"].as_str()).map(str::to_string);
+    field("Claim", claim);
     field("Project", r.project.clone());
     let now = chrono::Utc::now();
     let when = |d: &Option<String>| d.as_deref().map(|d| human::date(d, now));

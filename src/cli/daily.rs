@@ -26,6 +26,7 @@ pub(super) fn run(command: &Daily, top: fn() -> clap::Command) -> Result<String,
         Daily::Block(a) => Core::open(&a.ws).and_then(|core| super::graph::block(&core, a, true)),
         Daily::Unblock(a) => Core::open(&a.ws).and_then(|core| super::graph::block(&core, a, false)),
         Daily::Claim(a) => Core::open(&a.ws).and_then(|core| super::graph::claim(&core, a)),
+        Daily::Release(a) => Core::open(&a.ws).and_then(|core| super::graph::release(&core, a)),
         Daily::Tree(a) => Core::open(&a.ws).and_then(|core| super::graph::tree(&core, &a.id)),
         Daily::Web(a) => crate::web::run(crate::web::WebOptions {
             workspace: a.workspace.clone(),

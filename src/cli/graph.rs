@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
-use super::args::{BlockArgs, ClaimArgs, ReadyArgs, listed, wire_names};
+use super::args::{BlockArgs, ClaimArgs, ReadyArgs, ReleaseArgs, listed, wire_names};
 use super::listing::list_table;
 use super::table::terminal_width;
 use super::{Core, json_text, style};
@@ -58,13 +58,31 @@ pub(super) fn block(core: &Core, a: &BlockArgs, add: bool) -> Result<String, Str
 }
 
 pub(super) fn claim(core: &Core, a: &ClaimArgs) -> Result<String, String> {
-    let args = IssuesClaimInput { id: a.id.clone(), assignee: a.assignee.clone(), takeover_reason: a.force.clone() };
-    let (out, _) = core.call_as(&args)?;
-    let title = out.issue.title.unwrap_or_default();
+    let args = IssuesClaimInput {
+        id: a.id.clone(),
+        assignee: a.assignee.clone(),
+        takeover_reason: a.force.clone(),
+        ..IssuesClaimInput::default()
+    };
+    let (out, reply) = core.call_as(&args)?;
+    let Some(issue) = out.issue else { return Ok(format!("{}\n", reply.text.unwrap_or_default())) };
+    let title = issue.title.unwrap_or_default();
     Ok(match out.claimed {
-        true => format!("Claimed {} for {}: {title}\n", out.issue.id, a.assignee),
-        false => format!("{} is already {}'s and in progress: {title}\n", out.issue.id, a.assignee),
+        true => format!("Claimed {} for {}: {title}\n", issue.id, a.assignee),
+        false => format!("{} is already {}'s and in progress (lease renewed): {title}\n", issue.id, a.assignee),
     })
+}
+
+pub(super) fn release(core: &Core, a: &ReleaseArgs) -> Result<String, String> {
+    let args = IssuesClaimInput {
+        id: Some(a.id.clone()),
+        assignee: a.assignee.clone(),
+        takeover_reason: a.force.clone(),
+        release: Some(true),
+        ..IssuesClaimInput::default()
+    };
+    let (_, reply) = core.call_as(&args)?;
+    Ok(format!("{}\n", reply.text.unwrap_or_default()))
 }
 
 /// Open work nothing blocks, highest priority first then oldest (issues_ready), shown as a table.

@@ -23,7 +23,7 @@ enum Mend {
 
 /// Every mismatch between the claim refs and the files, with its repair (`None`: a person decides).
 fn mismatches(store: &Store, scan: &Scan) -> Vec<(Problem, Option<Mend>)> {
-    if let Ok(None) = store.claim_refs() {
+    if !store.claims_need_refs() || matches!(store.claim_refs(), Ok(None)) {
         return Vec::new();
     }
     let claims = match store.claim_ref_list() {
@@ -37,6 +37,10 @@ fn mismatches(store: &Store, scan: &Scan) -> Vec<(Problem, Option<Mend>)> {
     let mut with_ref = HashSet::new();
     for c in claims {
         with_ref.insert(c.id.to_uppercase());
+        // A lapsed lease is free work, not a claim to complete or repair.
+        if c.lapsed(store.claim_ttl()).is_some() {
+            continue;
+        }
         let issue = scan.issues.iter().find(|m| m.id.eq_ignore_ascii_case(&c.id));
         let paths = issue.map(|m| vec![scan.rel(&m.path)]).unwrap_or_default();
         let who = c.describe();

@@ -106,9 +106,9 @@ pub fn store_error(e: store::StoreError) -> ToolError {
         store::StoreError::ClaimRefused { id, reason } => errors::claim_conflict(id, reason),
         store::StoreError::Stale { id, current, expected } => errors::stale_update(id, current, expected),
         store::StoreError::StaleVersion { id, current, expected } => errors::stale_version(id, current, expected),
-        e @ (store::StoreError::NotEditable { .. } | store::StoreError::Unwritable { .. }) => {
-            errors::file_not_editable(e)
-        }
+        e @ (store::StoreError::NotEditable { .. }
+        | store::StoreError::Unwritable { .. }
+        | store::StoreError::ClaimLost { .. }) => errors::file_not_editable(e),
         other => errors::storage_failed(other),
     }
 }

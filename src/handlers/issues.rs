@@ -128,8 +128,12 @@ pub fn get(cx: &Handlers, input: IssuesGetInput) -> ToolResult<IssuesGetOutput> 
     };
     // The whole issue shows where it stands in the work graph.
     let record = if input.fields.is_none() { super::work::with_graph(store, record)? } else { record };
+    // Who holds it, from the claim record (the file's assignee may lag in another clone).
+    let wants = input.fields.as_ref().is_none_or(|f| f.contains(&crate::generated::IssueField::Assignee));
+    let claim = wants.then(|| store.claim_of(&record.id).map(|c| claim_line(&c, store.claim_ttl()))).flatten();
     let text = match input.response_format {
-        ResponseFormat::Markdown => Some(text::issue_document(&record)),
+        ResponseFormat::Markdown => Some(text::issue_document(&record))
+            .map(|t| claim.as_ref().map_or_else(|| t.clone(), |c| format!("{t}\nClaim: {c}"))),
         ResponseFormat::Json => None,
     };
     let link = record.truncated.map(|_| link_to(&record.id));
@@ -140,7 +144,22 @@ pub fn get(cx: &Handlers, input: IssuesGetInput) -> ToolResult<IssuesGetOutput> 
             r.warn_visibly(WarningCode::from(w.code), w.message)
         });
     reply.text = text;
+    if let Some(c) = claim {
+        reply = reply.with_context(serde_json::json!({ "claim": c }));
+    }
     Ok(link.into_iter().fold(reply, |r, (uri, name, about)| r.with_link(uri, name, about)))
+}
+
+/// A claim record in words: holder, since, lease end, or whose lease lapsed, or the tombstone.
+fn claim_line(c: &crate::store::git::claims::Claim, ttl: std::time::Duration) -> String {
+    match c.lapsed(ttl) {
+        Some(end) => format!(
+            "free to claim: the lease of {} lapsed at {}",
+            c.holder,
+            end.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+        ),
+        None => c.describe(),
+    }
 }
 
 /// One issue's answer to an outline, section or offset request.

@@ -24,7 +24,6 @@ use std::sync::Arc;
 use crate::config::ResponseLimits;
 use crate::error_memory::ErrorMemory;
 use crate::generated::*;
-use crate::runtime::handlers::run;
 use crate::runtime::{CallContext, ToolError, ToolResult};
 use crate::store::Store;
 
@@ -42,6 +41,21 @@ impl Handlers {
     pub fn new(store: Arc<Store>, memory: Arc<ErrorMemory>, limits: ResponseLimits, read_only: bool) -> Self {
         Handlers { store, memory, limits, read_only }
     }
+}
+
+tokio::task_local! {
+    /// The MCP session a call comes from (absent: the CLI, the board).
+    pub static SESSION: Arc<crate::store::holder::Session>;
+}
+
+/// Runs a handler function on the blocking pool ([`crate::runtime::handlers::run`]) as a call
+/// of the calling task's session ([`SESSION`]), which the store's claims read.
+async fn run<T: Send + 'static>(
+    cx: &Handlers,
+    work: impl FnOnce(&Handlers) -> ToolResult<T> + Send + 'static,
+) -> ToolResult<T> {
+    let session = SESSION.try_with(Arc::clone).ok();
+    crate::runtime::handlers::run(cx, move |h| crate::store::holder::within(session, || work(h))).await
 }
 
 /// What the runtime asks of a handler context: whether writes are refused, with which error, and

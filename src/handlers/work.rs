@@ -12,7 +12,7 @@ use crate::generated::{
     IssueRecord, IssuesClaimInput, IssuesClaimOutput, IssuesReadyInput, IssuesReadyOutput, ListFormat, errors, limits,
 };
 use crate::runtime::{Reply, ResultCounts, ToolError, ToolResult, WarningCode};
-use crate::store::{IssueFilter, Ready, Snapshot, Store};
+use crate::store::{IssueFilter, Store};
 
 pub fn ready(cx: &Handlers, input: IssuesReadyInput) -> ToolResult<IssuesReadyOutput> {
     let store: &Store = &cx.store;
@@ -29,12 +29,7 @@ pub fn ready(cx: &Handlers, input: IssuesReadyInput) -> ToolResult<IssuesReadyOu
         None => 0,
     };
     let size = input.limit.map_or(limits::issues_ready::DEFAULT_PAGE_SIZE, |l| l as usize);
-    let held = store.held_claims();
-    let hidden_ids = match &held {
-        Ok(Some(h)) => h.ids.as_slice(),
-        _ => &[],
-    };
-    let (snap, hidden) = ready_unclaimed(store, &filter, assignee, offset, size, hidden_ids).map_err(store_error)?;
+    let (snap, claims) = store.ready_claimable(&filter, assignee, offset, size).map_err(store_error)?;
     let ready = snap.value;
     let page = Page::new(offset, size, ready.total);
     let rows: Vec<String> = ready
@@ -48,6 +43,9 @@ pub fn ready(cx: &Handlers, input: IssuesReadyInput) -> ToolResult<IssuesReadyOu
             if *unblocks > 0 {
                 extra.push(format!("unblocks {unblocks}"));
             }
+            if let Some((_, lapsed)) = claims.lapsed.iter().find(|(id, _)| id.eq_ignore_ascii_case(&m.id)) {
+                extra.push(format!("{lapsed}, free to claim"));
+            }
             let tail = if extra.is_empty() { String::new() } else { format!(" ({})", extra.join("; ")) };
             format!("{} {} {}{tail}", m.id, m.priority, m.title)
         })
@@ -56,6 +54,18 @@ pub fn ready(cx: &Handlers, input: IssuesReadyInput) -> ToolResult<IssuesReadyOu
     let returned = rows.len();
     let mut lines = rows.clone();
     lines.push(text::page_line("ready issues", returned, page.total, page.remaining(), next.as_deref()));
+    if claims.hidden > 0 {
+        lines.push(format!(
+            "{} more are ready by their files but claimed (or closed) elsewhere: left out.",
+            claims.hidden
+        ));
+    }
+    if claims.duplicates > 0 {
+        lines.push(format!(
+            "{} more ID(s) are ready but left out: each is held by several files, so a claim would be refused (workspace_doctor names them).",
+            claims.duplicates
+        ));
+    }
     if ready.open_blocked > 0 {
         lines.push(format!("{} open issue(s) wait on a blocker (issues_list with blocked: true).", ready.open_blocked));
     }
@@ -68,9 +78,13 @@ pub fn ready(cx: &Handlers, input: IssuesReadyInput) -> ToolResult<IssuesReadyOu
         next_cursor: next,
     };
     let mut context = json!({"sort": "priority desc, created asc", "page_size": size, "offset": page.offset});
-    if let Ok(Some(h)) = &held {
-        // How fresh the claim refs are: the remote's list is reused for a moment.
-        context["claims"] = json!({"remote": h.remote, "age_ms": h.age.as_millis() as u64, "hidden": hidden});
+    if claims.duplicates > 0 {
+        context["duplicate_ids_left_out"] = json!(claims.duplicates);
+    }
+    if claims.checked && claims.unchecked.is_none() {
+        // How fresh the claim records are: the remote's list is reused for a moment.
+        context["claims"] =
+            json!({"remote": claims.remote, "age_ms": claims.age.as_millis() as u64, "hidden": claims.hidden});
     }
     let mut reply = Reply::new(output).with_context(context).with_cached(snap.cached).with_results(ResultCounts {
         total: page.total,
@@ -78,48 +92,69 @@ pub fn ready(cx: &Handlers, input: IssuesReadyInput) -> ToolResult<IssuesReadyOu
         truncated: page.remaining() > 0,
     });
     reply.text = text;
-    if let Err(why) = &held {
+    if let Some(why) = &claims.unchecked {
         let message = format!("Claims held elsewhere were not checked: {why}. Some of these may be taken.");
         reply = reply.warn(WarningCode::StaleIndex, message);
     }
     Ok(snap.warnings.into_iter().fold(reply, |r, w| r.warn(WarningCode::from(w.code), w.message)))
 }
 
-/// The ready page without the issues claim refs say are held (on the claims remote, or by
-/// another worktree), and how many ready issues those are; exact across pages.
-fn ready_unclaimed(
-    store: &Store,
-    filter: &IssueFilter,
-    assignee: Option<&str>,
-    offset: usize,
-    size: usize,
-    held: &[String],
-) -> Result<(Snapshot<Ready>, usize), crate::store::StoreError> {
-    if held.is_empty() {
-        return Ok((store.ready(filter, assignee, offset, size)?, 0));
-    }
-    let only_held = IssueFilter { ids: held.to_vec(), ..filter.clone() };
-    let hidden = store.ready(&only_held, assignee, 0, held.len())?.value.total;
-    let mut snap = store.ready(filter, assignee, 0, offset + size + hidden)?;
-    let ready = &mut snap.value;
-    ready.issues.retain(|(m, _)| !held.iter().any(|h| h.eq_ignore_ascii_case(&m.id)));
-    ready.issues = ready.issues.drain(..).skip(offset).take(size).collect();
-    ready.total = ready.total.saturating_sub(hidden);
-    Ok((snap, hidden))
-}
-
 pub fn claim(cx: &Handlers, input: IssuesClaimInput) -> ToolResult<IssuesClaimOutput> {
     let store: &Store = &cx.store;
     let assignee = input.assignee.trim();
-    let updated = store.claim_with(&input.id, assignee, input.takeover_reason.as_deref()).map_err(store_error)?;
-    let mut record = Projection::format(ListFormat::Summary).record(&updated.issue.meta, None);
-    record.assignee = updated.issue.meta.assignee.clone();
-    let claimed = !updated.changed.is_empty();
-    let text = match claimed {
-        true => format!("Claimed {} for {assignee}: {}", record.id, text::issue_line(&record)),
-        false => format!("{} is already yours ({assignee}) and in progress; nothing changed.", record.id),
+    let takeover = input.takeover_reason.as_deref();
+    let record_of = |meta: &crate::store::IssueMeta| {
+        let mut record = Projection::format(ListFormat::Summary).record(meta, None);
+        record.assignee = meta.assignee.clone();
+        record
     };
-    Ok(Reply::new(IssuesClaimOutput { issue: record, claimed }).with_text(text))
+    if assignee.chars().any(char::is_control) {
+        return Err(errors::invalid_type("assignee", "a name without control characters", "one with them"));
+    }
+    // A release or a takeover is of a named issue; only a plain claim may pick the next one.
+    if input.id.is_none() && (input.release == Some(true) || takeover.is_some()) {
+        return Err(errors::missing_required("issues_claim", "id"));
+    }
+    if input.release == Some(true) {
+        let Some(id) = input.id.as_deref() else { return Err(errors::missing_required("issues_claim", "id")) };
+        let released = store.release(id, assignee, takeover).map_err(store_error)?;
+        let record = record_of(&released.updated.issue.meta);
+        let text = match &released.claim {
+            Some(c) => format!("Released {} ({}); it is open and unassigned again.", record.id, c.describe()),
+            None => format!("Released {}; it is open and unassigned again.", record.id),
+        };
+        return Ok(Reply::new(IssuesClaimOutput { issue: Some(record), claimed: false }).with_text(text));
+    }
+    let updated = match input.id.as_deref() {
+        Some(id) => store.claim_with(id, assignee, takeover).map_err(store_error)?,
+        None => {
+            let filter = IssueFilter {
+                labels: input.labels.clone().unwrap_or_default(),
+                project: input.project.clone(),
+                parent_task_id: input.parent_task_id.clone(),
+                ..IssueFilter::default()
+            };
+            match store.claim_next(&filter, assignee).map_err(store_error)? {
+                Some(updated) => updated,
+                None => {
+                    let text = "Nothing is ready to claim now: every ready issue is taken or blocked. Call issues_ready later, or issues_list with blocked: true to see what waits.";
+                    return Ok(Reply::new(IssuesClaimOutput { issue: None, claimed: false }).with_text(text));
+                }
+            }
+        }
+    };
+    let record = record_of(&updated.issue.meta);
+    let claimed = !updated.changed.is_empty();
+    let lease = store
+        .claim_of(&record.id)
+        .filter(|c| !c.lease.is_empty())
+        .map(|c| format!(" (lease until {}, renewed while this session lives)", c.lease))
+        .unwrap_or_default();
+    let text = match claimed {
+        true => format!("Claimed {} for {assignee}{lease}: {}", record.id, text::issue_line(&record)),
+        false => format!("{} is already yours ({assignee}) and in progress{lease}; nothing changed.", record.id),
+    };
+    Ok(Reply::new(IssuesClaimOutput { issue: Some(record), claimed }).with_text(text))
 }
 
 /// How many issues of each chain an answer names; beads' real chains are 10-11 deep, rarely wide.

@@ -54,6 +54,8 @@ pub struct DocketServer<H> {
     /// Writes made outside MCP, forwarded to this session's subscriptions once it has any.
     writes: Option<tokio::sync::broadcast::Sender<notify::Write>>,
     forwarding: std::sync::atomic::AtomicBool,
+    /// This connection's session: the holder of the claims its calls take, renewed while it lives.
+    session: Arc<crate::store::holder::Session>,
 }
 
 impl<H: ToolHandlers> DocketServer<H> {
@@ -70,6 +72,7 @@ impl<H: ToolHandlers> DocketServer<H> {
             tools = Arc::new(bare.collect());
         }
         let listeners = Arc::new(notify::Listeners::default());
+        let session = store.open_session();
         DocketServer {
             handlers,
             store,
@@ -80,6 +83,7 @@ impl<H: ToolHandlers> DocketServer<H> {
             listeners,
             writes: None,
             forwarding: Default::default(),
+            session,
         }
     }
 
@@ -288,7 +292,10 @@ impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
                     writes: self.writes.as_ref(),
                     workspace: self.store.workspace(),
                 };
-                let called = crate::call::run(&core, spec, args, request_id.clone()).await;
+                let session = Arc::clone(&self.session);
+                let called = crate::handlers::SESSION
+                    .scope(session, crate::call::run(&core, spec, args, request_id.clone()))
+                    .await;
                 warnings.splice(0..0, called.warnings);
                 if let (Ok(reply), Some(args)) = (&called.result, &watched) {
                     self.notify_subscribers(&context, spec, args, &reply.data).await;

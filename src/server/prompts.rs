@@ -30,11 +30,13 @@ pub fn get(name: &str, args: &Map<String, Value>) -> Result<GetPromptResult, Err
     let text = match name {
         "next_issue" => {
             let scope = arg("project").map(|p| format!(", project \"{p}\"")).unwrap_or_default();
+            let args = arg("project").map(|p| format!(" and project \"{p}\"")).unwrap_or_default();
             format!(
-                "Find the next issue to work on{scope}. Call issues_list with status [\"in_progress\"] and format \
-                 \"minimal\" first; if nothing is in progress, call it with status [\"open\"] and priority \
-                 [\"critical\", \"high\"], then [\"medium\"]. Read only the chosen issue with issues_get, then set it \
-                 to in_progress with issues_update before starting."
+                "Take the next issue to work on{scope}. Call issues_claim with your name as assignee and no id{args}: \
+                 it claims the first issue issues_ready lists, one nobody else holds (other agents calling it at once \
+                 get other issues); if it says nothing is ready, stop. Read the claimed issue with issues_get, do the \
+                 work, then close it with issues_update status \"closed\". If you stop before it is done, hand it \
+                 back with issues_claim with its id and release: true. Your claim lasts while your session does."
             )
         }
         "close_out" => {

@@ -1,15 +1,29 @@
-//! Claims through git refs, when the workspace files alone cannot arbitrate (see
-//! [`crate::git::claims`]): with a claims remote (clones on other machines), or when linked
-//! worktrees keep their own files (`worktrees: local`, a bare repository). The ref is taken
-//! first, so of N claimants exactly one goes on to write its file; a refusal writes nothing.
-//! Without either, the workspace lock arbitrates ([`Store::claim`]).
+//! One claim model for every path (see [`crate::git::claims`]). Inside git every claim is a
+//! record beside the repository: a ref in the common git directory (shared by every worktree), or
+//! on the claims remote (shared by every clone). The record names the holder, the holder's
+//! session, when it was taken, when its lease ends, and its state (held, or closed: a
+//! tombstone). Every path that changes who holds an issue goes through it by compare-and-set:
+//! a claim, a hand-over (another assignee set on a claimed issue), a wrangler-style update to
+//! in_progress with an assignee, a release, a close or cancel. The issue's file keeps wrangler's
+//! status and assignee. Outside git the workspace lock arbitrates ([`Store::claim`]).
+//!
+//! Leases: a claim lapses [`claim_ttl`](Store::claim_ttl) after it was last renewed (plus the
+//! clock skew tolerated, [`crate::git::claims::skew`]). A serving process renews its live
+//! sessions' claims ([`Store::renew_sessions`]); a claim by its holder and a write by its holder
+//! renew too. A lapsed claim is free: ready offers it again, and a claim takes it without a reason.
+//! Fencing: a session whose claim was taken by someone else since cannot write to that issue.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::Store;
 use crate::git::Repo;
-use crate::git::claims::{Claim, Claims, Refusal, Taken};
-use crate::model::{Expect, IssueMeta, IssuePatch, Status, StoreError, Updated};
+use crate::git::claims::{Claim, Claims, Refusal, State, Taken};
+use crate::holder::{self, Session};
+use crate::model::{
+    Expect, IssueFilter, IssueMeta, IssuePatch, Snapshot, SortField, SortOrder, Status, StoreError, Updated,
+};
+use crate::work::Ready;
 use crate::workspace::Worktrees;
 
 /// The issues the claim refs say are held, and how old that answer is.
@@ -24,55 +38,291 @@ pub struct HeldClaims {
     pub remote: Option<String>,
 }
 
+/// What the claim records changed in a ready page.
+#[derive(Debug, Clone, Default)]
+pub struct ReadyClaims {
+    /// Whether claim records were consulted at all (inside git).
+    pub checked: bool,
+    /// Ready by the files, but held (live lease) or closed in the claim records: left out.
+    pub hidden: usize,
+    /// IDs ready by their files but held by several files (a claim would be refused): left out.
+    pub duplicates: usize,
+    /// Issues whose holder's lease lapsed, offered again: (ID, "ann's lease lapsed at T").
+    pub lapsed: Vec<(String, String)>,
+    /// How old the records are.
+    pub age: Duration,
+    /// The claims remote, if any.
+    pub remote: Option<String>,
+    /// Why the records could not be read, if they could not (the page is then the files' alone).
+    pub unchecked: Option<String>,
+}
+
+/// What a release did.
+#[derive(Debug, Clone)]
+pub struct Released {
+    /// The issue as written (open, no assignee).
+    pub updated: Updated,
+    /// The claim it ended, if there was a record.
+    pub claim: Option<Claim>,
+}
+
 impl Store {
-    /// The claim refs this workspace uses, if any: on the claims remote when one is named, in the
-    /// common git directory when worktrees keep their own files.
+    /// The claim records of this workspace: inside git, on the claims remote when one is named,
+    /// else in the common git directory; `None` outside git.
     pub fn claim_refs(&self) -> Result<Option<&Claims>, String> {
-        let made = self.claims.get_or_init(|| {
-            if self.claims_remote.is_none() && self.ws.worktrees != Worktrees::Local {
-                return Ok(None);
+        let made = self.claims.get_or_init(|| match (Repo::discover(&self.ws.dir), &self.claims_remote) {
+            (Some(repo), remote) => {
+                Claims::new(&repo.toplevel, remote.as_deref()).map(|c| Some(c.with_ttl(self.claim_ttl)))
             }
-            match (Repo::discover(&self.ws.dir), &self.claims_remote) {
-                (Some(repo), remote) => Claims::new(&repo.toplevel, remote.as_deref()).map(Some),
-                (None, Some(remote)) => Err(format!(
-                    "claims_remote names `{remote}`, but the workspace {} is not in a git repository; unset DOCKET_CLAIMS_REMOTE (or claims_remote in config/docket.yaml) or serve the workspace of a clone",
-                    self.ws.dir.display()
-                )),
-                (None, None) => Ok(None),
-            }
+            (None, Some(remote)) => Err(format!(
+                "claims_remote names `{remote}`, but the workspace {} is not in a git repository; unset DOCKET_CLAIMS_REMOTE (or claims_remote in config/docket.yaml) or serve the workspace of a clone",
+                self.ws.dir.display()
+            )),
+            (None, None) => Ok(None),
         });
         made.as_ref().map(Option::as_ref).map_err(Clone::clone)
     }
 
-    /// Claims `id` for `assignee`, through the claim refs first when there are any. `takeover`
-    /// (a reason) replaces another holder's claim on purpose, compare-and-set on what it replaces.
+    /// Whether the files alone could not arbitrate claims here (a claims remote, or worktrees
+    /// with their own files), so every in-progress issue needs its claim record (doctor's check).
+    pub fn claims_need_refs(&self) -> bool {
+        self.claims_remote.is_some() || self.ws.worktrees == Worktrees::Local
+    }
+
+    /// How long a claim's lease lasts.
+    pub fn claim_ttl(&self) -> Duration {
+        self.claim_ttl
+    }
+
+    /// A new session of this process (an MCP connection), whose claims
+    /// [`Store::renew_sessions`] renews while it lives.
+    pub fn open_session(&self) -> Arc<Session> {
+        let session = Session::new();
+        let mut sessions = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
+        sessions.retain(|s| s.strong_count() > 0);
+        sessions.push(Arc::downgrade(&session));
+        session
+    }
+
+    /// Renews the lease of every claim the live sessions hold (each a compare-and-set on its
+    /// record); a claim someone else has taken since is left alone. How many were renewed.
+    pub fn renew_sessions(&self) -> usize {
+        let live: Vec<Arc<Session>> = {
+            let mut sessions = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
+            sessions.retain(|s| s.strong_count() > 0);
+            sessions.iter().filter_map(std::sync::Weak::upgrade).collect()
+        };
+        let Ok(Some(refs)) = self.claim_refs() else { return 0 };
+        let mut renewed = 0;
+        for session in live {
+            for id in session.claims() {
+                match refs.read(&id) {
+                    Ok(Some(c)) if c.state == State::Held && c.session == session.id() => {
+                        match refs.replace(&c, &Claim { lease: lease_end(self.claim_ttl), ..c.clone() }) {
+                            Ok(Some(_)) => renewed += 1,
+                            Ok(None) => {}
+                            Err(e) => tracing::warn!(id = %id, error = ?e, "could not renew a claim's lease"),
+                        }
+                    }
+                    // Someone else's now: not renewed, but remembered, so this session's next
+                    // write to it is refused (fencing).
+                    Ok(_) => {}
+                    Err(e) => tracing::warn!(id = %id, error = ?e, "could not read a claim to renew it"),
+                }
+            }
+        }
+        renewed
+    }
+
+    /// Starts a thread that renews the live sessions' leases a few times per lease, for as long
+    /// as the store lives.
+    pub fn start_renewals(self: &Arc<Self>) {
+        let weak = Arc::downgrade(self);
+        let every = (self.claim_ttl / 3).max(Duration::from_millis(200));
+        let spawned = std::thread::Builder::new().name("docket-claim-renewals".into()).spawn(move || {
+            loop {
+                std::thread::sleep(every);
+                let Some(store) = weak.upgrade() else { return };
+                store.renew_sessions();
+            }
+        });
+        if let Err(e) = spawned {
+            tracing::warn!(error = %e, "cannot start the thread that renews claims; leases lapse unless renewed by calls");
+        }
+    }
+
+    /// The claim record of `id`, if claims are recorded here and it has one.
+    pub fn claim_of(&self, id: &str) -> Option<Claim> {
+        self.claim_refs().ok().flatten()?.read(id).ok().flatten()
+    }
+
+    /// Claims `id` for `assignee` in the calling session ([`holder::current`]), through the claim
+    /// record first when there is one. A lapsed claim is taken without `takeover`; `takeover` (a
+    /// reason) replaces another holder's live claim on purpose. Nothing is written when refused.
     pub fn claim_with(&self, id: &str, assignee: &str, takeover: Option<&str>) -> Result<Updated, StoreError> {
         let refuse = |id: &str, reason: String| StoreError::ClaimRefused { id: id.to_string(), reason };
+        let assignee = assignee.trim();
+        if assignee.is_empty() {
+            return Err(refuse(id, "no one is named to hold it (the assignee is blank); claim it with a name".into()));
+        }
         let refs = self.claim_refs().map_err(|why| refuse(id, why))?;
         let takeover = takeover.map(str::trim);
         if takeover == Some("") {
             return Err(refuse(id, "a takeover needs a reason (say why the holder is gone)".into()));
         }
         let meta = self.get_meta(id)?.value;
-        if takeover.is_none() {
-            // Closed, blocked or someone else's in the files: refused before any ref is written.
-            let (mut index, _) = self.fresh()?;
-            crate::work::check_expect(&mut index, &meta, &Expect::Claim(assignee.to_string()))?;
-        }
-        let Some(refs) = refs else { return self.claim_file(&meta, assignee, takeover) };
-        let taken = refs.take(&meta.id, assignee, takeover).map_err(|r| refuse(&meta.id, r.reason()))?;
-        self.claim_file(&meta, assignee, takeover).inspect_err(|_| {
-            if let Taken::New(claim) = &taken
-                && let Err(e) = refs.drop_claim(claim)
-            {
-                tracing::warn!(id = %meta.id, error = ?e, "could not take back a claim ref whose file write failed");
+        let Some(refs) = refs else {
+            if takeover.is_none() {
+                let (mut index, _) = self.fresh()?;
+                crate::work::check_expect(&mut index, &meta, &Expect::Claim(assignee.to_string()))?;
             }
-        })
+            return self.claim_file(&meta, assignee, takeover, None);
+        };
+        if meta.status.is_archived() {
+            return Err(refuse(&meta.id, format!("it is {}, not open", meta.status)));
+        }
+        // The file says what blocks it; the record says who holds it.
+        let file_holder =
+            meta.assignee.as_deref().map(str::trim).filter(|a| !a.is_empty() && *a != assignee).map(str::to_string);
+        if takeover.is_none() {
+            let mut probe = meta.clone();
+            if probe.status == Status::InProgress {
+                (probe.status, probe.assignee) = (Status::Open, None);
+            }
+            let (mut index, _) = self.fresh()?;
+            crate::work::check_expect(&mut index, &probe, &Expect::Claim(assignee.to_string()))?;
+        }
+        let session = holder::current();
+        let sid = session.as_ref().map(|s| s.id().to_string()).unwrap_or_default();
+        let taken = refs.take_as(&meta.id, assignee, &sid, takeover).map_err(|r| refuse(&meta.id, r.reason()))?;
+        let (claim, new) = match &taken {
+            Taken::New(c) => (c.clone(), true),
+            Taken::Already(c) => (c.clone(), false),
+        };
+        // A claim of an issue the file says someone else is working on, with no record of it (a
+        // claim made before records): refused as before, needing a takeover.
+        let legacy = new && claim.lapsed_from.is_none() && claim.takeover.is_none();
+        if let (true, true, Some(h)) = (legacy, meta.status == Status::InProgress, &file_holder) {
+            let _ = refs.drop_claim(&claim);
+            let reason = format!(
+                "it is in_progress, held by {h} (last written {}, {}); if that agent is gone, take it over with issues_claim with takeoverReason: \"why\"",
+                meta.updated_at,
+                crate::git::claims::age(&meta.updated_at)
+            );
+            return Err(refuse(&meta.id, reason));
+        }
+        let how = match (&claim.lapsed_from, &claim.takeover) {
+            (Some(l), _) if new => Some(format!("{assignee} took it over: the lease of {l} had lapsed")),
+            (_, Some(t)) if new => Some(format!("{assignee} took it over {t}")),
+            _ => None,
+        };
+        let file_held = meta.status == Status::InProgress && file_holder.is_some();
+        let written = match (how.is_some() || file_held, takeover) {
+            (true, t) => self.claim_file(&meta, assignee, Some(t.unwrap_or("its claim record is theirs")), how),
+            (false, _) => self.claim_file(&meta, assignee, None, None),
+        };
+        match written {
+            Ok(updated) => {
+                if let Some(s) = &session {
+                    s.took(&meta.id);
+                }
+                Ok(updated)
+            }
+            Err(e) => {
+                if new && let Err(e) = refs.drop_claim(&claim) {
+                    tracing::warn!(id = %meta.id, error = ?e, "could not take back a claim record whose file write failed");
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// Claims the first issue [`Store::ready_claimable`] lists for `filter` (in order; a claim
+    /// someone else won meanwhile moves on to the next). `None`: nothing is ready to claim.
+    pub fn claim_next(&self, filter: &IssueFilter, assignee: &str) -> Result<Option<Updated>, StoreError> {
+        let mut tried: Vec<String> = Vec::new();
+        for _round in 0..3 {
+            let (snap, _) = self.ready_claimable(filter, Some(assignee), 0, 50)?;
+            let candidates: Vec<String> =
+                snap.value.issues.iter().map(|(m, _)| m.id.clone()).filter(|id| !tried.contains(id)).collect();
+            if candidates.is_empty() {
+                return Ok(None);
+            }
+            for id in candidates {
+                match self.claim_with(&id, assignee, None) {
+                    Ok(updated) => return Ok(Some(updated)),
+                    Err(StoreError::ClaimRefused { .. } | StoreError::Stale { .. } | StoreError::NotFound { .. }) => {
+                        tried.push(id)
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// Ends `assignee`'s claim of `id` (the calling session's, or any session of that name from
+    /// the CLI): the issue back to open, its assignee cleared, its record gone. Someone else's
+    /// claim needs `takeover` (a reason).
+    pub fn release(&self, id: &str, assignee: &str, takeover: Option<&str>) -> Result<Released, StoreError> {
+        let refuse = |id: &str, reason: String| StoreError::ClaimRefused { id: id.to_string(), reason };
+        let meta = self.get_meta(id)?.value;
+        let assignee = assignee.trim();
+        let takeover = takeover.map(str::trim).filter(|t| !t.is_empty());
+        if meta.status.is_archived() {
+            return Err(refuse(&meta.id, format!("it is {}: there is no claim to release", meta.status)));
+        }
+        let sid = holder::current_id();
+        let refs = self.claim_refs().map_err(|why| refuse(&meta.id, why))?;
+        let record = match refs {
+            Some(r) => r.read(&meta.id).map_err(|e| refuse(&meta.id, e.reason()))?,
+            None => None,
+        };
+        let record = record.filter(|c| c.state == State::Held);
+        let file_holder = meta.assignee.as_deref().map(str::trim).filter(|a| !a.is_empty());
+        let theirs = match &record {
+            Some(c) => !c.is_held_by(assignee, &sid) && c.lapsed(self.claim_ttl).is_none(),
+            None => file_holder.is_some_and(|h| h != assignee),
+        };
+        if theirs && takeover.is_none() {
+            let who = record.as_ref().map_or_else(
+                || format!("assigned to {} in its file", file_holder.unwrap_or("someone")),
+                |c| c.describe(),
+            );
+            return Err(refuse(
+                &meta.id,
+                format!(
+                    "it is {who}, not {assignee}'s to release; release it for them with issues_claim with release: true and takeoverReason: \"why\""
+                ),
+            ));
+        }
+        if let (Some(refs), Some(c)) = (refs, &record)
+            && !refs.drop_claim(c).map_err(|e| refuse(&meta.id, e.reason()))?
+        {
+            return Err(refuse(&meta.id, "its claim changed meanwhile; read it again (issues_get) and retry".into()));
+        }
+        if let Some(s) = holder::current() {
+            s.dropped(&meta.id);
+        }
+        let patch = IssuePatch {
+            status: (meta.status == Status::InProgress).then_some(Status::Open),
+            assignee: Some(None),
+            ..IssuePatch::default()
+        };
+        let updated = self.update(&meta.id, patch)?;
+        Ok(Released { updated, claim: record })
     }
 
     /// The file half of a claim: [`Store::claim`], or for a takeover a compare-and-set write of
-    /// status and assignee on the issue as it was read.
-    fn claim_file(&self, meta: &IssueMeta, assignee: &str, takeover: Option<&str>) -> Result<Updated, StoreError> {
+    /// status and assignee on the issue as it was read, with `note` (how it changed hands)
+    /// appended to its description.
+    fn claim_file(
+        &self,
+        meta: &IssueMeta,
+        assignee: &str,
+        takeover: Option<&str>,
+        note: Option<String>,
+    ) -> Result<Updated, StoreError> {
         if takeover.is_none() {
             return self.claim(&meta.id, assignee);
         }
@@ -80,48 +330,276 @@ impl Store {
             let reason = format!("it is {}; there is no claim to take over", meta.status);
             return Err(StoreError::ClaimRefused { id: meta.id.clone(), reason });
         }
+        let append_body = note.map(|n| format!("\n\n---\n**Claim hand-over ({}):** {n}.\n", crate::git::claims::now()));
         let patch = IssuePatch {
             status: Some(Status::InProgress),
             assignee: Some(Some(assignee.to_string())),
             expect: Some(Expect::UpdatedAt(meta.updated_at.clone())),
+            append_body,
             ..IssuePatch::default()
         };
         self.update(&meta.id, patch)
     }
 
-    /// After an update or an edit of the file: releases the claim ref of an issue its holder no
-    /// longer holds (closed, cancelled, handed back or reassigned). A release that fails is
-    /// logged; doctor finds the ref.
-    pub(crate) fn claim_ended(&self, before: &IssueMeta, after: Option<&IssueMeta>) {
-        let holder = before.assignee.as_deref().map(str::trim).filter(|h| !h.is_empty());
-        let Some(holder) = holder.filter(|_| before.status == Status::InProgress) else { return };
-        let still = after.is_some_and(|a| a.status == Status::InProgress && a.assignee.as_deref() == Some(holder));
-        if still {
-            return;
+    /// Before an update of `id`: refuses the write of a session whose claim on it someone else
+    /// has taken since (fencing), renews the lease of the holder's own write, and makes a
+    /// wrangler-style `status: in_progress` with an assignee a claim (refused like one). Call
+    /// without the workspace lock.
+    pub(crate) fn claim_gate(&self, id: &str, patch: &IssuePatch) -> Result<(), StoreError> {
+        let Ok(Some(refs)) = self.claim_refs() else { return Ok(()) };
+        let session = holder::current();
+        let claims = matches!(&patch.assignee, Some(Some(a)) if !a.trim().is_empty())
+            && patch.status == Some(Status::InProgress)
+            && patch.expect.is_none();
+        let mine = session.as_ref().is_some_and(|s| s.claimed(id));
+        if !claims && !mine {
+            return Ok(());
         }
-        if let Ok(Some(refs)) = self.claim_refs()
-            && let Err(e) = refs.release(&before.id, holder)
-        {
-            tracing::warn!(id = %before.id, error = ?e, "could not release the claim ref");
+        let meta = self.get_meta(id)?.value;
+        if claims && !mine {
+            let Some(Some(who)) = &patch.assignee else { return Ok(()) };
+            // A claim: the record arbitrates; the file write is the update itself.
+            let sid = session.as_ref().map(|s| s.id().to_string()).unwrap_or_default();
+            let current = refs.read(&meta.id).map_err(|r| claim_refused(&meta.id, r.reason()))?;
+            let free = current.as_ref().is_none_or(|c| {
+                c.state == State::Held && (c.is_held_by(who, &sid) || c.lapsed(self.claim_ttl).is_some())
+            });
+            let file_other = meta.status == Status::InProgress
+                && meta.assignee.as_deref().map(str::trim).is_some_and(|a| !a.is_empty() && a != who.trim());
+            if current.is_none() && file_other {
+                let h = meta.assignee.clone().unwrap_or_default();
+                return Err(claim_refused(
+                    &meta.id,
+                    format!(
+                        "it is in_progress, held by {h}; if that agent is gone, take it over with issues_claim with takeoverReason: \"why\""
+                    ),
+                ));
+            }
+            if !free && let Some(c) = &current {
+                return Err(claim_refused(&meta.id, Refusal::Held(c.clone()).reason()));
+            }
+            refs.take_as(&meta.id, who, &sid, None).map_err(|r| claim_refused(&meta.id, r.reason()))?;
+            if let Some(s) = &session {
+                s.took(&meta.id);
+            }
+            return Ok(());
+        }
+        // This session claimed it: is it still its own?
+        let Some(session) = session else { return Ok(()) };
+        match refs.read(&meta.id) {
+            Ok(Some(c)) if c.state == State::Held && c.session != session.id() => {
+                let since = format!("{} ({})", c.taken_at, crate::git::claims::age(&c.taken_at));
+                let how =
+                    c.lapsed_from.as_deref().map(|l| format!(" after the lease of {l} lapsed")).unwrap_or_default();
+                Err(StoreError::ClaimLost {
+                    id: meta.id.clone(),
+                    reason: format!(
+                        "{} is now held by {}{} since {since}{how}, so this session's claim is over and nothing was written; issues_ready lists work to claim",
+                        meta.id,
+                        c.holder,
+                        if c.session.is_empty() { "" } else { " (another session)" },
+                    ),
+                })
+            }
+            Ok(Some(c)) if c.state == State::Held => {
+                // The holder's own write renews its lease.
+                if let Err(e) = refs.replace(&c, &Claim { lease: lease_end(self.claim_ttl), ..c.clone() }) {
+                    tracing::warn!(id = %meta.id, error = ?e, "could not renew a claim on a write");
+                }
+                Ok(())
+            }
+            _ => Ok(()),
         }
     }
 
-    /// What the claim refs say is held (`None`: no claim refs are used here).
+    /// After an update or an edit of the file, what its change means for the claim record: a
+    /// close or cancel leaves a tombstone ("closed by ann at T"), a reopen removes it, a
+    /// hand-back to open (or an assignee cleared) releases the claim, another assignee on a
+    /// claimed issue is a hand-over (the record names the new holder, never dropped). A record
+    /// write that fails is logged; doctor finds the mismatch.
+    pub(crate) fn claim_ended(&self, before: &IssueMeta, after: Option<&IssueMeta>) {
+        let Ok(Some(refs)) = self.claim_refs() else { return };
+        let name = |m: &IssueMeta| m.assignee.as_deref().map(str::trim).filter(|h| !h.is_empty()).map(str::to_string);
+        let (was, now) = (name(before), after.and_then(name));
+        let done = match after {
+            None => refs.read(&before.id).and_then(|c| c.map_or(Ok(true), |c| refs.drop_claim(&c))),
+            Some(a) if a.status.is_archived() && !before.status.is_archived() => {
+                refs.read(&before.id).and_then(|current| {
+                    let by = current
+                        .as_ref()
+                        .filter(|c| c.state == State::Held)
+                        .map(|c| c.holder.clone())
+                        .or(was.clone())
+                        .unwrap_or_else(|| "someone".into());
+                    refs.close(&before.id, current.as_ref(), &by)
+                })
+            }
+            Some(a) if before.status.is_archived() && !a.status.is_archived() => refs
+                .read(&before.id)
+                .and_then(|c| c.filter(|c| c.state == State::Closed).map_or(Ok(true), |c| refs.drop_claim(&c))),
+            Some(a) if a.status.is_archived() => Ok(true),
+            Some(a) => {
+                let held_before = before.status == Status::InProgress && was.is_some();
+                let released = held_before && (a.status != Status::InProgress || now.is_none());
+                let handed = a.status == Status::InProgress && now.is_some() && now != was;
+                match (released, handed) {
+                    (true, _) => refs.release(&before.id, was.as_deref().unwrap_or_default()),
+                    (false, true) => self.hand_over(refs, &before.id, now.as_deref().unwrap_or_default()),
+                    _ => Ok(true),
+                }
+            }
+        };
+        if let Err(e) = done {
+            tracing::warn!(id = %before.id, error = ?e, "could not bring the claim record up to date");
+        }
+    }
+
+    /// Another assignee on a claimed issue: its record names `to` (any session of that name),
+    /// compare-and-set on the record there was; created if there was none.
+    fn hand_over(&self, refs: &Claims, id: &str, to: &str) -> Result<bool, Refusal> {
+        let current = refs.read(id)?;
+        if current.as_ref().is_some_and(|c| c.state == State::Held && c.holder == to) {
+            return Ok(true);
+        }
+        let sid = holder::current_id();
+        let from = current.as_ref().filter(|c| c.state == State::Held).map(|c| c.holder.clone());
+        let new = Claim {
+            id: id.to_string(),
+            holder: to.to_string(),
+            session: if from.is_none() { sid } else { String::new() },
+            taken_at: crate::git::claims::now(),
+            lease: lease_end(self.claim_ttl),
+            state: State::Held,
+            oid: String::new(),
+            takeover: from.map(|f| format!("handed over from {f}")),
+            lapsed_from: None,
+        };
+        let empty = Claim { oid: String::new(), ..new.clone() };
+        Ok(refs.replace(current.as_ref().unwrap_or(&empty), &new)?.is_some())
+    }
+
+    /// The ready page without the issues the claim records say are held (a live lease) or
+    /// closed, and with the issues whose holder's lease lapsed offered again (first on the first
+    /// page when their file still says in_progress).
+    pub fn ready_claimable(
+        &self,
+        filter: &IssueFilter,
+        assignee: Option<&str>,
+        offset: usize,
+        size: usize,
+    ) -> Result<(Snapshot<Ready>, ReadyClaims), StoreError> {
+        let mut info = ReadyClaims::default();
+        // An ID several files hold cannot be claimed (nor written): never offered.
+        let duplicates = self.fresh()?.0.duplicate_ids();
+        let (mut held, mut lapsed) = (Vec::new(), Vec::new());
+        match self.claim_refs() {
+            Ok(None) => {}
+            Err(why) => info.unchecked = Some(why),
+            Ok(Some(refs)) => {
+                info.checked = true;
+                info.remote = refs.remote().map(str::to_string);
+                match refs.records() {
+                    Ok((records, age)) => {
+                        info.age = age;
+                        for c in &records {
+                            match c.lapsed(self.claim_ttl) {
+                                Some(end) => lapsed.push((
+                                    c.id.clone(),
+                                    format!(
+                                        "{}'s lease lapsed at {}",
+                                        c.holder,
+                                        end.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+                                    ),
+                                )),
+                                None => held.push(c.id.clone()),
+                            }
+                        }
+                    }
+                    Err(r) => info.unchecked = Some(r.reason()),
+                }
+            }
+        }
+        let count = |ids: &[String]| -> Result<usize, StoreError> {
+            if ids.is_empty() {
+                return Ok(0);
+            }
+            let only = IssueFilter { ids: ids.to_vec(), ..filter.clone() };
+            Ok(self.ready(&only, assignee, 0, ids.len())?.value.total)
+        };
+        info.hidden = count(&held)?;
+        info.duplicates = match duplicates.is_empty() {
+            true => 0,
+            false => {
+                let only = IssueFilter { ids: duplicates.clone(), ..filter.clone() };
+                let rows = self.ready(&only, assignee, 0, usize::MAX)?.value.issues;
+                let mut ids: Vec<String> = rows.iter().map(|(m, _)| m.id.to_uppercase()).collect();
+                ids.sort();
+                ids.dedup();
+                ids.len()
+            }
+        };
+        let mut excluded = held;
+        excluded.extend(duplicates);
+        let left_out = count(&excluded)?;
+        let mut snap = if left_out == 0 {
+            self.ready(filter, assignee, offset, size)?
+        } else {
+            let mut snap = self.ready(filter, assignee, 0, offset + size + left_out)?;
+            let ready = &mut snap.value;
+            ready.issues.retain(|(m, _)| !excluded.iter().any(|h| h.eq_ignore_ascii_case(&m.id)));
+            ready.issues = ready.issues.drain(..).skip(offset).take(size).collect();
+            ready.total = ready.total.saturating_sub(left_out);
+            snap
+        };
+        if !lapsed.is_empty() {
+            // Lapsed claims whose file still says in_progress (this clone or worktree saw the
+            // claim): offered first, blockers and the filter still apply.
+            let in_progress = IssueFilter {
+                ids: lapsed.iter().map(|(id, _)| id.clone()).collect(),
+                status: vec![Status::InProgress],
+                blocked: Some(false),
+                ..filter.clone()
+            };
+            let stale = self.list(&in_progress, SortField::Priority, SortOrder::Desc)?.value;
+            snap.value.total += stale.len();
+            if offset == 0 {
+                let mut rows: Vec<(Arc<IssueMeta>, usize)> = stale.into_iter().map(|m| (m, 0)).collect();
+                rows.append(&mut snap.value.issues);
+                rows.truncate(size);
+                snap.value.issues = rows;
+            }
+            let shown: Vec<&str> = snap.value.issues.iter().map(|(m, _)| m.id.as_str()).collect();
+            info.lapsed =
+                lapsed.into_iter().filter(|(id, _)| shown.iter().any(|s| s.eq_ignore_ascii_case(id))).collect();
+        }
+        Ok((snap, info))
+    }
+
+    /// What the claim records say is held, live (`None`: no claim records are used here).
     pub fn held_claims(&self) -> Result<Option<HeldClaims>, String> {
         let Some(refs) = self.claim_refs()? else { return Ok(None) };
-        let (held, age) = refs.held().map_err(|r| r.reason())?;
-        let ids = held.into_iter().map(|(id, _)| id).collect();
+        let (records, age) = refs.records().map_err(|r| r.reason())?;
+        let ids = records.into_iter().filter(|c| c.state == State::Held && c.lapsed(self.claim_ttl).is_none());
+        let ids = ids.map(|c| c.id).collect();
         Ok(Some(HeldClaims { ids, age, remote: refs.remote().map(str::to_string) }))
     }
 
-    /// Every claim ref with its claim, for doctor.
+    /// Every claim record that holds an issue (its lease live or lapsed; not the tombstones of
+    /// closed issues), for doctor. A lapsed one still names who had the issue: doctor must not
+    /// take its in-progress file for one with no record and record that holder's claim anew.
     pub fn claim_ref_list(&self) -> Result<Vec<Claim>, String> {
         let Some(refs) = self.claim_refs()? else { return Ok(Vec::new()) };
-        let (held, _) = refs.held().map_err(|r| r.reason())?;
-        let mut out = Vec::new();
-        for (id, _) in held {
-            out.extend(refs.read(&id).map_err(|r: Refusal| r.reason())?);
-        }
-        Ok(out)
+        let (records, _) = refs.records().map_err(|r: Refusal| r.reason())?;
+        Ok(records.into_iter().filter(|c| c.state == State::Held).collect())
     }
+}
+
+fn claim_refused(id: &str, reason: String) -> StoreError {
+    StoreError::ClaimRefused { id: id.to_string(), reason }
+}
+
+/// The end of a lease of `ttl` from now.
+fn lease_end(ttl: Duration) -> String {
+    let ttl = chrono::Duration::from_std(ttl).unwrap_or_else(|_| chrono::Duration::seconds(900));
+    (chrono::Utc::now() + ttl).to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }

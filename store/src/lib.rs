@@ -62,12 +62,14 @@
 #![deny(missing_docs)]
 
 mod background;
+#[allow(clippy::result_large_err)] // a refusal carries the claim it names
 mod claiming;
 mod editing;
 mod files;
 pub mod fs;
 pub mod generate;
 pub mod git;
+pub mod holder;
 mod import;
 mod index;
 mod layout;
@@ -82,7 +84,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-pub use claiming::HeldClaims;
+pub use claiming::{HeldClaims, ReadyClaims, Released};
 pub use files::edit::check_issue_text;
 pub use files::read_text as read_file_safely;
 pub use files::version_of;
@@ -143,6 +145,10 @@ pub struct Store {
     claims_remote: Option<String>,
     /// The claim refs, once a claim needed them (see [`git::claims`]).
     claims: std::sync::OnceLock<Result<Option<git::claims::Claims>, String>>,
+    /// How long a claim's lease lasts (`claim_ttl`).
+    claim_ttl: std::time::Duration,
+    /// The sessions served here, whose claims are renewed while they live.
+    sessions: Mutex<Vec<std::sync::Weak<holder::Session>>>,
     /// The `updatedAt` and version of each file this process's answers gave (for `ifUpdatedAt`).
     shown: shown::Shown,
     one_shot: bool,
@@ -173,6 +179,8 @@ impl Store {
             branch_aware_ids: opts.branch_aware_ids,
             claims_remote: None,
             claims: std::sync::OnceLock::new(),
+            claim_ttl: git::claims::DEFAULT_TTL,
+            sessions: Mutex::default(),
             shown: shown::Shown::default(),
             one_shot: opts.one_shot,
         }
@@ -181,6 +189,12 @@ impl Store {
     /// This store with claims arbitrated by git remote `remote` (`claims_remote`).
     pub fn with_claims_remote(mut self, remote: Option<String>) -> Store {
         self.claims_remote = remote.filter(|r| !r.trim().is_empty());
+        self
+    }
+
+    /// This store with claim leases of `ttl` (`claim_ttl`).
+    pub fn with_claim_ttl(mut self, ttl: std::time::Duration) -> Store {
+        self.claim_ttl = ttl;
         self
     }
 

@@ -644,6 +644,15 @@ pub enum StoreError {
         /// Why, with who holds it and how to take it over where that applies.
         reason: String,
     },
+    /// A write from a session whose claim on the issue was taken by someone else since (its lease
+    /// lapsed, or it was taken over): fenced off, nothing written.
+    #[error("{id} is no longer yours to change: {reason}")]
+    ClaimLost {
+        /// The issue.
+        id: String,
+        /// Who holds it now, since when, and the next call.
+        reason: String,
+    },
     /// [`Expect::UpdatedAt`] failed: the file's `updatedAt` is no longer the one expected.
     #[error("{id} changed since it was read: updatedAt is {current}, not {expected}")]
     Stale {

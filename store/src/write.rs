@@ -72,6 +72,9 @@ impl Store {
     /// Applies `patch` under the workspace lock to the file as it is on disk now. A file that
     /// changes between the read and the rename is read again and the patch applied again.
     pub fn update(&self, id: &str, mut patch: IssuePatch) -> Result<Updated, StoreError> {
+        // Who holds the issue is the claim record's to say: a fenced-off writer or a claim of
+        // someone else's is refused before anything is written.
+        self.claim_gate(id, &patch)?;
         let _lock = WorkspaceLock::acquire(&self.ws)?;
         let (mut index, _) = self.fresh()?;
         let path = resolve_for_write(&index, id)?;

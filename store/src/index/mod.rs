@@ -385,6 +385,11 @@ impl Index {
         out
     }
 
+    /// Upper-cased IDs held by several files (a claim or a write of one is refused).
+    pub fn duplicate_ids(&self) -> Vec<String> {
+        self.slots.duplicates().into_iter().map(|(id, _)| id).collect()
+    }
+
     /// The warnings that concern one file: a stale index, or a duplicate of its ID (a lookup
     /// should not repeat every duplicate of the workspace).
     pub fn warnings_about(&self, path: &Path) -> Vec<StoreWarning> {
