@@ -65,14 +65,21 @@ impl Store {
         let _lock = WorkspaceLock::acquire(&self.ws)?;
         let (index, _) = self.fresh()?;
         let mut next: Vec<(IssueType, u64)> = Vec::new();
-        let mut branch_locks = Vec::new();
+        // One hold of the repository's id lock for every collection of the batch (taking it
+        // again for the second while the first is held would wait on this process forever).
+        let mut branch_lock = None;
         for t in IssueType::ALL {
             if !batch.iter().any(|b| b.new.issue_type == *t) {
                 continue;
             }
             let allocated = index.next_id(*t, 0)?;
-            let (first, lock) = crate::git::ids::above_branches(&self.ws, *t, allocated, self.branch_aware_ids)?;
-            branch_locks.push(lock);
+            let first = crate::git::ids::above_branches_holding(
+                &self.ws,
+                *t,
+                allocated,
+                self.branch_aware_ids,
+                &mut branch_lock,
+            )?;
             next.push((*t, number_of(&first)));
         }
         drop(index);
@@ -158,7 +165,7 @@ impl Store {
             }
             self.lock().upsert(meta.clone(), &item.new.description);
         }
-        drop(branch_locks);
+        drop(branch_lock);
         Ok(metas)
     }
 }

