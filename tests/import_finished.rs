@@ -101,3 +101,64 @@ fn a_task_and_a_draft_inside_git_import_to_the_end() {
     let list = ok(root, &["list", "--json"]);
     assert!(list.contains("One") && list.contains("Idea"), "{list}");
 }
+
+/// A beads export of `n` issues, each but the first blocked by the one before it.
+fn many_beads(n: usize) -> String {
+    let mut out = String::new();
+    for i in 0..n {
+        let deps = if i == 0 {
+            serde_json::json!([])
+        } else {
+            serde_json::json!([{"issue_id": format!("bd-{i}"), "depends_on_id": format!("bd-{}", i - 1), "type": "blocks"}])
+        };
+        let line = serde_json::json!({"id": format!("bd-{i}"), "title": format!("Issue {i}"), "status": "open",
+            "priority": 2, "issue_type": "task", "created_at": "2026-01-02T03:04:05Z", "dependencies": deps});
+        out.push_str(&line.to_string());
+        out.push('\n');
+    }
+    out
+}
+
+fn imported_froms(root: &Path) -> Vec<String> {
+    let store = docket::store::Store::open(
+        docket::store::Workspace::at(root).expect("workspace"),
+        docket::store::StoreOptions::default(),
+    );
+    let all = store
+        .list(&docket::store::IssueFilter::default(), docket::store::SortField::Created, docket::store::SortOrder::Asc)
+        .expect("list")
+        .value;
+    let mut froms: Vec<String> = all
+        .iter()
+        .map(|m| m.context.get("importedFrom").and_then(|v| v.as_str()).unwrap_or("(none)").to_string())
+        .collect();
+    froms.sort();
+    froms
+}
+
+#[test]
+fn two_imports_at_once_bring_each_issue_once() {
+    let dir = repo();
+    let root = dir.path();
+    let input = tempfile::tempdir().expect("temp dir");
+    let file = input.path().join("issues.jsonl");
+    std::fs::write(&file, many_beads(300)).unwrap();
+    let spawn = || {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_docket"));
+        cmd.args(["import", "beads", file.to_str().unwrap()]);
+        common::in_workspace(&mut cmd, root);
+        cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("runs")
+    };
+    let (a, b) = (spawn(), spawn());
+    for child in [a, b] {
+        let o = child.wait_with_output().expect("wait");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let froms = imported_froms(root);
+    let mut unique = froms.clone();
+    unique.dedup();
+    assert_eq!(froms.len(), 300, "each issue once: {} files for 300 issues", froms.len());
+    assert_eq!(unique.len(), 300);
+    let map = std::fs::read_to_string(root.join(".docket/import/beads-idmap.tsv")).expect("id map");
+    assert_eq!(map.lines().count(), 301, "{map}");
+}

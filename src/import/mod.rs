@@ -11,11 +11,14 @@ mod beads;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
 use crate::store::fs::Root;
-use crate::store::{Imported, IssueFilter, KeptLink, Link, NewIssue, SortField, SortOrder, Store, StoreError};
+use crate::store::{
+    Imported, IssueFilter, IssueMeta, KeptLink, Link, NewIssue, SortField, SortOrder, Store, StoreError,
+};
 
 /// The trackers docket imports from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -86,14 +89,25 @@ pub fn run(store: &Store, source: Source, path: &Path, dry_run: bool) -> Result<
         Source::Beads => beads::read(path)?,
         Source::Backlog => backlog::read(path)?,
     };
-    let existing = imported_already(store, source).map_err(|e| e.to_string())?;
-    let plan = Plan::new(source, read, &existing);
-    let mut out = plan.summary_head(source, path, dry_run);
     if dry_run {
+        let all = store.list(&IssueFilter::default(), SortField::Created, SortOrder::Asc).map_err(|e| e.to_string())?;
+        let plan = Plan::new(source, read, &imported_already(&all.value, source));
+        let mut out = plan.summary_head(source, path, dry_run);
         let _ = writeln!(out, "Dry run: nothing was written. Run it again without --dry-run to import.");
         return Ok(out);
     }
-    let created = store.import(plan.batch).map_err(|e| e.to_string())?;
+    // What is already imported is read under the workspace lock the batch is written in.
+    let mut planned = None;
+    let created = store
+        .import_with(|all| {
+            let mut plan = Plan::new(source, read, &imported_already(all, source));
+            let batch = std::mem::take(&mut plan.batch);
+            planned = Some(plan);
+            batch
+        })
+        .map_err(|e| e.to_string())?;
+    let Some(plan) = planned else { return Err("the import planned nothing".into()) };
+    let mut out = plan.summary_head(source, path, dry_run);
     let map_path = write_id_map(store, source).map_err(|e| e.to_string())?;
     if let (Some(first), Some(last)) = (created.first(), created.last()) {
         let _ = writeln!(out, "Created {} issue(s): {} .. {}.", created.len(), first.id, last.id);
@@ -111,22 +125,20 @@ pub fn run(store: &Store, source: Source, path: &Path, dry_run: bool) -> Result<
     Ok(out)
 }
 
-/// Old id key -> docket ID of every issue an earlier import from `source` brought.
-fn imported_already(store: &Store, source: Source) -> Result<HashMap<String, String>, StoreError> {
-    Ok(imported_from(store, source)?.into_iter().map(|(old, id)| (source.key(&old), id)).collect())
+/// Old id key -> docket ID of every issue of `all` an earlier import from `source` brought.
+fn imported_already(all: &[Arc<IssueMeta>], source: Source) -> HashMap<String, String> {
+    imported_from(all, source).into_iter().map(|(old, id)| (source.key(&old), id)).collect()
 }
 
-/// (old id, docket ID) of every issue of the workspace imported from `source`.
-fn imported_from(store: &Store, source: Source) -> Result<Vec<(String, String)>, StoreError> {
+/// (old id, docket ID) of every issue of `all` imported from `source`.
+fn imported_from(all: &[Arc<IssueMeta>], source: Source) -> Vec<(String, String)> {
     let prefix = format!("{}:", source.name());
-    let all = store.list(&IssueFilter::default(), SortField::Created, SortOrder::Asc)?.value;
-    Ok(all
-        .iter()
+    all.iter()
         .filter_map(|m| {
             let from = m.context.get(IMPORTED_FROM)?.as_str()?.strip_prefix(&prefix)?;
             Some((from.to_string(), m.id.clone()))
         })
-        .collect())
+        .collect()
 }
 
 /// The frontmatter key (in `wranglerContext`) naming where an issue came from: `beads:bd-123`.
@@ -136,8 +148,21 @@ const IMPORTED_FROM: &str = "importedFrom";
 /// rewritten whole from the workspace (so it is the same after a second import), and written
 /// only when it changed.
 fn write_id_map(store: &Store, source: Source) -> Result<PathBuf, StoreError> {
+    // Under the workspace lock (an import of nothing), so that an import running at the same
+    // time never has its rows overwritten by an older list.
+    let mut written = None;
+    store.import_with(|all| {
+        written = Some(write_id_map_of(store, all, source));
+        Vec::new()
+    })?;
+    written.unwrap_or_else(|| {
+        Err(StoreError::Refused { path: store.workspace().dir.clone(), reason: "the id map was not written".into() })
+    })
+}
+
+fn write_id_map_of(store: &Store, all: &[Arc<IssueMeta>], source: Source) -> Result<PathBuf, StoreError> {
     let ws = store.workspace();
-    let mut rows = imported_from(store, source)?;
+    let mut rows = imported_from(all, source);
     rows.sort();
     let mut text = format!("{}\tdocket\n", source.name());
     for (old, new) in rows {

@@ -7,8 +7,9 @@ use crate::Store;
 use crate::files::frontmatter;
 use crate::files::{self, WorkspaceLock};
 use crate::fs::Root;
-use crate::model::{IssueMeta, IssueType, NewIssue, StoreError};
+use crate::model::{IssueFilter, IssueMeta, IssueType, NewIssue, SortField, SortOrder, StoreError};
 use serde_json::{Map, Value};
+use std::sync::Arc;
 
 /// An issue named by an imported one: another issue of the batch (by its place in it), or an
 /// issue the workspace already has (by its ID).
@@ -62,7 +63,21 @@ impl Store {
     /// ones written before it. Cycles are not checked here: a cycle the old tracker had is
     /// written as it was, and `graph_problems` reports it.
     pub fn import(&self, batch: Vec<Imported>) -> Result<Vec<IssueMeta>, StoreError> {
+        self.import_with(|_| batch)
+    }
+
+    /// [`Store::import`] of the batch `plan` makes from every issue of the workspace as it is
+    /// under the workspace lock: what an import already brought is read in the same hold as the
+    /// batch is written, so two imports at once (two processes, two worktrees sharing one
+    /// workspace) bring each issue once, the second seeing what the first wrote.
+    pub fn import_with(
+        &self,
+        plan: impl FnOnce(&[Arc<IssueMeta>]) -> Vec<Imported>,
+    ) -> Result<Vec<IssueMeta>, StoreError> {
         let _lock = WorkspaceLock::acquire(&self.ws)?;
+        let all = self.list(&IssueFilter::default(), SortField::Created, SortOrder::Asc)?.value;
+        let batch = plan(&all);
+        drop(all);
         let (index, _) = self.fresh()?;
         let mut next: Vec<(IssueType, u64)> = Vec::new();
         // One hold of the repository's id lock for every collection of the batch (taking it
