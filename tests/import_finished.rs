@@ -150,10 +150,15 @@ fn two_imports_at_once_bring_each_issue_once() {
         cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("runs")
     };
     let (a, b) = (spawn(), spawn());
+    let mut creating = 0;
     for child in [a, b] {
         let o = child.wait_with_output().expect("wait");
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let out = String::from_utf8_lossy(&o.stdout);
+        let n = out.split("Creating ").nth(1).and_then(|r| r.split('.').next()).and_then(|n| n.parse::<usize>().ok());
+        creating += n.unwrap_or_else(|| panic!("no count in {out}"));
     }
+    assert_eq!(creating, 300, "the two summaries say they created each issue once");
     let froms = imported_froms(root);
     let mut unique = froms.clone();
     unique.dedup();
@@ -161,4 +166,41 @@ fn two_imports_at_once_bring_each_issue_once() {
     assert_eq!(unique.len(), 300);
     let map = std::fs::read_to_string(root.join(".docket/import/beads-idmap.tsv")).expect("id map");
     assert_eq!(map.lines().count(), 301, "{map}");
+}
+
+#[test]
+fn two_backlog_projects_into_one_workspace_keep_both() {
+    let dir = repo();
+    let root = dir.path();
+    let input = tempfile::tempdir().expect("temp dir");
+    for project in ["projA", "projB"] {
+        for n in 1..=3 {
+            let file = input.path().join(format!("{project}/backlog/tasks/task-{n} - T.md"));
+            write(&file, &backlog_task(&format!("task-{n}"), &format!("{project} {n}")));
+        }
+    }
+    // A third project named in its config.yml, imported through its backlog/ folder.
+    write(&input.path().join("projC/backlog/config.yml"), "project_name: \"Third\"\n");
+    write(&input.path().join("projC/backlog/tasks/task-1 - T.md"), &backlog_task("task-1", "projC 1"));
+    let path = |p: &str| input.path().join(p).to_str().unwrap().to_string();
+    ok(root, &["import", "backlog", &path("projA")]);
+    let b = ok(root, &["import", "backlog", &path("projB")]);
+    assert!(b.contains("0 already imported") && b.contains("Creating 3"), "{b}");
+    ok(root, &["import", "backlog", &path("projC/backlog")]);
+    let froms = imported_froms(root);
+    assert_eq!(froms.len(), 7, "{froms:?}");
+    let list = ok(root, &["list", "--json", "--limit", "100"]);
+    for title in ["projA 1", "projA 3", "projB 1", "projB 3", "projC 1"] {
+        assert!(list.contains(title), "{title} missing: {list}");
+    }
+    let map = std::fs::read_to_string(root.join(".docket/import/backlog-idmap.tsv")).expect("id map");
+    assert!(map.contains("\tprojA\n") && map.contains("\tprojB\n") && map.contains("\tThird\n"), "{map}");
+
+    // Again, each: nothing changes.
+    let before = common::snapshot(&root.join(".docket"));
+    for p in ["projA", "projB", "projC"] {
+        let again = ok(root, &["import", "backlog", &path(p)]);
+        assert!(again.contains("Creating 0"), "{again}");
+    }
+    assert_eq!(common::snapshot_diff(&before, &common::snapshot(&root.join(".docket"))), Vec::<String>::new());
 }

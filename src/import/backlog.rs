@@ -65,7 +65,7 @@ pub(super) fn read(path: &Path) -> Result<Read, String> {
             path.display()
         ));
     }
-    let mut read = Read::default();
+    let mut read = Read { project: Some(project_name(path, &base)), ..Read::default() };
     for (name, folder) in FOLDERS {
         let dir = base.join(name);
         let Ok(entries) = std::fs::read_dir(&dir) else { continue };
@@ -92,6 +92,23 @@ pub(super) fn read(path: &Path) -> Result<Read, String> {
         }
     }
     Ok(read)
+}
+
+/// The project's name, which tells its `task-1` from another project's: `project_name` of
+/// `backlog/config.yml` (the same in every clone), else the name of the folder holding
+/// `backlog/`.
+fn project_name(path: &Path, base: &Path) -> String {
+    let config = crate::store::fs::read_file(&base.join("config.yml"), 1024 * 1024).ok();
+    let named = config
+        .and_then(|b| serde_yaml::from_slice::<Yaml>(&b).ok())
+        .and_then(|y| y.get("project_name").and_then(scalar))
+        .map(|n| n.trim().to_string())
+        .filter(|n| !n.is_empty());
+    named.unwrap_or_else(|| {
+        let project = if base == path.join("backlog") { path } else { base.parent().unwrap_or(base) };
+        let real = project.canonicalize().unwrap_or_else(|_| project.to_path_buf());
+        real.file_name().map_or_else(|| real.display().to_string(), |n| n.to_string_lossy().into_owned())
+    })
 }
 
 /// The frontmatter (as YAML) and the body of a task file.

@@ -74,6 +74,8 @@ pub(crate) struct Read {
     pub mapped: BTreeMap<String, usize>,
     /// Facts about the input a person should look at (beyond skipped lines and dangling edges).
     pub notes: Vec<String>,
+    /// The project the issues belong to, when their ids are only unique within it (Backlog.md).
+    pub project: Option<String>,
 }
 
 impl Read {
@@ -125,24 +127,36 @@ pub fn run(store: &Store, source: Source, path: &Path, dry_run: bool) -> Result<
     Ok(out)
 }
 
-/// Old id key -> docket ID of every issue of `all` an earlier import from `source` brought.
-fn imported_already(all: &[Arc<IssueMeta>], source: Source) -> HashMap<String, String> {
-    imported_from(all, source).into_iter().map(|(old, id)| (source.key(&old), id)).collect()
+/// The key an old id is matched by: the project it came from (Backlog.md's; none for beads,
+/// whose ids carry their own prefix), then the id's key within it ([`Source::key`]).
+fn key_in(source: Source, project: &str, old: &str) -> String {
+    format!("{project}\u{1f}{}", source.key(old))
 }
 
-/// (old id, docket ID) of every issue of `all` imported from `source`.
-fn imported_from(all: &[Arc<IssueMeta>], source: Source) -> Vec<(String, String)> {
+/// Old id key ([`key_in`]) -> docket ID of every issue of `all` an earlier import from
+/// `source` brought.
+fn imported_already(all: &[Arc<IssueMeta>], source: Source) -> HashMap<String, String> {
+    imported_from(all, source).into_iter().map(|(old, id, project)| (key_in(source, &project, &old), id)).collect()
+}
+
+/// (old id, docket ID, project or "") of every issue of `all` imported from `source`.
+fn imported_from(all: &[Arc<IssueMeta>], source: Source) -> Vec<(String, String, String)> {
     let prefix = format!("{}:", source.name());
     all.iter()
         .filter_map(|m| {
             let from = m.context.get(IMPORTED_FROM)?.as_str()?.strip_prefix(&prefix)?;
-            Some((from.to_string(), m.id.clone()))
+            let project = m.context.get(IMPORTED_PROJECT).and_then(Value::as_str).unwrap_or_default();
+            Some((from.to_string(), m.id.clone(), project.to_string()))
         })
         .collect()
 }
 
 /// The frontmatter key (in `wranglerContext`) naming where an issue came from: `beads:bd-123`.
 const IMPORTED_FROM: &str = "importedFrom";
+
+/// The frontmatter key (in `wranglerContext`) naming the Backlog.md project an issue came from
+/// (its `project_name`, else its folder's name): two projects' `task-1` are two issues.
+const IMPORTED_PROJECT: &str = "importedProject";
 
 /// The id map: one `old<TAB>new` line per issue imported from `source`, sorted by old id,
 /// rewritten whole from the workspace (so it is the same after a second import), and written
@@ -164,9 +178,16 @@ fn write_id_map_of(store: &Store, all: &[Arc<IssueMeta>], source: Source) -> Res
     let ws = store.workspace();
     let mut rows = imported_from(all, source);
     rows.sort();
-    let mut text = format!("{}\tdocket\n", source.name());
-    for (old, new) in rows {
-        let _ = writeln!(text, "{}\t{new}", old.replace(['\t', '\n'], " "));
+    // Backlog.md's ids are unique within a project only: a third column names it.
+    let with_project = source == Source::Backlog;
+    let mut text = format!("{}\tdocket{}\n", source.name(), if with_project { "\tproject" } else { "" });
+    let clean = |s: &str| s.replace(['\t', '\n', '\r'], " ");
+    for (old, new, project) in rows {
+        match with_project {
+            true => writeln!(text, "{}\t{new}\t{}", clean(&old), clean(&project)),
+            false => writeln!(text, "{}\t{new}", clean(&old)),
+        }
+        .expect("a String takes every write");
     }
     let path = ws.dir.join("import").join(format!("{}-idmap.tsv", source.name()));
     let root = Root::workspace(ws)?;
@@ -180,6 +201,8 @@ fn write_id_map_of(store: &Store, all: &[Arc<IssueMeta>], source: Source) -> Res
 /// The batch to write and what the summary says about it.
 struct Plan {
     batch: Vec<Imported>,
+    /// How many the batch holds (the batch itself is handed to the store).
+    creating: usize,
     read_count: usize,
     already: usize,
     kinds: BTreeMap<String, usize>,
@@ -193,21 +216,25 @@ impl Plan {
     fn new(source: Source, mut read: Read, existing: &HashMap<String, String>) -> Plan {
         let incoming = std::mem::take(&mut read.issues);
         let read_count = incoming.len();
-        let fresh: Vec<Incoming> =
-            incoming.into_iter().filter(|i| !existing.contains_key(&source.key(&i.old_id))).collect();
+        let project = read.project.clone().unwrap_or_default();
+        let key = |old: &str| key_in(source, &project, old);
+        // An issue imported before the project was kept (no importedProject) is matched by its
+        // id alone, so that importing the same project again still brings nothing twice.
+        let known = |old: &str| existing.get(&key(old)).or_else(|| existing.get(&key_in(source, "", old)));
+        let fresh: Vec<Incoming> = incoming.into_iter().filter(|i| known(&i.old_id).is_none()).collect();
         // Two issues of the input that one id names (Backlog.md's `task-5` and `BACK-5`): the
         // first is imported, the other reported.
         let mut seen = std::collections::HashSet::new();
         let (fresh, twins): (Vec<Incoming>, Vec<Incoming>) =
-            fresh.into_iter().partition(|i| seen.insert(source.key(&i.old_id)));
+            fresh.into_iter().partition(|i| seen.insert(key(&i.old_id)));
         read.skipped.extend(twins.iter().map(|t| format!("{}: the same id as an issue read before it", t.old_id)));
-        let place: HashMap<String, usize> = fresh.iter().enumerate().map(|(n, i)| (source.key(&i.old_id), n)).collect();
+        let place: HashMap<String, usize> = fresh.iter().enumerate().map(|(n, i)| (key(&i.old_id), n)).collect();
         let link = |old: &str| -> Option<Link> {
-            let k = source.key(old);
-            place.get(&k).map(|n| Link::Batch(*n)).or_else(|| existing.get(&k).map(|id| Link::Id(id.clone())))
+            place.get(&key(old)).map(|n| Link::Batch(*n)).or_else(|| known(old).map(|id| Link::Id(id.clone())))
         };
         let mut plan = Plan {
             batch: Vec::with_capacity(fresh.len()),
+            creating: fresh.len(),
             read_count,
             already: read_count - fresh.len() - twins.len(),
             kinds: BTreeMap::new(),
@@ -252,6 +279,9 @@ impl Plan {
             let mut new = item.new;
             let mut context = Map::new();
             context.insert(IMPORTED_FROM.into(), Value::String(format!("{}:{}", source.name(), item.old_id)));
+            if let Some(p) = &plan.read.project {
+                context.insert(IMPORTED_PROJECT.into(), Value::String(p.clone()));
+            }
             context.append(&mut new.context);
             new.context = context;
             plan.batch.push(Imported {
@@ -278,7 +308,7 @@ impl Plan {
             self.read_count,
             self.read.skipped.len(),
             self.already,
-            self.batch.len()
+            self.creating
         );
         if !self.kinds.is_empty() {
             let kinds: Vec<String> = self.kinds.iter().map(|(k, n)| format!("{k} {n}")).collect();
