@@ -204,3 +204,77 @@ fn two_backlog_projects_into_one_workspace_keep_both() {
     }
     assert_eq!(common::snapshot_diff(&before, &common::snapshot(&root.join(".docket"))), Vec::<String>::new());
 }
+
+/// The part of a summary under "Needs a person".
+fn needs_a_person(summary: &str) -> &str {
+    summary.split("Needs a person").nth(1).unwrap_or_else(|| panic!("no \"Needs a person\" in {summary}"))
+}
+
+#[test]
+fn a_byte_that_is_not_utf8_skips_its_line_and_the_rest_comes_in() {
+    let dir = repo();
+    let root = dir.path();
+    let input = tempfile::tempdir().expect("temp dir");
+    let file = input.path().join("issues.jsonl");
+    let lines = many_beads(3);
+    let mut bytes = Vec::new();
+    for (n, line) in lines.lines().enumerate() {
+        let line = if n == 1 { line.replace("Issue 1", "Caf\u{1}") } else { line.to_string() };
+        // A Latin-1 é (0xE9) where the marker is.
+        bytes.extend(line.as_bytes().iter().map(|b| if *b == 1 { 0xE9 } else { *b }));
+        bytes.push(b'\n');
+    }
+    std::fs::write(&file, bytes).unwrap();
+    let summary = ok(root, &["import", "beads", file.to_str().unwrap()]);
+    assert!(needs_a_person(&summary).contains("issues.jsonl:2: not UTF-8"), "{summary}");
+    assert_eq!(imported_froms(root), ["beads:bd-0", "beads:bd-2"]);
+
+    // A Backlog.md task with one such byte on its third line: named by FILE:LINE, the others come in.
+    let project = input.path().join("proj");
+    write(&project.join("backlog/tasks/task-1 - A.md"), &backlog_task("task-1", "Good one"));
+    let mut bad = backlog_task("task-2", "Bad one").into_bytes();
+    let at = bad.windows(3).position(|w| w == b"Bad").unwrap();
+    bad[at + 1] = 0xE9;
+    std::fs::write(project.join("backlog/tasks/task-2 - B.md"), bad).unwrap();
+    let summary = ok(root, &["import", "backlog", project.to_str().unwrap()]);
+    assert!(needs_a_person(&summary).contains("task-2 - B.md:3: not UTF-8"), "{summary}");
+    assert_eq!(imported_froms(root), ["backlog:task-1", "beads:bd-0", "beads:bd-2"]);
+}
+
+#[test]
+fn links_and_special_files_are_refused_and_named() {
+    let dir = repo();
+    let root = dir.path();
+    let input = tempfile::tempdir().expect("temp dir");
+    let outside = tempfile::tempdir().expect("temp dir");
+    let secret = outside.path().join("secret.md");
+    std::fs::write(&secret, backlog_task("task-2", "OUTSIDE-TEXT-1234")).unwrap();
+    let tasks = input.path().join("proj/backlog/tasks");
+    write(&tasks.join("task-1 - A.md"), &backlog_task("task-1", "Plain"));
+    std::os::unix::fs::symlink(&secret, tasks.join("task-2 - Link.md")).unwrap();
+    let fifo = tasks.join("task-3 - Fifo.md");
+    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo runs");
+    assert!(made.success());
+    std::os::unix::fs::symlink("/dev/zero", tasks.join("task-4 - Zero.md")).unwrap();
+
+    let summary = ok(root, &["import", "backlog", input.path().join("proj").to_str().unwrap()]);
+    let needs = needs_a_person(&summary);
+    for name in [
+        "task-2 - Link.md: a symbolic link",
+        "task-3 - Fifo.md: not a regular file",
+        "task-4 - Zero.md: a symbolic link",
+    ] {
+        assert!(needs.contains(name), "{name} not named:\n{summary}");
+    }
+    assert_eq!(imported_froms(root), ["backlog:task-1"]);
+    let copied = common::snapshot(&root.join(".docket"));
+    assert!(
+        !copied.values().any(|bytes| String::from_utf8_lossy(bytes).contains("OUTSIDE-TEXT-1234")),
+        "text from outside the project landed in the workspace"
+    );
+
+    // A beads export that is a FIFO is refused, not waited on.
+    let o = docket(root, &["import", "beads", fifo.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("FIFO"), "{}", String::from_utf8_lossy(&o.stderr));
+}

@@ -12,6 +12,9 @@ use serde_yaml::Value as Yaml;
 use super::{Incoming, Read, timestamp};
 use crate::store::{IssueType, NewIssue, Priority, Status};
 
+/// Largest task file read (a bound: one over the store's read cap is cut, see mod.rs).
+const MAX_TASK_BYTES: u64 = 256 * 1024 * 1024;
+
 /// The folders imported, with what a file there is.
 const FOLDERS: [(&str, Folder); 3] =
     [("tasks", Folder::Tasks), ("completed", Folder::Completed), ("drafts", Folder::Drafts)];
@@ -69,17 +72,31 @@ pub(super) fn read(path: &Path) -> Result<Read, String> {
     for (name, folder) in FOLDERS {
         let dir = base.join(name);
         let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        let mut files: Vec<PathBuf> = entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "md") && p.is_file())
+        // What each entry is, as listed (a link is not followed): only a regular file is
+        // opened; a link (its text may lie outside the project), a FIFO (an open would wait for
+        // a writer) or a device is named for a person and left alone.
+        let mut files: Vec<(PathBuf, Option<std::fs::FileType>)> = entries
+            .filter_map(|e| e.ok().map(|e| (e.path(), e.file_type().ok())))
+            .filter(|(p, _)| p.extension().is_some_and(|x| x == "md"))
+            .filter(|(_, t)| !t.is_some_and(|t| t.is_dir()))
             // Backlog.md's folders may hold a readme for people, not a task.
-            .filter(|p| !p.file_name().is_some_and(|n| n.eq_ignore_ascii_case("readme.md")))
+            .filter(|(p, _)| !p.file_name().is_some_and(|n| n.eq_ignore_ascii_case("readme.md")))
             .collect();
-        files.sort();
-        for file in files {
-            match task(&file, folder, &mut read) {
+        files.sort_by(|a, b| a.0.cmp(&b.0));
+        for (file, kind) in files {
+            let result = match kind {
+                Some(t) if t.is_file() => task(&file, folder, &mut read),
+                Some(t) if t.is_symlink() => Err(Skip::from(format!(
+                    "a symbolic link (to {}); only regular files are imported: copy the file into {} if it belongs to this project",
+                    std::fs::read_link(&file).map_or_else(|_| "?".into(), |l| l.display().to_string()),
+                    dir.display()
+                ))),
+                _ => Err(Skip::from("not a regular file (a FIFO, socket or device); only regular files are imported")),
+            };
+            match result {
                 Ok(issue) => read.issues.push(issue),
-                Err(why) => read.skipped.push(format!("{}: {why}", file.display())),
+                Err(Skip { line: Some(n), why }) => read.skipped.push(format!("{}:{n}: {why}", file.display())),
+                Err(Skip { line: None, why }) => read.skipped.push(format!("{}: {why}", file.display())),
             }
         }
     }
@@ -187,13 +204,41 @@ fn strings(v: Option<&Yaml>) -> Vec<String> {
     }
 }
 
-fn task(file: &Path, folder: Folder, read: &mut Read) -> Result<Incoming, String> {
-    let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read it ({e})"))?;
+/// Why a file was skipped, with the line it is about when there is one.
+struct Skip {
+    line: Option<usize>,
+    why: String,
+}
+
+impl From<String> for Skip {
+    fn from(why: String) -> Skip {
+        Skip { line: None, why }
+    }
+}
+
+impl From<&str> for Skip {
+    fn from(why: &str) -> Skip {
+        Skip { line: None, why: why.into() }
+    }
+}
+
+fn task(file: &Path, folder: Folder, read: &mut Read) -> Result<Incoming, Skip> {
+    // Never through a link, never blocking, within a bound (a task over the store's cap is
+    // cut in mod.rs, its whole text kept beside it).
+    let bytes = crate::store::fs::read_file(file, MAX_TASK_BYTES).map_err(|e| format!("cannot read it ({e})"))?;
+    let text = match String::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let bad = e.utf8_error().valid_up_to();
+            let line = e.as_bytes()[..bad].iter().filter(|b| **b == b'\n').count() + 1;
+            return Err(Skip { line: Some(line), why: "not UTF-8".into() });
+        }
+    };
     let (yaml, body) = split(text.trim_start_matches('\u{feff}'))?;
     let fm: serde_yaml::Mapping = match serde_yaml::from_str::<Yaml>(&as_backlog_reads_it(yaml)) {
         Ok(Yaml::Mapping(m)) => m,
         Ok(_) => return Err("its frontmatter is not a mapping".into()),
-        Err(e) => return Err(format!("its frontmatter is not YAML ({e})")),
+        Err(e) => return Err(format!("its frontmatter is not YAML ({e})").into()),
     };
     let get = |k: &str| fm.get(k);
     let get_text = |k: &str| get(k).and_then(scalar).map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
@@ -267,6 +312,7 @@ fn task(file: &Path, folder: Folder, read: &mut Read) -> Result<Incoming, String
         id.clone()
     });
     Ok(Incoming {
+        at: file.display().to_string(),
         old_id: id,
         kind: match folder {
             Folder::Drafts => "draft".into(),

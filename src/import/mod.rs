@@ -49,6 +49,8 @@ impl Source {
 
 /// One issue as read from the old tracker, in docket's terms; its links still name old ids.
 pub(crate) struct Incoming {
+    /// Where it was read: `FILE:LINE` (beads) or the file (Backlog.md).
+    pub at: String,
     pub old_id: String,
     /// Its kind in the old tracker (beads' issue_type, Backlog.md's folder), for the counts.
     pub kind: String,

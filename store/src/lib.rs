@@ -83,6 +83,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 pub use claiming::HeldClaims;
+pub use files::MAX_FILE_BYTES;
 pub use files::edit::check_issue_text;
 pub use files::read_text as read_file_safely;
 pub use files::version_of;
