@@ -278,3 +278,43 @@ fn links_and_special_files_are_refused_and_named() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("FIFO"), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+#[test]
+fn an_issue_too_large_to_read_is_cut_with_its_whole_text_kept_once() {
+    let dir = repo();
+    let root = dir.path();
+    let input = tempfile::tempdir().expect("temp dir");
+    let file = input.path().join("issues.jsonl");
+    // 12 MB of text, over the 8 MB an issue file may hold, in lines of 100 bytes.
+    let line = format!("{}\n", "y".repeat(99));
+    let huge = line.repeat(12 * 1024 * 1024 / line.len());
+    let mut lines: Vec<serde_json::Value> = many_beads(3).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    lines[1]["description"] = serde_json::Value::String(huge.clone());
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&file, text).unwrap();
+
+    let summary = ok(root, &["import", "beads", file.to_str().unwrap()]);
+    let needs = needs_a_person(&summary);
+    assert!(needs.contains("issues.jsonl:2: bd-1: its text is 12.0 MB"), "{summary}");
+    assert!(needs.contains(".docket/import/full/beads-bd-1.md"), "{summary}");
+    // docket reads it back: it is listed and shown, not skipped as too large.
+    assert_eq!(imported_froms(root), ["beads:bd-0", "beads:bd-1", "beads:bd-2"]);
+    let shown = ok(root, &["show", "ISS-000002"]);
+    assert!(shown.contains("yyyy"), "{}", &shown[..shown.len().min(500)]);
+    let issue = std::fs::read_dir(root.join(".docket/issues"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("ISS-000002"))
+        .expect("the issue file");
+    let written = std::fs::read_to_string(&issue).unwrap();
+    assert!(written.len() <= docket::store::MAX_FILE_BYTES as usize, "{} bytes", written.len());
+    assert!(written.contains("docket import cut this text"), "{}", &written[written.len() - 300..]);
+    let whole = std::fs::read_to_string(root.join(".docket/import/full/beads-bd-1.md")).expect("the whole text");
+    assert_eq!(whole.trim_end(), huge.trim_end());
+
+    // A second import brings no second copy.
+    let before = common::snapshot(&root.join(".docket"));
+    let again = ok(root, &["import", "beads", file.to_str().unwrap()]);
+    assert!(again.contains("3 already imported"), "{again}");
+    assert_eq!(common::snapshot_diff(&before, &common::snapshot(&root.join(".docket"))), Vec::<String>::new());
+}

@@ -334,6 +334,7 @@ fn task(file: &Path, folder: Folder, read: &mut Read) -> Result<Incoming, Skip> 
         created_at,
         updated_at,
         closed_at,
+        full_text: None,
         blockers: strings(get("dependencies")),
         parents: get_text("parent_task_id").into_iter().collect(),
         links: Vec::new(),

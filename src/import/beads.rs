@@ -248,6 +248,7 @@ fn incoming(o: &Map<String, Value>, id: &str, read: &mut Read) -> Incoming {
         created_at,
         updated_at,
         closed_at,
+        full_text: None,
         blockers,
         parents,
         links,

@@ -17,7 +17,7 @@ use serde_json::{Map, Value};
 
 use crate::store::fs::Root;
 use crate::store::{
-    Imported, IssueFilter, IssueMeta, KeptLink, Link, NewIssue, SortField, SortOrder, Store, StoreError,
+    Imported, IssueFilter, IssueMeta, KeptLink, Link, MAX_FILE_BYTES, NewIssue, SortField, SortOrder, Store, StoreError,
 };
 
 /// The trackers docket imports from.
@@ -59,6 +59,8 @@ pub(crate) struct Incoming {
     pub created_at: String,
     pub updated_at: String,
     pub closed_at: Option<String>,
+    /// Set by [`fit`] when the text was cut: (file name in `import/full/`, the whole text).
+    pub full_text: Option<(String, String)>,
     /// Old ids of the issues that must be done first.
     pub blockers: Vec<String>,
     /// Old ids of its parents (the first becomes `parentTaskId`, any other is kept as a link).
@@ -89,10 +91,13 @@ impl Read {
 /// Imports `path` from `source` into `store`'s workspace (or only says what it would do); the
 /// summary for a person.
 pub fn run(store: &Store, source: Source, path: &Path, dry_run: bool) -> Result<String, String> {
-    let read = match source {
+    let mut read = match source {
         Source::Beads => beads::read(path)?,
         Source::Backlog => backlog::read(path)?,
     };
+    let ws_name =
+        store.workspace().dir.file_name().map_or_else(|| ".docket".into(), |n| n.to_string_lossy().into_owned());
+    fit(&mut read, source, &ws_name);
     if dry_run {
         let all = store.list(&IssueFilter::default(), SortField::Created, SortOrder::Asc).map_err(|e| e.to_string())?;
         let plan = Plan::new(source, read, &imported_already(&all.value, source));
@@ -112,6 +117,7 @@ pub fn run(store: &Store, source: Source, path: &Path, dry_run: bool) -> Result<
         .map_err(|e| e.to_string())?;
     let Some(plan) = planned else { return Err("the import planned nothing".into()) };
     let mut out = plan.summary_head(source, path, dry_run);
+    write_full_texts(store, &plan.full).map_err(|e| e.to_string())?;
     let map_path = write_id_map(store, source).map_err(|e| e.to_string())?;
     if let (Some(first), Some(last)) = (created.first(), created.last()) {
         let _ = writeln!(out, "Created {} issue(s): {} .. {}.", created.len(), first.id, last.id);
@@ -160,6 +166,94 @@ const IMPORTED_FROM: &str = "importedFrom";
 /// (its `project_name`, else its folder's name): two projects' `task-1` are two issues.
 const IMPORTED_PROJECT: &str = "importedProject";
 
+/// Room left in an issue file for what [`fit`] does not count exactly (frontmatter keys, times).
+const MARGIN: usize = 64 * 1024;
+
+/// An issue whose file would pass the store's read cap ([`MAX_FILE_BYTES`]: docket would not
+/// read it back) has its text cut to fit, with a line saying so and where the whole text is
+/// (`import/full/NAME` in the workspace folder, written with the issue, once); one whose other
+/// fields alone are too large is not imported. Either is listed, by `FILE:LINE` or file, for a
+/// person.
+fn fit(read: &mut Read, source: Source, ws_name: &str) {
+    let cap = MAX_FILE_BYTES as usize;
+    let mb = |n: usize| format!("{:.1} MB", n as f64 / (1024.0 * 1024.0));
+    let mut kept = Vec::with_capacity(read.issues.len());
+    for mut issue in std::mem::take(&mut read.issues) {
+        let new = &issue.new;
+        // YAML quoting may take more than JSON's: counted twice.
+        let rest = new.title.len()
+            + new.labels.iter().map(|l| l.len() + 8).sum::<usize>()
+            + new.assignee.as_ref().map_or(0, String::len)
+            + new.project.as_ref().map_or(0, String::len)
+            + 2 * serde_json::to_string(&new.context).map_or(0, |c| c.len())
+            + issue.blockers.iter().chain(&issue.parents).map(|b| 2 * b.len() + 64).sum::<usize>()
+            + issue.links.iter().map(|(k, o)| 2 * (k.len() + o.len()) + 64).sum::<usize>();
+        let body = new.description.len();
+        if rest + body + MARGIN <= cap {
+            kept.push(issue);
+            continue;
+        }
+        if rest + 2 * MARGIN > cap / 2 {
+            read.skipped.push(format!(
+                "{}: {}: its fields other than the text take about {}, more than a docket issue file holds ({}); not imported: shorten them in the old tracker and import again",
+                issue.at,
+                issue.old_id,
+                mb(rest),
+                mb(cap)
+            ));
+            continue;
+        }
+        let project = read.project.as_deref().map(|p| format!("{p}-")).unwrap_or_default();
+        let name: String = format!("{}-{project}{}", source.name(), issue.old_id)
+            .chars()
+            .take(150)
+            .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '_' })
+            .collect::<String>()
+            + ".md";
+        let whole = std::mem::take(&mut issue.new.description);
+        let mut cut = cap - rest - 2 * MARGIN;
+        while !whole.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        // At the end of a line when there is one in the last few kilobytes.
+        if let Some(nl) = whole[..cut].rfind('\n').filter(|nl| cut - nl < 4096) {
+            cut = nl + 1;
+        }
+        let kept_at = format!("{ws_name}/import/full/{name}");
+        issue.new.description = format!(
+            "{}\n\n> docket import cut this text at {cut} of its {} bytes (an issue file holds at most {}); the whole text is in {kept_at}.\n",
+            whole[..cut].trim_end(),
+            whole.len(),
+            mb(cap)
+        );
+        read.notes.push(format!(
+            "{}: {}: its text is {}, more than a docket issue file holds ({}): cut at {cut} bytes, the whole text kept in {kept_at}",
+            issue.at,
+            issue.old_id,
+            mb(whole.len()),
+            mb(cap)
+        ));
+        issue.full_text = Some((name, whole));
+        kept.push(issue);
+    }
+    read.issues = kept;
+}
+
+/// The whole texts of the issues [`fit`] cut, each in `import/full/NAME` of the workspace.
+fn write_full_texts(store: &Store, full: &[(String, String)]) -> Result<(), StoreError> {
+    if full.is_empty() {
+        return Ok(());
+    }
+    let ws = store.workspace();
+    let dir = ws.dir.join("import").join("full");
+    let root = Root::workspace(ws)?;
+    root.create_dir_all(&dir)?;
+    for (name, text) in full {
+        root.write_atomic(&dir.join(name), text.as_bytes(), None)?;
+    }
+    Ok(())
+}
+
 /// The id map: one `old<TAB>new` line per issue imported from `source`, sorted by old id,
 /// rewritten whole from the workspace (so it is the same after a second import), and written
 /// only when it changed.
@@ -203,6 +297,8 @@ fn write_id_map_of(store: &Store, all: &[Arc<IssueMeta>], source: Source) -> Res
 /// The batch to write and what the summary says about it.
 struct Plan {
     batch: Vec<Imported>,
+    /// The whole texts of the issues of the batch [`fit`] cut: (file name in `import/full/`, text).
+    full: Vec<(String, String)>,
     /// How many the batch holds (the batch itself is handed to the store).
     creating: usize,
     read_count: usize,
@@ -236,6 +332,7 @@ impl Plan {
         };
         let mut plan = Plan {
             batch: Vec::with_capacity(fresh.len()),
+            full: Vec::new(),
             creating: fresh.len(),
             read_count,
             already: read_count - fresh.len() - twins.len(),
@@ -244,8 +341,9 @@ impl Plan {
             edges: BTreeMap::new(),
             dangling: Vec::new(),
         };
-        for item in fresh {
+        for mut item in fresh {
             *plan.kinds.entry(item.kind.clone()).or_default() += 1;
+            plan.full.extend(item.full_text.take());
             let mut kept: Vec<KeptLink> = Vec::new();
             let mut keep = |plan: &mut Plan, kind: &str, old: &str, to: Option<Link>| {
                 if to.is_none() {
