@@ -318,3 +318,49 @@ fn an_issue_too_large_to_read_is_cut_with_its_whole_text_kept_once() {
     assert!(again.contains("3 already imported"), "{again}");
     assert_eq!(common::snapshot_diff(&before, &common::snapshot(&root.join(".docket"))), Vec::<String>::new());
 }
+
+#[tokio::test]
+async fn old_ids_still_name_the_issues_they_became() {
+    let dir = repo();
+    let root = dir.path().to_path_buf();
+    let input = tempfile::tempdir().expect("temp dir");
+    let project = input.path().join("proj");
+    write(&project.join("backlog/tasks/back-100 - H.md"), &backlog_task("BACK-100", "Hundred"));
+    write(&project.join("backlog/tasks/back-2.1 - S.md"), &backlog_task("BACK-2.1", "Sub task"));
+    ok(&root, &["import", "backlog", project.to_str().unwrap()]);
+    let file = input.path().join("issues.jsonl");
+    std::fs::write(&file, many_beads(2).replace("bd-1", "bd-a1b2.3")).unwrap();
+    ok(&root, &["import", "beads", file.to_str().unwrap()]);
+    // ISS-000001 BACK-100, ISS-000002 BACK-2.1, ISS-000003 bd-0, ISS-000004 bd-a1b2.3.
+
+    for (old, new, title) in [
+        ("BACK-100", "ISS-000001", "Hundred"),
+        ("back-2.1", "ISS-000002", "Sub task"),
+        ("bd-a1b2.3", "ISS-000004", "Issue 1"),
+    ] {
+        let o = docket(&root, &["show", old]);
+        let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+        assert!(o.status.success(), "show {old}: {err}");
+        assert!(out.starts_with(&format!("{new}  {title}")), "show {old}: {out}");
+        assert!(err.contains(&format!("it is {new}")), "show {old} says which issue it became: {err}");
+        let found = ok(&root, &["search", old]);
+        assert!(found.contains(new), "search {old}: {found}");
+    }
+    // A write through the old id changes the issue it became.
+    ok(&root, &["update", "BACK-100", "--priority", "high"]);
+    assert!(ok(&root, &["show", "ISS-000001"]).contains("high"));
+
+    // MCP: a tool's id argument takes the old id too, and the warning says which issue it is.
+    let client = common::start(&root).await;
+    let r = common::call(&client, "issues_get", serde_json::json!({"id": "BACK-2.1"})).await;
+    assert!(!common::is_error(&r), "{}", common::text(&r));
+    assert_eq!(common::structured(&r)["issue"]["id"], "ISS-000002");
+    let meta = serde_json::to_value(&r.meta).expect("meta");
+    assert_eq!(meta["warnings"][0]["code"], "IMPORTED_ID", "{meta}");
+    let r = common::call(&client, "issues_search", serde_json::json!({"query": "bd-a1b2.3"})).await;
+    assert!(common::text(&r).contains("ISS-000004"), "{}", common::text(&r));
+    client.cancel().await.expect("close");
+
+    // An id nothing had is still not found.
+    assert!(!docket(&root, &["show", "BACK-999"]).status.success());
+}

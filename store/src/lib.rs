@@ -245,7 +245,9 @@ impl Store {
         let (meta, doc, version) = self.read(&path)?;
         self.shown.note(&path, &meta.updated_at, &version);
         if let Some(w) = duplicate {
-            warnings.retain(|o| o.code != StoreWarningCode::DuplicateId);
+            if w.code == StoreWarningCode::DuplicateId {
+                warnings.retain(|o| o.code != StoreWarningCode::DuplicateId);
+            }
             warnings.push(w);
         }
         let notes = files::frontmatter::nonstandard_values(&doc);
@@ -271,7 +273,9 @@ impl Store {
         let meta = index.meta_at(&path).ok_or_else(|| StoreError::NotFound { id: id.to_string() })?;
         let mut warnings = index.warnings_about(&path);
         if let Some(w) = duplicate {
-            warnings.retain(|o| o.code != StoreWarningCode::DuplicateId);
+            if w.code == StoreWarningCode::DuplicateId {
+                warnings.retain(|o| o.code != StoreWarningCode::DuplicateId);
+            }
             warnings.push(w);
         }
         Ok(Snapshot { value: (*meta).clone(), cached, warnings })
