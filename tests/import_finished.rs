@@ -364,3 +364,74 @@ async fn old_ids_still_name_the_issues_they_became() {
     // An id nothing had is still not found.
     assert!(!docket(&root, &["show", "BACK-999"]).status.success());
 }
+
+#[test]
+fn drafts_stay_off_ready_kinds_show_and_the_summary_has_a_line_per_collection() {
+    let dir = repo();
+    let root = dir.path();
+    let input = tempfile::tempdir().expect("temp dir");
+    let project = input.path().join("proj");
+    write(&project.join("backlog/tasks/task-1 - One.md"), &backlog_task("task-1", "Work"));
+    // The draft is older: were it offered, it would come first.
+    write(
+        &project.join("backlog/drafts/draft-1 - Idea.md"),
+        &backlog_task("draft-1", "Someday").replace("2025-07-01", "2025-01-01"),
+    );
+    let summary = ok(root, &["import", "backlog", project.to_str().unwrap()]);
+    assert!(summary.contains("Created 1 issue(s): ISS-000001 .. ISS-000001.\n"), "{summary}");
+    assert!(summary.contains("Created 1 idea(s): IDEA-000001 .. IDEA-000001.\n"), "{summary}");
+    let ready: serde_json::Value = serde_json::from_str(&ok(root, &["ready", "--json"])).expect("JSON");
+    let ids: Vec<&str> = ready["issues"].as_array().unwrap().iter().map(|i| i["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["ISS-000001"], "the draft stays off the ready queue");
+
+    // beads' issue_type: a label a person and the filters see; an epic of open work is held back.
+    let file = input.path().join("issues.jsonl");
+    let epic = serde_json::json!({"id": "bd-e", "title": "The epic", "status": "open", "issue_type": "epic"});
+    let child = serde_json::json!({"id": "bd-e.1", "title": "A bug", "status": "open", "issue_type": "bug",
+        "dependencies": [{"issue_id": "bd-e.1", "depends_on_id": "bd-e", "type": "parent-child"}]});
+    std::fs::write(&file, format!("{epic}\n{child}\n")).unwrap();
+    ok(root, &["import", "beads", file.to_str().unwrap()]);
+    let epics: serde_json::Value =
+        serde_json::from_str(&ok(root, &["list", "--label", "kind:epic", "--json"])).unwrap();
+    let titles: Vec<&str> = epics["issues"].as_array().unwrap().iter().map(|i| i["title"].as_str().unwrap()).collect();
+    assert_eq!(titles, ["The epic"]);
+    assert!(ok(root, &["show", "bd-e.1"]).contains("kind:bug"));
+    let ready: serde_json::Value = serde_json::from_str(&ok(root, &["ready", "--json"])).expect("JSON");
+    let ids: Vec<&str> = ready["issues"].as_array().unwrap().iter().map(|i| i["id"].as_str().unwrap()).collect();
+    assert!(ids.contains(&"ISS-000003") && !ids.contains(&"ISS-000002"), "the epic is a container: {ids:?}");
+}
+
+#[test]
+fn a_dry_run_names_the_workspace_and_creates_nothing() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path();
+    common::git(root, &["init", "-q", "-b", "main"]);
+    let input = tempfile::tempdir().expect("temp dir");
+    let project = input.path().join("proj");
+    write(&project.join("backlog/tasks/task-1 - One.md"), &backlog_task("task-1", "Work"));
+    write(&project.join("backlog/drafts/draft-1 - Idea.md"), &backlog_task("draft-1", "Someday"));
+    let before = common::snapshot(root);
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_docket"));
+    cmd.args(["import", "backlog", project.to_str().unwrap(), "--dry-run"])
+        .current_dir(root)
+        .env_remove("DOCKET_WORKSPACE")
+        .env_remove("WRANGLER_WORKSPACE_ROOT")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null");
+    let o = bounded(&mut cmd, "docket import --dry-run");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.contains("Would create 2"), "{out}");
+    let real = root.canonicalize().unwrap();
+    assert!(
+        out.contains("Would write to the workspace ") && out.contains("it does not exist yet"),
+        "the dry run names where it would write: {out}"
+    );
+    assert!(out.contains(&real.display().to_string()) || out.contains(&root.display().to_string()), "{out}");
+    assert_eq!(
+        common::snapshot_diff(&before, &common::snapshot(root)),
+        Vec::<String>::new(),
+        "a dry run creates nothing"
+    );
+    assert!(std::fs::read_dir(root).unwrap().all(|e| e.unwrap().file_name() == ".git"));
+}

@@ -299,6 +299,12 @@ fn task(file: &Path, folder: Folder, read: &mut Read) -> Result<Incoming, Skip> 
     }
     let mut context = Map::new();
     context.insert("importedFields".into(), Value::Object(fields));
+    if folder == Folder::Drafts {
+        // Backlog.md keeps drafts off its board: held back from the ready queue, as a container
+        // is (remove `container` to offer one as work).
+        context.insert("container".into(), Value::Bool(true));
+        read.tally("draft -> container: true (off the ready queue)".into());
+    }
 
     let created_at = get_text("created_date").as_deref().and_then(timestamp);
     let updated_at = get_text("updated_date").as_deref().and_then(timestamp);

@@ -218,6 +218,19 @@ fn incoming(o: &Map<String, Value>, id: &str, read: &mut Read) -> Incoming {
         false => closed_at,
     };
 
+    // The kind, where a person and the list and search filters see it: a label `kind:KIND`.
+    let mut labels: Vec<String> = o
+        .get("labels")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|l| l.as_str().map(str::to_string))
+        .collect();
+    let kind_label = format!("kind:{kind}");
+    read.tally(format!("issue_type {kind} -> label {kind_label}"));
+    if !labels.contains(&kind_label) {
+        labels.push(kind_label);
+    }
     let mut title = text(o, "title").to_string();
     if title.trim().is_empty() {
         read.notes.push(format!("{id}: no title; its id is the title"));
@@ -233,13 +246,7 @@ fn incoming(o: &Map<String, Value>, id: &str, read: &mut Read) -> Incoming {
             issue_type: IssueType::Issue,
             status,
             priority,
-            labels: o
-                .get("labels")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(|l| l.as_str().map(str::to_string))
-                .collect(),
+            labels,
             assignee: Some(text(o, "assignee").to_string()).filter(|a| !a.trim().is_empty()),
             project: None,
             context,

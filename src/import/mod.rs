@@ -99,9 +99,25 @@ pub fn run(store: &Store, source: Source, path: &Path, dry_run: bool) -> Result<
         store.workspace().dir.file_name().map_or_else(|| ".docket".into(), |n| n.to_string_lossy().into_owned());
     fit(&mut read, source, &ws_name);
     if dry_run {
-        let all = store.list(&IssueFilter::default(), SortField::Created, SortOrder::Asc).map_err(|e| e.to_string())?;
-        let plan = Plan::new(source, read, &imported_already(&all.value, source));
+        // A workspace that does not exist yet is not made (nor read) by a dry run.
+        let ws = &store.workspace().dir;
+        let all = match ws.is_dir() {
+            true => {
+                store
+                    .list(&IssueFilter::default(), SortField::Created, SortOrder::Asc)
+                    .map_err(|e| e.to_string())?
+                    .value
+            }
+            false => Vec::new(),
+        };
+        let plan = Plan::new(source, read, &imported_already(&all, source));
         let mut out = plan.summary_head(source, path, dry_run);
+        let _ = writeln!(
+            out,
+            "Would write to the workspace {}{}.",
+            ws.display(),
+            if ws.is_dir() { "" } else { " (it does not exist yet: the import creates it)" }
+        );
         let _ = writeln!(out, "Dry run: nothing was written. Run it again without --dry-run to import.");
         return Ok(out);
     }
@@ -119,9 +135,14 @@ pub fn run(store: &Store, source: Source, path: &Path, dry_run: bool) -> Result<
     let mut out = plan.summary_head(source, path, dry_run);
     write_full_texts(store, &plan.full).map_err(|e| e.to_string())?;
     let map_path = write_id_map(store, source).map_err(|e| e.to_string())?;
-    if let (Some(first), Some(last)) = (created.first(), created.last()) {
-        let _ = writeln!(out, "Created {} issue(s): {} .. {}.", created.len(), first.id, last.id);
+    // One line per collection: ids of two collections make no range.
+    for t in crate::store::IssueType::ALL {
+        let ids: Vec<&str> = created.iter().filter(|m| m.issue_type == *t).map(|m| m.id.as_str()).collect();
+        if let (Some(first), Some(last)) = (ids.first(), ids.last()) {
+            let _ = writeln!(out, "Created {} {}(s): {first} .. {last}.", ids.len(), t.as_str());
+        }
     }
+    let _ = writeln!(out, "Workspace: {}", store.workspace().dir.display());
     let _ = writeln!(out, "Id map: {}", map_path.display());
     let (missing, cycles) = store.graph_problems().map_err(|e| e.to_string())?;
     if !cycles.is_empty() || !missing.is_empty() {
