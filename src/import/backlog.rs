@@ -86,12 +86,14 @@ pub(super) fn read(path: &Path) -> Result<Read, String> {
         for (file, kind) in files {
             let result = match kind {
                 Some(t) if t.is_file() => task(&file, folder, &mut read),
-                Some(t) if t.is_symlink() => Err(Skip::from(format!(
-                    "a symbolic link (to {}); only regular files are imported: copy the file into {} if it belongs to this project",
-                    std::fs::read_link(&file).map_or_else(|_| "?".into(), |l| l.display().to_string()),
-                    dir.display()
-                ))),
-                _ => Err(Skip::from("not a regular file (a FIFO, socket or device); only regular files are imported")),
+                _ => Err(Skip::from(match std::fs::read_link(&file) {
+                    Ok(to) => format!(
+                        "a symbolic link (to {}); only regular files are imported: copy the file into {} if it belongs to this project",
+                        to.display(),
+                        dir.display()
+                    ),
+                    Err(_) => "not a regular file (a FIFO, socket or device); only regular files are imported".into(),
+                })),
             };
             match result {
                 Ok(issue) => read.issues.push(issue),
