@@ -194,8 +194,9 @@ fn a_beads_export_comes_over_whole_and_a_second_import_changes_nothing() {
     assert_eq!(get("bd-wisp-1").context["importedFields"]["ephemeral"], true);
 
     // Labels byte for byte; text fields and comments under headings; timestamps kept.
-    assert_eq!(get("bd-epic").labels, ["area/core", "gt:agent", "from:gastown/alpha"]);
-    assert_eq!(get("bd-epic.1").labels, ["Ünïcode label", "with space", "x:y/z"]);
+    // Labels byte for byte, then the kind (issue_type) as a label.
+    assert_eq!(get("bd-epic").labels, ["area/core", "gt:agent", "from:gastown/alpha", "kind:epic"]);
+    assert_eq!(get("bd-epic.1").labels, ["Ünïcode label", "with space", "x:y/z", "kind:task"]);
     let text = body(get("bd-epic.1"));
     for part in [
         "## Design\n\nUse a queue.",
@@ -391,8 +392,9 @@ fn a_backlog_md_project_comes_over_whole_and_a_second_import_changes_nothing() {
     assert_eq!(get("DRAFT-1").issue_type.as_str(), "idea");
 
     // Ready: BACK-1 waits on BACK-2 (in progress); BACK-3 on BACK-1; BACK-2.1 is free; the
-    // draft is an open idea, free too.
-    assert_eq!(ready(ws), BTreeSet::from([id("BACK-2.1"), id("DRAFT-1")]));
+    // draft is an open idea, held back as Backlog.md keeps it off its board.
+    assert_eq!(get("DRAFT-1").context["container"], json!(true));
+    assert_eq!(ready(ws), BTreeSet::from([id("BACK-2.1")]));
 
     let after = common::snapshot(ws);
     let again = run(ws, &["import", "backlog", path]);

@@ -31,6 +31,7 @@ mod hostile_files;
 mod hostile_hooks;
 mod http;
 mod import;
+mod import_finished;
 mod input_schemas;
 mod issue_tools;
 mod kept_orders;

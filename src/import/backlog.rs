@@ -12,6 +12,9 @@ use serde_yaml::Value as Yaml;
 use super::{Incoming, Read, timestamp};
 use crate::store::{IssueType, NewIssue, Priority, Status};
 
+/// Largest task file read (a bound: one over the store's read cap is cut, see mod.rs).
+const MAX_TASK_BYTES: u64 = 256 * 1024 * 1024;
+
 /// The folders imported, with what a file there is.
 const FOLDERS: [(&str, Folder); 3] =
     [("tasks", Folder::Tasks), ("completed", Folder::Completed), ("drafts", Folder::Drafts)];
@@ -65,21 +68,37 @@ pub(super) fn read(path: &Path) -> Result<Read, String> {
             path.display()
         ));
     }
-    let mut read = Read::default();
+    let mut read = Read { project: Some(project_name(path, &base)), ..Read::default() };
     for (name, folder) in FOLDERS {
         let dir = base.join(name);
         let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        let mut files: Vec<PathBuf> = entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "md") && p.is_file())
+        // What each entry is, as listed (a link is not followed): only a regular file is
+        // opened; a link (its text may lie outside the project), a FIFO (an open would wait for
+        // a writer) or a device is named for a person and left alone.
+        let mut files: Vec<(PathBuf, Option<std::fs::FileType>)> = entries
+            .filter_map(|e| e.ok().map(|e| (e.path(), e.file_type().ok())))
+            .filter(|(p, _)| p.extension().is_some_and(|x| x == "md"))
+            .filter(|(_, t)| !t.is_some_and(|t| t.is_dir()))
             // Backlog.md's folders may hold a readme for people, not a task.
-            .filter(|p| !p.file_name().is_some_and(|n| n.eq_ignore_ascii_case("readme.md")))
+            .filter(|(p, _)| !p.file_name().is_some_and(|n| n.eq_ignore_ascii_case("readme.md")))
             .collect();
-        files.sort();
-        for file in files {
-            match task(&file, folder, &mut read) {
+        files.sort_by(|a, b| a.0.cmp(&b.0));
+        for (file, kind) in files {
+            let result = match kind {
+                Some(t) if t.is_file() => task(&file, folder, &mut read),
+                _ => Err(Skip::from(match std::fs::read_link(&file) {
+                    Ok(to) => format!(
+                        "a symbolic link (to {}); only regular files are imported: copy the file into {} if it belongs to this project",
+                        to.display(),
+                        dir.display()
+                    ),
+                    Err(_) => "not a regular file (a FIFO, socket or device); only regular files are imported".into(),
+                })),
+            };
+            match result {
                 Ok(issue) => read.issues.push(issue),
-                Err(why) => read.skipped.push(format!("{}: {why}", file.display())),
+                Err(Skip { line: Some(n), why }) => read.skipped.push(format!("{}:{n}: {why}", file.display())),
+                Err(Skip { line: None, why }) => read.skipped.push(format!("{}: {why}", file.display())),
             }
         }
     }
@@ -92,6 +111,23 @@ pub(super) fn read(path: &Path) -> Result<Read, String> {
         }
     }
     Ok(read)
+}
+
+/// The project's name, which tells its `task-1` from another project's: `project_name` of
+/// `backlog/config.yml` (the same in every clone), else the name of the folder holding
+/// `backlog/`.
+fn project_name(path: &Path, base: &Path) -> String {
+    let config = crate::store::fs::read_file(&base.join("config.yml"), 1024 * 1024).ok();
+    let named = config
+        .and_then(|b| serde_yaml::from_slice::<Yaml>(&b).ok())
+        .and_then(|y| y.get("project_name").and_then(scalar))
+        .map(|n| n.trim().to_string())
+        .filter(|n| !n.is_empty());
+    named.unwrap_or_else(|| {
+        let project = if base == path.join("backlog") { path } else { base.parent().unwrap_or(base) };
+        let real = project.canonicalize().unwrap_or_else(|_| project.to_path_buf());
+        real.file_name().map_or_else(|| real.display().to_string(), |n| n.to_string_lossy().into_owned())
+    })
 }
 
 /// The frontmatter (as YAML) and the body of a task file.
@@ -170,13 +206,41 @@ fn strings(v: Option<&Yaml>) -> Vec<String> {
     }
 }
 
-fn task(file: &Path, folder: Folder, read: &mut Read) -> Result<Incoming, String> {
-    let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read it ({e})"))?;
+/// Why a file was skipped, with the line it is about when there is one.
+struct Skip {
+    line: Option<usize>,
+    why: String,
+}
+
+impl From<String> for Skip {
+    fn from(why: String) -> Skip {
+        Skip { line: None, why }
+    }
+}
+
+impl From<&str> for Skip {
+    fn from(why: &str) -> Skip {
+        Skip { line: None, why: why.into() }
+    }
+}
+
+fn task(file: &Path, folder: Folder, read: &mut Read) -> Result<Incoming, Skip> {
+    // Never through a link, never blocking, within a bound (a task over the store's cap is
+    // cut in mod.rs, its whole text kept beside it).
+    let bytes = crate::store::fs::read_file(file, MAX_TASK_BYTES).map_err(|e| format!("cannot read it ({e})"))?;
+    let text = match String::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let bad = e.utf8_error().valid_up_to();
+            let line = e.as_bytes()[..bad].iter().filter(|b| **b == b'\n').count() + 1;
+            return Err(Skip { line: Some(line), why: "not UTF-8".into() });
+        }
+    };
     let (yaml, body) = split(text.trim_start_matches('\u{feff}'))?;
     let fm: serde_yaml::Mapping = match serde_yaml::from_str::<Yaml>(&as_backlog_reads_it(yaml)) {
         Ok(Yaml::Mapping(m)) => m,
         Ok(_) => return Err("its frontmatter is not a mapping".into()),
-        Err(e) => return Err(format!("its frontmatter is not YAML ({e})")),
+        Err(e) => return Err(format!("its frontmatter is not YAML ({e})").into()),
     };
     let get = |k: &str| fm.get(k);
     let get_text = |k: &str| get(k).and_then(scalar).map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
@@ -237,6 +301,12 @@ fn task(file: &Path, folder: Folder, read: &mut Read) -> Result<Incoming, String
     }
     let mut context = Map::new();
     context.insert("importedFields".into(), Value::Object(fields));
+    if folder == Folder::Drafts {
+        // Backlog.md keeps drafts off its board: held back from the ready queue, as a container
+        // is (remove `container` to offer one as work).
+        context.insert("container".into(), Value::Bool(true));
+        read.tally("draft -> container: true (off the ready queue)".into());
+    }
 
     let created_at = get_text("created_date").as_deref().and_then(timestamp);
     let updated_at = get_text("updated_date").as_deref().and_then(timestamp);
@@ -250,6 +320,7 @@ fn task(file: &Path, folder: Folder, read: &mut Read) -> Result<Incoming, String
         id.clone()
     });
     Ok(Incoming {
+        at: file.display().to_string(),
         old_id: id,
         kind: match folder {
             Folder::Drafts => "draft".into(),
@@ -271,6 +342,7 @@ fn task(file: &Path, folder: Folder, read: &mut Read) -> Result<Incoming, String
         created_at,
         updated_at,
         closed_at,
+        full_text: None,
         blockers: strings(get("dependencies")),
         parents: get_text("parent_task_id").into_iter().collect(),
         links: Vec::new(),

@@ -8,6 +8,9 @@ use serde_json::{Map, Value};
 use super::{Incoming, Read, timestamp};
 use crate::store::{IssueType, NewIssue, Priority, Status};
 
+/// Largest export read (a bound, so that a wrong path never fills the memory).
+const MAX_EXPORT_BYTES: u64 = 256 * 1024 * 1024;
+
 /// Counts the export derives from the other fields; docket derives its own.
 const DERIVED: [&str; 3] = ["dependency_count", "dependent_count", "comment_count"];
 
@@ -50,16 +53,27 @@ pub(super) fn read(path: &Path) -> Result<Read, String> {
         })?,
         false => path.to_path_buf(),
     };
-    let text = std::fs::read_to_string(&file).map_err(|e| {
+    let cannot = |e: &dyn std::fmt::Display| {
         format!(
             "cannot read {}: {e}. Pass a .beads/ folder, the project holding it, or a JSONL export (`bd export -o issues.jsonl` writes one).",
             file.display()
         )
-    })?;
+    };
+    // The path a person named may be a link (followed: they named it); what it names must be a
+    // regular file, read without blocking (a FIFO, /dev/zero) and within a bound.
+    let real = file.canonicalize().map_err(|e| cannot(&e))?;
+    let bytes = crate::store::fs::read_file(&real, MAX_EXPORT_BYTES).map_err(|e| cannot(&e))?;
     let mut read = Read::default();
     let mut seen = std::collections::HashSet::new();
-    for (n, line) in text.trim_start_matches('\u{feff}').lines().enumerate() {
+    let bytes = bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(&bytes);
+    // Line by line: one line that is not UTF-8 is skipped and named, the others are read.
+    for (n, raw) in bytes.split(|b| *b == b'\n').enumerate() {
         let at = format!("{}:{}", file.display(), n + 1);
+        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+        let Ok(line) = std::str::from_utf8(raw) else {
+            read.skipped.push(format!("{at}: not UTF-8"));
+            continue;
+        };
         if line.trim().is_empty() {
             continue;
         }
@@ -82,7 +96,8 @@ pub(super) fn read(path: &Path) -> Result<Read, String> {
             read.skipped.push(format!("{at}: id {id} again (the first line with it was imported)"));
             continue;
         }
-        let issue = incoming(&object, id, &mut read);
+        let mut issue = incoming(&object, id, &mut read);
+        issue.at = at;
         read.issues.push(issue);
     }
     // `bd ready` offers a parent whatever its children, docket holds back a parent of open work
@@ -203,12 +218,26 @@ fn incoming(o: &Map<String, Value>, id: &str, read: &mut Read) -> Incoming {
         false => closed_at,
     };
 
+    // The kind, where a person and the list and search filters see it: a label `kind:KIND`.
+    let mut labels: Vec<String> = o
+        .get("labels")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|l| l.as_str().map(str::to_string))
+        .collect();
+    let kind_label = format!("kind:{kind}");
+    read.tally(format!("issue_type {kind} -> label {kind_label}"));
+    if !labels.contains(&kind_label) {
+        labels.push(kind_label);
+    }
     let mut title = text(o, "title").to_string();
     if title.trim().is_empty() {
         read.notes.push(format!("{id}: no title; its id is the title"));
         title = id.to_string();
     }
     Incoming {
+        at: String::new(),
         old_id: id.to_string(),
         kind,
         new: NewIssue {
@@ -217,13 +246,7 @@ fn incoming(o: &Map<String, Value>, id: &str, read: &mut Read) -> Incoming {
             issue_type: IssueType::Issue,
             status,
             priority,
-            labels: o
-                .get("labels")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(|l| l.as_str().map(str::to_string))
-                .collect(),
+            labels,
             assignee: Some(text(o, "assignee").to_string()).filter(|a| !a.trim().is_empty()),
             project: None,
             context,
@@ -232,6 +255,7 @@ fn incoming(o: &Map<String, Value>, id: &str, read: &mut Read) -> Incoming {
         created_at,
         updated_at,
         closed_at,
+        full_text: None,
         blockers,
         parents,
         links,

@@ -37,6 +37,8 @@ pub enum WarningCode {
     StaleIndex,
     DuplicateId,
     NonstandardValue,
+    /// An old tracker's id (`BACK-12`, `bd-a1b2`) named an imported issue: the warning says which.
+    ImportedId,
     /// issues_get section names no heading; the outline is answered instead.
     NoSuchSection,
     /// No workspace yet: reads find nothing until the first write creates it.
@@ -66,6 +68,7 @@ impl WarningCode {
             StaleIndex => "STALE_INDEX",
             DuplicateId => "DUPLICATE_ID",
             NonstandardValue => "NONSTANDARD_VALUE",
+            ImportedId => "IMPORTED_ID",
             NoSuchSection => "NO_SUCH_SECTION",
             NoWorkspace => "NO_WORKSPACE",
             DuplicateSection => "DUPLICATE_SECTION",
@@ -105,6 +108,7 @@ impl From<crate::store::StoreWarningCode> for WarningCode {
             S::StaleIndex => WarningCode::StaleIndex,
             S::DuplicateId => WarningCode::DuplicateId,
             S::NonstandardValue => WarningCode::NonstandardValue,
+            S::ImportedId => WarningCode::ImportedId,
         }
     }
 }
@@ -135,6 +139,7 @@ mod tests {
             NoWorkspace,
             DuplicateSection,
             BodyChanged,
+            ImportedId,
         ] {
             assert_eq!(WarningCode::of(code.into()), Some(code), "{}", code.as_str());
         }

@@ -7,8 +7,9 @@ use crate::Store;
 use crate::files::frontmatter;
 use crate::files::{self, WorkspaceLock};
 use crate::fs::Root;
-use crate::model::{IssueMeta, IssueType, NewIssue, StoreError};
+use crate::model::{IssueFilter, IssueMeta, IssueType, NewIssue, SortField, SortOrder, StoreError};
 use serde_json::{Map, Value};
+use std::sync::Arc;
 
 /// An issue named by an imported one: another issue of the batch (by its place in it), or an
 /// issue the workspace already has (by its ID).
@@ -62,17 +63,38 @@ impl Store {
     /// ones written before it. Cycles are not checked here: a cycle the old tracker had is
     /// written as it was, and `graph_problems` reports it.
     pub fn import(&self, batch: Vec<Imported>) -> Result<Vec<IssueMeta>, StoreError> {
+        self.import_with(|_| batch)
+    }
+
+    /// [`Store::import`] of the batch `plan` makes from every issue of the workspace as it is
+    /// under the workspace lock: what an import already brought is read in the same hold as the
+    /// batch is written, so two imports at once (two processes, two worktrees sharing one
+    /// workspace) bring each issue once, the second seeing what the first wrote.
+    pub fn import_with(
+        &self,
+        plan: impl FnOnce(&[Arc<IssueMeta>]) -> Vec<Imported>,
+    ) -> Result<Vec<IssueMeta>, StoreError> {
         let _lock = WorkspaceLock::acquire(&self.ws)?;
+        let all = self.list(&IssueFilter::default(), SortField::Created, SortOrder::Asc)?.value;
+        let batch = plan(&all);
+        drop(all);
         let (index, _) = self.fresh()?;
         let mut next: Vec<(IssueType, u64)> = Vec::new();
-        let mut branch_locks = Vec::new();
+        // One hold of the repository's id lock for every collection of the batch (taking it
+        // again for the second while the first is held would wait on this process forever).
+        let mut branch_lock = None;
         for t in IssueType::ALL {
             if !batch.iter().any(|b| b.new.issue_type == *t) {
                 continue;
             }
             let allocated = index.next_id(*t, 0)?;
-            let (first, lock) = crate::git::ids::above_branches(&self.ws, *t, allocated, self.branch_aware_ids)?;
-            branch_locks.push(lock);
+            let first = crate::git::ids::above_branches_holding(
+                &self.ws,
+                *t,
+                allocated,
+                self.branch_aware_ids,
+                &mut branch_lock,
+            )?;
             next.push((*t, number_of(&first)));
         }
         drop(index);
@@ -158,7 +180,7 @@ impl Store {
             }
             self.lock().upsert(meta.clone(), &item.new.description);
         }
-        drop(branch_locks);
+        drop(branch_lock);
         Ok(metas)
     }
 }

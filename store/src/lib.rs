@@ -85,6 +85,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 pub use claiming::{HeldClaims, ReadyClaims, Released};
+pub use files::MAX_FILE_BYTES;
 pub use files::edit::check_issue_text;
 pub use files::read_text as read_file_safely;
 pub use files::version_of;
@@ -258,7 +259,9 @@ impl Store {
         let (meta, doc, version) = self.read(&path)?;
         self.shown.note(&path, &meta.updated_at, &version);
         if let Some(w) = duplicate {
-            warnings.retain(|o| o.code != StoreWarningCode::DuplicateId);
+            if w.code == StoreWarningCode::DuplicateId {
+                warnings.retain(|o| o.code != StoreWarningCode::DuplicateId);
+            }
             warnings.push(w);
         }
         let notes = files::frontmatter::nonstandard_values(&doc);
@@ -284,7 +287,9 @@ impl Store {
         let meta = index.meta_at(&path).ok_or_else(|| StoreError::NotFound { id: id.to_string() })?;
         let mut warnings = index.warnings_about(&path);
         if let Some(w) = duplicate {
-            warnings.retain(|o| o.code != StoreWarningCode::DuplicateId);
+            if w.code == StoreWarningCode::DuplicateId {
+                warnings.retain(|o| o.code != StoreWarningCode::DuplicateId);
+            }
             warnings.push(w);
         }
         Ok(Snapshot { value: (*meta).clone(), cached, warnings })

@@ -458,6 +458,9 @@ pub enum StoreWarningCode {
     DuplicateId,
     /// A frontmatter value docket does not recognise, kept as written.
     NonstandardValue,
+    /// The ID named is the one an imported issue had in its old tracker; the warning names the
+    /// docket issue it became.
+    ImportedId,
 }
 
 /// Something wrong in the workspace that did not stop the call.

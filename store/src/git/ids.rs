@@ -118,15 +118,36 @@ pub fn above_branches(
     if !enabled {
         return Ok((allocated, None));
     }
-    let Some(repo) = Repo::discover(&ws.dir) else { return Ok((allocated, None)) };
-    let lock = lock_in(&repo.common_dir);
+    let mut lock = None;
+    let id = above_branches_holding(ws, t, allocated, true, &mut lock)?;
+    Ok((id, lock))
+}
+
+/// [`above_branches`] for a caller numbering several collections in one hold (an import of
+/// issues and ideas): the lock is taken into `held` the first time and kept there, never asked
+/// for again while `held` has it (a second `flock` of the same file from the same process on
+/// another descriptor would wait for the first forever).
+pub fn above_branches_holding(
+    ws: &Workspace,
+    t: IssueType,
+    allocated: String,
+    enabled: bool,
+    held: &mut Option<BranchLock>,
+) -> Result<String, StoreError> {
+    if !enabled {
+        return Ok(allocated);
+    }
+    let Some(repo) = Repo::discover(&ws.dir) else { return Ok(allocated) };
+    if held.is_none() {
+        *held = lock_in(&repo.common_dir);
+    }
     let highest = highest_in_repo(&repo, ws, t);
     let digits = allocated.trim_start_matches(|c: char| !c.is_ascii_digit());
     let own = bounded_id_number(digits).unwrap_or(0);
     if highest < own {
-        return Ok((allocated, lock));
+        return Ok(allocated);
     }
-    Ok((id_after(t, highest, ws.collection(t))?, lock))
+    id_after(t, highest, ws.collection(t))
 }
 
 fn lock_in(common_dir: &Path) -> Option<BranchLock> {

@@ -22,7 +22,10 @@ pub fn resolve_for_write(index: &Index, id: &str) -> Result<PathBuf, StoreError>
 /// (not archived before archived, then earliest created, then path) and a DUPLICATE_ID warning
 /// that names it and the others, so an agent can still read the issue.
 pub fn resolve_for_read(index: &Index, id: &str) -> Result<(PathBuf, Option<StoreWarning>), StoreError> {
-    let mut paths = candidates(index, id)?;
+    let (mut paths, aliased) = lookup(index, id)?;
+    if aliased {
+        return Ok(became(index, id, paths));
+    }
     if paths.len() == 1 {
         return Ok((paths.remove(0), None));
     }
@@ -49,11 +52,56 @@ pub fn resolve_for_read(index: &Index, id: &str) -> Result<(PathBuf, Option<Stor
     Ok((paths.remove(0), Some(warning)))
 }
 
+/// The issue an old tracker's id names, for a read: the first (in path order) when several
+/// imported issues had it (two Backlog.md projects' `task-1`), with an IMPORTED_ID warning that
+/// says which docket issue the old id became.
+fn became(index: &Index, id: &str, mut paths: Vec<PathBuf>) -> (PathBuf, Option<StoreWarning>) {
+    let name = |p: &PathBuf| {
+        index.meta_at(p).map_or_else(
+            || p.display().to_string(),
+            |m| match m.context.get("importedProject").and_then(|v| v.as_str()) {
+                Some(project) => format!("{} (from {project})", m.id),
+                None => m.id.clone(),
+            },
+        )
+    };
+    let from = index
+        .meta_at(&paths[0])
+        .and_then(|m| m.context.get("importedFrom").and_then(|v| v.as_str()).map(str::to_string))
+        .unwrap_or_default();
+    let message = match paths.len() {
+        1 => format!(
+            "{} is the id this issue had before it was imported (wranglerContext.importedFrom: {from}); it is {} now: use that id.",
+            id.trim(),
+            name(&paths[0])
+        ),
+        n => format!(
+            "{} was the id of {n} imported issues: {}; this is {}. Name the one you mean by its docket id.",
+            id.trim(),
+            paths.iter().map(name).collect::<Vec<_>>().join(", "),
+            name(&paths[0])
+        ),
+    };
+    let warning = StoreWarning { code: StoreWarningCode::ImportedId, message, paths: paths.clone() };
+    (paths.remove(0), Some(warning))
+}
+
 /// Every file holding `id`: exact match first, then short forms (`42`, `000042`, `ISS-000042` for
-/// a legacy `000042`).
+/// a legacy `000042`), then the issues imported from a tracker that named them so (`BACK-12`,
+/// `bd-a1b2.3`: `wranglerContext.importedFrom`).
 pub fn candidates(index: &Index, id: &str) -> Result<Vec<PathBuf>, StoreError> {
+    lookup(index, id).map(|(paths, _)| paths)
+}
+
+/// [`candidates`], and whether they were found by an old tracker's id.
+fn lookup(index: &Index, id: &str) -> Result<(Vec<PathBuf>, bool), StoreError> {
     let id = id.trim();
-    files::validate_id(id)?;
+    if let Err(invalid) = files::validate_id(id) {
+        // An old tracker's id may hold what a docket id may not (`BACK-2.1`, `bd-a1b2.3`); it is
+        // only looked up in the index, never joined to a path.
+        let aliased = if id.len() <= 200 { index.paths_of_alias(id) } else { Vec::new() };
+        return if aliased.is_empty() { Err(invalid) } else { Ok((aliased, true)) };
+    }
     let exact = index.paths_of(id);
     let candidates: Vec<PathBuf> = if !exact.is_empty() {
         exact
@@ -74,7 +122,11 @@ pub fn candidates(index: &Index, id: &str) -> Result<Vec<PathBuf>, StoreError> {
         }
     };
     if candidates.is_empty() {
+        let aliased = index.paths_of_alias(id);
+        if !aliased.is_empty() {
+            return Ok((aliased, true));
+        }
         return Err(StoreError::NotFound { id: id.to_string() });
     }
-    Ok(candidates)
+    Ok((candidates, false))
 }

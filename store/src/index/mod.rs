@@ -245,6 +245,11 @@ impl Index {
         self.slots.paths_of(id)
     }
 
+    /// Files of the issues imported from a tracker that named them `old` (`BACK-12`, `bd-a1b2`).
+    pub fn paths_of_alias(&self, old: &str) -> Vec<PathBuf> {
+        self.slots.paths_of_alias(old)
+    }
+
     /// IDs whose number part (from the first digit on) is exactly `digits`, e.g. `000042`.
     pub fn ids_with_digits(&self, digits: &str) -> Vec<String> {
         self.slots.ids_with_digits(digits)

@@ -79,6 +79,9 @@ pub struct Slots {
     by_id: HashTable<u32>,
     /// Keyed by the ID from its first digit on (`000042` of `ISS-000042`), for short forms.
     by_digits: HashTable<u32>,
+    /// Keyed by the upper-cased id an imported issue had in its old tracker
+    /// ([`Record::imported_from`]): `BACK-12`, `bd-a1b2` still name the issue they became.
+    by_alias: HashTable<u32>,
     /// Upper-cased IDs held by more than one file.
     duplicates: BTreeSet<String>,
     /// Live slots in list order, overall, per (type, status) and per label.
@@ -216,7 +219,7 @@ impl Slots {
 
     /// Enters `slot` in the lookup tables.
     fn index_slot(&mut self, slot: u32) {
-        let Slots { slots, hasher, by_path, by_id, by_digits, duplicates, .. } = self;
+        let Slots { slots, hasher, by_path, by_id, by_digits, by_alias, duplicates, .. } = self;
         let rec = |s: &u32| &slots[*s as usize].as_ref().expect("tables hold live slots").rec;
         let m = rec(&slot);
         let path_hash = |r: &Record| name_hash(hasher, r.name().as_bytes());
@@ -224,6 +227,10 @@ impl Slots {
         let id_hash = |id: &str| hasher.hash_one(&*upper(id));
         by_id.insert_unique(id_hash(m.id()), slot, |s| id_hash(rec(s).id()));
         by_digits.insert_unique(hasher.hash_one(digits_of(m.id())), slot, |s| hasher.hash_one(digits_of(rec(s).id())));
+        if let Some(old) = m.imported_from() {
+            let alias_hash = |s: &u32| rec(s).imported_from().map_or(0, |o| id_hash(&o));
+            by_alias.insert_unique(id_hash(&old), slot, alias_hash);
+        }
         let key = upper(m.id());
         let holders = by_id.iter_hash(id_hash(m.id())).filter(|&&s| upper(rec(&s).id()) == key).count();
         if holders > 1 {
@@ -247,6 +254,10 @@ impl Slots {
         let id_hash = self.id_hash(rec.id());
         drop_from(&mut self.by_id, id_hash);
         drop_from(&mut self.by_digits, self.hasher.hash_one(digits_of(rec.id())));
+        if let Some(old) = rec.imported_from() {
+            let alias_hash = self.id_hash(&old);
+            drop_from(&mut self.by_alias, alias_hash);
+        }
         self.slots[slot as usize] = None;
         self.live -= 1;
         let key = upper(rec.id());
@@ -263,6 +274,21 @@ impl Slots {
             .iter_hash(self.id_hash(id))
             .filter_map(|&s| self.rec(s))
             .filter(|m| upper(m.id()) == upper(id))
+            .map(|m| self.path_of(m))
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// Files of the issues imported from a tracker that named them `old` (case-insensitive), in
+    /// path order.
+    pub fn paths_of_alias(&self, old: &str) -> Vec<PathBuf> {
+        let key = upper(old.trim());
+        let mut out: Vec<PathBuf> = self
+            .by_alias
+            .iter_hash(self.id_hash(&key))
+            .filter_map(|&s| self.rec(s))
+            .filter(|m| m.imported_from().is_some_and(|o| upper(&o) == key))
             .map(|m| self.path_of(m))
             .collect();
         out.sort();
@@ -448,6 +474,7 @@ impl Slots {
         self.by_path.clear();
         self.by_id.clear();
         self.by_digits.clear();
+        self.by_alias.clear();
         self.duplicates.clear();
         for slot in 0..self.slots.len() as u32 {
             self.index_slot(slot);
