@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use common::{Client, start, workspace};
+use common::{Client, call, is_error, start, text, workspace};
 use serde_json::{Value, json};
 
 /// The published inputSchema of every tool, by name.
@@ -53,5 +53,59 @@ async fn every_parameter_and_default_wrangler_publishes_is_published() {
     for param in ["specFile", "workingDirectory", "workflow", "skipChecks", "skipStepNames"] {
         assert!(start["properties"].get(param).is_some(), "session_start.{param}: {start}");
     }
+    client.cancel().await.expect("close");
+}
+
+/// tools/workspace/init.test.ts "initWorkspaceTool returns an error when projectRoot is a system
+/// directory" and "resolvePluginRoot throws when given a system directory": refused, naming the
+/// field, saying it is a system directory and what to call instead; nothing is written.
+#[tokio::test]
+async fn init_workspace_refuses_system_directories_as_wrangler_does() {
+    let ws = workspace();
+    let client = start(ws.path()).await;
+    let before = common::snapshot(ws.path());
+    let up = format!("{}/../../../../../../../..", ws.path().display());
+    for (param, path) in [
+        ("projectRoot", "/etc"),
+        ("projectRoot", "/usr/"),
+        ("projectRoot", "/"),
+        ("projectRoot", up.as_str()),
+        ("pluginRoot", "/var"),
+    ] {
+        for fix in [false, true] {
+            let r = call(&client, "init_workspace", json!({ param: path, "fix": fix })).await;
+            let answer = text(&r);
+            assert!(is_error(&r), "{param} {path}: {answer}");
+            assert!(
+                answer.starts_with(&format!("INVALID_ARGUMENT: {param} '{path}' is a system directory")),
+                "{answer}"
+            );
+            assert!(answer.contains("Call init_workspace again"), "the next step: {answer}");
+        }
+    }
+    assert_eq!(common::snapshot(ws.path()), before, "nothing written");
+    let r = call(&client, "init_workspace", json!({"projectRoot": ws.path().display().to_string()})).await;
+    assert!(!is_error(&r), "the served root itself is fine: {}", text(&r));
+    client.cancel().await.expect("close");
+}
+
+/// tools/session/complete.test.ts "should reject negative/zero PR number": the server refuses
+/// them too, naming the field and the value to send.
+#[tokio::test]
+async fn session_complete_refuses_a_pr_number_below_1() {
+    let ws = workspace();
+    let client = start(ws.path()).await;
+    std::fs::write(ws.path().join("SPEC.md"), "# Spec").expect("spec file");
+    let started = call(&client, "session_start", json!({"specFile": "SPEC.md", "worktree": false})).await;
+    let id = common::structured(&started)["sessionId"].as_str().expect("sessionId").to_string();
+    for n in [0, -1] {
+        let r = call(&client, "session_complete", json!({"sessionId": id, "status": "completed", "prNumber": n})).await;
+        assert_eq!(
+            text(&r),
+            format!("INVALID_ARGUMENT: Invalid prNumber {n}: must be at least 1. Call again with prNumber at least 1.")
+        );
+    }
+    let r = call(&client, "session_complete", json!({"sessionId": id, "status": "completed", "prNumber": 1})).await;
+    assert!(!is_error(&r), "{}", text(&r));
     client.cancel().await.expect("close");
 }

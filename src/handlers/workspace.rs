@@ -14,6 +14,16 @@ use crate::store::{Split, Store};
 pub fn init(cx: &Handlers, input: InitWorkspaceInput) -> ToolResult<InitWorkspaceOutput> {
     let store: &Store = &cx.store;
     let ws = store.workspace();
+    for (param, given, next) in [
+        ("projectRoot", &input.project_root, format!("without projectRoot to set up {}", ws.root.display())),
+        ("pluginRoot", &input.plugin_root, "with pluginRoot set to the root of a wrangler plugin checkout".into()),
+    ] {
+        if let Some(given) = given.as_deref().filter(|p| !p.trim().is_empty())
+            && let Some(resolved) = system_directory(&ws.root.join(given))
+        {
+            return Err(errors::system_directory(param, given, resolved.display(), next));
+        }
+    }
     if let Some(given) = input.project_root.as_deref().filter(|p| !p.trim().is_empty()) {
         let path = ws.root.join(given);
         if !same_dir(&path, &ws.root) && !same_dir(&path, &ws.dir) {
@@ -62,6 +72,39 @@ pub fn init(cx: &Handlers, input: InitWorkspaceInput) -> ToolResult<InitWorkspac
         ),
         _ => reply,
     })
+}
+
+/// Directories wrangler refuses as a projectRoot or pluginRoot (its init.ts), and docket with it.
+const SYSTEM_DIRS: &[&str] = &[
+    "/", "/etc", "/usr", "/bin", "/sbin", "/lib", "/lib64", "/var", "/proc", "/sys", "/dev", "/boot", "/tmp", "/root",
+    "/home",
+];
+
+/// The system directory `path` names, written out (`/etc/../usr/` is `/usr`) or through links
+/// (`/private/etc` on macOS, a link to `/etc`); None for any other path.
+fn system_directory(path: &Path) -> Option<PathBuf> {
+    let mut lexical = PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::ParentDir => {
+                lexical.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => lexical.push(other),
+        }
+    }
+    let system = |p: &Path| SYSTEM_DIRS.iter().any(|d| p == Path::new(d));
+    let canonical = path.canonicalize().ok();
+    let canonical_system = canonical.as_deref().is_some_and(|c| {
+        system(c) || SYSTEM_DIRS.iter().filter_map(|d| Path::new(d).canonicalize().ok()).any(|d| d == c)
+    });
+    if system(&lexical) {
+        Some(lexical)
+    } else if canonical_system {
+        canonical
+    } else {
+        None
+    }
 }
 
 fn paths(split: Split) -> PathReport {
