@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use common::{Client, call, is_error, start, text, workspace};
+use common::{Client, call, is_error, start, structured, text, workspace};
 use serde_json::{Value, json};
 
 /// The published inputSchema of every tool, by name.
@@ -97,7 +97,7 @@ async fn session_complete_refuses_a_pr_number_below_1() {
     let client = start(ws.path()).await;
     std::fs::write(ws.path().join("SPEC.md"), "# Spec").expect("spec file");
     let started = call(&client, "session_start", json!({"specFile": "SPEC.md", "worktree": false})).await;
-    let id = common::structured(&started)["sessionId"].as_str().expect("sessionId").to_string();
+    let id = structured(&started)["sessionId"].as_str().expect("sessionId").to_string();
     for n in [0, -1] {
         let r = call(&client, "session_complete", json!({"sessionId": id, "status": "completed", "prNumber": n})).await;
         assert_eq!(
@@ -107,5 +107,100 @@ async fn session_complete_refuses_a_pr_number_below_1() {
     }
     let r = call(&client, "session_complete", json!({"sessionId": id, "status": "completed", "prNumber": 1})).await;
     assert!(!is_error(&r), "{}", text(&r));
+    client.cancel().await.expect("close");
+}
+
+/// Calls `tool` and returns (structuredContent, text); fails on an error result.
+async fn ok(client: &Client, tool: &str, args: Value) -> (Value, String) {
+    let r = call(client, tool, args).await;
+    assert!(!is_error(&r), "{tool}: {}", text(&r));
+    (structured(&r), text(&r))
+}
+
+/// tools/session/get.test.ts "should return found: false when no incomplete sessions exist" and
+/// "should return the most recent incomplete session" ("Session: ", "Status: running", "Phase:",
+/// "Tasks completed: 2", "Tasks pending: 1"); checkpoint.test.ts ("Checkpoint saved", "Steps
+/// reported: 1"); complete.test.ts ("Session completed", "Duration:", "minutes", "Steps: 4/5
+/// executed", "1 skipped", "PR: "); status.test.ts ("1/3", "Phases Done", a `10m 5s` duration).
+#[tokio::test]
+async fn session_texts_say_it_in_wranglers_words() {
+    let ws = workspace();
+    let client = start(ws.path()).await;
+    let (none, line) = ok(&client, "session_get", json!({})).await;
+    assert_eq!(none["found"], false, "{none}");
+    assert!(none.get("session").is_none(), "{none}");
+    assert!(line.starts_with("No incomplete sessions found."), "{line}");
+
+    std::fs::write(ws.path().join("SPEC.md"), "# Spec").expect("spec file");
+    let (started, _) = ok(&client, "session_start", json!({"specFile": "SPEC.md", "worktree": false})).await;
+    let id = started["sessionId"].as_str().expect("sessionId").to_string();
+    let checkpoint = json!({"sessionId": id, "tasksCompleted": ["ISS-000001", "ISS-000002"], "tasksPending": ["ISS-000003"],
+        "lastAction": "built", "resumeInstructions": "test", "stepResults": [{"stepName": "build", "status": "passed"}]});
+    let (_, line) = ok(&client, "session_checkpoint", checkpoint).await;
+    assert!(line.starts_with("Checkpoint saved: chk-"), "{line}");
+    for phrase in ["Tasks completed: 2", "Tasks pending: 1", "Steps reported: 1"] {
+        assert!(line.contains(phrase), "{phrase}: {line}");
+    }
+    let (got, line) = ok(&client, "session_get", json!({})).await;
+    assert_eq!(got["found"], true, "{got}");
+    assert_eq!(got["session"]["sessionId"], id.as_str());
+    for phrase in
+        [format!("Session: {id}"), "Status: running".into(), "Phase: init".into(), "Tasks completed: 2".into()]
+    {
+        assert!(line.contains(&phrase), "{phrase}: {line}");
+    }
+    let (_, line) = ok(&client, "session_status", json!({"sessionId": id})).await;
+    assert!(line.contains("Tasks: 2/3 completed") && line.contains("Phases Done: none (from audit log)"), "{line}");
+    let duration = line.split("Duration: ").nth(1).and_then(|d| d.split(';').next()).expect("a duration");
+    assert!(
+        duration.strip_suffix('s').is_some_and(|n| n.split("m ").all(|p| p.parse::<u32>().is_ok())),
+        "wrangler's 10m 5s or 30s: {duration:?} in {line}"
+    );
+
+    let summary = json!({"totalSteps": 5, "executed": 4, "skipped": 1, "skippedSteps": ["lint"]});
+    let (_, line) = ok(
+        &client,
+        "session_complete",
+        json!({"sessionId": id, "status": "completed", "prUrl": "https://github.com/org/repo/pull/456", "prNumber": 456,
+            "stepExecutionSummary": summary}),
+    )
+    .await;
+    assert!(line.starts_with(&format!("Session completed: {id}")), "{line}");
+    for phrase in [
+        "Duration: 0 minutes",
+        "Tasks completed: 2",
+        "PR: https://github.com/org/repo/pull/456",
+        "Steps: 4/5 executed",
+        "1 skipped",
+    ] {
+        assert!(line.contains(phrase), "{phrase}: {line}");
+    }
+    client.cancel().await.expect("close");
+}
+
+/// tools/issues/all-tools.test.ts "Issue not found" and the session tests' "Session not found":
+/// wrangler's words after the code, the recovery hint after them.
+#[tokio::test]
+async fn not_found_says_it_as_wrangler_does_and_keeps_the_hint() {
+    let ws = workspace();
+    let client = start(ws.path()).await;
+    for (tool, args) in [
+        ("issues_get", json!({"id": "ISS-000099"})),
+        ("issues_update", json!({"id": "ISS-000099", "priority": "high"})),
+        ("issues_delete", json!({"id": "ISS-000099", "confirm": true})),
+        ("issues_mark_complete", json!({"id": "ISS-000099"})),
+        ("issues_labels", json!({"operation": "add", "issueId": "ISS-000099", "labels": ["x"]})),
+        ("issues_metadata", json!({"operation": "get", "issueId": "ISS-000099"})),
+        ("issues_projects", json!({"operation": "add", "issueId": "ISS-000099", "project": "p"})),
+    ] {
+        let answer = text(&call(&client, tool, args).await);
+        assert!(answer.starts_with("NOT_FOUND: Issue not found: ISS-000099. Use issues_list"), "{tool}: {answer}");
+    }
+    for tool in ["session_get", "session_status"] {
+        let answer = text(&call(&client, tool, json!({"sessionId": "wf-nope"})).await);
+        assert!(answer.starts_with("NOT_FOUND: Session not found: wf-nope. Call session_get"), "{tool}: {answer}");
+    }
+    let answer = text(&call(&client, "session_status", json!({})).await);
+    assert!(answer.starts_with("NOT_FOUND: No workflow sessions found"), "{answer}");
     client.cancel().await.expect("close");
 }
