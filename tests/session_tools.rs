@@ -56,7 +56,12 @@ async fn session_errors_name_the_next_call() {
     let client = start(ws.path()).await;
     let missing_spec = call(&client, "session_start", json!({"specFile": "nope.md"})).await;
     assert!(is_error(&missing_spec));
-    assert!(text(&missing_spec).contains("nope.md not found"), "{}", text(&missing_spec));
+    assert!(
+        text(&missing_spec).contains("Spec file not found: ")
+            && text(&missing_spec).contains("nope.md. Pass the spec's ID"),
+        "{}",
+        text(&missing_spec)
+    );
     let unknown = call(
         &client,
         "session_phase",

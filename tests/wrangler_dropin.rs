@@ -204,3 +204,42 @@ async fn not_found_says_it_as_wrangler_does_and_keeps_the_hint() {
     assert!(answer.starts_with("NOT_FOUND: No workflow sessions found"), "{answer}");
     client.cancel().await.expect("close");
 }
+
+/// session_start takes what the issue tools return: a spec's ID as well as its path, the path
+/// relative to the repository root as issues_get gives it with `fields: [path]` (and in a list);
+/// an unknown spec is named with the two forms it takes, with no "workspace root" to misread as
+/// the `.wrangler/` folder.
+#[tokio::test]
+async fn session_start_takes_a_spec_id_and_issues_get_returns_the_path_it_takes() {
+    let ws = workspace();
+    let client = start(ws.path()).await;
+    let (created, _) = ok(
+        &client,
+        "issues_create",
+        json!({"title": "Configurable reporters", "description": "# Reporters", "type": "specification"}),
+    )
+    .await;
+    let id = created["issue"]["id"].as_str().expect("id").to_string();
+    let (got, line) = ok(&client, "issues_get", json!({"id": id, "fields": ["title", "path"]})).await;
+    let path = got["issue"]["path"].as_str().expect("the path asked for").to_string();
+    assert_eq!(path, format!(".docket/specifications/{id}-configurable-reporters.md"));
+    assert!(ws.path().join(&path).is_file(), "relative to the repository root: {path}");
+    assert!(line.contains(&format!("file {path}")), "{line}");
+    let (whole, _) = ok(&client, "issues_get", json!({"id": id})).await;
+    assert!(whole["issue"].get("path").is_none(), "only when asked for: {whole}");
+    let (listed, _) = ok(&client, "issues_list", json!({"fields": ["path"]})).await;
+    assert_eq!(listed["issues"][0]["path"], path.as_str());
+
+    for spec in [id.as_str(), path.as_str()] {
+        let (started, _) = ok(&client, "session_start", json!({"specFile": spec, "worktree": false})).await;
+        assert_eq!(started["session"]["specFile"], path.as_str(), "{spec}: {started}");
+    }
+    let answer = text(&call(&client, "session_start", json!({"specFile": "SPEC-000099", "worktree": false})).await);
+    assert!(answer.starts_with("NOT_FOUND: Spec file not found: "), "{answer}");
+    assert!(
+        answer.contains("the spec's ID (SPEC-000051) or its file's path relative to the repository root"),
+        "{answer}"
+    );
+    assert!(!answer.contains("workspace root"), "{answer}");
+    client.cancel().await.expect("close");
+}

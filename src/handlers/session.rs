@@ -67,7 +67,7 @@ pub fn start(cx: &Handlers, input: SessionStartInput) -> ToolResult<SessionStart
     let store: &Store = &cx.store;
     let worktree_wanted = input.worktree;
     let req = StartSession {
-        spec_file: input.spec_file,
+        spec_file: spec_file(store, &input.spec_file, input.working_directory.as_deref()),
         working_directory: input.working_directory.map(Into::into),
         workflow: input.workflow,
         skip_checks: input.skip_checks,
@@ -105,6 +105,29 @@ pub fn start(cx: &Handlers, input: SessionStartInput) -> ToolResult<SessionStart
              works in place (branchName 'current'). Run git init and commit, then start a new session to get one.",
         )
     })
+}
+
+/// What session_start's specFile names: a file (relative to workingDirectory or the repository
+/// root), or else a spec's ID (`SPEC-000051`, what issues_list and issues_search return), read as
+/// its file's path relative to that same base; anything else as given, for the not-found error.
+fn spec_file(store: &Store, given: &str, working_directory: Option<&str>) -> String {
+    let root = &store.workspace().root;
+    let base = working_directory.map_or_else(|| root.clone(), |d| root.join(d));
+    let id_like = !given.contains(['/', '\\', '.'])
+        && given.split_once('-').is_some_and(|(prefix, digits)| {
+            !prefix.is_empty()
+                && prefix.chars().all(|c| c.is_ascii_alphabetic())
+                && !digits.is_empty()
+                && digits.chars().all(|c| c.is_ascii_digit())
+        });
+    if !id_like || base.join(given).is_file() {
+        return given.to_string();
+    }
+    let Ok(found) = store.get_meta(given) else { return given.to_string() };
+    let path = found.value.path;
+    let base = base.canonicalize().unwrap_or(base);
+    let path = path.canonicalize().unwrap_or(path);
+    path.strip_prefix(&base).map_or_else(|_| path.display().to_string(), |p| p.to_string_lossy().replace('\\', "/"))
 }
 
 pub fn phase(cx: &Handlers, input: SessionPhaseInput) -> ToolResult<SessionPhaseOutput> {
