@@ -243,3 +243,146 @@ async fn session_start_takes_a_spec_id_and_issues_get_returns_the_path_it_takes(
     assert!(!answer.contains("workspace root"), "{answer}");
     client.cancel().await.expect("close");
 }
+
+/// A plugin folder as wrangler's init.test.ts builds it: `.wrangler/config/workspace-schema.json`
+/// (issues with archived/, cache/ untracked, config/), one agent.
+fn plugin(dir: &std::path::Path, version: &str, extra: Value) -> std::path::PathBuf {
+    let root = dir.join("plugin");
+    std::fs::create_dir_all(root.join(".wrangler/config")).expect("plugin config");
+    std::fs::create_dir_all(root.join("workflows/agents")).expect("plugin agents");
+    std::fs::write(root.join("workflows/agents/analyzer.md"), "# Analyzer Agent").expect("agent");
+    let mut directories = json!({
+        "issues": {"path": ".wrangler/issues", "description": "Issues", "gitTracked": true,
+            "subdirectories": {"archived": {"path": ".wrangler/issues/archived", "description": "Archived issues"}}},
+        "cache": {"path": ".wrangler/cache", "description": "Cache", "gitTracked": false},
+        "config": {"path": ".wrangler/config", "description": "Config", "gitTracked": true}
+    });
+    for (k, v) in extra.as_object().into_iter().flatten() {
+        directories[k] = v.clone();
+    }
+    let schema = json!({"version": version, "description": "Test schema",
+        "workspace": {"root": ".wrangler", "description": "Test workspace"}, "directories": directories,
+        "gitignorePatterns": ["cache/", "logs/", "sessions/", "tmp/"]});
+    std::fs::write(root.join(".wrangler/config/workspace-schema.json"), schema.to_string()).expect("schema");
+    root
+}
+
+fn wrangler_project() -> tempfile::TempDir {
+    let ws = tempfile::tempdir().expect("tmp");
+    std::fs::create_dir_all(ws.path().join("project/.wrangler")).expect("project");
+    ws
+}
+
+/// tools/workspace/init.test.ts "schema-driven directory creation (FR-001)", ".gitkeep management
+/// (FR-003)", "report-only mode": the directories, .gitkeeps and gitignore patterns come from the
+/// plugin's workspace-schema.json; report mode names them and writes nothing; a path leading out
+/// of the workspace folder is left alone and named.
+#[tokio::test]
+async fn init_workspace_follows_the_plugins_workspace_schema_inside_the_workspace_only() {
+    let tmp = wrangler_project();
+    let project = tmp.path().join("project");
+    let plugin = plugin(tmp.path(), "1.2.0", json!({"evil": {"path": "../outside", "gitTracked": true}}));
+    let client = start(&project).await;
+    let before = common::snapshot(tmp.path());
+    let args = json!({"projectRoot": project.display().to_string(), "pluginRoot": plugin.display().to_string()});
+    let r = call(&client, "init_workspace", args.clone()).await;
+    let (report, line) = (structured(&r), text(&r));
+    assert_eq!(report["status"], "changes_needed", "{report}");
+    assert_eq!(
+        report["directories"]["created"],
+        json!([".wrangler/issues", ".wrangler/issues/archived", ".wrangler/cache", ".wrangler/config"]),
+        "the plugin's directories, not the built-in ten: {report}"
+    );
+    assert_eq!(report["gitignore"]["patternsAdded"], json!(["cache/", "logs/", "sessions/", "tmp/"]));
+    assert_eq!(report["assets"]["agents"]["copied"], json!(["analyzer.md"]));
+    assert!(line.contains("../outside"), "the refused path is named: {line}");
+    assert_eq!(common::snapshot(tmp.path()), before, "report mode writes nothing");
+
+    let mut fix = args.clone();
+    fix["fix"] = json!(true);
+    let r = call(&client, "init_workspace", fix).await;
+    assert_eq!(structured(&r)["status"], "initialized", "{}", text(&r));
+    for dir in ["issues", "issues/archived", "cache", "config"] {
+        assert!(project.join(".wrangler").join(dir).is_dir(), "{dir}");
+    }
+    assert!(!project.join(".wrangler/specifications").exists(), "not in the plugin's schema");
+    assert!(project.join(".wrangler/issues/.gitkeep").is_file() && project.join(".wrangler/config/.gitkeep").is_file());
+    assert!(!project.join(".wrangler/cache/.gitkeep").exists(), "cache is not git-tracked");
+    assert!(!tmp.path().join("outside").exists() && !project.join("outside").exists(), "nothing outside");
+    let copied = std::fs::read(project.join(".wrangler/config/workspace-schema.json")).expect("schema copied");
+    assert_eq!(copied, std::fs::read(plugin.join(".wrangler/config/workspace-schema.json")).expect("plugin schema"));
+    let config: Value =
+        serde_json::from_slice(&std::fs::read(project.join(".wrangler/config/wrangler.json")).expect("wrangler.json"))
+            .expect("json");
+    assert_eq!(config["version"], "1.2.0", "the schema's version: {config}");
+    assert!(config["workspace"]["directories"].get("evil").is_none(), "{config}");
+    let again = structured(&call(&client, "init_workspace", args).await);
+    assert_eq!(again["status"], "compliant", "{again}");
+    client.cancel().await.expect("close");
+}
+
+/// tools/workspace/init.test.ts "FR-011: schema version comparison and copy": the plugin's schema
+/// replaces the workspace's only when its version is newer by semver (1.10.0 > 1.9.0), report
+/// mode says so and what the update changes, and an equal or older plugin leaves it alone.
+#[tokio::test]
+async fn init_workspace_updates_the_schema_only_for_a_newer_plugin_version_and_says_what_changes() {
+    let tmp = wrangler_project();
+    let project = tmp.path().join("project");
+    let schema_file = project.join(".wrangler/config/workspace-schema.json");
+    let client = start(&project).await;
+    for (plugin_version, project_version, newer) in
+        [("1.10.0", "1.9.0", true), ("1.2.0", "1.2.0", false), ("1.2.0", "1.3.0", false), ("v1.2.0", "garbage", true)]
+    {
+        let plugin =
+            plugin(tmp.path(), plugin_version, json!({"plans": {"path": ".wrangler/plans", "gitTracked": true}}));
+        std::fs::create_dir_all(schema_file.parent().expect("config")).expect("config dir");
+        let mine = json!({"version": project_version, "directories": {"issues": {"path": ".wrangler/issues"}},
+            "gitignorePatterns": ["cache/"]});
+        std::fs::write(&schema_file, mine.to_string()).expect("project schema");
+        let args = json!({"pluginRoot": plugin.display().to_string()});
+        let r = call(&client, "init_workspace", args.clone()).await;
+        let (report, line) = (structured(&r), text(&r));
+        let label = format!("plugin {plugin_version}, workspace {project_version}");
+        assert_eq!(report["config"]["schemaUpdated"], json!(newer), "{label}: {report}");
+        assert_eq!(std::fs::read_to_string(&schema_file).expect("read"), mine.to_string(), "{label}: report only");
+        if newer {
+            assert!(
+                line.contains("To update (the plugin's is newer): config/workspace-schema.json: version "),
+                "{line}"
+            );
+            assert!(
+                line.contains(
+                    "directories added: .wrangler/issues/archived, .wrangler/cache, .wrangler/config, .wrangler/plans"
+                ),
+                "{line}"
+            );
+            assert!(line.contains("gitignore patterns added: logs/, sessions/, tmp/"), "{line}");
+        }
+        let mut fix = args;
+        fix["fix"] = json!(true);
+        let r = call(&client, "init_workspace", fix).await;
+        assert!(!is_error(&r), "{}", text(&r));
+        let now: Value = serde_json::from_str(&std::fs::read_to_string(&schema_file).expect("read")).expect("json");
+        let expected = if newer { plugin_version } else { project_version };
+        assert_eq!(now["version"], expected, "{label}");
+    }
+    client.cancel().await.expect("close");
+}
+
+/// A folder of the plugin's layout committed as a link out of the workspace is never followed:
+/// fix refuses, naming it, and writes nothing where it points.
+#[tokio::test]
+async fn init_workspace_never_follows_a_link_out_of_the_workspace() {
+    let tmp = wrangler_project();
+    let project = tmp.path().join("project");
+    let outside = tmp.path().join("elsewhere");
+    std::fs::create_dir_all(&outside).expect("outside");
+    std::os::unix::fs::symlink(&outside, project.join(".wrangler/plans")).expect("link");
+    let plugin = plugin(tmp.path(), "1.2.0", json!({"plans": {"path": ".wrangler/plans/deep", "gitTracked": true}}));
+    let client = start(&project).await;
+    let r = call(&client, "init_workspace", json!({"pluginRoot": plugin.display().to_string(), "fix": true})).await;
+    assert!(is_error(&r), "{}", text(&r));
+    assert!(text(&r).contains("plans"), "{}", text(&r));
+    assert_eq!(std::fs::read_dir(&outside).expect("read").count(), 0, "nothing written through the link");
+    client.cancel().await.expect("close");
+}

@@ -52,7 +52,7 @@ pub fn init(cx: &Handlers, input: InitWorkspaceInput) -> ToolResult<InitWorkspac
         assets,
         config: ConfigReport {
             created: report.schema_missing,
-            schema_updated: report.schema_missing,
+            schema_updated: report.schema_missing || report.schema_update.is_some(),
             wrangler_config_created: report.wrangler_config_missing,
         },
         gitignore: GitignoreReport {
@@ -60,13 +60,25 @@ pub fn init(cx: &Handlers, input: InitWorkspaceInput) -> ToolResult<InitWorkspac
             existing: report.gitignore.existing.clone(),
         },
     };
-    let reply = Reply::new(output).with_text(text);
-    Ok(match (report.plugin_root_empty, plugin_root) {
+    let mut reply = Reply::new(output).with_text(text);
+    if !report.refused.is_empty() {
+        reply = reply.warn_visibly(
+            WarningCode::SkippedFiles,
+            format!(
+                "The plugin's workspace schema names directories outside the workspace folder, left alone: {}. \
+                 init_workspace creates only folders inside {}; fix those paths in the plugin's schema.",
+                report.refused.join(", "),
+                ws.dir.display()
+            ),
+        );
+    }
+    Ok(match (report.plugin_root_empty && report.schema_source.is_none(), plugin_root) {
         (true, Some(root)) => reply.warn_visibly(
             WarningCode::NoAssets,
             format!(
-                "pluginRoot {} has none of workflows/agents, workflows/prompts or workflows/*.yaml; no assets were \
-                 copied. Pass the root of a wrangler checkout.",
+                "pluginRoot {} has none of .wrangler/config/workspace-schema.json, workflows/agents, \
+                 workflows/prompts or workflows/*.yaml; the built-in layout was used and no assets were copied. Pass \
+                 the root of a wrangler checkout.",
                 root.display()
             ),
         ),
@@ -148,6 +160,23 @@ fn summary(
     if !r.gitignore.created.is_empty() {
         let what = verb("Added to .gitignore:", "Missing from .gitignore:");
         lines.push(format!("- {what} {}", r.gitignore.created.join(", ")));
+    }
+    if let Some(source) = &r.schema_source {
+        lines.push(format!("- Layout from the plugin's schema {}", source.display()));
+    }
+    if let Some(u) = &r.schema_update {
+        let mut change = vec![format!("version {} to {}", u.from, u.to)];
+        for (what, list) in [
+            ("directories added", &u.directories_added),
+            ("directories dropped", &u.directories_removed),
+            ("gitignore patterns added", &u.patterns_added),
+        ] {
+            if !list.is_empty() {
+                change.push(format!("{what}: {}", list.join(", ")));
+            }
+        }
+        let verb = verb("Updated", "To update (the plugin's is newer):");
+        lines.push(format!("- {verb} config/workspace-schema.json: {}", change.join("; ")));
     }
     for (done, missing, file) in [
         ("Created", r.schema_missing, "config/workspace-schema.json"),
