@@ -386,3 +386,15 @@ async fn init_workspace_never_follows_a_link_out_of_the_workspace() {
     assert_eq!(std::fs::read_dir(&outside).expect("read").count(), 0, "nothing written through the link");
     client.cancel().await.expect("close");
 }
+
+/// server.test.ts "should reference .wrangler/ in descriptions": issues_create names the folder
+/// its files go to.
+#[tokio::test]
+async fn issues_create_names_the_folder_its_files_go_to() {
+    let ws = workspace();
+    let client = start(ws.path()).await;
+    let tools = client.list_all_tools().await.expect("tools/list");
+    let create = tools.iter().find(|t| t.name == "issues_create").expect("issues_create");
+    assert!(create.description.as_deref().unwrap_or_default().contains(".wrangler/"), "{:?}", create.description);
+    client.cancel().await.expect("close");
+}
