@@ -369,20 +369,22 @@ async fn init_workspace_updates_the_schema_only_for_a_newer_plugin_version_and_s
     client.cancel().await.expect("close");
 }
 
-/// A folder of the plugin's layout committed as a link out of the workspace is never followed:
-/// fix refuses, naming it, and writes nothing where it points.
+/// A folder of the plugin's layout (one the built-in layout does not have) committed as a link
+/// out of the workspace is never followed: fix refuses, naming it, and writes nothing where it
+/// points.
 #[tokio::test]
 async fn init_workspace_never_follows_a_link_out_of_the_workspace() {
     let tmp = wrangler_project();
     let project = tmp.path().join("project");
     let outside = tmp.path().join("elsewhere");
     std::fs::create_dir_all(&outside).expect("outside");
-    std::os::unix::fs::symlink(&outside, project.join(".wrangler/plans")).expect("link");
-    let plugin = plugin(tmp.path(), "1.2.0", json!({"plans": {"path": ".wrangler/plans/deep", "gitTracked": true}}));
+    std::os::unix::fs::symlink(&outside, project.join(".wrangler/reports")).expect("link");
+    let plugin =
+        plugin(tmp.path(), "1.2.0", json!({"reports": {"path": ".wrangler/reports/deep", "gitTracked": true}}));
     let client = start(&project).await;
     let r = call(&client, "init_workspace", json!({"pluginRoot": plugin.display().to_string(), "fix": true})).await;
     assert!(is_error(&r), "{}", text(&r));
-    assert!(text(&r).contains("plans"), "{}", text(&r));
+    assert!(text(&r).contains("reports"), "{}", text(&r));
     assert_eq!(std::fs::read_dir(&outside).expect("read").count(), 0, "nothing written through the link");
     client.cancel().await.expect("close");
 }
