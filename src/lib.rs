@@ -9,6 +9,7 @@
 // Generated code names this crate `::docket`, so it reads the same inside and outside the crate.
 extern crate self as docket;
 
+pub mod agents;
 pub mod app;
 pub mod call;
 pub mod cli;

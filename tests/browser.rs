@@ -3,12 +3,14 @@
 //! chromedriver is not installed (`apt-get install -y chromium chromium-driver`; CI does).
 //! More in tests/browser/: editing.rs (title, description, task boxes, the save model), graph.rs
 //! (blocked cards, adding and removing blockers),
-//! problems.rs (warnings and the duplicate banner), views.rs (the list and the statistics).
+//! problems.rs (warnings and the duplicate banner), views.rs (the list and the statistics),
+//! polish.rs (files without frontmatter, the axis years, repairing, the outline, one Edit).
 //! Also takes the screenshots (light and dark, desktop and phone) into target/screenshots/, or into
 //! docs/screenshots/ with DOCKET_UPDATE_SCREENSHOTS=1.
 
 mod editing;
 mod graph;
+mod polish;
 mod problems;
 mod support;
 mod views;

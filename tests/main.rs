@@ -9,6 +9,7 @@
 mod common;
 
 mod abuse;
+mod agents;
 mod architecture;
 mod browser;
 mod chains;
@@ -38,6 +39,7 @@ mod lossless;
 mod merge_hooks;
 mod one_shot;
 mod output_schemas;
+mod polish;
 mod protocol_errors;
 mod published_limits;
 mod races;

@@ -2,7 +2,7 @@
 //! "+9 more: docket list --status open --label bug"): the command as typed again, with every
 //! filter (a cursor is only valid for the filters it was issued for), words shell-quoted.
 
-use super::args::{Filters, ListArgs, SearchArgs};
+use super::args::{Filters, ListArgs, READY_PAGE, ReadyArgs, SearchArgs};
 
 impl Filters {
     /// The flags that ask for these filters again (for a "Next page:" hint).
@@ -105,6 +105,17 @@ impl SearchArgs {
         }
         rest.extend(self.filters.flags());
         command_line(&lead, next, &rest)
+    }
+}
+
+impl ReadyArgs {
+    /// The command that shows page `n` of the ready issues, with every filter this one had.
+    pub fn page_command(&self, n: u32) -> String {
+        let mut lead = vec!["ready".to_string()];
+        if self.limit != READY_PAGE {
+            lead.extend(["--limit".to_string(), self.limit.to_string()]);
+        }
+        command_line(&lead, NextPage::Page(n), &self.filters.flags())
     }
 }
 

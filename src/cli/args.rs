@@ -37,8 +37,9 @@ pub enum Command {
     /// Issue counts by status, priority and type (issues_stats).
     Stats(StatsArgs),
     /// Check the workspace files: duplicate ids, misplaced files, broken frontmatter, missing
-    /// parents, stale temp files (workspace_doctor); --fix repairs what is safe. Exit 0: clean;
-    /// 1: problems --fix repairs; 3: only problems that need a person.
+    /// parents, stale temp files (workspace_doctor); --fix repairs what is safe. Exit 0: clean,
+    /// or no workspace yet (nothing to check, as `list` finds nothing); 1: problems --fix
+    /// repairs; 3: only problems that need a person (also what a --fix that changed nothing left).
     Doctor(DoctorArgs),
     /// Route the workspace's issue files through docket's merge driver: writes .gitattributes in
     /// the workspace directory, merge.docket in the repository's git config, and the
@@ -58,6 +59,13 @@ pub enum Command {
     /// wranglerContext.importedFrom and in import/SOURCE-idmap.tsv; edges, statuses and
     /// priorities mapped as docs/import.md says. Issues already imported are left as they are.
     Import(ImportArgs),
+    /// What an agent needs at the start of a session, in at most 150 tokens: the workspace, your
+    /// claims, the top ready issues, counts and the work loop. Reads only; writes nothing.
+    Prime(PrimeArgs),
+    /// Register docket's MCP server with a client: claude (.mcp.json), codex
+    /// (~/.codex/config.toml), cursor (.cursor/mcp.json) or vscode (.vscode/mcp.json). Changes
+    /// only docket's entry; every other server and byte of the file is kept.
+    Setup(SetupArgs),
     // Daily use (src/cli/daily.rs): search, close, reopen, edit, ready, web, completions.
     #[command(flatten)]
     Daily(Daily),
@@ -91,6 +99,47 @@ pub struct ImportArgs {
     pub dry_run: bool,
     #[command(flatten)]
     pub ws: WorkspaceArg,
+}
+
+#[derive(Args, Debug)]
+pub struct PrimeArgs {
+    /// Your agent name: lists the issues you hold (in progress and assigned to you).
+    #[arg(long = "as", value_name = "NAME", env = "DOCKET_AGENT")]
+    pub agent: Option<String>,
+    /// Print Claude Code's SessionStart hook JSON (the primer as additionalContext).
+    #[arg(long)]
+    pub hook_json: bool,
+    #[command(flatten)]
+    pub ws: WorkspaceArg,
+}
+
+/// The clients `docket setup` knows.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Client {
+    /// Claude Code: the project's .mcp.json (`mcpServers`).
+    Claude,
+    /// Codex: ~/.codex/config.toml, or $CODEX_HOME/config.toml (`[mcp_servers.NAME]`).
+    Codex,
+    /// Cursor: the project's .cursor/mcp.json (`mcpServers`).
+    Cursor,
+    /// VS Code: the project's .vscode/mcp.json (`servers`, `"type": "stdio"`).
+    Vscode,
+}
+
+#[derive(Args, Debug)]
+pub struct SetupArgs {
+    /// The client: claude, codex, cursor or vscode.
+    #[arg(value_enum)]
+    pub client: Client,
+    /// Report what would change; write nothing (exit 1 when the entry is missing or differs).
+    #[arg(long)]
+    pub check: bool,
+    /// The server's name in the client's file (e.g. wrangler, for tools named as wrangler's).
+    #[arg(long, default_value = "docket")]
+    pub name: String,
+    /// The project folder (default: the current directory); codex's file is the user's own.
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -599,7 +648,12 @@ pub struct StatsArgs {
     pub status: Vec<String>,
     #[command(flatten)]
     pub filters: Filters,
-    /// Print the three structured issues_stats results as one JSON object keyed by grouping.
+    /// Count by these fields: status, priority, type, project, assignee, labels (repeatable or
+    /// comma-separated; default status, priority and type). Under labels an issue with several
+    /// labels counts once under each.
+    #[arg(long, value_delimiter = ',', value_name = "FIELD")]
+    pub by: Vec<String>,
+    /// Print the structured issues_stats results as one JSON object keyed by grouping.
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
@@ -757,14 +811,20 @@ pub struct ReadyArgs {
     #[command(flatten)]
     pub filters: Filters,
     /// Most issues to show (default 10).
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = READY_PAGE)]
     pub limit: usize,
+    /// Show page N of --limit issues (1 is the first).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub page: Option<u32>,
     /// Print the issues as JSON.
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
     pub ws: WorkspaceArg,
 }
+
+/// Issues `ready` shows when no --limit is given.
+pub const READY_PAGE: usize = 10;
 
 #[cfg(test)]
 mod tests {

@@ -17,6 +17,7 @@ use crate::generated::arguments::{
 use crate::generated::{
     IssueField, IssuePriority, IssueStatus, IssuesLabelsOperation, IssuesUpdateOutput, StatsGroupBy, limits,
 };
+use crate::handlers::aggregate::LABELS_COUNTED;
 
 pub(super) fn list(core: &Core, a: &ListArgs) -> Result<String, String> {
     let (first, reply) = core.call_as(&a.to_arguments(None))?;
@@ -36,13 +37,24 @@ pub(super) fn list(core: &Core, a: &ListArgs) -> Result<String, String> {
     if a.json {
         return Ok(json_text(&json!({"issues": issues, "totalCount": page.total_count})));
     }
-    let mut out = list_table(&issues, terminal_width(), style::enabled());
-    let total = page.total_count.max(0) as u64;
+    // Files without frontmatter (a README, notes) are not issues: named by their file, apart.
+    let named: Vec<(String, String)> =
+        issues.iter().map(|r| (r.id.clone(), r.title.clone().unwrap_or_default())).collect();
+    let plain = core.plain_among(&named);
+    let past_the_end = issues.is_empty();
+    let plain_ids: Vec<&String> = plain.iter().map(|(id, _)| id).collect();
+    issues.retain(|r| !plain_ids.contains(&&r.id));
+    let mut out =
+        if issues.is_empty() { String::new() } else { list_table(&issues, terminal_width(), style::enabled()) };
+    let mut total = page.total_count.max(0) as u64;
+    if page.next_cursor.is_none() && offset == 0 {
+        total = total.saturating_sub(plain.len() as u64);
+    }
     let defaulted = a.status.is_empty() && !a.json;
     let scope = if defaulted { " open or in progress" } else { "" };
     match &page.next_cursor {
         _ if total == 0 => out = format!("No{scope} issues match.\n"),
-        _ if issues.is_empty() => {
+        _ if past_the_end => {
             let size = a.limit.unwrap_or(super::args::LIST_PAGE).max(1) as u64;
             let pages = total.div_ceil(size);
             let past = format!(
@@ -52,7 +64,7 @@ pub(super) fn list(core: &Core, a: &ListArgs) -> Result<String, String> {
             out = table::wrap(&past, terminal_width());
         }
         Some(cursor) => {
-            let shown = format!("Issues {}-{} of {total}", offset + 1, offset + issues.len() as u64);
+            let shown = format!("Issues {}-{} of {total}{scope}", offset + 1, offset + issues.len() as u64);
             // The --all reminder only where the line has room; a command too long for the line
             // goes on a line of its own, whole, so it can be copied.
             let command = a.next_page(cursor);
@@ -70,11 +82,16 @@ pub(super) fn list(core: &Core, a: &ListArgs) -> Result<String, String> {
             };
         }
         None if offset > 0 => {
-            let _ = writeln!(out, "Issues {}-{} of {total}.", offset + 1, offset + issues.len() as u64);
+            let _ = writeln!(out, "Issues {}-{} of {total}{scope}.", offset + 1, offset + issues.len() as u64);
         }
         None => {
             let _ = writeln!(out, "{} of {total}{scope} issues.", issues.len());
         }
+    }
+    if !plain.is_empty() {
+        let files: Vec<&str> = plain.iter().map(|(_, path)| path.as_str()).collect();
+        let line = format!("Not issues (files without frontmatter, not counted): {}.", files.join(", "));
+        out.push_str(&table::wrap(&line, terminal_width()));
     }
     if defaulted {
         let hint = "Finished work is left out: --status all (or closed, cancelled) lists it.";
@@ -182,6 +199,14 @@ pub(super) fn update(core: &Core, a: &UpdateArgs) -> Result<String, String> {
         }
     }
     if let LabelChange::Edit { add, remove } = &labels {
+        // The labels before, to say what the edit really changed.
+        let read = IssuesGetInput {
+            id: id.clone(),
+            fields: Some(wire_names(&[IssueField::Labels])),
+            ..IssuesGetInput::default()
+        };
+        let before = core.call_as(&read)?.0.issue.labels.unwrap_or_default();
+        let had = |l: &String| before.iter().any(|b| b.eq_ignore_ascii_case(l));
         let mut now = None;
         let edits = [(IssuesLabelsOperation::Add, add), (IssuesLabelsOperation::Remove, remove)];
         for (operation, names) in edits.into_iter().filter(|(_, n)| !n.is_empty()) {
@@ -195,11 +220,24 @@ pub(super) fn update(core: &Core, a: &UpdateArgs) -> Result<String, String> {
             json.insert(format!("labels_{operation}"), reply.data);
         }
         let mut what = Vec::new();
-        if !add.is_empty() {
-            what.push(format!("added {}", add.join(", ")));
+        let (there, added): (Vec<&String>, Vec<&String>) = add.iter().partition(|l| had(l));
+        let (removed, absent): (Vec<&String>, Vec<&String>) = remove.iter().partition(|l| had(l));
+        let names = |l: &[&String]| l.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ");
+        let be = |l: &[&String]| if l.len() == 1 { "was" } else { "were" };
+        if !added.is_empty() {
+            what.push(format!("added {}", names(&added)));
         }
-        if !remove.is_empty() {
-            what.push(format!("removed {}", remove.join(", ")));
+        if !there.is_empty() {
+            what.push(format!("{} {} already there", names(&there), be(&there)));
+        }
+        if !removed.is_empty() {
+            what.push(format!("removed {}", names(&removed)));
+        }
+        if !absent.is_empty() {
+            what.push(format!("{} {} not there", names(&absent), be(&absent)));
+        }
+        if !a.json && added.is_empty() && removed.is_empty() && lines.is_empty() {
+            return Ok(format!("No change to {id}: {}.\n", what.join("; ")));
         }
         lines.push(format!("  labels: {} ({})", now.unwrap_or_default(), what.join("; ")));
     }
@@ -357,7 +395,21 @@ const STATS_GROUPS: [StatsGroupBy; 3] = [StatsGroupBy::Status, StatsGroupBy::Pri
 pub(super) fn stats(core: &Core, a: &StatsArgs) -> Result<String, String> {
     let mut json = Map::new();
     let mut text = String::new();
-    for group in STATS_GROUPS {
+    let groups = match a.by.as_slice() {
+        [] => STATS_GROUPS.to_vec(),
+        named => named
+            .iter()
+            .map(|n| {
+                let n = n.trim().to_lowercase();
+                let n = if n == "label" { "labels".to_string() } else { n };
+                StatsGroupBy::ALL.iter().copied().find(|g| g.as_str() == n).ok_or_else(|| {
+                    let all: Vec<&str> = StatsGroupBy::ALL.iter().map(|g| g.as_str()).collect();
+                    format!("--by {n} is not a field stats counts by; use one of {}", all.join(", "))
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?,
+    };
+    for group in groups {
         let (out, reply) = core.call_as(&a.to_arguments(group))?;
         json.insert(group.to_string(), reply.data);
         let count = |n: i64| format!("{n:>5}");
@@ -367,6 +419,13 @@ pub(super) fn stats(core: &Core, a: &StatsArgs) -> Result<String, String> {
             text.push('\n');
         }
         text.push_str(&table::render(&[&group.as_str().to_uppercase(), "COUNT"], &rows));
+        if group == StatsGroupBy::Labels {
+            let _ = writeln!(text, "{}: the counts add up to more than the total.", LABELS_COUNTED);
+        }
+    }
+    let plain = core.plain_files();
+    if !a.json && plain > 0 {
+        let _ = writeln!(text, "\n{plain} file(s) without frontmatter are not issues and not counted.");
     }
     if a.json {
         return Ok(json_text(&Value::Object(json)));

@@ -73,7 +73,7 @@ pub(super) fn ready(core: &Core, a: &ReadyArgs) -> Result<String, String> {
     let wanted_types: Vec<String> = f.issue_type.iter().map(|t| t.trim().to_lowercase()).collect();
     let mut rows: Vec<(String, usize)> = Vec::new();
     let mut cursor: Option<String> = None;
-    let (mut total, mut blocked) = (0, 0i64);
+    let (mut total, mut blocked) = (0usize, 0i64);
     loop {
         let args = IssuesReadyInput {
             limit: Some(limits::issues_list::MAX_PAGE_SIZE as i64),
@@ -109,6 +109,10 @@ pub(super) fn ready(core: &Core, a: &ReadyArgs) -> Result<String, String> {
             None => break,
         }
     }
+    // Page N (1 is the first) of --limit rows.
+    let skip = (a.page.unwrap_or(1) as usize - 1).saturating_mul(a.limit);
+    rows.drain(..skip.min(rows.len()));
+    let more = rows.len().saturating_sub(a.limit);
     rows.truncate(a.limit);
     let issues = records(core, &rows.iter().map(|r| r.0.clone()).collect::<Vec<_>>())?;
     if a.json {
@@ -123,6 +127,14 @@ pub(super) fn ready(core: &Core, a: &ReadyArgs) -> Result<String, String> {
             .collect();
         return Ok(json_text(&json!({"issues": list, "totalCount": total, "blocked": blocked})));
     }
+    if issues.is_empty() && total > 0 {
+        let pages = total.div_ceil(a.limit.max(1));
+        return Ok(format!(
+            "That page is past the end: {total} ready issues make {pages} page(s) of {}. The last: {}.\n",
+            a.limit,
+            a.page_command(pages as u32)
+        ));
+    }
     if issues.is_empty() {
         return Ok(format!(
             "Nothing is ready: no open, unblocked, unassigned issue matches ({blocked} wait on a blocker).\n"
@@ -131,7 +143,18 @@ pub(super) fn ready(core: &Core, a: &ReadyArgs) -> Result<String, String> {
     const HINT: &str = "Take one: docket claim ID --as NAME";
     let width = terminal_width();
     let mut text = list_table(&issues, width, style::enabled());
-    let _ = writeln!(text, "{} of {total} ready issues; {blocked} wait on a blocker.", issues.len());
+    let shown = match skip {
+        0 => format!("{} of {total} ready issues", issues.len()),
+        _ => format!("Ready issues {}-{} of {total}", skip + 1, skip + issues.len()),
+    };
+    let _ = writeln!(text, "{shown}; {blocked} wait on a blocker.");
+    if more > 0 {
+        let next = a.page_command(a.page.unwrap_or(1) + 1);
+        // A command too long for the line goes on a line of its own, whole, so it can be copied.
+        let line = format!("Next page: {next}");
+        let _ =
+            if line.chars().count() <= width { writeln!(text, "{line}") } else { writeln!(text, "Next page:\n{next}") };
+    }
     if HINT.len() <= width {
         let _ = writeln!(text, "{HINT}");
     }

@@ -180,37 +180,34 @@ fn hook_workspace(a: &HookArgs) -> Result<Workspace, String> {
 /// What the hook says when it leaves a workspace alone.
 const REFUSED: &str = "the hook repaired nothing. Point `docket.workspace` at a workspace folder inside this repository, relative to its top level and reached through no link (`docket git-setup` in that folder records it), or run `docket doctor --fix` there yourself";
 
-/// `top` joined with `rel`, walked one component at a time: each must be a plain folder (never a
-/// link) and `rel` must neither be absolute nor climb. Why not, otherwise.
+/// `top` joined with `rel`, walked from `top` through the rooted file layer: `rel` must neither
+/// be absolute nor climb, and every component must be a plain folder, never a link. Why not,
+/// otherwise.
 fn confined(top: &Path, rel: &Path) -> Result<PathBuf, String> {
     use std::path::Component;
-    let mut at = top.to_path_buf();
     for part in rel.components() {
         match part {
-            Component::CurDir => {}
-            Component::Normal(name) => {
-                at.push(name);
-                let meta = std::fs::symlink_metadata(&at)
-                    .map_err(|e| format!("the workspace folder {} cannot be read: {e}", at.display()))?;
-                if meta.file_type().is_symlink() {
-                    return Err(format!("{} is a link; the hook follows none", at.display()));
-                }
-                if !meta.is_dir() {
-                    return Err(format!("{} is not a folder", at.display()));
-                }
-            }
+            Component::CurDir | Component::Normal(_) => {}
             Component::RootDir | Component::Prefix(_) => {
                 return Err(format!(
                     "the workspace path {} is absolute, outside this repository's top level",
                     rel.display()
                 ));
             }
-            Component::ParentDir => {
-                return Err(format!("the workspace path {} climbs out with `..`", rel.display()));
-            }
+            Component::ParentDir => return Err(format!("the workspace path {} climbs out with `..`", rel.display())),
         }
     }
-    Ok(at)
+    let at = top.join(rel);
+    if at.components().count() == top.components().count() {
+        return Ok(at);
+    }
+    let root = crate::store::fs::Root::open(top).map_err(|e| e.to_string())?;
+    match root.entry(&at) {
+        Ok(crate::store::fs::Entry::Dir) => Ok(at),
+        Ok(crate::store::fs::Entry::Other(kind)) => Err(format!("{} is {kind}; the hook follows none", at.display())),
+        Ok(_) => Err(format!("{} is not a folder", at.display())),
+        Err(e) => Err(format!("the workspace folder {} is not reached through plain folders ({e})", at.display())),
+    }
 }
 
 /// The duplicated ids (upper-cased) this merge made, and those it found: an id is the merge's

@@ -17,6 +17,8 @@ mod graph;
 mod hook;
 mod human;
 mod listing;
+mod prime;
+mod setup;
 mod split;
 mod style;
 mod table;
@@ -66,6 +68,16 @@ pub fn run(command: Command, top: fn() -> clap::Command) -> ExitCode {
         Command::Stats(a) => Core::open(&a.ws).and_then(|core| commands::stats(&core, a)),
         Command::GitSetup(a) => team::git_setup(a),
         Command::Import(a) => import(a),
+        Command::Prime(a) => prime::run(a),
+        Command::Setup(a) => {
+            return match setup::run(a) {
+                Ok((text, ok)) => match (print(&text), ok) {
+                    (ExitCode::SUCCESS, false) => ExitCode::FAILURE,
+                    (code, _) => code,
+                },
+                Err(message) => fail(&message),
+            };
+        }
         Command::Doctor(a) => {
             return match team::doctor(a) {
                 Ok((text, verdict)) => match print(&text) {
@@ -202,6 +214,28 @@ impl Core {
     }
 
     /// `docket: warning: MESSAGE` on stderr, or held while [`Core::hold_warnings`] is on.
+    /// How many markdown files without frontmatter (a README, notes) the issue folders hold.
+    pub(super) fn plain_files(&self) -> usize {
+        self.app.store.plain_files().unwrap_or(0)
+    }
+
+    /// The files without frontmatter among `ids`: (id, title, path from the repository root).
+    /// None when the folders hold none (the usual case: nothing is read).
+    pub(super) fn plain_among(&self, ids: &[(String, String)]) -> Vec<(String, String)> {
+        use crate::store::{IssueFilter, SortField, SortOrder};
+        if self.plain_files() == 0 || ids.is_empty() {
+            return Vec::new();
+        }
+        let store = &self.app.store;
+        let Ok(all) = store.list(&IssueFilter::default(), SortField::Id, SortOrder::Asc) else { return Vec::new() };
+        let root = &store.workspace().root;
+        all.value
+            .iter()
+            .filter(|m| !m.frontmatter && ids.iter().any(|(id, title)| *id == m.id && *title == m.title))
+            .map(|m| (m.id.clone(), m.path.strip_prefix(root).unwrap_or(&m.path).display().to_string()))
+            .collect()
+    }
+
     fn warn(&self, message: &str) {
         match self.held.borrow_mut().as_mut() {
             Some(held) => held.push(message.to_string()),

@@ -7,16 +7,10 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use super::args::{DoctorArgs, GitSetupArgs, MergeFileArgs, WorkspaceArg};
+use super::args::{DoctorArgs, GitSetupArgs, MergeFileArgs};
 use crate::app::App;
 use crate::doctor::{self, Problem, Verdict};
 use crate::store::Workspace;
-
-fn open(ws: &WorkspaceArg) -> Result<App, String> {
-    let ws =
-        ws.resolve().map_err(|e| format!("{e}\nRun `docket init` in your repository or pass --workspace PATH."))?;
-    App::load(ws, &[]).map_err(|e| e.to_string())
-}
 
 fn problem_json(p: &Problem) -> Value {
     json!({"kind": p.kind.as_str(), "id": p.id, "paths": p.paths, "message": p.message, "fixable": p.fixable})
@@ -24,10 +18,27 @@ fn problem_json(p: &Problem) -> Value {
 
 /// `docket doctor [--fix]`: the text (or JSON) to print and what is left (the exit code).
 pub(super) fn doctor(a: &DoctorArgs) -> Result<(String, Verdict), String> {
-    let app = open(&a.ws)?;
+    // No workspace yet is not a problem: the rule every command follows (`docket list` too).
+    let ws =
+        a.ws.resolve_or_pending()
+            .map_err(|e| format!("{e}\nRun `docket init` in your repository or pass --workspace PATH."))?;
+    if !ws.exists() {
+        let rule = super::words::in_cli_terms(&crate::call::no_workspace_yet(&ws).message);
+        if a.json {
+            let out = json!({"problems": [], "total": 0, "workspace": null, "note": rule});
+            return Ok((super::json_text(&out), Verdict::Clean));
+        }
+        let what = if a.fix { "Nothing to repair" } else { "Nothing to check" };
+        return Ok((format!("{rule}\n{what}.\n"), Verdict::Clean));
+    }
+    let app = App::load(ws, &[]).map_err(|e| e.to_string())?;
     let outcome = if a.fix { Some(doctor::fix::fix(&app.store)?) } else { None };
     let report = doctor::check(&app.store).map_err(|e| e.to_string())?;
-    let verdict = Verdict::of(&report.problems);
+    let mut verdict = Verdict::of(&report.problems);
+    // Exit 1 says `--fix` repairs something: not after a --fix that could repair nothing.
+    if a.fix && verdict == Verdict::Fixable && outcome.as_ref().is_some_and(|o| o.changes.is_empty()) {
+        verdict = Verdict::NeedsPerson;
+    }
     let clean = verdict == Verdict::Clean;
     if a.json {
         let mut out = json!({

@@ -102,17 +102,27 @@ pub fn get_batch(cx: &Handlers, input: IssuesGetBatchInput) -> ToolResult<Issues
     Ok(reply_warnings.into_iter().fold(reply, |r, w| r.warn(WarningCode::IdProblem, w)))
 }
 
+/// What a count by labels says about its sums.
+pub const LABELS_COUNTED: &str = "An issue with several labels counts once under each";
+
 pub fn stats(cx: &Handlers, input: IssuesStatsInput) -> ToolResult<IssuesStatsOutput> {
     let store: &Store = &cx.store;
     let filter = issue_filter(&input.filters);
     let by = match input.group_by {
-        StatsGroupBy::Status => GroupBy::Status,
-        StatsGroupBy::Priority => GroupBy::Priority,
-        StatsGroupBy::Type => GroupBy::Type,
-        StatsGroupBy::Project => GroupBy::Project,
-        StatsGroupBy::Assignee => GroupBy::Assignee,
+        StatsGroupBy::Status => Some(GroupBy::Status),
+        StatsGroupBy::Priority => Some(GroupBy::Priority),
+        StatsGroupBy::Type => Some(GroupBy::Type),
+        StatsGroupBy::Project => Some(GroupBy::Project),
+        StatsGroupBy::Assignee => Some(GroupBy::Assignee),
+        StatsGroupBy::Labels => None,
     };
-    let snap = store.count_by(&filter, by).map_err(store_error)?;
+    let snap = match by {
+        Some(by) => store.count_by(&filter, by),
+        None => store.count_labels(&filter),
+    }
+    .map_err(store_error)?;
+    // Files without frontmatter (a README, notes) are not issues: said, not counted.
+    let plain = store.plain_files().map_err(store_error)?;
     let (total, counted) = snap.value;
     let mut groups: Vec<CountEntry> = counted
         .into_iter()
@@ -122,12 +132,24 @@ pub fn stats(cx: &Handlers, input: IssuesStatsInput) -> ToolResult<IssuesStatsOu
     let cached = snap.cached;
     let text = match input.response_format {
         ResponseFormat::Json => None,
-        ResponseFormat::Markdown => Some(format!(
-            "{} issues by {}: {}",
-            total,
-            input.group_by,
-            groups.iter().map(|g| format!("{} {}", g.key, g.count)).collect::<Vec<_>>().join(", ")
-        )),
+        ResponseFormat::Markdown => {
+            let mut text = format!(
+                "{} issues by {}: {}",
+                total,
+                input.group_by,
+                groups.iter().map(|g| format!("{} {}", g.key, g.count)).collect::<Vec<_>>().join(", ")
+            );
+            if input.group_by == StatsGroupBy::Labels {
+                text.push_str(&format!(
+                    ". {LABELS_COUNTED} ({} counts in all for {total} issues).",
+                    groups.iter().map(|g| g.count).sum::<i64>()
+                ));
+            }
+            if plain > 0 {
+                text.push_str(&format!(" {plain} file(s) without frontmatter are not issues and not counted."));
+            }
+            Some(text)
+        }
     };
     let counts = ResultCounts { total: groups.len(), returned: groups.len(), truncated: false };
     let output = IssuesStatsOutput { group_by: input.group_by.to_string(), total: total as i64, groups };

@@ -233,7 +233,12 @@ pub fn list(cx: &Handlers, input: IssuesListInput) -> ToolResult<IssuesListOutpu
                 (false, true) => issues.iter().map(text::issue_document).collect(),
                 (false, false) => issues.iter().map(text::issue_line).collect(),
             };
-            lines.push(text::page_line("issues", returned, page.total, page.remaining(), next.as_deref()));
+            let mut line = text::page_line("issues", returned, page.total, page.remaining(), next.as_deref());
+            // The default differs from `docket list`'s (open and in progress): say which applied.
+            if page.total > 0 && input.filters.status.as_ref().is_none_or(|s| s.is_empty()) {
+                line.push_str(" Any status (no status filter).");
+            }
+            lines.push(line);
             Some(lines.join(if documents { "\n\n---\n\n" } else { "\n" }))
         }
         ResponseFormat::Json => None,

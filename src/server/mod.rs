@@ -14,9 +14,11 @@ use std::time::Instant;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, CustomRequest, CustomResult,
-    GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult, ServerCapabilities, ServerConfig, SubscribeRequestParams, Tool, UnsubscribeRequestParams,
+    GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams, GetSkillResult, Implementation,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, ListToolsResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents,
+    ServerCapabilities, ServerConfig, Skill, SkillFrontmatter, SkillResource, SkillResources, SubscribeRequestParams,
+    Tool, UnsubscribeRequestParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -28,6 +30,17 @@ use crate::runtime::{envelope, tokens};
 use crate::store::{IndexInfo, Store};
 
 pub use crate::config::ToolStyle;
+
+/// docs/skill/SKILL.md as the skills extension (SEP-2640) lists it: one file, with its digest.
+fn workflow_skill() -> Skill {
+    use crate::agents::{SKILL_MD, SKILL_NAME, SKILL_URI};
+    let description = crate::agents::skill_field("description").unwrap_or_default();
+    Skill::new(
+        SKILL_URI,
+        SkillFrontmatter::new(SKILL_NAME, description),
+        SkillResources::Files(vec![SkillResource::from_bytes(SKILL_URI, SKILL_MD.as_bytes())]),
+    )
+}
 
 /// Serves the tools of `H` (normally [`crate::handlers::Handlers`]).
 pub struct DocketServer<H> {
@@ -89,6 +102,7 @@ impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
                 .enable_resources()
                 .enable_resources_subscribe()
                 .enable_tools()
+                .enable_skills()
                 .build(),
         )
         .with_server_info(
@@ -116,6 +130,32 @@ impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
         blocking(move || resources::list(&store, cursor.as_deref())).await
     }
 
+    async fn list_skills(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, ErrorData> {
+        Ok(ListSkillsResult::with_all_items(vec![workflow_skill()]))
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, ErrorData> {
+        match request.uri == crate::agents::SKILL_URI {
+            true => Ok(GetSkillResult::new(workflow_skill())),
+            false => Err(ErrorData::invalid_params(
+                format!(
+                    "No skill at '{}': docket serves one skill, {}. Call skills/list to see it.",
+                    request.uri.chars().take(200).collect::<String>(),
+                    crate::agents::SKILL_URI
+                ),
+                None,
+            )),
+        }
+    }
+
     async fn list_resource_templates(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -129,6 +169,10 @@ impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
+        if request.uri == crate::agents::SKILL_URI {
+            let skill = ResourceContents::text(crate::agents::SKILL_MD, &request.uri).with_mime_type("text/markdown");
+            return Ok(ReadResourceResult::new(vec![skill]).into());
+        }
         let (store, memory, config) = (Arc::clone(&self.store), Arc::clone(&self.memory), Arc::clone(&self.config));
         let contents = blocking(move || resources::read(&store, &memory, &config, &request.uri)).await?;
         Ok(ReadResourceResult::new(vec![contents]).into())

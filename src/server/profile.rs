@@ -23,12 +23,14 @@ impl ToolStyle {
         Arc::clone(built)
     }
 
-    /// The server instructions, naming tools as this style publishes them.
-    pub fn instructions(&self) -> &'static str {
-        match self {
-            ToolStyle::Granular => generated::SERVER_INSTRUCTIONS,
-            ToolStyle::Consolidated => consolidated::INSTRUCTIONS,
-        }
+    /// The server instructions, naming tools as this style publishes them: tools.yaml's, then
+    /// the work loop of the skill (docs/skill/SKILL.md, served whole as `skill://docket/SKILL.md`).
+    pub fn instructions(&self) -> String {
+        let (base, loop_line) = match self {
+            ToolStyle::Granular => (generated::SERVER_INSTRUCTIONS, crate::agents::loop_line().to_string()),
+            ToolStyle::Consolidated => (consolidated::INSTRUCTIONS, rewrite(crate::agents::loop_line())),
+        };
+        format!("{}\n{loop_line} Details: {}.", base.trim_end(), crate::agents::SKILL_URI)
     }
 }
 

@@ -292,6 +292,16 @@ pub async fn create(
     Ok(r)
 }
 
+/// `POST /api/problems/fix`: what `docket doctor --fix` repairs, through the workspace_doctor
+/// tool with `fix: true` (so a server configured `read_only: true` refuses it, as for an agent):
+/// `{"result": {changes, notes, problems, total}, "warnings"}`.
+pub async fn fix_problems(State(web): State<Arc<Web>>) -> Result<Response, ApiError> {
+    let mut args = serde_json::Map::new();
+    args.insert("fix".into(), Value::Bool(true));
+    args.insert("response_format".into(), Value::from("json"));
+    call(&web, "workspace_doctor", args).await
+}
+
 /// Calls `tool` the way an MCP `tools/call` does; answers `{"result", "warnings"}`.
 pub async fn call(web: &Web, tool: &str, args: Map<String, Value>) -> Result<Response, ApiError> {
     let started = Instant::now();

@@ -151,10 +151,13 @@ impl Series {
         }
         svg.push_str("</g>");
         let ticks = 6.min(n);
+        // A chart over more than one calendar year says the year on its day and week labels.
+        let years = buckets.first().map(|b| b.0.year()) != buckets.last().map(|b| b.0.year());
         for t in 0..ticks {
             let i = if ticks == 1 { 0 } else { t * (n - 1) / (ticks - 1) };
             let label = match unit {
                 Unit::Month => buckets[i].0.format("%b %Y").to_string(),
+                _ if years => buckets[i].0.format("%b %-d %Y").to_string(),
                 _ => buckets[i].0.format("%b %-d").to_string(),
             };
             let anchor = if t == 0 && ticks > 1 {
@@ -252,6 +255,18 @@ mod tests {
         let svg = s.svg();
         assert!(svg.contains("data-created=\"3\"") && svg.contains("data-closed=\"2\""), "{svg}");
         assert_eq!(svg.matches("<polyline").count(), 2, "{svg}");
+    }
+
+    #[test]
+    fn a_chart_across_years_says_the_years() {
+        let items = vec![
+            issue("2025-11-05T10:00:00Z", Status::Closed, Some("2026-01-20T00:00:00Z")),
+            issue("2026-02-06T10:00:00Z", Status::Open, None),
+        ];
+        let svg = Series::of(&items).svg();
+        assert!(svg.contains(">Nov 3 2025</text>") && svg.contains(" 2026</text>"), "{svg}");
+        let within = Series::of(&[issue("2026-01-05", Status::Open, None), issue("2026-03-01", Status::Open, None)]);
+        assert!(!within.svg().contains(" 2026</text>"), "{}", within.svg());
     }
 
     #[test]

@@ -62,6 +62,7 @@ pub fn router(app: App, access: Access, cancel: CancellationToken) -> Router {
         .route("/api/list", get(views::list))
         .route("/api/stats", get(views::stats))
         .route("/api/problems", get(problems::list))
+        .route("/api/problems/fix", post(api::fix_problems))
         .route("/api/preview", post(edit::preview))
         .route("/api/issues", post(api::create))
         .route("/api/issues/{id}", get(api::issue).patch(api::update))

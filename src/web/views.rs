@@ -25,6 +25,7 @@ pub async fn list(State(web): State<Arc<Web>>, Query(q): Query<BoardQuery>) -> R
     let store = Arc::clone(&web.app.store);
     let body = blocking(move || {
         let mut items = q.matching_shown(&store)?;
+        let files = apart(&store, &mut items);
         let key = if q.sort.is_empty() { "updated" } else { q.sort.as_str() };
         let descending = match q.order.as_str() {
             "" => matches!(key, "updated" | "created" | "priority"),
@@ -40,6 +41,7 @@ pub async fn list(State(web): State<Arc<Web>>, Query(q): Query<BoardQuery>) -> R
             "offset": q.offset,
             "sort": key,
             "order": if descending { "desc" } else { "asc" },
+            "files": files,
             "workspace": workspace_name(&store),
         }))
     })
@@ -57,10 +59,12 @@ pub async fn stats(State(web): State<Arc<Web>>, Query(mut q): Query<BoardQuery>)
     }
     let store = Arc::clone(&web.app.store);
     let body = blocking(move || {
-        let items = q.matching_shown(&store)?;
+        let mut items = q.matching_shown(&store)?;
+        let files = apart(&store, &mut items);
         let series = chart::Series::of(&items);
         Ok(json!({
             "total": items.len(),
+            "files": files,
             "byStatus": counted(Status::ALL.iter().map(|s| s.as_str()), items.iter().map(|m| m.status.as_str())),
             "byPriority": counted(Priority::ALL.iter().rev().map(|p| p.as_str()), items.iter().map(|m| m.priority.as_str())),
             "byType": counted(crate::store::IssueType::ALL.iter().map(|t| t.as_str()), items.iter().map(|m| m.issue_type.as_str())),
@@ -74,6 +78,22 @@ pub async fn stats(State(web): State<Arc<Web>>, Query(mut q): Query<BoardQuery>)
     })
     .await?;
     Ok(reply(body, started))
+}
+
+/// Takes the markdown files without frontmatter (a README, notes) out of `items`: they are not
+/// issues, so they are neither listed nor counted among them. Returns them as `[{id, path}]`
+/// (the path from the repository root), to be shown apart, named by their file.
+fn apart(store: &crate::store::Store, items: &mut Vec<Arc<IssueMeta>>) -> Vec<Value> {
+    let root = &store.workspace().root;
+    let mut files = Vec::new();
+    items.retain(|m| {
+        if !m.frontmatter {
+            let path = m.path.strip_prefix(root).unwrap_or(&m.path).display().to_string();
+            files.push(json!({"id": m.id, "path": path}));
+        }
+        m.frontmatter
+    });
+    files
 }
 
 /// `[{key, count}]` for every key of `keys` in that order (zeros included).

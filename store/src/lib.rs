@@ -390,18 +390,53 @@ impl Store {
         Ok(Snapshot { value: index.project_counts(), cached, warnings: index.warnings() })
     }
 
+    /// How many markdown files without frontmatter (a README, notes) the issue folders hold:
+    /// listed after the issues, never counted among them.
+    pub fn plain_files(&self) -> Result<usize, StoreError> {
+        Ok(self.fresh()?.0.plain_files())
+    }
+
+    /// How many issues match `filter` under each label they carry (`None`: no label), and how
+    /// many issues in all: an issue with several labels counts once under each, so the groups
+    /// can add up to more than the total. Files without frontmatter are not issues: not counted.
+    pub fn count_labels(&self, filter: &IssueFilter) -> Result<Snapshot<Counts>, StoreError> {
+        let (mut index, cached) = self.fresh()?;
+        let warnings = index.warnings();
+        let graph = filter.blocked.map(|_| index.graph());
+        let mut groups: std::collections::BTreeMap<Option<String>, usize> = Default::default();
+        let mut total = 0;
+        for (m, _) in index.by_updated().filter(|(m, _)| m.frontmatter() && keep(filter, graph.as_deref(), *m)) {
+            let mut seen: Vec<&str> = Vec::new();
+            for label in m.labels().filter(|l| !l.is_empty()) {
+                if !seen.contains(&label) {
+                    seen.push(label);
+                    *groups.entry(Some(label.to_string())).or_default() += 1;
+                }
+            }
+            if seen.is_empty() {
+                *groups.entry(None).or_default() += 1;
+            }
+            total += 1;
+        }
+        Ok(Snapshot { value: (total, groups.into_iter().collect()), cached, warnings })
+    }
+
     /// How many issues match `filter` in each group of `by` (`None`: no assignee or project),
     /// and how many in all. Reads the interned column of the index where the filter allows.
+    /// Files without frontmatter are not issues: not counted.
     pub fn count_by(&self, filter: &IssueFilter, by: GroupBy) -> Result<Snapshot<Counts>, StoreError> {
         let (mut index, cached) = self.fresh()?;
         let warnings = index.warnings();
         let graph = filter.blocked.map(|_| index.graph());
-        let value = match graph.is_none().then(|| index.count_by(filter, by)).flatten() {
+        // The kept counts hold the files without frontmatter too: with some, count here.
+        let fast = graph.is_none() && index.plain_files() == 0;
+        let value = match fast.then(|| index.count_by(filter, by)).flatten() {
             Some(counted) => counted,
             None => {
                 let mut groups: std::collections::BTreeMap<Option<String>, usize> = Default::default();
                 let mut total = 0;
-                for (m, _) in index.by_updated().filter(|(m, _)| keep(filter, graph.as_deref(), *m)) {
+                let counted = |m: &Record| m.frontmatter() && keep(filter, graph.as_deref(), m);
+                for (m, _) in index.by_updated().filter(|(m, _)| counted(m)) {
                     let key = match by {
                         GroupBy::Status => Some(m.status().as_str().to_string()),
                         GroupBy::Priority => Some(m.priority().as_str().to_string()),

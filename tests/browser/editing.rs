@@ -88,7 +88,7 @@ async fn titles_descriptions_and_task_checkboxes_are_edited_in_place() {
 
     // The title: edit, Enter; only the title line (and updatedAt) changes.
     let before = std::fs::read_to_string(&path).unwrap();
-    click(&c, "#edit-title").await;
+    click(&c, "#edit-issue").await;
     wait_js(
         &c,
         "document.activeElement && document.activeElement.name === 'title'",
@@ -107,8 +107,8 @@ async fn titles_descriptions_and_task_checkboxes_are_edited_in_place() {
     wait_js(&c, "document.querySelector('#issue-title').textContent === 'Import issues from CSV and JSON' && document.querySelector('#save-state').textContent === 'Saved title'", Duration::from_secs(5), "title shown").await;
 
     // The description: markdown beside its preview; saved when left; the notes stay as they were.
+    // Enter went on from the title to the description, in the same editor.
     let before = std::fs::read_to_string(&path).unwrap();
-    click(&c, "#edit-body").await;
     wait_js(&c, "document.activeElement && document.activeElement.name === 'description' && document.querySelector('#body-preview input[type=checkbox]')", Duration::from_secs(5), "editor").await;
     js(&c, "const t = document.activeElement; t.setSelectionRange(t.value.length, t.value.length); return true").await;
     keys(&c, &format!("{}Also see **the JSON format** and ISS-000001.{}", Key::Enter, Key::Enter)).await;

@@ -186,28 +186,28 @@ function renderIssue(data) {
   body.innerHTML = data.bodyHtml; // sanitized by the server (ammonia)
   if (!body.textContent.trim() && !body.querySelector('img, input')) body.replaceChildren(el('p', { class: 'muted' }, 'No description.'));
   enableTasks(body);
-  const editBody = el('button', { type: 'button', class: 'button small', id: 'edit-body' }, 'Edit description');
-  editBody.addEventListener('click', () => openBodyEditor(content));
-  const content = el('div', { class: 'content' }, el('div', { class: 'content-head' }, editBody), body);
+  const content = el('div', { class: 'content' }, body);
   if (data.notesHtml) {
     const notes = el('div', { class: 'markdown' });
     notes.innerHTML = data.notesHtml; // sanitized by the server
     content.append(el('section', { class: 'notes', id: 'completion-notes' }, el('h3', {}, 'Completion notes'), notes));
   }
   if (data.sessions.length) content.append(renderSessions(data.sessions));
-  const editTitle = el('button', { type: 'button', class: 'link edit-title', id: 'edit-title', 'aria-label': 'Edit the title' }, 'Edit');
+  // One way in: Edit opens the title and the description together.
+  const edit = el('button', { type: 'button', class: 'button small edit-issue', id: 'edit-issue', 'aria-label': 'Edit the title and description' }, 'Edit');
   const heading = el('h1', { id: 'issue-title' }, issue.title);
-  editTitle.addEventListener('click', () => openTitleEditor(heading, editTitle));
+  edit.addEventListener('click', () => openEditor(heading, content, edit));
+  const outline = outlineOf(body);
   const header = el('header', { class: 'issue-head' },
     el('div', { class: 'issue-meta' }, el('span', { class: 'id' }, issue.id),
       el('span', { class: `status-pill status-${issue.status}` }, statusName(issue.status)),
       el('span', { class: `priority priority-${issue.priority}` }, issue.priority),
       chips(issue.labels)),
-    el('div', { class: 'title-row' }, heading, editTitle));
+    el('div', { class: 'title-row' }, heading, edit));
   const warnings = (data.warnings || []).map((w) => el('p', { class: 'warning issue-warning' }, w));
   $('#main').replaceChildren(el('nav', { class: 'crumbs' }, backLink()),
     el('article', { class: 'issue', dataset: { id: issue.id } }, header, ...warnings,
-      el('div', { class: 'issue-layout' }, el('div', { class: 'main-col' }, content, ...related), aside)));
+      el('div', { class: 'issue-layout' }, el('div', { class: 'main-col' }, outline, content, ...related), aside)));
   if (typing) {
     const again = $('#main').querySelector(`[name="${CSS.escape(typing.name)}"]`);
     if (again) {
@@ -229,53 +229,57 @@ function editorClosed() {
   if (editors === 0 && view === 'issue') loadIssue(currentIssue);
 }
 
-function openTitleEditor(heading, button) {
-  if (heading.querySelector('input')) return;
-  editorOpened();
-  const before = heading.textContent;
-  const input = el('input', { name: 'title', value: before, 'aria-label': 'Title', maxlength: '200', autocomplete: 'off', class: 'title-input' });
-  heading.replaceChildren(input);
-  button.hidden = true;
-  input.focus();
-  input.select();
-  let done = false;
-  const finish = async (keep) => {
-    if (done) return;
-    done = true;
-    const title = input.value.trim();
-    if (keep && title && title !== before) {
-      heading.textContent = title;
-      await save('title', { title });
-    } else heading.textContent = before;
-    button.hidden = false;
-    editorClosed();
-  };
-  input.addEventListener('keydown', (event) => {
-    if (event.key === 'Enter') { event.preventDefault(); input.blur(); }
-    if (event.key === 'Escape') { event.preventDefault(); finish(false); }
+/** A long description's headings as links, above it (as issues_get's outline is for an
+ * agent): shown from three headings on. Each heading gets an id to go to. */
+function outlineOf(body) {
+  const headings = [...body.querySelectorAll('h1, h2, h3, h4')];
+  if (headings.length < 3) return null;
+  const top = Math.min(...headings.map((h) => Number(h.tagName[1])));
+  const used = new Set();
+  const items = headings.map((h, i) => {
+    let id = `h-${h.textContent.trim().toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || i}`;
+    while (used.has(id)) id += `-${i}`;
+    used.add(id);
+    h.id = id;
+    const link = el('a', { href: `#${id}` }, h.textContent.trim());
+    link.addEventListener('click', (event) => { event.preventDefault(); h.scrollIntoView({ block: 'start' }); });
+    return el('li', { class: `outline-${Number(h.tagName[1]) - top + 1}` }, link);
   });
-  input.addEventListener('blur', () => finish(true));
+  return el('nav', { class: 'outline', id: 'outline', 'aria-label': 'Outline' },
+    el('h3', {}, 'Outline'), el('ol', {}, items));
 }
 
-/** The description as markdown beside its preview; saved when the text field is left. */
-function openBodyEditor(content) {
+/** The one editor: the title above the description as markdown beside its preview. The title
+ * saves on Enter or when left; the description when its text is left, or on Done. */
+function openEditor(heading, content, button) {
   if ($('#body-editor')) return;
   editorOpened();
+  const before = heading.textContent;
+  const title = el('input', { name: 'title', value: before, 'aria-label': 'Title', maxlength: '200', autocomplete: 'off', class: 'title-input' });
+  let savedTitle = before;
+  const saveTitle = async () => {
+    const text = title.value.trim();
+    if (!text || text === savedTitle) return;
+    savedTitle = text;
+    heading.textContent = text;
+    await save('title', { title: text });
+  };
+  title.addEventListener('blur', saveTitle);
   const base = issueBase.description || '';
   const textarea = el('textarea', { name: 'description', rows: '16', 'aria-label': 'Description (markdown)', spellcheck: 'true' });
   textarea.value = base;
   const preview = el('div', { class: 'markdown preview', id: 'body-preview', 'aria-live': 'off' });
   const done = el('button', { type: 'button', class: 'button primary', id: 'body-done' }, 'Done');
   const editor = el('div', { class: 'body-editor', id: 'body-editor' },
+    el('label', { class: 'pane title-pane' }, el('span', { class: 'pane-title' }, 'Title'), title),
     el('div', { class: 'editor-panes' },
       el('label', { class: 'pane' }, el('span', { class: 'pane-title' }, 'Markdown'), textarea),
       el('div', { class: 'pane' }, el('span', { class: 'pane-title' }, 'Preview'), preview)),
     el('p', { class: 'muted editor-note', id: 'editor-note' }, 'Saved when you leave the text (or press Ctrl+Enter). Esc discards what is not saved.'),
     el('div', { class: 'actions' }, el('p', { class: 'save-state', role: 'status', dataset: { kind: saveState?.kind || 'idle' } }, saveState?.text || ''), done));
   const shownBody = $('#issue-body', content);
-  const head = $('.content-head', content);
   shownBody.hidden = true;
-  head.hidden = true;
+  button.hidden = true;
   shownBody.after(editor);
   let saved = base;
   let queue = Promise.resolve(true);
@@ -310,19 +314,27 @@ function openBodyEditor(content) {
   let closed = false;
   const close = async (keep) => {
     if (closed) return;
+    if (keep) await saveTitle();
     if (keep && !(await commit())) return; // refused: the text stays, with the reason above
     closed = true;
+    if (!keep) heading.textContent = savedTitle;
     editor.remove();
     shownBody.hidden = false;
-    head.hidden = false;
+    button.hidden = false;
     editorClosed();
   };
+  title.addEventListener('keydown', (event) => {
+    // Enter saves the title and goes on to the description.
+    if (event.key === 'Enter') { event.preventDefault(); textarea.focus(); }
+    if (event.key === 'Escape') { event.preventDefault(); title.value = savedTitle; close(false); }
+  });
   textarea.addEventListener('keydown', (event) => {
     if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) { event.preventDefault(); textarea.blur(); }
     if (event.key === 'Escape') { event.preventDefault(); close(false); }
   });
   done.addEventListener('click', () => close(true));
-  textarea.focus();
+  title.focus();
+  title.select();
 }
 
 /** Task-list checkboxes of the description toggle; one at a time, each a saved change. */

@@ -99,12 +99,21 @@ function renderList(data, append) {
   table.dataset.count = String(data.count);
   const more = $('#list-more');
   const left = data.count - listRows;
-  more.replaceChildren(el('p', { class: 'muted list-count' }, `${listRows} of ${data.count}`));
+  more.replaceChildren(el('p', { class: 'muted list-count' }, `${listRows} of ${data.count}`), plainFiles(data.files));
   if (left > 0) {
     const b = el('button', { type: 'button', class: 'button more' }, `Show ${Math.min(ROWS, left)} more`);
     b.addEventListener('click', () => { b.disabled = true; loadList(true); });
     more.append(b);
   }
+}
+
+/** The files without frontmatter (a README, notes), named by their file: not issues, so
+ * neither listed nor counted among them. */
+function plainFiles(files) {
+  if (!files || !files.length) return null;
+  return el('p', { class: 'muted plain-files', id: 'plain-files' },
+    `Not issues (files without frontmatter, not counted): `,
+    files.map((f, i) => [i ? ', ' : '', el('code', {}, f.path)]).flat());
 }
 
 // ---------------------------------------------------------------- statistics
@@ -159,6 +168,7 @@ function renderStats(data) {
       el('div', { class: 'total' }, el('strong', {}, String(data.created)), ' created'),
       el('div', { class: 'total' }, el('strong', {}, String(data.closed)), ' closed or cancelled'),
       data.undated ? el('div', { class: 'total muted' }, `${data.undated} without a creation date`) : null),
+    plainFiles(data.files),
     el('section', { class: 'stat-block wide', id: 'stat-chart' },
       el('h2', {}, 'Created and closed over time'),
       el('p', { class: 'legend' }, el('span', { class: 'key key-created' }), 'created so far ', el('span', { class: 'key key-closed' }), 'closed or cancelled so far'),
@@ -174,6 +184,7 @@ function renderStats(data) {
 
 function showProblems() {
   view = 'problems';
+  lastRepair = null;
   document.title = 'Problems · docket';
   $('#main').replaceChildren(el('nav', { class: 'crumbs' }, backLink()), el('div', { class: 'problems', id: 'problems', 'aria-busy': 'true' }, el('p', { class: 'loading' }, 'Checking the workspace…')));
   loadProblems();
@@ -186,6 +197,27 @@ const KIND_NAMES = {
   missing_blocker: 'Missing blockers', blocker_cycle: 'Blocker cycles',
 };
 
+/** What the last repair changed, shown above the list until the page is left. */
+let lastRepair = null;
+
+async function repairProblems(button) {
+  button.disabled = true;
+  button.textContent = 'Repairing…';
+  try {
+    const data = await api('/api/problems/fix', { method: 'POST', body: {} });
+    const changes = data.result?.changes || [];
+    const notes = data.result?.notes || [];
+    lastRepair = el('section', { class: 'repaired', id: 'problems-repaired', role: 'status' },
+      el('h2', {}, changes.length ? `${changes.length} change${changes.length === 1 ? '' : 's'} made` : 'Nothing to repair'),
+      el('ul', {}, changes.map((c) => el('li', {}, c)), notes.map((n) => el('li', { class: 'muted' }, n))));
+    await loadProblems();
+  } catch (error) {
+    button.disabled = false;
+    button.textContent = 'Repair';
+    toast(error.message, 'error');
+  }
+}
+
 async function loadProblems() {
   try {
     const data = await api('/api/problems');
@@ -197,10 +229,18 @@ async function loadProblems() {
       groups.get(p.kind).push(p);
     }
     const box = $('#problems');
+    let repair = null;
+    if (data.fixable) {
+      repair = el('button', { type: 'button', class: 'button primary', id: 'problems-fix' },
+        `Repair ${data.fixable} problem${data.fixable === 1 ? '' : 's'}`);
+      repair.addEventListener('click', () => repairProblems(repair));
+    }
     box.replaceChildren(...[
       el('h1', {}, data.problems.length ? `${data.problems.length} problem${data.problems.length === 1 ? '' : 's'} in the workspace` : 'No problems in the workspace'),
+      lastRepair,
       el('p', { class: 'muted' }, 'What `docket doctor` reports. ',
-        data.fixable ? `docket doctor --fix (or workspace_doctor with fix: true) repairs ${data.fixable} of them; the others say what to do.` : ''),
+        data.fixable ? `Repair (docket doctor --fix, or workspace_doctor with fix: true) does what is safe for ${data.fixable} of them and says each change; the others say what to do.` : ''),
+      repair,
       [...groups].map(([kind, list]) => el('section', { class: 'problem-group', dataset: { kind } },
         el('h2', {}, `${KIND_NAMES[kind] || kind} (${list.length})`),
         el('ul', {}, list.map((p) => el('li', { class: 'problem-item', dataset: { kind: p.kind, id: p.id || '' } },

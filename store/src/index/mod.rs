@@ -340,6 +340,11 @@ impl Index {
         self.slots.search_page(q, allowed, keep, ids, id_points, offset, limit)
     }
 
+    /// See [`Slots::plain_files`].
+    pub fn plain_files(&self) -> usize {
+        self.slots.plain_files()
+    }
+
     /// See [`Slots::count_by`].
     pub fn count_by(&self, filter: &IssueFilter, by: GroupBy) -> Option<Counts> {
         self.slots.count_by(filter, by)

@@ -368,6 +368,11 @@ impl Slots {
         self.tally.labels()
     }
 
+    /// How many markdown files without frontmatter (READMEs, notes) the index holds.
+    pub fn plain_files(&self) -> usize {
+        self.tally.plain_files() as usize
+    }
+
     /// Every project some issue is in, with its issues.
     pub fn project_counts(&self) -> Vec<(String, usize)> {
         self.tally.projects(&self.names)
