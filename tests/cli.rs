@@ -197,7 +197,7 @@ fn show_of_an_unknown_id_fails_with_exit_1_naming_it() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stdout(&o).is_empty(), "{}", stdout(&o));
     let err = stderr(&o);
-    assert!(err.starts_with("docket: Issue ISS-999999 not found."), "{err}");
+    assert!(err.starts_with("docket: Issue not found: ISS-999999."), "{err}");
 }
 
 #[test]

@@ -281,7 +281,7 @@ async fn update_batch_applies_each_item_on_its_own() {
     assert_eq!((out["succeeded"].as_i64(), out["failed"].as_i64()), (Some(2), Some(1)));
     assert_eq!(out["updated"], json!([a, b]));
     assert_eq!(out["errors"][0]["id"], "ISS-000404");
-    assert!(out["errors"][0]["error"].as_str().is_some_and(|e| e.contains("ISS-000404 not found")));
+    assert!(out["errors"][0]["error"].as_str().is_some_and(|e| e.contains("Issue not found: ISS-000404")));
     assert!(text(&r).contains("Updated 2: ") && text(&r).contains("Failed ISS-000404: "), "{}", text(&r));
     let got = structured(&call(&client, "issues_get", json!({"id": b, "fields": ["labels"]})).await);
     assert_eq!(got["issue"]["labels"], json!(["x"]));

@@ -64,6 +64,7 @@ mod work_graph;
 mod worktrees;
 mod wrangler_compat;
 mod wrangler_docs;
+mod wrangler_dropin;
 mod wrangler_facts;
 mod write_caps;
 

@@ -27,10 +27,7 @@ const UNPUBLISHED: &[(&str, &str)] = &[
     ("granular", "issues_search filters.offset"),
     ("granular", "issues_create wranglerContext"),
     ("granular", "issues_update wranglerContext"),
-    ("granular", "session_start workflow"),
-    ("granular", "session_start skipStepNames"),
     ("granular", "session_checkpoint stepResults[0]"),
-    ("granular", "session_complete prNumber"),
     ("granular", "session_complete stepExecutionSummary"),
     ("consolidated", "issues_list offset"),
     ("consolidated", "issues_search filters.limit"),
@@ -43,7 +40,6 @@ const UNPUBLISHED: &[(&str, &str)] = &[
     ("consolidated", "session_start workflow"),
     ("consolidated", "session_start skipStepNames"),
     ("consolidated", "session_checkpoint stepResults[0]"),
-    ("consolidated", "session_complete prNumber"),
     ("consolidated", "session_complete stepExecutionSummary"),
 ];
 

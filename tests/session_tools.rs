@@ -44,8 +44,9 @@ async fn a_session_runs_from_start_to_completion() {
     assert_eq!(status["auditEntryCount"], 4, "init, plan, checkpoint, complete");
 
     let none_left = call(&client, "session_get", json!({})).await;
-    assert!(is_error(&none_left));
-    assert!(text(&none_left).contains("No incomplete session found. Call session_start"), "{}", text(&none_left));
+    assert!(!is_error(&none_left), "nothing incomplete is an answer, as wrangler's: {}", text(&none_left));
+    assert_eq!(structured(&none_left)["found"], false);
+    assert!(text(&none_left).contains("No incomplete sessions found. Call session_start"), "{}", text(&none_left));
     client.cancel().await.expect("close");
 }
 
@@ -55,14 +56,23 @@ async fn session_errors_name_the_next_call() {
     let client = start(ws.path()).await;
     let missing_spec = call(&client, "session_start", json!({"specFile": "nope.md"})).await;
     assert!(is_error(&missing_spec));
-    assert!(text(&missing_spec).contains("nope.md not found"), "{}", text(&missing_spec));
+    assert!(
+        text(&missing_spec).contains("Spec file not found: ")
+            && text(&missing_spec).contains("nope.md. Pass the spec's ID"),
+        "{}",
+        text(&missing_spec)
+    );
     let unknown = call(
         &client,
         "session_phase",
         json!({"sessionId": "2026-01-01-nogit-abcd", "phase": "plan", "status": "started"}),
     )
     .await;
-    assert!(text(&unknown).contains("Session 2026-01-01-nogit-abcd not found. Call session_get"), "{}", text(&unknown));
+    assert!(
+        text(&unknown).contains("Session not found: 2026-01-01-nogit-abcd. Call session_get"),
+        "{}",
+        text(&unknown)
+    );
     let bad_status = call(&client, "session_phase", json!({"sessionId": "x", "phase": "plan", "status": "done"})).await;
     assert!(
         text(&bad_status).contains("Invalid status 'done'. Valid values: started, complete, failed."),

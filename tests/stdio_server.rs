@@ -162,7 +162,7 @@ async fn missing_issue_names_the_recovery_calls() {
     let client = start(ws.path()).await;
     let r = call(&client, "issues_get", json!({"id": "ISS-000099"})).await;
     assert!(is_error(&r));
-    assert!(text(&r).contains("Issue ISS-000099 not found. Use issues_list or issues_search"), "{}", text(&r));
+    assert!(text(&r).contains("Issue not found: ISS-000099. Use issues_list or issues_search"), "{}", text(&r));
     client.cancel().await.expect("close");
 }
 

@@ -120,7 +120,7 @@ on_each_fixture! {
         match &ws.facts.latest_workflow_run {
             Some(run) => assert_eq!(structured(&before)["session"]["sessionId"], run.as_str(), "{}", text(&before)),
             None => assert!(
-                is_error(&before) && text(&before).contains("No workflow-engine session (ID wf-*) found"),
+                is_error(&before) && text(&before).contains("No workflow sessions found (workflow-engine runs, ID wf-*)"),
                 "{}",
                 text(&before)
             ),
@@ -133,7 +133,7 @@ on_each_fixture! {
         assert_eq!(sc["session"]["sessionId"], "wf-2026-02-16-ba6fcb97");
         assert_eq!(sc["activeStep"], "execute (in progress)", "read from the engine's audit entries");
         assert_eq!(sc["auditEntryCount"], 2);
-        assert!(shown.contains("active step: execute (in progress)"), "{shown}");
+        assert!(shown.contains("Active Step: execute (in progress)"), "{shown}");
         client.cancel().await.expect("close");
     }
 

@@ -80,8 +80,8 @@ async fn session_checkpoint_returns_its_id_and_step_results() {
     let checkpoint_id = first["checkpointId"].as_str().expect("checkpointId");
     assert!(checkpoint_id.starts_with("chk-"), "{first}");
     assert_eq!(first["stepResults"], steps);
-    assert!(line.starts_with(&format!("Checkpoint {checkpoint_id} saved: ")), "{line}");
-    assert!(line.ends_with("; 2 step result(s) recorded"), "{line}");
+    assert!(line.starts_with(&format!("Checkpoint saved: {checkpoint_id}; ")), "{line}");
+    assert!(line.ends_with("; Steps reported: 2"), "{line}");
     let (got, _) = ok(&client, "session_get", json!({"sessionId": id})).await;
     assert_eq!(got["checkpoint"]["checkpointId"], checkpoint_id, "the ID saved in checkpoint.json");
 
@@ -105,7 +105,8 @@ async fn session_complete_returns_the_duration_and_the_step_summary() {
     .await;
     assert!(done["durationMs"].as_i64().is_some_and(|ms| ms >= 0), "{done}");
     assert_eq!(done["stepExecutionSummary"], summary);
-    assert!(line.contains("; took ") && line.ends_with("; steps: 1/2 executed, 1 skipped"), "{line}");
+    assert!(line.starts_with(&format!("Session completed: {id}, ")), "{line}");
+    assert!(line.contains("; Duration: 0 minutes (") && line.ends_with("; Steps: 1/2 executed, 1 skipped"), "{line}");
     let (plain, _) = ok(&client, "session_complete", json!({"sessionId": id, "status": "failed"})).await;
     assert!(plain.get("stepExecutionSummary").is_none(), "none given, none returned: {plain}");
     client.cancel().await.expect("close");
@@ -124,7 +125,7 @@ async fn session_status_reads_phases_from_the_audit_log_and_answers_null_for_wha
     let (status, line) = ok(&client, "session_status", json!({"sessionId": id})).await;
     assert_eq!(status["phasesCompleted"], json!(["execute", "plan"]), "tracked phases the log shows complete, sorted");
     assert_eq!(status["session"]["phasesCompleted"], json!(["init", "plan", "execute"]), "context.json's own list");
-    assert!(line.contains("phases done: execute, plan (from audit log)"), "{line}");
+    assert!(line.contains("Phases Done: execute, plan (from audit log)"), "{line}");
     for key in ["checkpoint", "blocker"] {
         assert!(status.get(key).is_some_and(Value::is_null), "{key}: an explicit null: {status}");
     }

@@ -23,6 +23,7 @@ pub fn get_batch(cx: &Handlers, input: IssuesGetBatchInput) -> ToolResult<Issues
         None => Projection::whole(),
         fields => Projection::fields(fields),
     }
+    .paths_from(&store.workspace().root)
     .limit(per_item);
     let request = reading::Request {
         outline: input.outline.unwrap_or(false),
@@ -45,6 +46,7 @@ pub fn get_batch(cx: &Handlers, input: IssuesGetBatchInput) -> ToolResult<Issues
                         input.fields.as_deref(),
                         &request,
                         per_item,
+                        &store.workspace().root,
                     )?;
                     notes.push(part.note);
                     part_warnings.extend(part.warnings);

@@ -98,8 +98,14 @@ pub fn get(cx: &Handlers, input: IssuesGetInput) -> ToolResult<IssuesGetOutput> 
     };
     if request.is_structured() {
         let snap = store.get(&input.id).map_err(store_error)?;
-        let part =
-            part_record(&snap.value.meta, &snap.value.body, input.fields.as_deref(), &request, limits.character_limit)?;
+        let part = part_record(
+            &snap.value.meta,
+            &snap.value.body,
+            input.fields.as_deref(),
+            &request,
+            limits.character_limit,
+            &store.workspace().root,
+        )?;
         let version = snap.value.version;
         let text = match input.response_format {
             ResponseFormat::Markdown => Some(reading::document(&part.record, part.note.as_deref())),
@@ -116,6 +122,7 @@ pub fn get(cx: &Handlers, input: IssuesGetInput) -> ToolResult<IssuesGetOutput> 
         None => Projection::whole(),
         fields => Projection::fields(fields),
     }
+    .paths_from(&store.workspace().root)
     .limit(limits.character_limit);
     let (record, version, cached, warnings) = if projection.needs_body() {
         let snap = store.get(&input.id).map_err(store_error)?;
@@ -180,12 +187,13 @@ pub fn part_record(
     fields: Option<&[IssueField]>,
     request: &reading::Request,
     limit: usize,
+    root: &std::path::Path,
 ) -> Result<Part, ToolError> {
     let fields: Vec<IssueField> = match fields {
         Some(f) => f.iter().copied().filter(|f| *f != IssueField::Description).collect(),
         None => vec![IssueField::Title],
     };
-    let mut record = Projection::fields(Some(&fields)).record(meta, None);
+    let mut record = Projection::fields(Some(&fields)).paths_from(root).record(meta, None);
     let mut piece = reading::read(&meta.id, &bodies::shown(body), request, limit)
         .map_err(|p| errors::offset_past_end(p.offset.to_string(), meta.id.clone(), p.end.to_string()))?;
     let note = piece.outline_note.clone();
@@ -224,6 +232,7 @@ pub fn list(cx: &Handlers, input: IssuesListInput) -> ToolResult<IssuesListOutpu
         Some(fields) => Projection::fields(Some(fields)),
         None => Projection::format(input.format),
     }
+    .paths_from(&store.workspace().root)
     .limit(limits::issues_list::DESCRIPTION_CHARS);
     let mut issues = Vec::with_capacity(page.len);
     for meta in &snap.value.items {

@@ -1,6 +1,7 @@
 //! Builds `IssueRecord`s: which fields an issue carries in a reply (list formats, `fields`).
 
 use std::collections::BTreeSet;
+use std::path::PathBuf;
 
 use crate::generated::{IssueField, IssueRecord, ListFormat};
 use crate::handlers::convert::{issue_type_out, priority_out, status_out};
@@ -22,6 +23,8 @@ pub struct Projection {
     /// Show `type` when it is the default (`issue`); the whole issues_get answer leaves it out,
     /// as its text view and list rows do.
     show_default_type: bool,
+    /// The repository root, which `path` (when asked for) is relative to.
+    root: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -37,6 +40,7 @@ enum Part {
     Context,
     Description,
     Blockers,
+    Path,
 }
 
 const SUMMARY: &[Part] = &[Part::Title, Part::Status, Part::Priority, Part::Labels, Part::Dates];
@@ -67,6 +71,7 @@ impl Projection {
             row_dates: format == ListFormat::Summary,
             exact_update: false,
             show_default_type: true,
+            root: None,
         }
     }
 
@@ -80,6 +85,7 @@ impl Projection {
             row_dates: true,
             exact_update: true,
             show_default_type: false,
+            root: None,
         }
     }
 
@@ -92,6 +98,7 @@ impl Projection {
                 row_dates: false,
                 exact_update: false,
                 show_default_type: true,
+                root: None,
             };
         };
         let fields = fields
@@ -107,9 +114,17 @@ impl Projection {
                 IssueField::Project => Part::Project,
                 IssueField::Dates => Part::Dates,
                 IssueField::WranglerContext => Part::Context,
+                IssueField::Path => Part::Path,
             })
             .collect();
-        Projection { fields, limit: None, row_dates: false, exact_update: false, show_default_type: true }
+        Projection { fields, limit: None, row_dates: false, exact_update: false, show_default_type: true, root: None }
+    }
+
+    /// The repository root the `path` field is given relative to (only a `fields` list with
+    /// `path` shows it).
+    pub fn paths_from(mut self, root: &std::path::Path) -> Self {
+        self.root = Some(root.to_path_buf());
+        self
     }
 
     /// Cuts descriptions longer than `chars` characters.
@@ -172,6 +187,11 @@ impl Projection {
             blocked_by: (has(Part::Blockers) && !meta.blocked_by.is_empty()).then(|| meta.blocked_by.clone()),
             open_blockers: None,
             blocks: None,
+            path: has(Part::Path).then(|| {
+                let root = self.root.as_deref().unwrap_or(std::path::Path::new(""));
+                let shown = meta.path.strip_prefix(root).unwrap_or(&meta.path);
+                shown.to_string_lossy().replace('\\', "/")
+            }),
         }
     }
 }

@@ -47,15 +47,19 @@ fn session_error(e: StoreError) -> ToolError {
 }
 
 /// `2026-11-22-nogit-1a2b running, phase plan (2 done, 3 pending)`.
+/// A session in wrangler's words (`Session: ..., Status: ..., Phase: ..., Tasks completed: N`).
 fn line(s: &Session) -> String {
+    format!("Session: {}, Status: {}, {}", s.id, s.status, progress(s))
+}
+
+/// Phase, task counts and PR, as wrangler's texts name them.
+fn progress(s: &Session) -> String {
     format!(
-        "{} {}, phase {} ({} tasks done, {} pending){}",
-        s.id,
-        s.status,
+        "Phase: {}, Tasks completed: {}, Tasks pending: {}{}",
         s.current_phase,
         s.tasks_completed.len(),
         s.tasks_pending.len(),
-        s.pr_url.as_deref().map(|u| format!(", PR {u}")).unwrap_or_default()
+        s.pr_url.as_deref().map(|u| format!(", PR: {u}")).unwrap_or_default()
     )
 }
 
@@ -63,7 +67,7 @@ pub fn start(cx: &Handlers, input: SessionStartInput) -> ToolResult<SessionStart
     let store: &Store = &cx.store;
     let worktree_wanted = input.worktree;
     let req = StartSession {
-        spec_file: input.spec_file,
+        spec_file: spec_file(store, &input.spec_file, input.working_directory.as_deref()),
         working_directory: input.working_directory.map(Into::into),
         workflow: input.workflow,
         skip_checks: input.skip_checks,
@@ -103,6 +107,29 @@ pub fn start(cx: &Handlers, input: SessionStartInput) -> ToolResult<SessionStart
     })
 }
 
+/// What session_start's specFile names: a file (relative to workingDirectory or the repository
+/// root), or else a spec's ID (`SPEC-000051`, what issues_list and issues_search return), read as
+/// its file's path relative to that same base; anything else as given, for the not-found error.
+fn spec_file(store: &Store, given: &str, working_directory: Option<&str>) -> String {
+    let root = &store.workspace().root;
+    let base = working_directory.map_or_else(|| root.clone(), |d| root.join(d));
+    let id_like = !given.contains(['/', '\\', '.'])
+        && given.split_once('-').is_some_and(|(prefix, digits)| {
+            !prefix.is_empty()
+                && prefix.chars().all(|c| c.is_ascii_alphabetic())
+                && !digits.is_empty()
+                && digits.chars().all(|c| c.is_ascii_digit())
+        });
+    if !id_like || base.join(given).is_file() {
+        return given.to_string();
+    }
+    let Ok(found) = store.get_meta(given) else { return given.to_string() };
+    let path = found.value.path;
+    let base = base.canonicalize().unwrap_or(base);
+    let path = path.canonicalize().unwrap_or(path);
+    path.strip_prefix(&base).map_or_else(|_| path.display().to_string(), |p| p.to_string_lossy().replace('\\', "/"))
+}
+
 pub fn phase(cx: &Handlers, input: SessionPhaseInput) -> ToolResult<SessionPhaseOutput> {
     let store: &Store = &cx.store;
     let s = store
@@ -127,9 +154,9 @@ pub fn checkpoint(cx: &Handlers, input: SessionCheckpointInput) -> ToolResult<Se
         step_results: input.step_results.as_ref().map(|steps| serde_json::to_value(steps).unwrap_or_default()),
     };
     let (s, checkpoint_id) = store.session_checkpoint(&input.session_id, data).map_err(session_error)?;
-    let mut text = format!("Checkpoint {checkpoint_id} saved: {}", line(&s));
+    let mut text = format!("Checkpoint saved: {checkpoint_id}; {}", line(&s));
     if let Some(steps) = input.step_results.as_ref().filter(|steps| !steps.is_empty()) {
-        text.push_str(&format!("; {} step result(s) recorded", steps.len()));
+        text.push_str(&format!("; Steps reported: {}", steps.len()));
     }
     let output = SessionCheckpointOutput { session: record(&s), checkpoint_id, step_results: input.step_results };
     Ok(Reply::new(output).with_text(text))
@@ -151,10 +178,19 @@ pub fn complete(cx: &Handlers, input: SessionCompleteInput) -> ToolResult<Sessio
     let end = s.completed_at.as_deref().and_then(parse_time);
     let duration_ms =
         end.zip(parse_time(&s.started_at)).map_or(0, |(end, start)| (end - start).num_milliseconds().max(0));
-    let mut text = format!("Session ended: {}; took {}", line(&s), duration(duration_ms / 1000));
+    // wrangler's words: `Session completed: ID`, `Duration: N minutes` (rounded, as wrangler
+    // rounds; the seconds beside it), `Steps: 4/5 executed, 1 skipped`.
+    let mut text = format!(
+        "Session {}: {}, {}; Duration: {} minutes ({} s)",
+        s.status,
+        s.id,
+        progress(&s),
+        (duration_ms + 30_000) / 60_000,
+        duration_ms / 1000
+    );
     if let Some(steps) = &input.step_execution_summary {
         text.push_str(&format!(
-            "; steps: {}/{} executed, {} skipped",
+            "; Steps: {}/{} executed, {} skipped",
             steps.executed, steps.total_steps, steps.skipped
         ));
     }
@@ -168,7 +204,18 @@ pub fn complete(cx: &Handlers, input: SessionCompleteInput) -> ToolResult<Sessio
 
 pub fn get(cx: &Handlers, input: SessionGetInput) -> ToolResult<SessionGetOutput> {
     let store: &Store = &cx.store;
-    let (s, checkpoint) = store.session_get(input.session_id.as_deref()).map_err(session_error)?;
+    let (s, checkpoint) = match store.session_get(input.session_id.as_deref()) {
+        Ok(found) => found,
+        // Nothing incomplete is an answer, not an error, as wrangler answers it.
+        Err(StoreError::SessionNotFound { id: None }) => {
+            let output = SessionGetOutput { found: false, session: None, checkpoint: Some(None) };
+            return Ok(Reply::new(output).with_text(
+                "No incomplete sessions found. Call session_start with a specFile to begin one, or session_get with \
+                 a sessionId for a finished one.",
+            ));
+        }
+        Err(e) => return Err(session_error(e)),
+    };
     let mut text = line(&s);
     if let Some(cp) = &checkpoint {
         let field = |k: &str| cp.get(k).and_then(|v| v.as_str()).unwrap_or_default().to_string();
@@ -176,7 +223,7 @@ pub fn get(cx: &Handlers, input: SessionGetInput) -> ToolResult<SessionGetOutput
     }
     // An explicit null without a checkpoint, as wrangler answers.
     let checkpoint = Some(checkpoint.and_then(|c| c.as_object().cloned()));
-    Ok(Reply::new(SessionGetOutput { session: record(&s), checkpoint }).with_text(text))
+    Ok(Reply::new(SessionGetOutput { found: true, session: Some(record(&s)), checkpoint }).with_text(text))
 }
 
 pub fn status(cx: &Handlers, input: SessionStatusInput) -> ToolResult<SessionStatusOutput> {
@@ -201,9 +248,13 @@ pub fn status(cx: &Handlers, input: SessionStatusInput) -> ToolResult<SessionSta
         m
     });
     let mut text = format!(
-        "{}; active step: {active_step}; phases done: {} (from audit log); {duration} s; {} audit entries",
+        "{}; Active Step: {active_step}; Phases Done: {} (from audit log); Tasks: {}/{} completed; Duration: {}; \
+         Audit Entries: {}",
         line(&s),
         if phases_completed.is_empty() { "none".into() } else { phases_completed.join(", ") },
+        s.tasks_completed.len(),
+        s.tasks_completed.len() + s.tasks_pending.len(),
+        minutes_seconds(duration),
         audit.len()
     );
     text.push_str(&format!("\nSpec: {}\nWorktree: {}\nBranch: {}", s.spec_file, s.worktree_path, s.branch_name));
@@ -231,11 +282,11 @@ fn parse_time(t: &str) -> Option<chrono::DateTime<chrono::Utc>> {
     chrono::DateTime::parse_from_rfc3339(t).ok().map(|d| d.with_timezone(&chrono::Utc))
 }
 
-/// `42 s`, `3 min 5 s`: a duration as the text shows it.
-fn duration(seconds: i64) -> String {
+/// `42s`, `10m 5s`: a duration as wrangler's session_status writes it.
+fn minutes_seconds(seconds: i64) -> String {
     match seconds {
-        s if s < 60 => format!("{s} s"),
-        s => format!("{} min {} s", s / 60, s % 60),
+        s if s < 60 => format!("{s}s"),
+        s => format!("{}m {}s", s / 60, s % 60),
     }
 }
 

@@ -32,6 +32,9 @@ pub fn issue_line(r: &IssueRecord) -> String {
     if let Some(u) = &r.updated_at {
         extra.push(format!("updated {}", u.get(..10).unwrap_or(u)));
     }
+    if let Some(p) = &r.path {
+        extra.push(format!("file {p}"));
+    }
     if !extra.is_empty() {
         let _ = write!(line, " ({})", extra.join("; "));
     }
@@ -73,6 +76,7 @@ pub fn issue_document(r: &IssueRecord) -> String {
     fact("blocked by", r.blocked_by.as_ref().map(|b| b.join(", ")));
     fact("waiting on", r.open_blockers.as_ref().map(|b| b.join(", ")));
     fact("blocks", r.blocks.as_ref().map(|b| b.join(", ")));
+    fact("file", r.path.clone());
     if !facts.is_empty() {
         let _ = write!(out, " ({})", facts.join("; "));
     }

@@ -14,6 +14,16 @@ use crate::store::{Split, Store};
 pub fn init(cx: &Handlers, input: InitWorkspaceInput) -> ToolResult<InitWorkspaceOutput> {
     let store: &Store = &cx.store;
     let ws = store.workspace();
+    for (param, given, next) in [
+        ("projectRoot", &input.project_root, format!("without projectRoot to set up {}", ws.root.display())),
+        ("pluginRoot", &input.plugin_root, "with pluginRoot set to the root of a wrangler plugin checkout".into()),
+    ] {
+        if let Some(given) = given.as_deref().filter(|p| !p.trim().is_empty())
+            && let Some(resolved) = system_directory(&ws.root.join(given))
+        {
+            return Err(errors::system_directory(param, given, resolved.display(), next));
+        }
+    }
     if let Some(given) = input.project_root.as_deref().filter(|p| !p.trim().is_empty()) {
         let path = ws.root.join(given);
         if !same_dir(&path, &ws.root) && !same_dir(&path, &ws.dir) {
@@ -42,7 +52,7 @@ pub fn init(cx: &Handlers, input: InitWorkspaceInput) -> ToolResult<InitWorkspac
         assets,
         config: ConfigReport {
             created: report.schema_missing,
-            schema_updated: report.schema_missing,
+            schema_updated: report.schema_missing || report.schema_update.is_some(),
             wrangler_config_created: report.wrangler_config_missing,
         },
         gitignore: GitignoreReport {
@@ -50,18 +60,63 @@ pub fn init(cx: &Handlers, input: InitWorkspaceInput) -> ToolResult<InitWorkspac
             existing: report.gitignore.existing.clone(),
         },
     };
-    let reply = Reply::new(output).with_text(text);
-    Ok(match (report.plugin_root_empty, plugin_root) {
+    let mut reply = Reply::new(output).with_text(text);
+    if !report.refused.is_empty() {
+        reply = reply.warn_visibly(
+            WarningCode::SkippedFiles,
+            format!(
+                "The plugin's workspace schema names directories outside the workspace folder, left alone: {}. \
+                 init_workspace creates only folders inside {}; fix those paths in the plugin's schema.",
+                report.refused.join(", "),
+                ws.dir.display()
+            ),
+        );
+    }
+    Ok(match (report.plugin_root_empty && report.schema_source.is_none(), plugin_root) {
         (true, Some(root)) => reply.warn_visibly(
             WarningCode::NoAssets,
             format!(
-                "pluginRoot {} has none of workflows/agents, workflows/prompts or workflows/*.yaml; no assets were \
-                 copied. Pass the root of a wrangler checkout.",
+                "pluginRoot {} has none of .wrangler/config/workspace-schema.json, workflows/agents, \
+                 workflows/prompts or workflows/*.yaml; the built-in layout was used and no assets were copied. Pass \
+                 the root of a wrangler checkout.",
                 root.display()
             ),
         ),
         _ => reply,
     })
+}
+
+/// Directories wrangler refuses as a projectRoot or pluginRoot (its init.ts), and docket with it.
+const SYSTEM_DIRS: &[&str] = &[
+    "/", "/etc", "/usr", "/bin", "/sbin", "/lib", "/lib64", "/var", "/proc", "/sys", "/dev", "/boot", "/tmp", "/root",
+    "/home",
+];
+
+/// The system directory `path` names, written out (`/etc/../usr/` is `/usr`) or through links
+/// (`/private/etc` on macOS, a link to `/etc`); None for any other path.
+fn system_directory(path: &Path) -> Option<PathBuf> {
+    let mut lexical = PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::ParentDir => {
+                lexical.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => lexical.push(other),
+        }
+    }
+    let system = |p: &Path| SYSTEM_DIRS.iter().any(|d| p == Path::new(d));
+    let canonical = path.canonicalize().ok();
+    let canonical_system = canonical.as_deref().is_some_and(|c| {
+        system(c) || SYSTEM_DIRS.iter().filter_map(|d| Path::new(d).canonicalize().ok()).any(|d| d == c)
+    });
+    if system(&lexical) {
+        Some(lexical)
+    } else if canonical_system {
+        canonical
+    } else {
+        None
+    }
 }
 
 fn paths(split: Split) -> PathReport {
@@ -105,6 +160,23 @@ fn summary(
     if !r.gitignore.created.is_empty() {
         let what = verb("Added to .gitignore:", "Missing from .gitignore:");
         lines.push(format!("- {what} {}", r.gitignore.created.join(", ")));
+    }
+    if let Some(source) = &r.schema_source {
+        lines.push(format!("- Layout from the plugin's schema {}", source.display()));
+    }
+    if let Some(u) = &r.schema_update {
+        let mut change = vec![format!("version {} to {}", u.from, u.to)];
+        for (what, list) in [
+            ("directories added", &u.directories_added),
+            ("directories dropped", &u.directories_removed),
+            ("gitignore patterns added", &u.patterns_added),
+        ] {
+            if !list.is_empty() {
+                change.push(format!("{what}: {}", list.join(", ")));
+            }
+        }
+        let verb = verb("Updated", "To update (the plugin's is newer):");
+        lines.push(format!("- {verb} config/workspace-schema.json: {}", change.join("; ")));
     }
     for (done, missing, file) in [
         ("Created", r.schema_missing, "config/workspace-schema.json"),

@@ -83,6 +83,90 @@ pub struct LayoutReport {
     pub wrangler_config_missing: bool,
     /// Patterns appended to (or missing from) `.gitignore`, and those already there.
     pub gitignore: Split,
+    /// Where the layout came from: the plugin's `.wrangler/config/workspace-schema.json`, or
+    /// `None` for the built-in layout (wrangler's schema 1.3.0).
+    pub schema_source: Option<PathBuf>,
+    /// Paths of the plugin's schema left alone because they lead outside the workspace folder
+    /// (absolute, `..`, or another folder of the repository).
+    pub refused: Vec<String>,
+    /// The plugin's schema is newer (semver) than the workspace's `config/workspace-schema.json`:
+    /// what replacing it changes (fix true replaced it).
+    pub schema_update: Option<SchemaUpdate>,
+}
+
+/// A newer workspace schema in the plugin than in the workspace, and what it changes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchemaUpdate {
+    /// The workspace's version (`0.0.0` when missing or not semver, as wrangler reads it).
+    pub from: String,
+    /// The plugin's version.
+    pub to: String,
+    /// Directory paths the plugin's schema has and the workspace's does not.
+    pub directories_added: Vec<String>,
+    /// Directory paths the workspace's schema has and the plugin's does not.
+    pub directories_removed: Vec<String>,
+    /// `.gitignore` patterns the plugin's schema adds.
+    pub patterns_added: Vec<String>,
+}
+
+/// One directory of the layout to check: absolute path, whether it gets a `.gitkeep`, and its
+/// subdirectories (absolute).
+struct PlanDir {
+    path: PathBuf,
+    tracked: bool,
+    subdirs: Vec<PathBuf>,
+}
+
+/// The plugin's workspace schema as init_workspace uses it.
+struct PluginSchema {
+    path: PathBuf,
+    bytes: Vec<u8>,
+    json: Value,
+}
+
+/// `[major, minor, patch]` of `1.2.3` or `v1.2.3` (a pre-release suffix ignored); `[0, 0, 0]`
+/// for anything else, as wrangler's `parseSemver` reads versions.
+pub fn semver(version: Option<&str>) -> [u64; 3] {
+    let v = version.unwrap_or("").trim_start_matches('v');
+    let mut parts = [0u64; 3];
+    let mut rest = v;
+    for (i, part) in parts.iter_mut().enumerate() {
+        let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        if digits == 0 {
+            return [0, 0, 0];
+        }
+        let Ok(n) = rest[..digits].parse() else { return [0, 0, 0] };
+        *part = n;
+        rest = &rest[digits..];
+        if i < 2 {
+            match rest.strip_prefix('.') {
+                Some(r) => rest = r,
+                None => return [0, 0, 0],
+            }
+        }
+    }
+    parts
+}
+
+/// Every directory path a workspace schema names (directories and their subdirectories).
+fn schema_paths(schema: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    for dir in schema["directories"].as_object().into_iter().flat_map(|m| m.values()) {
+        out.extend(dir["path"].as_str().map(str::to_string));
+        for sub in dir["subdirectories"].as_object().into_iter().flat_map(|m| m.values()) {
+            out.extend(sub["path"].as_str().map(str::to_string));
+        }
+    }
+    out
+}
+
+fn patterns(schema: &Value) -> Vec<String> {
+    schema["gitignorePatterns"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|p| p.as_str().map(str::to_string))
+        .collect()
 }
 
 impl Workspace {
@@ -98,15 +182,34 @@ impl Workspace {
         }
         let _lock = if fix { Some(WorkspaceLock::acquire(self)?) } else { None };
         let shown = |p: &Path| p.strip_prefix(&self.root).unwrap_or(p).to_string_lossy().replace('\\', "/");
+        let plugin = plugin_root.and_then(|r| self.plugin_schema(r));
+        let mut refused = Vec::new();
+        let plan: Vec<PlanDir> = match &plugin {
+            Some(p) => self.plan_from(&p.json, &mut refused),
+            None => DIRS
+                .iter()
+                .map(|d| {
+                    let top = self.dir.join(d.name);
+                    PlanDir { subdirs: d.subdirs.iter().map(|s| top.join(s)).collect(), path: top, tracked: d.tracked }
+                })
+                .collect(),
+        };
         let mut directories = Split::default();
-        for dir in DIRS {
-            let top = self.dir.join(dir.name);
-            for path in std::iter::once(top.clone()).chain(dir.subdirs.iter().map(|s| top.join(s))) {
-                let exists = if path == self.cache_dir() { cache_existed } else { path.is_dir() };
+        for dir in &plan {
+            for path in std::iter::once(&dir.path).chain(dir.subdirs.iter()) {
+                let exists = if *path == self.cache_dir() { cache_existed } else { path.is_dir() };
+                let shown = shown(path);
+                if directories.existing.contains(&shown) || directories.created.contains(&shown) {
+                    continue;
+                }
                 let list = if exists { &mut directories.existing } else { &mut directories.created };
-                list.push(shown(&path));
+                list.push(shown);
             }
         }
+        let required: Vec<String> = match &plugin {
+            Some(p) if p.json.get("gitignorePatterns").is_some() => patterns(&p.json),
+            _ => GITIGNORE.iter().map(|p| p.to_string()).collect(),
+        };
         let assets: Vec<(&str, Split, PathBuf, PathBuf)> = ASSETS
             .iter()
             .map(|(kind, from, exts)| {
@@ -125,27 +228,54 @@ impl Workspace {
         let present: Vec<&str> =
             ignore_text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).collect();
         let mut gitignore = Split::default();
-        for pattern in GITIGNORE {
-            let list = if present.contains(pattern) { &mut gitignore.existing } else { &mut gitignore.created };
-            list.push(pattern.to_string());
+        for pattern in &required {
+            let list =
+                if present.contains(&pattern.as_str()) { &mut gitignore.existing } else { &mut gitignore.created };
+            list.push(pattern.clone());
         }
         let wrangler = self.is_wrangler();
         let config = self.dir.join("config");
-        let schema_missing = wrangler && !config.join("workspace-schema.json").exists();
+        let schema_path = config.join("workspace-schema.json");
+        let schema_missing = wrangler && !schema_path.exists();
         let wrangler_config_missing = wrangler && !config.join("wrangler.json").exists();
+        // FR-011: the plugin's schema replaces the workspace's when its version is newer (semver).
+        let schema_update = match (&plugin, wrangler && !schema_missing) {
+            (Some(p), true) => {
+                let current: Option<Value> =
+                    read_optional(&root, &schema_path).ok().and_then(|t| serde_json::from_str(&t).ok());
+                current.and_then(|current| {
+                    let (from, to) = (current["version"].as_str(), p.json["version"].as_str());
+                    (semver(to) > semver(from)).then(|| {
+                        let (old, new) = (schema_paths(&current), schema_paths(&p.json));
+                        let old_patterns = patterns(&current);
+                        SchemaUpdate {
+                            from: from.filter(|f| semver(Some(f)) != [0, 0, 0]).unwrap_or("0.0.0").to_string(),
+                            to: to.unwrap_or_default().to_string(),
+                            directories_added: new.iter().filter(|d| !old.contains(d)).cloned().collect(),
+                            directories_removed: old.iter().filter(|d| !new.contains(d)).cloned().collect(),
+                            patterns_added: patterns(&p.json)
+                                .into_iter()
+                                .filter(|x| !old_patterns.contains(x))
+                                .collect(),
+                        }
+                    })
+                })
+            }
+            _ => None,
+        };
         let changes = !directories.created.is_empty()
             || assets.iter().any(|(_, s, _, _)| !s.created.is_empty())
             || !gitignore.created.is_empty()
             || schema_missing
+            || schema_update.is_some()
             || wrangler_config_missing;
         let mut gitkeeps = Vec::new();
         if fix && changes {
-            for dir in DIRS {
-                let top = self.dir.join(dir.name);
-                for path in std::iter::once(top.clone()).chain(dir.subdirs.iter().map(|s| top.join(s))) {
-                    root.create_dir_all(&path)?;
+            for dir in &plan {
+                for path in std::iter::once(&dir.path).chain(dir.subdirs.iter()) {
+                    root.create_dir_all(path)?;
                 }
-                let keep = top.join(".gitkeep");
+                let keep = dir.path.join(".gitkeep");
                 if dir.tracked && root.entry(&keep)? == Entry::Missing {
                     root.create_atomic(&keep, b"")?;
                     gitkeeps.push(shown(&keep));
@@ -161,11 +291,19 @@ impl Workspace {
             if !gitignore.created.is_empty() {
                 root.write_atomic(&ignore_path, append_lines(&ignore_text, &gitignore.created).as_bytes(), None)?;
             }
-            if schema_missing {
-                write_json(&root, &config.join("workspace-schema.json"), &self.schema_json())?;
+            match &plugin {
+                // The plugin's own bytes, as wrangler copies the file.
+                Some(p) if schema_missing => root.create_atomic(&schema_path, &p.bytes)?,
+                Some(p) if schema_update.is_some() => root.write_atomic(&schema_path, &p.bytes, None)?,
+                None if schema_missing => write_json(&root, &schema_path, &self.schema_json())?,
+                _ => {}
             }
             if wrangler_config_missing {
-                write_json(&root, &config.join("wrangler.json"), &self.config_json())?;
+                let config_json = match &plugin {
+                    Some(p) => self.config_json_from(&p.json),
+                    None => self.config_json(),
+                };
+                write_json(&root, &config.join("wrangler.json"), &config_json)?;
             }
         }
         Ok(LayoutReport {
@@ -178,7 +316,69 @@ impl Workspace {
             schema_missing,
             wrangler_config_missing,
             gitignore,
+            schema_source: plugin.map(|p| p.path),
+            refused,
+            schema_update,
         })
+    }
+
+    /// The plugin's `.wrangler/config/workspace-schema.json`, read without following a link and
+    /// bounded; `None` when it is missing or not a JSON object with `directories` (wrangler then
+    /// uses its default schema, as docket its built-in layout).
+    fn plugin_schema(&self, plugin_root: &Path) -> Option<PluginSchema> {
+        let path = plugin_root.join(".wrangler/config/workspace-schema.json");
+        let bytes = Root::open(plugin_root).ok()?.read(&path, 1 << 20).ok()?;
+        let json: Value = serde_json::from_slice(&bytes).ok()?;
+        json["directories"].is_object().then_some(PluginSchema { path, bytes, json })
+    }
+
+    /// The directories a plugin's schema names, inside this workspace's folder: its paths start
+    /// with the schema's workspace root (`.wrangler/...`), read as this workspace's folder
+    /// (`.docket/...` too); a path elsewhere (absolute, with `..`, another folder) is refused.
+    fn plan_from(&self, schema: &Value, refused: &mut Vec<String>) -> Vec<PlanDir> {
+        let root_name = schema["workspace"]["root"].as_str().unwrap_or(".wrangler").trim_end_matches('/').to_string();
+        let mut inside = |given: &str| -> Option<PathBuf> {
+            let rel = Path::new(given);
+            let under = rel.strip_prefix(&root_name).ok().filter(|_| !rel.is_absolute());
+            let clean = under.filter(|u| u.components().all(|c| matches!(c, std::path::Component::Normal(_))));
+            match clean {
+                Some(u) if u.components().next().is_some() => Some(self.dir.join(u)),
+                _ => {
+                    refused.push(given.to_string());
+                    None
+                }
+            }
+        };
+        let mut plan = Vec::new();
+        for dir in schema["directories"].as_object().into_iter().flat_map(|m| m.values()) {
+            let Some(path) = dir["path"].as_str().and_then(&mut inside) else { continue };
+            let subdirs = dir["subdirectories"]
+                .as_object()
+                .into_iter()
+                .flat_map(|m| m.values())
+                .filter_map(|s| s["path"].as_str().and_then(&mut inside))
+                .collect();
+            plan.push(PlanDir { path, tracked: dir["gitTracked"].as_bool().unwrap_or(false), subdirs });
+        }
+        plan
+    }
+
+    /// `config/wrangler.json` from a plugin's schema: its version and directories.
+    fn config_json_from(&self, schema: &Value) -> Value {
+        let root = self.root_name();
+        let schema_root = schema["workspace"]["root"].as_str().unwrap_or(".wrangler");
+        let dirs: Map<String, Value> = schema["directories"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter_map(|(k, d)| {
+                let rest = d["path"].as_str()?.strip_prefix(schema_root)?;
+                let inside = rest.starts_with('/') && !rest.split('/').any(|part| part == "..");
+                inside.then(|| (k.clone(), json!(format!("{root}{rest}"))))
+            })
+            .collect();
+        let version = schema["version"].as_str().unwrap_or(SCHEMA_VERSION);
+        json!({"version": version, "workspace": {"root": root, "directories": dirs}})
     }
 
     /// A `.wrangler/` workspace (wrangler reads its config files); `.docket/` has its own.
@@ -359,6 +559,17 @@ mod tests {
         assert_eq!(std::fs::read_to_string(ws.dir.join("orchestration/workflows/spec.yaml")).expect("kept"), "mine");
         assert!(!report.plugin_root_empty);
         assert!(ws.init_layout(false, Some(tmp.path())).expect("dry").plugin_root_empty);
+    }
+
+    #[test]
+    fn versions_compare_as_wranglers_parse_semver_reads_them() {
+        assert_eq!(semver(Some("1.2.3")), [1, 2, 3]);
+        assert_eq!(semver(Some("v1.2.3")), [1, 2, 3]);
+        assert_eq!(semver(Some("1.2.3-beta.1")), [1, 2, 3]);
+        assert!(semver(Some("1.10.0")) > semver(Some("1.9.0")));
+        for bad in [None, Some(""), Some("abc"), Some("1.2"), Some("x1.2.3")] {
+            assert_eq!(semver(bad), [0, 0, 0], "{bad:?}");
+        }
     }
 
     #[test]

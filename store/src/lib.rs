@@ -92,7 +92,7 @@ pub use files::version_of;
 pub use import::{Imported, KeptLink, Link};
 pub use index::facts::{Counts, GroupBy};
 pub use index::graph::{ChainLink, cycle_named, cycle_text};
-pub use layout::{LayoutReport, Split};
+pub use layout::{LayoutReport, SchemaUpdate, Split};
 pub use model::*;
 pub use work::{Blockers, Chains, Ready};
 pub use workspace::{Workspace, Worktrees};

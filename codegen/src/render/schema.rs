@@ -132,10 +132,10 @@ pub fn field_schema(f: &Field, side: Side) -> Value {
     s
 }
 
-/// The default a property publishes: a flag's `false` goes unsaid (an omitted flag is off for
-/// every client), since each published default costs every model about four tokens per request.
+/// The default a property publishes: every declared one, a flag's `false` too (wrangler publishes
+/// `fix: false`, and a client that fills defaults from the schema sends what the server assumes).
 pub fn published_default(f: &Field) -> Option<&Value> {
-    f.default.as_ref().filter(|d| !(matches!(f.shape, Shape::Boolean) && **d == Value::Bool(false)))
+    f.default.as_ref()
 }
 
 pub(super) fn shape_schema(shape: &Shape, side: Side) -> Value {

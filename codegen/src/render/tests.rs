@@ -236,16 +236,9 @@ fn property_facts(f: &Field) -> TokenStream {
             quote! { assert_eq!(p[#key], ::serde_json::from_str::<Value>(#json).unwrap(), "{} of {}", #key, #wire); },
         );
     }
-    match &f.default {
-        // A flag's `false` goes unsaid: an omitted flag is off for every client.
-        Some(Value::Bool(false)) if matches!(f.shape, Shape::Boolean) => {
-            checks.push(quote! { assert!(p.get("default").is_none(), "{} publishes default false", #wire); });
-        }
-        Some(d) => {
-            let json = d.to_string();
-            checks.push(quote! { assert_eq!(p["default"], ::serde_json::from_str::<Value>(#json).unwrap(), "default of {}", #wire); });
-        }
-        None => {}
+    if let Some(d) = &f.default {
+        let json = d.to_string();
+        checks.push(quote! { assert_eq!(p["default"], ::serde_json::from_str::<Value>(#json).unwrap(), "default of {}", #wire); });
     }
     // A description that only repeats the name is left out (schema::says_nothing).
     let description = if super::schema::says_nothing(&f.wire, &f.description) {
