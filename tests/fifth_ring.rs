@@ -97,3 +97,123 @@ fn a_linked_worktree_whose_main_checkout_moved_is_refused_naming_git_worktree_re
     let o = docket_in(&wt, &["claim", "ISS-000001", "--as", "bob"], &[]);
     assert!(!o.status.success() && stderr(&o).contains("ann"), "{}", stderr(&o));
 }
+
+/// A bare origin with a committed `.docket/` holding one template issue, and two clones set up
+/// with `docket git-setup` (merge driver and hooks).
+fn origin_with_template(tmp: &Path) -> (PathBuf, PathBuf) {
+    let origin = tmp.join("origin.git");
+    git(tmp, &["init", "-q", "--bare", "-b", "main", origin.to_str().expect("utf-8")]);
+    git(tmp, &["clone", "-q", origin.to_str().expect("utf-8"), "seed"]);
+    let seed = tmp.join("seed");
+    docket::store::Workspace::init(&seed).expect("init");
+    ok_in(&seed, &["git-setup"], &[]);
+    ok_in(&seed, &["create", "--title", "template", "--description", "## Steps\n\n- [ ] fill me in\n"], &[]);
+    commit_all(&seed, "workspace with a template");
+    git(&seed, &["push", "-q", "origin", "main"]);
+    let clone = |name: &str| {
+        git(tmp, &["clone", "-q", origin.to_str().expect("utf-8"), name]);
+        let dir = tmp.join(name);
+        ok_in(&dir, &["git-setup"], &[]);
+        dir
+    };
+    (clone("a"), clone("b"))
+}
+
+/// The template copied by hand into a new issue, the way a careless collaborator makes one:
+/// id, title and assignee edited, everything else (docketKey, createdAt, body) kept.
+fn copy_template(dir: &Path, id: &str, title: &str, assignee: &str) -> PathBuf {
+    let issues = dir.join(".docket/issues");
+    let template = issue_files(&dir.join(".docket")).into_iter().find(|n| n.contains("template")).expect("template");
+    let text = std::fs::read_to_string(issues.join(&template)).expect("read template");
+    let edited = text.replacen("id: ISS-000001", &format!("id: {id}"), 1).replacen(
+        "title: template",
+        &format!("title: {title}\nassignee: {assignee}"),
+        1,
+    );
+    assert!(edited.contains(&format!("id: {id}")) && edited.contains("docketKey:"), "{text}");
+    let path = issues.join(format!("{id}-new-task.md"));
+    std::fs::write(&path, edited).expect("write the copy");
+    path
+}
+
+fn doctor_json(dir: &Path) -> serde_json::Value {
+    let o = docket_in(dir, &["doctor", "--json"], &[]);
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("doctor --json: {e}: {}", stderr(&o)))
+}
+
+fn assignees(dir: &Path) -> Vec<String> {
+    let out = ok_in(dir, &["list", "--all", "--json", "--format", "full"], &[]);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let mut who: Vec<String> = v["issues"]
+        .as_array()
+        .expect("issues")
+        .iter()
+        .filter_map(|i| i["assignee"].as_str().map(str::to_string))
+        .collect();
+    who.sort();
+    who
+}
+
+#[test]
+fn a_copied_issue_file_shares_its_key_and_doctor_fix_gives_the_copy_a_fresh_one() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (a, _) = origin_with_template(tmp.path());
+    copy_template(&a, "ISS-000002", "New task", "ann");
+    let report = doctor_json(&a);
+    let problems = report["problems"].as_array().expect("problems");
+    let shared: Vec<&serde_json::Value> = problems.iter().filter(|p| p["kind"] == "duplicate_key").collect();
+    assert_eq!(shared.len(), 1, "{report}");
+    let message = shared[0]["message"].as_str().expect("message");
+    assert!(message.contains("ISS-000001") && message.contains("ISS-000002"), "{message}");
+    let fixed = ok_in(&a, &["doctor", "--fix"], &[]);
+    assert!(fixed.contains("gave ISS-000002") && fixed.contains("fresh docketKey"), "{fixed}");
+    let key = |file: &str| {
+        let text = std::fs::read_to_string(a.join(".docket/issues").join(file)).expect("read");
+        text.lines().find_map(|l| l.strip_prefix("docketKey: ")).map(str::to_string).expect("a key")
+    };
+    let files = issue_files(&a.join(".docket"));
+    assert_ne!(key(&files[0]), key(&files[1]), "{files:?}");
+    assert!(files[0].starts_with("ISS-000001"), "the template keeps its key and name: {files:?}");
+    assert!(doctor_json(&a)["problems"].as_array().expect("problems").is_empty(), "clean after --fix");
+}
+
+#[test]
+fn two_copies_of_one_template_merged_from_two_clones_stay_two_issues() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (a, b) = origin_with_template(tmp.path());
+    for (dir, who) in [(&a, "ann"), (&b, "bob")] {
+        copy_template(dir, "ISS-000002", "New task", who);
+        commit_all(dir, &format!("{who}'s new task"));
+    }
+    git(&a, &["push", "-q", "origin", "main"]);
+    let pulled = common::git_all(&b, &["pull", "--no-rebase", "--no-edit", "origin", "main"]);
+    assert!(!pulled.contains("CONFLICT"), "{pulled}");
+    assert_eq!(assignees(&b), ["ann", "bob"], "both copies are kept: {pulled}");
+    let files = issue_files(&b.join(".docket"));
+    assert_eq!(files.len(), 3, "the template and two issues, each with its own id: {files:?} {pulled}");
+    // Every issue ends with its own key: the hook gave the renumbered copy one, doctor the other.
+    ok_in(&b, &["doctor", "--fix"], &[]);
+    let keys: std::collections::BTreeSet<String> = files
+        .iter()
+        .chain(issue_files(&b.join(".docket")).iter())
+        .filter_map(|f| std::fs::read_to_string(b.join(".docket/issues").join(f)).ok())
+        .filter_map(|t| t.lines().find_map(|l| l.strip_prefix("docketKey: ")).map(str::to_string))
+        .collect();
+    assert_eq!(keys.len(), 3, "{keys:?}");
+    assert!(doctor_json(&b)["problems"].as_array().expect("problems").is_empty());
+    // The same file added on both branches (nothing edited but what docket stamps) is one issue.
+    let (c, d) = {
+        let t2 = tmp.path().join("second");
+        std::fs::create_dir_all(&t2).expect("mkdir");
+        origin_with_template(&t2)
+    };
+    let same = copy_template(&c, "ISS-000002", "New task", "ann");
+    commit_all(&c, "ann's");
+    let text = std::fs::read_to_string(&same).expect("read");
+    let d_path = d.join(".docket/issues").join(same.file_name().expect("name"));
+    std::fs::write(&d_path, text.replacen("status: open", "status: closed", 1)).expect("write");
+    commit_all(&d, "the same, closed");
+    git(&c, &["push", "-q", "origin", "main"]);
+    let pulled = common::git_all(&d, &["pull", "--no-rebase", "--no-edit", "origin", "main"]);
+    assert_eq!(assignees(&d), ["ann"], "one issue: {pulled}");
+}

@@ -84,6 +84,7 @@ use std::time::Duration;
 
 pub use claiming::HeldClaims;
 pub use files::edit::check_issue_text;
+pub use files::frontmatter::{IDENTITY_KEY, new_identity};
 pub use files::read_text as read_file_safely;
 pub use files::version_of;
 pub use import::{Imported, KeptLink, Link};
