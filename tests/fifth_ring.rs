@@ -217,3 +217,93 @@ fn two_copies_of_one_template_merged_from_two_clones_stay_two_issues() {
     let pulled = common::git_all(&d, &["pull", "--no-rebase", "--no-edit", "origin", "main"]);
     assert_eq!(assignees(&d), ["ann"], "one issue: {pulled}");
 }
+
+/// Every file and folder under `dir`, as paths from it.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).expect("list").flatten() {
+            out.push(e.path().strip_prefix(dir).expect("inside").display().to_string());
+            if e.path().is_dir() {
+                stack.push(e.path());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[tokio::test]
+async fn refused_writes_in_an_empty_folder_create_nothing_and_session_get_says_not_found() {
+    use serde_json::json;
+    let tmp = tempfile::tempdir().expect("tmp");
+    let client = common::many::serve_in(tmp.path(), &[]).await;
+    for (tool, args) in [
+        ("issues_update", json!({"id": "ISS-000001", "title": "x"})),
+        ("issues_delete", json!({"id": "ISS-000001", "confirm": true})),
+        ("issues_update_batch", json!({"updates": [{"id": "ISS-000001", "status": "closed"}]})),
+        ("issues_update", json!({"id": "ISS-000001", "title": "x"})),
+    ] {
+        let r = common::call(&client, tool, args).await;
+        let t = common::text(&r);
+        assert!(t.contains("ISS-000001"), "{tool}: {t}");
+        assert!(listing(tmp.path()).is_empty(), "{tool} created {:?}", listing(tmp.path()));
+    }
+    let r = common::call(&client, "session_get", json!({})).await;
+    assert!(common::is_error(&r) && common::text(&r).starts_with("NOT_FOUND"), "{}", common::text(&r));
+    assert!(listing(tmp.path()).is_empty(), "{:?}", listing(tmp.path()));
+    client.cancel().await.expect("close");
+}
+
+#[test]
+fn docket_web_starts_in_an_empty_folder_like_docket_serve() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let mut child = common::many::docket_cmd(tmp.path(), &["web", "--port", "0"], &[])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn docket web");
+    let mut line = String::new();
+    let stdout = child.stdout.take().expect("stdout");
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut line).expect("read");
+    let _ = child.kill();
+    let out = child.wait_with_output().expect("wait");
+    assert!(line.contains("board at http://"), "{line} {}", stderr(&out));
+    assert!(listing(tmp.path()).is_empty(), "{:?}", listing(tmp.path()));
+}
+
+#[tokio::test]
+async fn session_get_without_a_workspace_answers_like_session_status() {
+    use serde_json::json;
+    for env in [vec![], vec![("WRANGLER_WORKSPACE_ROOT", "")]] {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let client = common::many::serve_in(tmp.path(), &env).await;
+        for (tool, args) in [
+            ("session_get", json!({})),
+            ("session_status", json!({})),
+            ("session_get", json!({"sessionId": "2026-01-01-nogit-abcd"})),
+        ] {
+            let r = common::call(&client, tool, args).await;
+            assert!(common::is_error(&r) && common::text(&r).starts_with("NOT_FOUND"), "{tool}: {}", common::text(&r));
+        }
+        assert!(listing(tmp.path()).is_empty(), "{:?}", listing(tmp.path()));
+        client.cancel().await.expect("close");
+    }
+}
+
+#[tokio::test]
+async fn a_server_started_before_docket_init_never_creates_a_second_workspace_beside_it() {
+    use serde_json::json;
+    let tmp = tempfile::tempdir().expect("tmp");
+    let client = common::many::serve_in(tmp.path(), &[]).await;
+    ok_in(tmp.path(), &["init", "."], &[]);
+    ok_in(tmp.path(), &["create", "--title", "the CLI's issue"], &[]);
+    let r = common::call(&client, "issues_create", json!({"title": "the agent's issue", "description": "d"})).await;
+    let t = common::text(&r);
+    assert!(common::is_error(&r) && t.contains(".docket") && t.contains("Restart"), "{t}");
+    assert!(!tmp.path().join(".wrangler").exists(), "no second workspace: {:?}", listing(tmp.path()));
+    client.cancel().await.expect("close");
+    let listed = ok_in(tmp.path(), &["list"], &[]);
+    assert!(listed.contains("the CLI's issue"), "{listed}");
+}
