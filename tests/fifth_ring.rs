@@ -307,3 +307,24 @@ async fn a_server_started_before_docket_init_never_creates_a_second_workspace_be
     let listed = ok_in(tmp.path(), &["list"], &[]);
     assert!(listed.contains("the CLI's issue"), "{listed}");
 }
+
+#[tokio::test]
+async fn an_invalid_issue_id_names_the_field_it_came_in() {
+    use serde_json::json;
+    let ws = common::workspace();
+    let client = common::start(ws.path()).await;
+    let long = "A".repeat(120);
+    for (tool, field, args) in [
+        ("issues_get", "id", json!({"id": long})),
+        ("issues_labels", "issueId", json!({"operation": "add", "issueId": long, "labels": ["x"]})),
+        ("issues_labels", "issueId", json!({"operation": "list", "issueId": long})),
+        ("issues_metadata", "issueId", json!({"operation": "get", "issueId": long})),
+        ("issues_metadata", "issueId", json!({"operation": "set", "issueId": "a/b", "key": "k", "value": "1"})),
+        ("issues_get", "id", json!({"id": long})),
+    ] {
+        let r = common::call(&client, tool, args).await;
+        let t = common::text(&r);
+        assert!(common::is_error(&r) && t.contains(&format!("'{field}'")), "{tool}: {t}");
+    }
+    client.cancel().await.expect("close");
+}

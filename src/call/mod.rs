@@ -15,7 +15,7 @@ use tokio::sync::broadcast::Sender;
 use crate::error_memory::ErrorMemory;
 use crate::generated::{self, ToolHandlers};
 use crate::runtime::call::CallObserver;
-use crate::runtime::{CallContext, ToolResult, ToolSpec, Warning, WarningCode};
+use crate::runtime::{CallContext, ToolError, ToolResult, ToolSpec, Warning, WarningCode};
 use crate::store::Workspace;
 
 pub use crate::runtime::call::Called;
@@ -49,12 +49,32 @@ pub async fn run<H: ToolHandlers>(
 ) -> Called {
     let ctx = CallContext { tool: spec.name.to_string(), request_id };
     crate::runtime::call::run(core, spec, args, |args| async move {
+        let strings: Vec<(String, String)> =
+            args.iter().filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_string()))).collect();
         match generated::dispatch(core.handlers, spec.name, args, ctx).await {
-            Some(result) => result,
+            Some(result) => result.map_err(|e| name_the_field(e, &strings)),
             None => Err(generated::errors::not_implemented(spec.name)),
         }
     })
     .await
+}
+
+/// An invalid id refused below the handlers (the store checks every id before it comes near a
+/// path) says which argument held it: `Invalid issue ID in 'issueId': 'AAAA…': …`.
+fn name_the_field(mut e: ToolError, strings: &[(String, String)]) -> ToolError {
+    if e.template != generated::errors::Template::InvalidId.name() {
+        return e;
+    }
+    let Some(rest) = e.message.strip_prefix("Invalid issue ID '") else { return e };
+    // The store quotes at most the first 100 characters of the id.
+    let mut holders = strings.iter().filter(|(_, v)| {
+        let clipped: String = v.trim().chars().take(100).collect();
+        !clipped.is_empty() && rest.starts_with(&clipped)
+    });
+    if let (Some((key, _)), None) = (holders.next(), holders.next()) {
+        e.message = format!("Invalid issue ID in '{key}': '{rest}");
+    }
+    e
 }
 
 /// What [`Core`] keeps of a call between before and after: the arguments error memory matches
