@@ -328,3 +328,41 @@ async fn an_invalid_issue_id_names_the_field_it_came_in() {
     }
     client.cancel().await.expect("close");
 }
+
+#[tokio::test]
+async fn issues_update_batch_items_honour_if_version() {
+    use serde_json::json;
+    let ws = common::workspace();
+    let client = common::start(ws.path()).await;
+    let made = common::structured(
+        &common::call(&client, "issues_create", json!({"title": "guarded", "description": "d", "labels": ["a"]})).await,
+    );
+    let id = made["issue"]["id"].as_str().expect("id").to_string();
+    let read = common::structured(&common::call(&client, "issues_get", json!({"id": id})).await);
+    let version = read["version"].as_str().expect("version").to_string();
+    // Someone else adds a label after our read.
+    let other =
+        common::call(&client, "issues_labels", json!({"operation": "add", "issueId": id, "labels": ["b"]})).await;
+    assert!(!common::is_error(&other), "{}", common::text(&other));
+    let r = common::call(
+        &client,
+        "issues_update_batch",
+        json!({"updates": [{"id": id, "labels": ["a", "c"], "ifVersion": version}]}),
+    )
+    .await;
+    let out = common::structured(&r);
+    assert_eq!(out["failed"], 1, "{}", common::text(&r));
+    assert!(out["errors"][0]["error"].as_str().expect("error").contains("changed since you read it"), "{out}");
+    assert!(!common::text(&r).contains("ifVersion' is not"), "no unknown-field warning: {}", common::text(&r));
+    let now = common::structured(&common::call(&client, "issues_get", json!({"id": id})).await);
+    assert_eq!(now["issue"]["labels"], json!(["a", "b"]), "the concurrent label is kept");
+    let current = now["version"].as_str().expect("version").to_string();
+    let r = common::call(
+        &client,
+        "issues_update_batch",
+        json!({"updates": [{"id": id, "labels": ["a", "b", "c"], "ifVersion": current}]}),
+    )
+    .await;
+    assert_eq!(common::structured(&r)["succeeded"], 1, "{}", common::text(&r));
+    client.cancel().await.expect("close");
+}
