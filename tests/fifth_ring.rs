@@ -366,3 +366,30 @@ async fn issues_update_batch_items_honour_if_version() {
     assert_eq!(common::structured(&r)["succeeded"], 1, "{}", common::text(&r));
     client.cancel().await.expect("close");
 }
+
+#[tokio::test]
+async fn the_not_found_hint_about_the_prefix_is_given_only_where_ids_have_one() {
+    use serde_json::json;
+    let bare = tempfile::tempdir().expect("tmp");
+    let issues = bare.path().join(".wrangler/issues");
+    std::fs::create_dir_all(&issues).expect("mkdir");
+    std::fs::write(
+        issues.join("000001-bare.md"),
+        "---\nid: '000001'\ntitle: bare\ntype: issue\nstatus: open\npriority: medium\n---\nBody.\n",
+    )
+    .expect("write");
+    let prefixed = common::workspace();
+    ok_in(
+        prefixed.path(),
+        &["create", "--title", "prefixed", "--workspace", prefixed.path().to_str().expect("utf-8")],
+        &[],
+    );
+    for (dir, hinted) in [(bare.path(), false), (prefixed.path(), true)] {
+        let client = common::start(dir).await;
+        let r = common::call(&client, "issues_get", json!({"id": "000099"})).await;
+        let t = common::text(&r);
+        assert!(t.starts_with("NOT_FOUND"), "{t}");
+        assert_eq!(t.contains("includes the prefix"), hinted, "{}: {t}", dir.display());
+        client.cancel().await.expect("close");
+    }
+}
