@@ -393,3 +393,25 @@ async fn the_not_found_hint_about_the_prefix_is_given_only_where_ids_have_one() 
         client.cancel().await.expect("close");
     }
 }
+
+#[test]
+fn show_and_tree_of_a_duplicated_id_say_which_file_they_show() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let root = tmp.path();
+    docket::store::Workspace::init(root).expect("init");
+    let parent = ok_in(root, &["create", "--title", "parent"], &[]).trim().to_string();
+    ok_in(root, &["create", "--title", "child", "--parent", &parent], &[]);
+    let issues = root.join(".docket/issues");
+    let first = issue_files(&root.join(".docket")).into_iter().find(|n| n.starts_with(&parent)).expect("file");
+    let text = std::fs::read_to_string(issues.join(&first)).expect("read");
+    // A second holder of the id, naming the id as its own parent.
+    let copy = text.replacen("title: parent", &format!("title: copy\nwranglerContext:\n  parentTaskId: {parent}"), 1);
+    std::fs::write(issues.join(format!("{parent}-copy.md")), copy).expect("write the copy");
+    let shown = ok_in(root, &["show", &parent], &[]);
+    assert!(shown.contains("held by 2 files") && shown.contains(&format!("{parent}-copy.md")), "{shown}");
+    let tree = ok_in(root, &["tree", &parent], &[]);
+    assert!(tree.contains("held by 2 files"), "{tree}");
+    let listed_under: Vec<&str> = tree.lines().skip(1).filter(|l| l.trim_start().starts_with(&parent)).collect();
+    assert!(listed_under.is_empty(), "{parent} is not its own parent nor child: {tree}");
+    assert_eq!(tree.matches("ISS-000002").count(), 1, "the child once: {tree}");
+}
