@@ -415,3 +415,38 @@ fn show_and_tree_of_a_duplicated_id_say_which_file_they_show() {
     assert!(listed_under.is_empty(), "{parent} is not its own parent nor child: {tree}");
     assert_eq!(tree.matches("ISS-000002").count(), 1, "the child once: {tree}");
 }
+
+#[tokio::test]
+async fn duplicate_id_warnings_are_said_once_per_session_then_counted() {
+    use serde_json::json;
+    let tmp = tempfile::tempdir().expect("tmp");
+    let root = tmp.path();
+    docket::store::Workspace::init(root).expect("init");
+    let issues = root.join(".docket/issues");
+    for n in 1..=3 {
+        ok_in(root, &["create", "--title", &format!("task {n}"), "--workspace", root.to_str().expect("utf-8")], &[]);
+    }
+    for name in issue_files(&root.join(".docket")) {
+        let text = std::fs::read_to_string(issues.join(&name)).expect("read");
+        std::fs::write(issues.join(name.replace(".md", "-copy.md")), text).expect("copy");
+    }
+    let duplicate_warnings = |r: &rmcp::model::CallToolResult| -> Vec<String> {
+        let meta = serde_json::to_value(&r.meta).expect("meta");
+        let all = meta["warnings"].as_array().cloned().unwrap_or_default();
+        all.iter()
+            .filter(|w| w["code"] == "DUPLICATE_ID")
+            .map(|w| w["message"].as_str().unwrap_or("").to_string())
+            .collect()
+    };
+    for _session in 0..2 {
+        let client = common::start(root).await;
+        let first = duplicate_warnings(&common::call(&client, "issues_list", json!({})).await);
+        assert_eq!(first.len(), 3, "the first answer names each duplicated id: {first:?}");
+        for _ in 0..2 {
+            let again = duplicate_warnings(&common::call(&client, "issues_list", json!({})).await);
+            assert_eq!(again.len(), 1, "{again:?}");
+            assert!(again[0].starts_with("3 ID(s)") && again[0].contains("earlier in this session"), "{again:?}");
+        }
+        client.cancel().await.expect("close");
+    }
+}
