@@ -450,3 +450,57 @@ async fn duplicate_id_warnings_are_said_once_per_session_then_counted() {
         client.cancel().await.expect("close");
     }
 }
+
+/// Every file under `dir`, as paths from it.
+fn files_under(dir: &Path) -> std::collections::BTreeSet<String> {
+    listing(dir).into_iter().filter(|p| dir.join(p).is_file()).collect()
+}
+
+#[test]
+fn doctor_fix_on_wranglers_workspace_changes_only_files_doctor_listed() {
+    let source = Path::new("/work/shared/fixtures/wrangler-workspace/.wrangler");
+    let tmp = tempfile::tempdir().expect("tmp");
+    let copy = if source.is_dir() {
+        let cp = std::process::Command::new("cp").arg("-R").arg(source).arg(tmp.path()).status().expect("cp");
+        assert!(cp.success());
+        tmp.path().to_path_buf()
+    } else {
+        // Without the shared fixture: the one layout this test is about, written here.
+        let issues = tmp.path().join(".wrangler/issues");
+        std::fs::create_dir_all(&issues).expect("mkdir");
+        for n in [135, 136] {
+            std::fs::write(
+                issues.join(format!("ISS-{n:06}-legacy-{n}.md")),
+                format!(
+                    "---\nid: \"{n:06}\"\ntitle: legacy {n}\ntype: issue\nstatus: open\npriority: medium\n---\nBody.\n"
+                ),
+            )
+            .expect("write");
+        }
+        tmp.path().to_path_buf()
+    };
+    let named: Vec<String> = files_under(&copy).into_iter().filter(|p| p.contains("issues/ISS-")).collect();
+    let legacy: Vec<&String> = named
+        .iter()
+        .filter(|p| std::fs::read_to_string(copy.join(p)).is_ok_and(|t| t.lines().any(|l| l.starts_with("id: \"0"))))
+        .collect();
+    assert!(!legacy.is_empty(), "the layout is there: {named:?}");
+    let report = docket_in(&copy, &["doctor", "--json"], &[]);
+    let report: serde_json::Value = serde_json::from_slice(&report.stdout).expect("doctor --json");
+    let listed: std::collections::BTreeSet<String> = report["problems"]
+        .as_array()
+        .expect("problems")
+        .iter()
+        .flat_map(|p| p["paths"].as_array().cloned().unwrap_or_default())
+        .filter_map(|p| p.as_str().map(str::to_string))
+        .collect();
+    let before = files_under(&copy);
+    docket_in(&copy, &["doctor", "--fix"], &[]);
+    let after = files_under(&copy);
+    let gone: Vec<&String> = before.difference(&after).filter(|p| !p.contains("cache/")).collect();
+    let unlisted: Vec<&&String> = gone.iter().filter(|p| !listed.contains(p.as_str())).collect();
+    assert!(unlisted.is_empty(), "--fix moved or removed files doctor never listed: {unlisted:?}");
+    for p in legacy {
+        assert!(copy.join(p).is_file(), "{p} keeps its name");
+    }
+}

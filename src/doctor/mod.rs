@@ -247,6 +247,11 @@ pub(crate) fn numbered_id(id: &str) -> bool {
 /// collection, held by no other file, and a free destination name.
 pub(crate) fn renamed_after_id(scan: &Scan, m: &IssueMeta) -> Option<PathBuf> {
     let named = id_in_name(&m.path)?;
+    // `ISS-000135-x.md` holding `id: "000135"` names the same issue (lookups take both forms):
+    // nothing disagrees, doctor lists nothing, and --fix must not drop the prefix the name has.
+    if same_id(&named, &m.id) {
+        return None;
+    }
     let t = scan.folder_type(&m.path)?;
     let prefix = m.id.find(|c: char| c.is_ascii_digit()).map(|i| &m.id[..i])?;
     if !numbered_id(&m.id) || (prefix != t.prefix() && !prefix.is_empty()) {
