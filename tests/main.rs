@@ -25,6 +25,7 @@ mod doc_counts;
 mod error_intelligence;
 mod escape;
 mod example_server;
+mod fifth_ring;
 mod generated;
 mod golden_compiles;
 mod hostile_files;

@@ -15,7 +15,7 @@ use tokio::sync::broadcast::Sender;
 use crate::error_memory::ErrorMemory;
 use crate::generated::{self, ToolHandlers};
 use crate::runtime::call::CallObserver;
-use crate::runtime::{CallContext, ToolResult, ToolSpec, Warning, WarningCode};
+use crate::runtime::{CallContext, ToolError, ToolResult, ToolSpec, Warning, WarningCode};
 use crate::store::Workspace;
 
 pub use crate::runtime::call::Called;
@@ -49,12 +49,58 @@ pub async fn run<H: ToolHandlers>(
 ) -> Called {
     let ctx = CallContext { tool: spec.name.to_string(), request_id };
     crate::runtime::call::run(core, spec, args, |args| async move {
+        let strings: Vec<(String, String)> =
+            args.iter().filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_string()))).collect();
         match generated::dispatch(core.handlers, spec.name, args, ctx).await {
-            Some(result) => result,
+            Some(result) => {
+                result.map_err(|e| prefix_hint_only_with_prefixes(name_the_field(e, &strings), core.workspace))
+            }
             None => Err(generated::errors::not_implemented(spec.name)),
         }
     })
     .await
+}
+
+/// The NOT_FOUND hint to check an id's prefix (`ISS-000099, not 000099`), only in a workspace
+/// whose issue files carry one: wrangler's bare `000099-...` ids have none to check.
+fn prefix_hint_only_with_prefixes(mut e: ToolError, ws: &Workspace) -> ToolError {
+    const HINT: &str = ", or check that the ID includes the prefix (e.g. ISS-000099, not 000099)";
+    if e.template != generated::errors::Template::NotFound.name() || !e.message.contains(HINT) {
+        return e;
+    }
+    let prefixed = |name: &str| {
+        let letters = name.bytes().take_while(u8::is_ascii_alphabetic).count();
+        letters > 0
+            && name.as_bytes().get(letters) == Some(&b'-')
+            && name.as_bytes().get(letters + 1).is_some_and(u8::is_ascii_digit)
+    };
+    let any_prefixed = ws.issue_dirs().iter().any(|(_, dir)| {
+        std::fs::read_dir(dir)
+            .map(|rd| rd.flatten().any(|f| f.file_name().to_str().is_some_and(prefixed)))
+            .unwrap_or(false)
+    });
+    if !any_prefixed {
+        e.message = e.message.replacen(HINT, "", 1);
+    }
+    e
+}
+
+/// An invalid id refused below the handlers (the store checks every id before it comes near a
+/// path) says which argument held it: `Invalid issue ID in 'issueId': 'AAAA…': …`.
+fn name_the_field(mut e: ToolError, strings: &[(String, String)]) -> ToolError {
+    if e.template != generated::errors::Template::InvalidId.name() {
+        return e;
+    }
+    let Some(rest) = e.message.strip_prefix("Invalid issue ID '") else { return e };
+    // The store quotes at most the first 100 characters of the id.
+    let mut holders = strings.iter().filter(|(_, v)| {
+        let clipped: String = v.trim().chars().take(100).collect();
+        !clipped.is_empty() && rest.starts_with(&clipped)
+    });
+    if let (Some((key, _)), None) = (holders.next(), holders.next()) {
+        e.message = format!("Invalid issue ID in '{key}': '{rest}");
+    }
+    e
 }
 
 /// What [`Core`] keeps of a call between before and after: the arguments error memory matches

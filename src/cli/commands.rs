@@ -112,6 +112,9 @@ pub(super) fn show_at(core: &Core, a: &ShowArgs, width: usize) -> Result<String,
     }
     let r = out.issue;
     let mut text = format!("{}  {}\n", r.id, r.title.clone().unwrap_or_default());
+    if let Some(note) = super::duplicate_note(&reply, &r.id) {
+        let _ = writeln!(text, "{:<10}{note}", "Duplicate:");
+    }
     let mut field = |name: &str, value: Option<String>| {
         if let Some(v) = value.filter(|v| !v.is_empty()) {
             let _ = writeln!(text, "{:<10}{v}", format!("{name}:"));

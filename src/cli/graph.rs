@@ -197,9 +197,16 @@ fn records(core: &Core, ids: &[String]) -> Result<Vec<IssueRecord>, String> {
 /// chain of what holds it back and the whole chain of what it holds back, each as an indented
 /// tree (issues_get names every link of both chains and where it hangs).
 pub(super) fn tree(core: &Core, id: &str) -> Result<String, String> {
-    let (got, _) = core.call_as(&whole(id))?;
+    let (got, reply) = core.call_as(&whole(id))?;
     let issue = got.issue;
-    let parent = issue.wrangler_context.as_ref().and_then(|c| c.get("parentTaskId")).and_then(Value::as_str);
+    let duplicate = super::duplicate_note(&reply, &issue.id);
+    // A file of a duplicated id naming that id as its parent is not its own parent.
+    let parent = issue
+        .wrangler_context
+        .as_ref()
+        .and_then(|c| c.get("parentTaskId"))
+        .and_then(Value::as_str)
+        .filter(|p| !p.trim().eq_ignore_ascii_case(&issue.id));
     let args = IssuesListInput {
         filters: IssueFilters { parent_task_id: Some(issue.id.clone()), ..IssueFilters::default() },
         fields: Some(wire_names(&[IssueField::Title, IssueField::Status])),
@@ -207,7 +214,11 @@ pub(super) fn tree(core: &Core, id: &str) -> Result<String, String> {
         ..IssuesListInput::default()
     };
     let (children, _) = core.call_as(&args)?;
-    let children: Vec<String> = children.issues.unwrap_or_default().into_iter().map(|r| r.id).collect();
+    // The other holders of a duplicated id are not its children, and a child is listed once.
+    let mut children: Vec<String> = children.issues.unwrap_or_default().into_iter().map(|r| r.id).collect();
+    children.retain(|c| !c.eq_ignore_ascii_case(&issue.id));
+    let mut once = std::collections::HashSet::new();
+    children.retain(|c| once.insert(c.to_ascii_uppercase()));
     let line = |r: &IssueRecord| {
         let status = r.status.map(|s| s.to_string()).unwrap_or_default();
         format!("{} {status} {}", r.id, r.title.clone().unwrap_or_default())
@@ -225,6 +236,9 @@ pub(super) fn tree(core: &Core, id: &str) -> Result<String, String> {
         None => format!("{id} (no such issue)"),
     };
     let mut text = format!("{}\n", line(&issue));
+    if let Some(note) = duplicate {
+        let _ = writeln!(text, "  duplicate: {note}");
+    }
     let groups = [
         ("parent", parent.map(|p| vec![p.to_string()]).unwrap_or_default()),
         ("children", children),

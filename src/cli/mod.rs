@@ -264,6 +264,17 @@ impl Core {
     }
 }
 
+/// The DUPLICATE_ID warning of a read of one issue: which of the files holding the id it shows
+/// and which others hold it, in a person's words (`None` when the id is held once).
+fn duplicate_note(reply: &Reply<Value>, id: &str) -> Option<String> {
+    reply
+        .warnings
+        .iter()
+        .filter(|w| WarningCode::DuplicateId == w.code)
+        .find(|w| w.message.split_whitespace().next().is_some_and(|first| first.eq_ignore_ascii_case(id)))
+        .map(|w| words::in_cli_terms(&w.message))
+}
+
 /// Warnings about the workspace's files, which `docket doctor` lists in full.
 const WORKSPACE_PROBLEMS: [WarningCode; 2] = [WarningCode::DuplicateId, WarningCode::SkippedFiles];
 

@@ -97,11 +97,13 @@ pub(super) fn split(
         }
     }
     let (kept_at, other_at) = (created_at(keep).unwrap_or_default(), created_at(other).unwrap_or_default());
-    let told = match kept_at == other_at {
-        true => format!("created at the same instant {kept_at}, told apart by their docketKey"),
-        false => format!("created {kept_at} and {other_at}"),
+    let copied = identity_key(keep).is_some() && identity_key(keep) == identity_key(other);
+    let told = match (copied, kept_at == other_at) {
+        (true, _) => "two copies of one file (one docketKey) edited into two issues".to_string(),
+        (false, true) => format!("created at the same instant {kept_at}, told apart by their docketKey"),
+        (false, false) => format!("created {kept_at} and {other_at}"),
     };
-    let kept = match (identity_key(keep), kept_at == other_at) {
+    let kept = match (identity_key(keep), kept_at == other_at && !copied) {
         (Some(k), true) => format!("docketKey {k}"),
         _ => format!("created {kept_at}"),
     };

@@ -114,7 +114,8 @@ pub(super) fn merge_file(a: &MergeFileArgs) -> Result<bool, String> {
     let read = |p: &Path| std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()));
     let (base, ours, theirs) = (read(&a.base)?, read(&a.ours)?, read(&a.theirs)?);
     if let Some(path) = a.path.as_deref()
-        && crate::store::git::merge::two_issues(&ours, &theirs)
+        && (crate::store::git::merge::two_issues(&ours, &theirs)
+            || (base.is_empty() && !crate::store::git::merge::same_issue_added(&ours, &theirs)))
     {
         eprintln!("{}", super::split::split(&a.ours, &a.theirs, path, &ours, &theirs)?);
         return Ok(true);

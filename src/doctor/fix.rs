@@ -231,6 +231,35 @@ pub fn fix_in(
         }
     }
 
+    // A key several issues hold (a copied file): the first keeps it, the others get fresh ones,
+    // so a later merge tells them apart. The hooks do it for the files they renumber.
+    for (key, holders) in &scan.keys {
+        if !all && !holders.iter().any(|h| plan.iter().any(|r| r.path == h.path)) {
+            continue;
+        }
+        for m in &holders[1..] {
+            let path = at(&moved, &m.path);
+            let id = plan.iter().find(|r| r.path == m.path).map_or(m.id.as_str(), |r| r.new_id.as_str());
+            let fresh = crate::store::new_identity();
+            let result = crate::store::read_file_safely(&path).map_err(|e| e.to_string()).and_then(|text| {
+                let edited = edit::replace_value(&text, None, crate::store::IDENTITY_KEY, &fresh)
+                    .ok_or("its docketKey is not a plain `docketKey: value` line")?;
+                edit::write_atomic(&ws, &path, &edited).map_err(|e| e.to_string())
+            });
+            match result {
+                Ok(()) => {
+                    out.changes.push(format!(
+                        "gave {id} ({}) a fresh docketKey {fresh}: {key} stays with {}",
+                        scan.rel(&path),
+                        holders[0].id
+                    ));
+                    out.touched.push(path);
+                }
+                Err(why) => out.notes.push(format!("could not give {id} a fresh docketKey: {why}")),
+            }
+        }
+    }
+
     for Ambiguous { referrer: m, field, target, holders } in &ambiguous {
         let now = |h: &Arc<IssueMeta>| {
             let id = plan.iter().find(|r| r.path == h.path).map_or(h.id.as_str(), |r| r.new_id.as_str());

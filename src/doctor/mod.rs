@@ -20,6 +20,9 @@ const STALE_TEMP_AFTER: Duration = Duration::from_secs(60);
 pub enum Kind {
     /// Several files hold one id.
     DuplicateId,
+    /// Several issues hold one `docketKey` (a copied file): the merge driver would take them
+    /// for one issue.
+    DuplicateKey,
     /// One issue in both a folder and its `archived/`: a move that was interrupted.
     InterruptedMove,
     /// An open issue in `archived/`, or a closed one outside it.
@@ -44,6 +47,7 @@ impl Kind {
     pub fn as_str(&self) -> &'static str {
         match self {
             Kind::DuplicateId => "duplicate_id",
+            Kind::DuplicateKey => "duplicate_key",
             Kind::InterruptedMove => "interrupted_move",
             Kind::Misplaced => "misplaced",
             Kind::NameMismatch => "name_mismatch",
@@ -60,7 +64,10 @@ impl Kind {
     /// Whether `docket doctor --fix` repairs every problem of this kind (a name mismatch only
     /// when the file can simply be renamed after its id: see [`Problem::fixable`]).
     fn always_fixable(&self) -> bool {
-        matches!(self, Kind::DuplicateId | Kind::InterruptedMove | Kind::Misplaced | Kind::StaleTempFile)
+        matches!(
+            self,
+            Kind::DuplicateId | Kind::DuplicateKey | Kind::InterruptedMove | Kind::Misplaced | Kind::StaleTempFile
+        )
     }
 }
 
@@ -129,6 +136,9 @@ pub(crate) struct Scan {
     pub temps: Vec<PathBuf>,
     /// Upper-cased id -> its holders, for ids held by more than one file.
     pub duplicates: BTreeMap<String, Vec<Arc<IssueMeta>>>,
+    /// `docketKey` -> the issues holding it, for keys held by more than one issue (the copies
+    /// of an interrupted move aside); the first keeps the key, the others get fresh ones.
+    pub keys: BTreeMap<String, Vec<Arc<IssueMeta>>>,
 }
 
 impl Scan {
@@ -237,6 +247,11 @@ pub(crate) fn numbered_id(id: &str) -> bool {
 /// collection, held by no other file, and a free destination name.
 pub(crate) fn renamed_after_id(scan: &Scan, m: &IssueMeta) -> Option<PathBuf> {
     let named = id_in_name(&m.path)?;
+    // `ISS-000135-x.md` holding `id: "000135"` names the same issue (lookups take both forms):
+    // nothing disagrees, doctor lists nothing, and --fix must not drop the prefix the name has.
+    if same_id(&named, &m.id) {
+        return None;
+    }
     let t = scan.folder_type(&m.path)?;
     let prefix = m.id.find(|c: char| c.is_ascii_digit()).map(|i| &m.id[..i])?;
     if !numbered_id(&m.id) || (prefix != t.prefix() && !prefix.is_empty()) {
@@ -318,7 +333,48 @@ fn read_scan(store: &Store) -> Result<Scan, StoreError> {
     for holders in by_id.values_mut() {
         holders.sort_by(|a, b| (unpublished(a), &a.created_at, &a.path).cmp(&(unpublished(b), &b.created_at, &b.path)));
     }
-    Ok(Scan { ws, issues: snap.value, broken, temps, duplicates: by_id })
+    let keys = shared_keys(&snap.value, &by_id);
+    Ok(Scan { ws, issues: snap.value, broken, temps, duplicates: by_id, keys })
+}
+
+/// The `docketKey` line of a file's frontmatter, if any (read line by line: doctor reads every
+/// file, and a key is one plain line docket wrote).
+fn key_of(path: &Path) -> Option<String> {
+    let text = crate::store::read_file_safely(path).ok()?;
+    let rest = text.strip_prefix("---\n").or_else(|| text.strip_prefix("---\r\n"))?;
+    let prefix = format!("{}:", crate::store::IDENTITY_KEY);
+    rest.lines()
+        .take_while(|l| l.trim_end() != "---")
+        .find_map(|l| l.strip_prefix(prefix.as_str()))
+        .map(|v| v.trim().trim_matches(['\'', '"']).to_string())
+        .filter(|k| !k.is_empty())
+}
+
+/// Keys held by more than one issue, each with its holders in the order that decides which one
+/// keeps the key: a file keeping its id before one a duplicate id renumbers, then the one created
+/// first, then the lower id, then the path. The two copies of an interrupted move are one issue.
+fn shared_keys(
+    issues: &[Arc<IssueMeta>],
+    duplicates: &BTreeMap<String, Vec<Arc<IssueMeta>>>,
+) -> BTreeMap<String, Vec<Arc<IssueMeta>>> {
+    let mut by_key: BTreeMap<String, Vec<Arc<IssueMeta>>> = BTreeMap::new();
+    let pairs: Vec<&PathBuf> = duplicates.values().filter(|h| interrupted_pair(h)).map(|h| &h[1].path).collect();
+    for m in issues.iter().filter(|m| m.frontmatter && !pairs.contains(&&m.path)) {
+        if let Some(key) = key_of(&m.path) {
+            by_key.entry(key).or_default().push(Arc::clone(m));
+        }
+    }
+    by_key.retain(|_, holders| holders.len() > 1);
+    let renumbered = |m: &IssueMeta| {
+        duplicates.get(&m.id.to_uppercase()).is_some_and(|h| !interrupted_pair(h) && h[0].path != m.path)
+    };
+    let number = |m: &IssueMeta| id_parts(&m.id).map(|(_, n)| n);
+    for holders in by_key.values_mut() {
+        holders.sort_by(|a, b| {
+            (renumbered(a), &a.created_at, number(a), &a.path).cmp(&(renumbered(b), &b.created_at, number(b), &b.path))
+        });
+    }
+    by_key
 }
 
 /// Checks the workspace of `store`. Writes nothing.
@@ -371,6 +427,20 @@ pub fn check(store: &Store) -> Result<Report, StoreError> {
                 ),
             );
         }
+    }
+    for (key, holders) in &scan.keys {
+        let named: Vec<String> = holders.iter().map(|m| format!("{} ({})", m.id, scan.rel(&m.path))).collect();
+        push(
+            Kind::DuplicateKey,
+            Some(&holders[0].id),
+            holders.iter().map(|m| scan.rel(&m.path)).collect(),
+            format!(
+                "docketKey {key} is held by {} issues: {} (a copied file keeps the key of the file it was copied from, and a merge would take them for one issue); --fix keeps it for {} and gives the others fresh keys",
+                holders.len(),
+                named.join(", "),
+                holders[0].id
+            ),
+        );
     }
     let paired: Vec<&PathBuf> =
         scan.duplicates.values().filter(|h| interrupted_pair(h)).flatten().map(|m| &m.path).collect();

@@ -72,6 +72,7 @@ fn markdown(problems: &[DoctorProblem], found: &[doctor::Problem], outcome: Opti
 fn kind(k: doctor::Kind) -> DoctorProblemKind {
     match k {
         doctor::Kind::DuplicateId => DoctorProblemKind::DuplicateId,
+        doctor::Kind::DuplicateKey => DoctorProblemKind::DuplicateKey,
         doctor::Kind::InterruptedMove => DoctorProblemKind::InterruptedMove,
         doctor::Kind::Misplaced => DoctorProblemKind::Misplaced,
         doctor::Kind::NameMismatch => DoctorProblemKind::NameMismatch,

@@ -110,6 +110,7 @@ pub fn update_batch(cx: &Handlers, input: IssuesUpdateBatchInput) -> ToolResult<
             labels: item.labels,
             assignee: clearable(item.assignee),
             project: clearable(item.project),
+            if_version: item.if_version,
             ..IssuePatch::default()
         };
         match apply(store, &item.id, patch) {

@@ -56,6 +56,9 @@ pub struct DocketServer<H> {
     forwarding: std::sync::atomic::AtomicBool,
     /// This connection's session: the holder of the claims its calls take, renewed while it lives.
     session: Arc<crate::store::holder::Session>,
+    /// The ids this session was already told (in `_meta`) are held by more than one file: each
+    /// is said once, later answers count them (`workspace_doctor` lists them all).
+    told_duplicates: std::sync::Mutex<std::collections::HashSet<String>>,
 }
 
 impl<H: ToolHandlers> DocketServer<H> {
@@ -84,6 +87,7 @@ impl<H: ToolHandlers> DocketServer<H> {
             writes: None,
             forwarding: Default::default(),
             session,
+            told_duplicates: Default::default(),
         }
     }
 
@@ -306,6 +310,9 @@ impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
         if let Err(e) = &result {
             self.listeners.log_failure(&context.peer, &name, e).await;
         }
+        if let Ok(reply) = &mut result {
+            self.say_duplicates_once(&mut reply.warnings);
+        }
         if style == ToolStyle::Consolidated {
             result = profile::rewrite_result(result);
             profile::rewrite_warnings(&mut warnings);
@@ -323,6 +330,28 @@ impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
             result.structured_content = None;
         }
         Ok(result.into())
+    }
+}
+
+impl<H> DocketServer<H> {
+    /// Keeps the DUPLICATE_ID warnings of ids this session has not heard of yet; the others
+    /// become one warning that counts them.
+    fn say_duplicates_once(&self, warnings: &mut Vec<crate::runtime::Warning>) {
+        let code = crate::runtime::WarningCode::DuplicateId;
+        let mut told = self.told_duplicates.lock().unwrap_or_else(|p| p.into_inner());
+        let before = warnings.len();
+        warnings.retain(|w| {
+            code != w.code || told.insert(w.message.split_whitespace().next().unwrap_or_default().to_uppercase())
+        });
+        let repeated = before - warnings.len();
+        if repeated > 0 {
+            warnings.push(crate::runtime::Warning::new(
+                code,
+                format!(
+                    "{repeated} ID(s) this answer met are held by more than one file, as said earlier in this session; workspace_doctor lists them all"
+                ),
+            ));
+        }
     }
 }
 

@@ -27,7 +27,9 @@ pub struct WebOptions {
 /// Serves the board until SIGINT/SIGTERM. Prints the URL to open on stdout (with the token, so
 /// it can be clicked once).
 pub fn run(options: WebOptions) -> Result<(), String> {
-    let ws = Workspace::resolve(options.workspace.as_deref())
+    // Where `docket serve` starts, the board starts: with no workspace yet, the first write
+    // creates `.wrangler/` in the folder wrangler's server would use.
+    let ws = Workspace::resolve_or_pending(options.workspace.as_deref(), None)
         .map_err(|e| format!("{e}\nRun `docket init` in your repository or pass --workspace PATH."))?;
     let app = App::load(ws, &[]).map_err(|e| e.to_string())?;
     let runtime = tokio::runtime::Runtime::new().map_err(|e| format!("cannot start the async runtime: {e}"))?;

@@ -87,6 +87,7 @@ use std::time::Duration;
 pub use claiming::{HeldClaims, ReadyClaims, Released};
 pub use files::MAX_FILE_BYTES;
 pub use files::edit::check_issue_text;
+pub use files::frontmatter::{IDENTITY_KEY, new_identity};
 pub use files::read_text as read_file_safely;
 pub use files::version_of;
 pub use import::{Imported, KeptLink, Link};

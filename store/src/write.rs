@@ -69,9 +69,22 @@ impl Store {
         Ok(Issue { meta, body: new.description, version: files::version_of(text.as_bytes()) })
     }
 
+    /// A write to issue `id` of a workspace that does not exist yet (started in an empty folder):
+    /// no file holds it, and the refusal creates nothing (no workspace folder, lock or cache).
+    fn refuse_in_pending(&self, id: &str) -> Result<(), StoreError> {
+        match self.ws.exists() {
+            true => Ok(()),
+            false => {
+                files::validate_id(id.trim())?;
+                Err(StoreError::NotFound { id: id.trim().to_string() })
+            }
+        }
+    }
+
     /// Applies `patch` under the workspace lock to the file as it is on disk now. A file that
     /// changes between the read and the rename is read again and the patch applied again.
     pub fn update(&self, id: &str, mut patch: IssuePatch) -> Result<Updated, StoreError> {
+        self.refuse_in_pending(id)?;
         // Who holds the issue is the claim record's to say: a fenced-off writer or a claim of
         // someone else's is refused before anything is written.
         self.claim_gate(id, &patch)?;
@@ -140,6 +153,7 @@ impl Store {
     /// Deletes the file of issue `id` under the workspace lock (an ID several files hold is
     /// refused) and releases its claim ref, if it had one; returns what the index knew of it.
     pub fn delete(&self, id: &str) -> Result<IssueMeta, StoreError> {
+        self.refuse_in_pending(id)?;
         let _lock = WorkspaceLock::acquire(&self.ws)?;
         let (mut index, _) = self.fresh()?;
         let path = resolve_for_write(&index, id)?;

@@ -131,6 +131,27 @@ pub fn two_issues(ours: &str, theirs: &str) -> bool {
     matches!((created_at(ours), created_at(theirs)), (Some(o), Some(t)) if !same_time(&o, &t))
 }
 
+/// The frontmatter keys docket itself rewrites after it creates an issue, whatever the user
+/// asked: the time of each write, and the status and close time a close or a claim sets.
+const STAMPED_AFTER_CREATE: [&str; 3] = ["updatedAt", "status", "closedAt"];
+
+/// Whether `ours` and `theirs`, added at one path on two branches with no common version, are
+/// versions of one issue: the same file up to what docket itself rewrites after a create
+/// ([`STAMPED_AFTER_CREATE`]). A copied issue file keeps the `docketKey` and `createdAt` of the
+/// file it was copied from, so equal keys alone do not make two added files one issue: two
+/// copies edited into two issues (another title, assignee or body) stay two.
+pub fn same_issue_added(ours: &str, theirs: &str) -> bool {
+    let (Some(o), Some(t)) = (split(ours), split(theirs)) else { return ours == theirs };
+    let strip = |m: &Mapping| {
+        let mut m = m.clone();
+        for key in STAMPED_AFTER_CREATE {
+            m.remove(key);
+        }
+        m
+    };
+    strip(&o.front) == strip(&t.front) && o.body.trim_end() == t.body.trim_end()
+}
+
 /// Whether two `createdAt` values name one instant (`...00Z` and `...00.000Z` do: wrangler and
 /// docket write them differently), or are the same text when they do not parse.
 pub fn same_time(a: &str, b: &str) -> bool {
@@ -408,6 +429,19 @@ mod tests {
         assert!(!two_issues(&keyed("aaaa"), unkeyed), "one key only: the times decide");
         assert_eq!(identity(&keyed("aaaa")), Some("key aaaa".into()));
         assert_eq!(identity(unkeyed), Some("created 2026-01-01T10:00:00.100Z".into()));
+    }
+
+    #[test]
+    fn two_added_copies_are_one_issue_only_when_equal_but_for_docket_stamps() {
+        let file = |assignee: &str, status: &str, updated: &str| {
+            format!(
+                "---\nid: ISS-000002\ntitle: 'New'\nstatus: {status}\nassignee: {assignee}\ncreatedAt: '2026-01-01T10:00:00.100Z'\nupdatedAt: '{updated}'\ndocketKey: abc\n---\nTemplate body.\n"
+            )
+        };
+        let ann = file("ann", "open", "2026-01-01T10:00:00.100Z");
+        assert!(same_issue_added(&ann, &file("ann", "closed", "2026-01-02T10:00:00.100Z")));
+        assert!(!same_issue_added(&ann, &file("bob", "open", "2026-01-01T10:00:00.100Z")));
+        assert!(!same_issue_added(&ann, &ann.replace("Template body.", "Edited.")));
     }
 
     #[test]

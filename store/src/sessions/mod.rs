@@ -175,6 +175,11 @@ impl Store {
     }
 
     fn load_session(&self, id: &str) -> Result<Session, StoreError> {
+        // A workspace not created yet (started in an empty folder) holds no session.
+        if !self.workspace().exists() {
+            validate_id(id)?;
+            return Err(StoreError::SessionNotFound { id: Some(id.to_string()) });
+        }
         let path = self.session_dir(id)?.join("context.json");
         let text = crate::files::read_text(&path).map_err(|e| match e {
             StoreError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {

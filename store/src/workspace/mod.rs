@@ -93,6 +93,21 @@ impl Workspace {
         if self.exists() {
             return Ok(());
         }
+        // A workspace made beside the pending one since this process started (`docket init .`
+        // while a server waited): a second one would hide one set of issues from every later
+        // process, which finds the first name first.
+        if let Some(other) = Workspace::at(&self.root) {
+            return Err(StoreError::Refused {
+                path: other.dir.clone(),
+                reason: format!(
+                    "this workspace was made after this docket process started, which was to create {} at its \
+                     first write; docket does not create a second workspace beside it. Restart the server (or \
+                     rerun the command) to serve {}, then retry",
+                    self.dir.display(),
+                    other.dir.display()
+                ),
+            });
+        }
         let rooted = Root::open(&self.root)?;
         rooted.create_dir_all(&self.dir)?;
         let ignore = self.dir.join(".gitignore");

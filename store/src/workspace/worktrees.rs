@@ -5,9 +5,12 @@
 //!
 //! The main worktree is the common directory's parent when that parent's `.git` is the common
 //! directory and the repository is not bare. A workspace path inside the linked worktree is mapped
-//! onto the same path in the main worktree. When the main worktree has no workspace there (the
-//! workspace exists only on the worktree's branch), or the repository is bare (only linked
-//! worktrees), the worktree's own workspace is served in place, as with `worktrees: local`.
+//! onto the same path in the main worktree: the nearest workspace inside the linked worktree is
+//! found first, and shared only when the main worktree has a workspace at that same path. When
+//! the main worktree has none there (the workspace exists only on the worktree's branch), the
+//! repository is bare (only linked worktrees), or a workspace folder is named explicitly, the
+//! worktree's own workspace is served in place, as with `worktrees: local`. A linked worktree
+//! whose main checkout moved is refused, naming `git worktree repair`.
 
 use std::path::{Path, PathBuf};
 
@@ -131,7 +134,7 @@ impl Workspace {
                 self.dir.display()
             )),
             (None, Worktrees::Local) => Some(format!(
-                "worktrees: local: serving {} in place; claims hold across worktrees through refs/docket/claims/ in the common git directory",
+                "serving {} in place (this worktree keeps its own files: `worktrees: local`, a workspace only this branch has, or a workspace folder named explicitly); claims hold across worktrees through refs/docket/claims/ in the common git directory",
                 self.dir.display()
             )),
             (None, Worktrees::Shared) => None,
@@ -140,16 +143,25 @@ impl Workspace {
 
     /// Like [`Workspace::resolve`], with the worktree mode chosen by `flag` (`--worktree-local`)
     /// before `DOCKET_WORKTREES` and the config key.
+    ///
+    /// In a linked worktree the nearest workspace inside the worktree is found first; it is
+    /// replaced by the main worktree's only when the main worktree has a workspace at the same
+    /// path (a workspace that exists only on the worktree's branch is served in place). A path
+    /// naming a workspace folder itself (`--workspace packages/app/.docket`) is never redirected.
+    /// A linked worktree whose main checkout moved (its `.git` file names a folder that is gone)
+    /// is refused, naming `git worktree repair`.
     pub fn resolve_with(
         explicit: Option<&Path>,
         flag: Option<Worktrees>,
     ) -> Result<Workspace, crate::model::StoreError> {
         let chosen = super::chosen_path(explicit);
+        let names_folder = chosen.as_deref().and_then(super::named_root);
         let start = match &chosen {
-            Some(path) => super::named_root(path).unwrap_or_else(|| path.clone()),
+            Some(path) => names_folder.clone().unwrap_or_else(|| path.clone()),
             None => std::env::current_dir().map_err(crate::model::StoreError::io("."))?,
         };
         let start = start.canonicalize().unwrap_or(start);
+        refuse_broken_link(&start)?;
         let in_place = || match &chosen {
             Some(path) => super::at_path(path),
             None => Workspace::discover(&start),
@@ -159,24 +171,64 @@ impl Workspace {
             ws.worktrees = Worktrees::choose(flag, Some(&ws.dir));
             return Ok(ws);
         };
-        let shared = tree.main.as_deref().and_then(|main| main_workspace(&tree.toplevel, main, &start));
-        let own = in_place().ok();
+        // The worktree's own workspace: the nearest one inside the worktree.
+        let own = in_place().ok().filter(|w| w.root.starts_with(&tree.toplevel));
+        let shared = match (&tree.main, &own) {
+            // A folder named explicitly is served as named.
+            _ if names_folder.is_some() => None,
+            (Some(main), Some(own)) => {
+                own.root.strip_prefix(&tree.toplevel).ok().map(|rel| main.join(rel)).and_then(|m| Workspace::at(&m))
+            }
+            (Some(main), None) => main_workspace(&tree.toplevel, main, &start),
+            (None, _) => None,
+        };
         let mode = Worktrees::choose(flag, own.as_ref().or(shared.as_ref()).map(|w| w.dir.as_path()));
         let mut ws = match (mode, shared) {
             (Worktrees::Shared, Some(mut main_ws)) => {
                 main_ws.shared_from = Some(tree.toplevel.clone());
-                main_ws
+                main_ws.worktrees = mode;
+                return Ok(main_ws);
             }
             _ => match own {
                 Some(ws) => ws,
                 None => in_place()?,
             },
         };
-        // A bare repository has no main worktree to share: each worktree keeps its files, and
-        // claims hold across them through the common git directory.
-        ws.worktrees = if tree.main.is_none() { Worktrees::Local } else { mode };
+        // Served in place in a linked worktree (a bare repository, `worktrees: local`, a
+        // workspace only this branch has, a folder named explicitly): each worktree keeps its
+        // files, and claims hold across them through the common git directory.
+        ws.worktrees = Worktrees::Local;
         Ok(ws)
     }
+}
+
+/// Refuses a start inside a linked worktree whose `.git` file names a git directory that is gone
+/// (the main checkout was moved or deleted): git itself says "not a git repository" there, and
+/// serving the worktree's files would split the state from the main checkout's without a word.
+fn refuse_broken_link(start: &Path) -> Result<(), crate::model::StoreError> {
+    let Some(top) = start.ancestors().find(|a| a.join(".git").symlink_metadata().is_ok()) else { return Ok(()) };
+    let dot_git = top.join(".git");
+    if !dot_git.is_file() {
+        return Ok(());
+    }
+    let Ok(bytes) = crate::fs::read_file(&dot_git, 64 * 1024) else { return Ok(()) };
+    let text = String::from_utf8_lossy(&bytes);
+    let Some(target) = text.lines().find_map(|l| l.strip_prefix("gitdir:")).map(str::trim) else { return Ok(()) };
+    let target = top.join(target);
+    if target.is_dir() {
+        return Ok(());
+    }
+    Err(crate::model::StoreError::Refused {
+        path: top.to_path_buf(),
+        reason: format!(
+            "this linked worktree's .git file points to {}, which does not exist: the main checkout was moved or \
+             deleted, so git does not see this folder as a repository and docket would split its state from the \
+             main checkout's. Run `git -C <main checkout's new path> worktree repair {}` (or `git worktree repair` \
+             in the moved main checkout), then retry",
+            target.display(),
+            top.display()
+        ),
+    })
 }
 
 /// The main worktree's workspace for `start` in the linked worktree `toplevel`: at the same path
