@@ -159,6 +159,14 @@ async fn files_without_frontmatter_are_named_by_their_file_and_not_counted() {
     let words = list.split_whitespace().collect::<Vec<_>>().join(" ");
     let apart = words.split("Not issues").nth(1).unwrap_or_else(|| panic!("listed apart: {list}"));
     assert!(apart.contains(".docket/issues/README.md, .docket/ideas/notes.md."), "{list}");
+    // The board: no card for either file, and the open column counts the two issues only.
+    let board = ok(ws, &["board", "--width", "100"]);
+    assert!(board.lines().next().is_some_and(|h| h.starts_with("OPEN (2)")), "{board}");
+    let columns = board.split("Not issues").next().unwrap_or_default();
+    assert!(!columns.contains("Untitled Issue") && !columns.contains("README"), "{board}");
+    let words = board.split_whitespace().collect::<Vec<_>>().join(" ");
+    let apart = words.split("Not issues (files without frontmatter").nth(1).unwrap_or_else(|| panic!("apart: {board}"));
+    assert!(apart.contains(".docket/issues/README.md, .docket/ideas/notes.md."), "{board}");
     let stats: Value = serde_json::from_str(&ok(ws, &["stats", "--json"])).expect("JSON");
     for group in ["status", "priority", "type"] {
         assert_eq!(stats[group]["total"], 2, "{group}: {stats}");
@@ -195,6 +203,44 @@ fn an_empty_repository_gets_one_answer() {
     let json: Value = serde_json::from_str(&out(&docket(root, &["doctor", "--json"]))).expect("JSON");
     assert_eq!(json["total"], 0, "{json}");
     assert!(!root.join(".wrangler").exists() && !root.join(".docket").exists(), "nothing was written");
+}
+
+/// Every file under `dir` with its bytes, to see that nothing was written.
+fn every_file(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut files = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for entry in std::fs::read_dir(&d).expect("read dir") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                todo.push(path);
+            } else {
+                let bytes = std::fs::read(&path).expect("read");
+                files.push((path, bytes));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+#[test]
+fn doctor_exits_3_when_only_a_person_can_repair_and_writes_nothing() {
+    let dir = common::workspace();
+    let ws = dir.path();
+    create(ws, "A real issue", &[]);
+    // Frontmatter that does not parse: doctor names it, --fix cannot guess what it meant.
+    let broken = "---\nid: ISS-000777\ntitle: [unclosed\nstatus: open\n---\nBody.\n";
+    std::fs::write(ws.join(".docket/issues/ISS-000777-broken.md"), broken).unwrap();
+    let before = every_file(ws);
+    for args in [&["doctor"][..], &["doctor", "--fix"], &["doctor", "--fix", "--json"]] {
+        let o = docket(ws, args);
+        assert_eq!(o.status.code(), Some(3), "docket {args:?}: only a person can repair it: {}{}", out(&o), err(&o));
+        assert!(out(&o).contains("ISS-000777"), "docket {args:?} names the file: {}", out(&o));
+        assert_eq!(every_file(ws), before, "docket {args:?} wrote nothing");
+    }
+    let fixed = out(&docket(ws, &["doctor", "--fix"]));
+    assert!(fixed.contains("Nothing to repair.") && fixed.contains("need a person"), "{fixed}");
 }
 
 #[tokio::test]

@@ -323,6 +323,7 @@ pub(super) fn board(core: &Core, a: &BoardArgs) -> Result<String, String> {
     let blocked = blocked_ids(core)?;
     let mut marked = false;
     let mut columns = Vec::new();
+    let mut plain = Vec::new();
     for status in IssueStatus::ALL {
         let closed = matches!(status, IssueStatus::Closed | IssueStatus::Cancelled);
         if *status == IssueStatus::Cancelled && !a.cancelled {
@@ -332,12 +333,19 @@ pub(super) fn board(core: &Core, a: &BoardArgs) -> Result<String, String> {
         // highest priority first (as the web board does), capped at --limit.
         let limit = if closed { i64::from(a.closed).max(1) } else { page_size };
         let (mut page, _) = core.call_as(&a.to_arguments(*status, limit, None))?;
-        let count = page.total_count.max(0) as usize;
+        let mut count = page.total_count.max(0) as usize;
         let mut issues = page.issues.take().unwrap_or_default();
         while !closed && let Some(cursor) = page.next_cursor.take() {
             page = core.call_as(&a.to_arguments(*status, limit, Some(&cursor)))?.0;
             issues.extend(page.issues.take().unwrap_or_default());
         }
+        // Files without frontmatter (a README, notes) are no cards: named apart, by their file.
+        let named: Vec<(String, String)> =
+            issues.iter().map(|r| (r.id.clone(), r.title.clone().unwrap_or_default())).collect();
+        let apart = core.plain_among(&named);
+        issues.retain(|r| !apart.iter().any(|(id, _)| *id == r.id));
+        count = count.saturating_sub(apart.len());
+        plain.extend(apart.into_iter().map(|(_, path)| path));
         let cap = if closed {
             usize::from(a.closed)
         } else if a.limit == 0 {
@@ -372,7 +380,13 @@ pub(super) fn board(core: &Core, a: &BoardArgs) -> Result<String, String> {
     if marked && std::io::IsTerminal::is_terminal(&std::io::stdout()) {
         eprintln!("docket: {BLOCKED_LEGEND}");
     }
-    Ok(board::render(&columns, a.width.map_or_else(terminal_width, usize::from), style::enabled()))
+    let width = a.width.map_or_else(terminal_width, usize::from);
+    let mut out = board::render(&columns, width, style::enabled());
+    if !plain.is_empty() {
+        let line = format!("Not issues (files without frontmatter, not counted): {}.", plain.join(", "));
+        out.push_str(&table::wrap(&line, width));
+    }
+    Ok(out)
 }
 
 pub(super) fn priority_rank(p: IssuePriority) -> u8 {

@@ -15,7 +15,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use super::answer::{ApiError, bad, blocking, reply, store_error, workspace_name};
-use super::query::BoardQuery;
+use super::query::{BoardQuery, apart};
 use super::{Web, problems, render};
 use crate::runtime::ErrorCode;
 use crate::store::{IssueFilter, IssueMeta, IssueType, Priority, SortField, SortOrder, Status, Store};
@@ -92,7 +92,9 @@ pub async fn board(State(web): State<Arc<Web>>, Query(q): Query<BoardQuery>) -> 
     let started = Instant::now();
     let store = Arc::clone(&web.app.store);
     let body = blocking(move || {
-        let items = q.matching(&store)?;
+        let mut items = q.matching(&store)?;
+        // Files without frontmatter (a README, notes) are no cards: named apart, by their file.
+        let files = apart(&store, &mut items);
         let blocked = blocked_ids(&store)?;
         let limit = q.limit.unwrap_or(PAGE).min(MAX_PAGE);
         let columns: Vec<Column> = q
@@ -110,7 +112,8 @@ pub async fn board(State(web): State<Arc<Web>>, Query(q): Query<BoardQuery>) -> 
         let all = store.list(&IssueFilter::default(), SortField::Updated, SortOrder::Desc).map_err(store_error)?;
         Ok(json!({
             "columns": columns,
-            "total": all.value.len(),
+            "total": all.value.iter().filter(|m| m.frontmatter).count(),
+            "files": files,
             "facets": facets(&all.value),
             "problems": problems::summary(&all.warnings),
             "workspace": workspace_name(&store),
@@ -128,7 +131,8 @@ pub async fn column(State(web): State<Arc<Web>>, Query(q): Query<BoardQuery>) ->
     })?;
     let store = Arc::clone(&web.app.store);
     let body = blocking(move || {
-        let items = q.matching(&store)?;
+        let mut items = q.matching(&store)?;
+        apart(&store, &mut items);
         let of_status: Vec<&Arc<IssueMeta>> = items.iter().filter(|m| m.status == status).collect();
         let limit = q.limit.unwrap_or(PAGE).min(MAX_PAGE);
         let blocked = blocked_ids(&store)?;

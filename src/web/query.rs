@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use serde::Deserialize;
+use serde_json::{Value, json};
 
 use super::answer::{ApiError, bad, store_error};
 use crate::store::{
@@ -131,6 +132,27 @@ impl BoardQuery {
         items.retain(|m| statuses.contains(&m.status));
         Ok(items)
     }
+}
+
+/// Takes the markdown files without frontmatter (a README, notes) out of `items`: they are not
+/// issues, so they are neither listed nor counted among them. Returns them as `[{id, path}]`
+/// (the path from the repository root), to be shown apart, named by their file: the board's
+/// columns, the list and the statistics all leave them out so.
+pub fn apart(store: &Store, items: &mut Vec<Arc<IssueMeta>>) -> Vec<Value> {
+    let mut files = Vec::new();
+    // The kept count says when there are none (the usual case): nothing to look through.
+    if store.plain_files().unwrap_or(1) == 0 {
+        return files;
+    }
+    let root = &store.workspace().root;
+    items.retain(|m| {
+        if !m.frontmatter {
+            let path = m.path.strip_prefix(root).unwrap_or(&m.path).display().to_string();
+            files.push(json!({"id": m.id, "path": path}));
+        }
+        m.frontmatter
+    });
+    files
 }
 
 /// Open work: highest priority first, then most recently updated; closed work: most recent

@@ -13,7 +13,7 @@ use super::Web;
 use super::answer::{ApiError, blocking, reply, workspace_name};
 use super::api::{Card, MAX_PAGE, blocked_ids};
 use super::chart;
-use super::query::{BoardQuery, sort_rows};
+use super::query::{BoardQuery, apart, sort_rows};
 use crate::store::{IssueMeta, Priority, Status};
 
 /// Rows the list shows before "show more".
@@ -78,22 +78,6 @@ pub async fn stats(State(web): State<Arc<Web>>, Query(mut q): Query<BoardQuery>)
     })
     .await?;
     Ok(reply(body, started))
-}
-
-/// Takes the markdown files without frontmatter (a README, notes) out of `items`: they are not
-/// issues, so they are neither listed nor counted among them. Returns them as `[{id, path}]`
-/// (the path from the repository root), to be shown apart, named by their file.
-fn apart(store: &crate::store::Store, items: &mut Vec<Arc<IssueMeta>>) -> Vec<Value> {
-    let root = &store.workspace().root;
-    let mut files = Vec::new();
-    items.retain(|m| {
-        if !m.frontmatter {
-            let path = m.path.strip_prefix(root).unwrap_or(&m.path).display().to_string();
-            files.push(json!({"id": m.id, "path": path}));
-        }
-        m.frontmatter
-    });
-    files
 }
 
 /// `[{key, count}]` for every key of `keys` in that order (zeros included).

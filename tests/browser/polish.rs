@@ -49,6 +49,19 @@ async fn a_newcomers_board_names_files_repairs_and_outlines() {
     let (board, c) = open_board(&ws_dir, &driver_bin, &chromium).await;
     let base = board.base.clone();
 
+    // The board: a card for each issue, none for the README, which is named apart by its file.
+    c.goto(&format!("{base}/")).await.expect("board");
+    wait_js(&c, "document.querySelector('#board[aria-busy=false]')", Duration::from_secs(10), "board").await;
+    let cards = js(&c, "return [...document.querySelectorAll('#board .card')].map(c => c.dataset.id).sort()").await;
+    assert_eq!(cards, json!(["ISS-000001", "ISS-000002", "ISS-000003", "SPEC-000004"]), "no card for the README");
+    let open = js(&c, "return document.querySelector('.column-open .count')?.dataset.count").await;
+    assert_eq!(open, json!("3"), "the open column counts the issues only");
+    let page = js(&c, "return document.querySelector('#main').innerText").await;
+    assert!(!page.as_str().unwrap().contains("Untitled Issue"), "{page}");
+    let apart = js(&c, "return document.querySelector('#board-files #plain-files')?.textContent ?? ''").await;
+    assert!(apart.as_str().unwrap().starts_with("Not issues (files without frontmatter"), "{apart}");
+    assert!(apart.as_str().unwrap().contains(".docket/issues/README.md"), "{apart}");
+
     // Statistics: the four issues, not the README; the axis says the years.
     c.goto(&format!("{base}/stats")).await.expect("stats");
     wait_js(&c, "document.querySelector('#stats[aria-busy=false]')", Duration::from_secs(10), "stats").await;

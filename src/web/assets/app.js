@@ -254,7 +254,7 @@ function showBoard() {
   document.title = 'docket';
   boardFilters = filtersFromUrl();
   shown = {};
-  $('#main').replaceChildren(filterBar(), el('div', { class: 'warnings', id: 'warnings' }), el('div', { class: 'board', id: 'board', 'aria-busy': 'true' }));
+  $('#main').replaceChildren(filterBar(), el('div', { class: 'warnings', id: 'warnings' }), el('div', { id: 'board-files' }), el('div', { class: 'board', id: 'board', 'aria-busy': 'true' }));
   loadBoard();
 }
 
@@ -272,6 +272,8 @@ async function loadBoard() {
     if (data.workspace) $('#workspace').textContent = data.workspace;
     refreshFacetOptions();
     renderProblemsLine(data.problems);
+    // Files without frontmatter (a README, notes) are no cards: named apart, by their file.
+    $('#board-files')?.replaceChildren(...[plainFiles(data.files)].filter(Boolean));
     renderColumns(data.columns);
   } catch (error) {
     if (ticket === boardRequest) showError(error);
