@@ -45,7 +45,10 @@ impl App {
     }
 
     fn open_with(ws: Workspace, config: Config, options: StoreOptions) -> App {
-        let store = Arc::new(Store::open(ws, options).with_claims_remote(config.claims_remote.clone()));
+        let timeout = std::time::Duration::from_secs(config.remote_timeout_seconds);
+        let store = Arc::new(
+            Store::open(ws, options).with_claims_remote(config.claims_remote.clone()).with_remote_timeout(timeout),
+        );
         let memory = Arc::new(ErrorMemory::open(&store.workspace().dir, config.memory_settings()));
         let handlers =
             Arc::new(Handlers::new(Arc::clone(&store), Arc::clone(&memory), config.limits, config.read_only));

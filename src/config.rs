@@ -85,6 +85,8 @@ pub struct Config {
     pub worktrees: Worktrees,
     /// The git remote that arbitrates claims between clones (`None`: the workspace decides alone).
     pub claims_remote: Option<String>,
+    /// How long one git call to the claims remote may take before it is stopped (seconds).
+    pub remote_timeout_seconds: u64,
     /// Where each key's value came from (keys absent here are defaults).
     sources: BTreeMap<&'static str, Source>,
 }
@@ -105,6 +107,7 @@ impl Default for Config {
             read_only: false,
             worktrees: Worktrees::Shared,
             claims_remote: None,
+            remote_timeout_seconds: crate::store::git::remote::DEFAULT_TIMEOUT.as_secs(),
             sources: BTreeMap::new(),
         }
     }
@@ -283,6 +286,13 @@ const KEYS: &[Key] = &[
         kind: Kind::Remote(|c, r| c.claims_remote = r),
         get: |c| json!(c.claims_remote),
         help: "git remote that arbitrates issues_claim between clones (refs/docket/claims/ID); empty: none",
+    },
+    Key {
+        name: "remote_timeout",
+        env: "DOCKET_REMOTE_TIMEOUT",
+        kind: Kind::Int { min: 1, max: 3_600, put: |c, n| c.remote_timeout_seconds = n as u64 },
+        get: |c| json!(c.remote_timeout_seconds),
+        help: "seconds one git call to the claims remote (ls-remote, push, fetch) may take before it is stopped and the call answers without it",
     },
 ];
 

@@ -12,6 +12,7 @@ mod abuse;
 mod architecture;
 mod browser;
 mod chains;
+mod claims_network;
 mod cli;
 mod cli_daily;
 mod cli_work;

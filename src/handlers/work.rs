@@ -12,7 +12,7 @@ use crate::generated::{
     IssueRecord, IssuesClaimInput, IssuesClaimOutput, IssuesReadyInput, IssuesReadyOutput, ListFormat, errors, limits,
 };
 use crate::runtime::{Reply, ResultCounts, ToolError, ToolResult, WarningCode};
-use crate::store::{IssueFilter, Ready, Snapshot, Store};
+use crate::store::{HeldClaims, IssueFilter, Ready, Snapshot, Store};
 
 pub fn ready(cx: &Handlers, input: IssuesReadyInput) -> ToolResult<IssuesReadyOutput> {
     let store: &Store = &cx.store;
@@ -69,8 +69,12 @@ pub fn ready(cx: &Handlers, input: IssuesReadyInput) -> ToolResult<IssuesReadyOu
     };
     let mut context = json!({"sort": "priority desc, created asc", "page_size": size, "offset": page.offset});
     if let Ok(Some(h)) = &held {
-        // How fresh the claim refs are: the remote's list is reused for a moment.
+        // How fresh the claim refs are: the remote's list is reused for a moment, and when the
+        // remote does not answer, the last list it gave is used.
         context["claims"] = json!({"remote": h.remote, "age_ms": h.age.as_millis() as u64, "hidden": hidden});
+        if h.stale.is_some() {
+            context["claims"]["stale"] = json!(true);
+        }
     }
     let mut reply = Reply::new(output).with_context(context).with_cached(snap.cached).with_results(ResultCounts {
         total: page.total,
@@ -80,6 +84,13 @@ pub fn ready(cx: &Handlers, input: IssuesReadyInput) -> ToolResult<IssuesReadyOu
     reply.text = text;
     if let Err(why) = &held {
         let message = format!("Claims held elsewhere were not checked: {why}. Some of these may be taken.");
+        reply = reply.warn(WarningCode::StaleIndex, message);
+    }
+    if let Ok(Some(HeldClaims { stale: Some(why), age, .. })) = &held {
+        let message = format!(
+            "{why}; the claims shown are the last it listed, {} old, so some of these may be taken since.",
+            crate::store::git::remote::seconds(std::time::Duration::from_secs(age.as_secs()))
+        );
         reply = reply.warn(WarningCode::StaleIndex, message);
     }
     Ok(snap.warnings.into_iter().fold(reply, |r, w| r.warn(WarningCode::from(w.code), w.message)))

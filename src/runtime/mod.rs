@@ -45,6 +45,9 @@ pub enum WarningCode {
     DuplicateSection,
     /// A `next` call's body changed since its page; the answer starts again at the beginning.
     BodyChanged,
+    /// The claims remote did not take a change yet (a release queued), or claims are not shared
+    /// where they look shared (a clone claiming alone).
+    ClaimsRemote,
 }
 
 impl WarningCode {
@@ -70,6 +73,7 @@ impl WarningCode {
             NoWorkspace => "NO_WORKSPACE",
             DuplicateSection => "DUPLICATE_SECTION",
             BodyChanged => "BODY_CHANGED",
+            ClaimsRemote => "CLAIMS_REMOTE",
         }
     }
 
@@ -135,6 +139,7 @@ mod tests {
             NoWorkspace,
             DuplicateSection,
             BodyChanged,
+            ClaimsRemote,
         ] {
             assert_eq!(WarningCode::of(code.into()), Some(code), "{}", code.as_str());
         }

@@ -9,6 +9,7 @@ use std::time::Duration;
 use crate::Store;
 use crate::git::Repo;
 use crate::git::claims::{Claim, Claims, Refusal, Taken};
+
 use crate::model::{Expect, IssueMeta, IssuePatch, Status, StoreError, Updated};
 use crate::workspace::Worktrees;
 
@@ -22,6 +23,9 @@ pub struct HeldClaims {
     pub age: Duration,
     /// The remote asked, if any (`None`: the common git directory).
     pub remote: Option<String>,
+    /// Why the list is older than it should be: the remote did not answer, and this is the last
+    /// list it gave (`age` says how old).
+    pub stale: Option<String>,
 }
 
 impl Store {
@@ -33,7 +37,10 @@ impl Store {
                 return Ok(None);
             }
             match (Repo::discover(&self.ws.dir), &self.claims_remote) {
-                (Some(repo), remote) => Claims::new(&repo.toplevel, remote.as_deref()).map(Some),
+                (Some(repo), remote) => Claims::new(&repo.toplevel, remote.as_deref()).map(|c| {
+                    let seen = self.ws.cache_dir().join("claims-remote-list");
+                    Some(c.with_timeout(self.remote_timeout).with_seen_file(seen))
+                }),
                 (None, Some(remote)) => Err(format!(
                     "claims_remote names `{remote}`, but the workspace {} is not in a git repository; unset DOCKET_CLAIMS_REMOTE (or claims_remote in config/docket.yaml) or serve the workspace of a clone",
                     self.ws.dir.display()
@@ -61,13 +68,16 @@ impl Store {
         }
         let Some(refs) = refs else { return self.claim_file(&meta, assignee, takeover) };
         let taken = refs.take(&meta.id, assignee, takeover).map_err(|r| refuse(&meta.id, r.reason()))?;
-        self.claim_file(&meta, assignee, takeover).inspect_err(|_| {
+        let written = self.claim_file(&meta, assignee, takeover).inspect_err(|_| {
             if let Taken::New(claim) = &taken
                 && let Err(e) = refs.drop_claim(claim)
             {
                 tracing::warn!(id = %meta.id, error = ?e, "could not take back a claim ref whose file write failed");
             }
-        })
+        });
+        // The remote answered: finish what earlier calls left queued.
+        self.settle_claims(refs.until());
+        written
     }
 
     /// The file half of a claim: [`Store::claim`], or for a takeover a compare-and-set write of
@@ -89,9 +99,11 @@ impl Store {
         self.update(&meta.id, patch)
     }
 
-    /// After an update or an edit of the file: releases the claim ref of an issue its holder no
-    /// longer holds (closed, cancelled, handed back or reassigned). A release that fails is
-    /// logged; doctor finds the ref.
+    /// After an update or an edit of the file, with the workspace lock released: releases the
+    /// claim ref of an issue its holder no longer holds (closed, cancelled, handed back or
+    /// reassigned). Through a remote the release is queued first and done under the remote's
+    /// deadline ([`Store::settle_claims`]); one the remote did not take stays queued for the
+    /// next call or doctor. A local release that fails is logged; doctor finds the ref.
     pub(crate) fn claim_ended(&self, before: &IssueMeta, after: Option<&IssueMeta>) {
         let holder = before.assignee.as_deref().map(str::trim).filter(|h| !h.is_empty());
         let Some(holder) = holder.filter(|_| before.status == Status::InProgress) else { return };
@@ -99,9 +111,11 @@ impl Store {
         if still {
             return;
         }
-        if let Ok(Some(refs)) = self.claim_refs()
-            && let Err(e) = refs.release(&before.id, holder)
-        {
+        let Ok(Some(refs)) = self.claim_refs() else { return };
+        if refs.remote().is_some() {
+            self.queue_release(&before.id, holder);
+            self.settle_claims(refs.until());
+        } else if let Err(e) = refs.release(&before.id, holder) {
             tracing::warn!(id = %before.id, error = ?e, "could not release the claim ref");
         }
     }
@@ -109,19 +123,24 @@ impl Store {
     /// What the claim refs say is held (`None`: no claim refs are used here).
     pub fn held_claims(&self) -> Result<Option<HeldClaims>, String> {
         let Some(refs) = self.claim_refs()? else { return Ok(None) };
-        let (held, age) = refs.held().map_err(|r| r.reason())?;
-        let ids = held.into_iter().map(|(id, _)| id).collect();
-        Ok(Some(HeldClaims { ids, age, remote: refs.remote().map(str::to_string) }))
+        let listed = refs.held().map_err(|r| r.short())?;
+        if listed.stale.is_none() && listed.age.is_zero() {
+            // The remote just answered: finish what earlier calls left queued.
+            self.settle_claims(refs.until());
+        }
+        let ids = listed.refs.into_iter().map(|(id, _)| id).collect();
+        let stale = listed.stale.map(|r: Refusal| r.short());
+        Ok(Some(HeldClaims { ids, age: listed.age, remote: refs.remote().map(str::to_string), stale }))
     }
 
-    /// Every claim ref with its claim, for doctor.
-    pub fn claim_ref_list(&self) -> Result<Vec<Claim>, String> {
+    /// Every claim ref with its claim, for doctor: one list of the refs, one read of all their
+    /// objects. A ref that holds no claim is an (id, why) of its own; the others are still read.
+    pub fn claim_ref_list(&self) -> Result<Vec<Result<Claim, (String, String)>>, String> {
         let Some(refs) = self.claim_refs()? else { return Ok(Vec::new()) };
-        let (held, _) = refs.held().map_err(|r| r.reason())?;
-        let mut out = Vec::new();
-        for (id, _) in held {
-            out.extend(refs.read(&id).map_err(|r: Refusal| r.reason())?);
+        let listed = refs.held().map_err(|r| r.short())?;
+        if let Some(why) = listed.stale {
+            return Err(why.short());
         }
-        Ok(out)
+        refs.read_all(&listed.refs).map_err(|r| r.short())
     }
 }

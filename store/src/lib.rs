@@ -72,6 +72,7 @@ mod import;
 mod index;
 mod layout;
 mod model;
+pub mod pending;
 pub mod sessions;
 mod shown;
 mod work;
@@ -141,6 +142,8 @@ pub struct Store {
     branch_aware_ids: bool,
     /// The remote that arbitrates claims (`claims_remote`), if one is named.
     claims_remote: Option<String>,
+    /// How long one operation on the claims remote may take (`remote_timeout`).
+    remote_timeout: Duration,
     /// The claim refs, once a claim needed them (see [`git::claims`]).
     claims: std::sync::OnceLock<Result<Option<git::claims::Claims>, String>>,
     /// The `updatedAt` and version of each file this process's answers gave (for `ifUpdatedAt`).
@@ -172,6 +175,7 @@ impl Store {
             text_builder: Arc::new(Mutex::new(())),
             branch_aware_ids: opts.branch_aware_ids,
             claims_remote: None,
+            remote_timeout: git::remote::DEFAULT_TIMEOUT,
             claims: std::sync::OnceLock::new(),
             shown: shown::Shown::default(),
             one_shot: opts.one_shot,
@@ -181,6 +185,12 @@ impl Store {
     /// This store with claims arbitrated by git remote `remote` (`claims_remote`).
     pub fn with_claims_remote(mut self, remote: Option<String>) -> Store {
         self.claims_remote = remote.filter(|r| !r.trim().is_empty());
+        self
+    }
+
+    /// This store giving each operation on the claims remote `timeout` (`remote_timeout`).
+    pub fn with_remote_timeout(mut self, timeout: Duration) -> Store {
+        self.remote_timeout = timeout;
         self
     }
 

@@ -72,7 +72,7 @@ impl Store {
     /// Applies `patch` under the workspace lock to the file as it is on disk now. A file that
     /// changes between the read and the rename is read again and the patch applied again.
     pub fn update(&self, id: &str, mut patch: IssuePatch) -> Result<Updated, StoreError> {
-        let _lock = WorkspaceLock::acquire(&self.ws)?;
+        let lock = WorkspaceLock::acquire(&self.ws)?;
         let (mut index, _) = self.fresh()?;
         let path = resolve_for_write(&index, id)?;
         if let Some(given) = &patch.blocked_by {
@@ -125,6 +125,8 @@ impl Store {
                 // In place: one change the work graph can take in (a forget, then a put, is two).
                 index.upsert(meta.clone(), &body);
                 drop(index);
+                // The claim's release may reach the remote: never under the workspace lock.
+                drop(lock);
                 self.claim_ended(&before, Some(&meta));
                 let version = files::version_of(new_text.as_bytes());
                 return Ok(Updated { before, issue: Issue { meta, body, version }, changed: plan.changed });
@@ -137,13 +139,14 @@ impl Store {
     /// Deletes the file of issue `id` under the workspace lock (an ID several files hold is
     /// refused) and releases its claim ref, if it had one; returns what the index knew of it.
     pub fn delete(&self, id: &str) -> Result<IssueMeta, StoreError> {
-        let _lock = WorkspaceLock::acquire(&self.ws)?;
+        let lock = WorkspaceLock::acquire(&self.ws)?;
         let (mut index, _) = self.fresh()?;
         let path = resolve_for_write(&index, id)?;
         let meta = index.meta_at(&path).ok_or_else(|| StoreError::NotFound { id: id.to_string() })?;
         Root::workspace(&self.ws)?.remove_file(&path)?;
         index.forget(&path);
         drop(index);
+        drop(lock);
         self.claim_ended(&meta, None);
         Ok((*meta).clone())
     }
