@@ -329,3 +329,31 @@ fn a_thousand_claim_refs_cost_doctor_a_few_git_calls_and_a_pull_none_on_the_remo
     assert!(text.contains("post-merge"), "the hook ran");
     assert_eq!(traced(&trace, "ls-remote"), 0, "the hook lists no remote claims");
 }
+
+#[test]
+fn a_clone_that_would_claim_alone_is_told_and_named_the_setting() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (_origin, clones) = origin_and_clones(tmp.path(), 2);
+    let (a, b) = (&clones[0], &clones[1]);
+    // Clone a claims through origin, as its team does.
+    ok_in(a, &["claim", "ISS-000001", "--as", "ann"], &env("origin"));
+    // Clone b has no claims_remote: its claims would be local only.
+    let claim = docket_in(b, &["claim", "ISS-000002", "--as", "bob"], &[]);
+    assert!(claim.status.success(), "{}", stderr(&claim));
+    let err = stderr(&claim);
+    assert!(
+        err.contains("claims alone") && err.contains("claims_remote: origin") && err.contains("config/docket.yaml"),
+        "{err}"
+    );
+    let ready = docket_in(b, &["ready"], &[]);
+    assert!(stderr(&ready).contains("claims alone"), "{}", stderr(&ready));
+    let doctor = docket_in(b, &["doctor"], &[]);
+    assert!(
+        String::from_utf8_lossy(&doctor.stdout).contains("claims alone"),
+        "{}",
+        String::from_utf8_lossy(&doctor.stdout)
+    );
+    // With the setting, no warning.
+    let set = docket_in(b, &["ready"], &env("origin"));
+    assert!(!stderr(&set).contains("claims alone"), "{}", stderr(&set));
+}

@@ -330,6 +330,9 @@ pub fn check(store: &Store) -> Result<Report, StoreError> {
     report.problems.extend(problems);
     report.problems.sort_by(|a, b| a.kind.cmp(&b.kind).then_with(|| a.paths.cmp(&b.paths)));
     report.notes = notes;
+    if let Some(remote) = store.claiming_alone() {
+        report.notes.push(crate::store::pending::alone_warning(&remote));
+    }
     Ok(report)
 }
 

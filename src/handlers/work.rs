@@ -93,6 +93,9 @@ pub fn ready(cx: &Handlers, input: IssuesReadyInput) -> ToolResult<IssuesReadyOu
         );
         reply = reply.warn(WarningCode::StaleIndex, message);
     }
+    if let Some(remote) = store.claiming_alone() {
+        reply = reply.warn(WarningCode::ClaimsRemote, crate::store::pending::alone_warning(&remote));
+    }
     Ok(snap.warnings.into_iter().fold(reply, |r, w| r.warn(WarningCode::from(w.code), w.message)))
 }
 
@@ -130,7 +133,11 @@ pub fn claim(cx: &Handlers, input: IssuesClaimInput) -> ToolResult<IssuesClaimOu
         true => format!("Claimed {} for {assignee}: {}", record.id, text::issue_line(&record)),
         false => format!("{} is already yours ({assignee}) and in progress; nothing changed.", record.id),
     };
-    Ok(Reply::new(IssuesClaimOutput { issue: record, claimed }).with_text(text))
+    let mut reply = Reply::new(IssuesClaimOutput { issue: record, claimed }).with_text(text);
+    if let Some(remote) = store.claiming_alone() {
+        reply = reply.warn(WarningCode::ClaimsRemote, crate::store::pending::alone_warning(&remote));
+    }
+    Ok(reply)
 }
 
 /// How many issues of each chain an answer names; beads' real chains are 10-11 deep, rarely wide.

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use crate::Store;
 use crate::git::Repo;
-use crate::git::claims::{Claim, Claims, Refusal, Taken};
+use crate::git::claims::{ClaimRead, Claims, Refusal, Taken};
 
 use crate::model::{Expect, IssueMeta, IssuePatch, Status, StoreError, Updated};
 use crate::workspace::Worktrees;
@@ -135,7 +135,7 @@ impl Store {
 
     /// Every claim ref with its claim, for doctor: one list of the refs, one read of all their
     /// objects. A ref that holds no claim is an (id, why) of its own; the others are still read.
-    pub fn claim_ref_list(&self) -> Result<Vec<Result<Claim, (String, String)>>, String> {
+    pub fn claim_ref_list(&self) -> Result<Vec<ClaimRead>, String> {
         let Some(refs) = self.claim_refs()? else { return Ok(Vec::new()) };
         let listed = refs.held().map_err(|r| r.short())?;
         if let Some(why) = listed.stale {

@@ -144,6 +144,8 @@ pub struct Store {
     claims_remote: Option<String>,
     /// How long one operation on the claims remote may take (`remote_timeout`).
     remote_timeout: Duration,
+    /// The last answer of [`Store::claiming_alone`], and when it was found.
+    alone: Mutex<Option<(std::time::Instant, Option<String>)>>,
     /// The claim refs, once a claim needed them (see [`git::claims`]).
     claims: std::sync::OnceLock<Result<Option<git::claims::Claims>, String>>,
     /// The `updatedAt` and version of each file this process's answers gave (for `ifUpdatedAt`).
@@ -176,6 +178,7 @@ impl Store {
             branch_aware_ids: opts.branch_aware_ids,
             claims_remote: None,
             remote_timeout: git::remote::DEFAULT_TIMEOUT,
+            alone: Mutex::new(None),
             claims: std::sync::OnceLock::new(),
             shown: shown::Shown::default(),
             one_shot: opts.one_shot,

@@ -102,3 +102,88 @@ impl Store {
         self.pending_claims()
     }
 }
+
+/// How long a probe of the repository's remote for claim refs is reused (see
+/// [`Store::claiming_alone`]).
+const PROBE_REUSE: std::time::Duration = std::time::Duration::from_secs(10 * 60);
+
+/// The longest a probe waits on the remote (less than a claim's own deadline: it only informs).
+const PROBE_DEADLINE: std::time::Duration = std::time::Duration::from_secs(3);
+
+impl Store {
+    /// With no claims remote set: the remote of this clone that already holds docket claim refs
+    /// (other clones claim through it), so claims taken here are local only and other clones can
+    /// take the same issues. Asked once under a short deadline and reused for ten minutes (kept
+    /// in the workspace's cache), so a call pays for it at most once in a while.
+    pub fn claiming_alone(&self) -> Option<String> {
+        if self.claims_remote.is_some() {
+            return None;
+        }
+        let mut memo = self.alone.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, found)) = memo.as_ref().filter(|(at, _)| at.elapsed() < PROBE_REUSE) {
+            return found.clone();
+        }
+        // Not held while git runs: a second caller meanwhile probes too, at worst.
+        drop(memo);
+        let found = self.probe_alone();
+        memo = self.alone.lock().unwrap_or_else(|p| p.into_inner());
+        *memo = Some((Instant::now(), found.clone()));
+        found
+    }
+
+    fn probe_alone(&self) -> Option<String> {
+        let repo = crate::git::Repo::discover(&self.ws.dir)?;
+        let file = self.ws.cache_dir().join("claims-remote-probe");
+        let now = chrono::Utc::now().timestamp_millis();
+        if let Ok(text) = std::fs::read_to_string(&file) {
+            let mut lines = text.lines();
+            let at: i64 =
+                lines.next().and_then(|l| l.strip_prefix("checked ")).and_then(|v| v.parse().ok()).unwrap_or(0);
+            if (now - at).max(0) < PROBE_REUSE.as_millis() as i64 {
+                return lines
+                    .next()
+                    .and_then(|l| l.strip_prefix("holds "))
+                    .map(str::to_string)
+                    .filter(|r| !r.is_empty());
+            }
+        }
+        let remote = probe_remote(&repo.toplevel)?;
+        let until = Instant::now() + PROBE_DEADLINE.min(self.remote_timeout);
+        let mut cmd = std::process::Command::new("git");
+        cmd.arg("-C").arg(&repo.toplevel).args(["ls-remote", "--refs", "--", &remote, "refs/docket/claims/*"]);
+        let holds = match crate::git::remote::run_until(&mut cmd, until) {
+            Ok(crate::git::remote::Ran::Done(out)) => out.status.success() && !out.stdout.is_empty(),
+            _ => false,
+        };
+        let found = holds.then_some(remote);
+        let text = format!("checked {now}\nholds {}\n", found.as_deref().unwrap_or_default());
+        if let Ok(root) = Root::open_or_create(&self.ws.cache_dir()) {
+            let _ = root.write_atomic(&file, text.as_bytes(), None);
+        }
+        found
+    }
+}
+
+/// The remote a clone's claims would go through: the current branch's, else `origin`, else the
+/// only one (a name git itself gave, checked like `claims_remote`).
+fn probe_remote(top: &std::path::Path) -> Option<String> {
+    let branch = crate::git::run(top, &["symbolic-ref", "-q", "--short", "HEAD"]).map(|b| b.trim().to_string());
+    let own = branch.and_then(|b| crate::git::run(top, &["config", "--get", &format!("branch.{b}.remote")]));
+    let remotes = crate::git::run(top, &["remote"]).unwrap_or_default();
+    let names: Vec<&str> = remotes.lines().map(str::trim).filter(|r| !r.is_empty()).collect();
+    let chosen = own.map(|r| r.trim().to_string()).filter(|r| names.contains(&r.as_str())).or_else(|| {
+        names
+            .iter()
+            .find(|r| **r == "origin")
+            .or(if names.len() == 1 { names.first() } else { None })
+            .map(|r| r.to_string())
+    })?;
+    crate::git::claims::valid_remote(&chosen).then_some(chosen)
+}
+
+/// What a clone that claims alone is told.
+pub fn alone_warning(remote: &str) -> String {
+    format!(
+        "this clone claims alone: its remote `{remote}` holds docket claim refs (other clones claim through it), but no claims_remote is set here, so claims taken here are local only and another clone can take the same issue. Set `claims_remote: {remote}` in config/docket.yaml and commit it (or DOCKET_CLAIMS_REMOTE={remote} for this process)"
+    )
+}

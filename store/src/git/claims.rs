@@ -30,6 +30,9 @@ pub const SILENT_BACKOFF: Duration = Duration::from_secs(10);
 /// Claim refs as (issue id, object id).
 pub type RefList = Vec<(String, String)>;
 
+/// One claim ref as read: its claim, or (its id, why it holds none).
+pub type ClaimRead = Result<Claim, (String, String)>;
+
 /// The claim refs as listed, how old the list is, and why it is older than it should be (the
 /// remote did not answer: the list is the last one it gave).
 #[derive(Debug, Clone)]
@@ -110,7 +113,7 @@ pub enum Taken {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Refusal {
     /// Someone else holds it.
-    Held(Claim),
+    Held(Box<Claim>),
     /// The remote could not be asked; nothing was written.
     Unreachable {
         /// The remote's name (`claims_remote`).
@@ -347,7 +350,7 @@ impl Claims {
         let current = if takeover.is_some() { self.read_until(id, until)? } else { None };
         let old = match (&current, takeover) {
             (Some(c), _) if c.holder == holder => return Ok(Taken::Already(c.clone())),
-            (Some(c), None) => return Err(Refusal::Held(c.clone())),
+            (Some(c), None) => return Err(Refusal::Held(Box::new(c.clone()))),
             (Some(c), Some(_)) => Some(c.oid.clone()),
             (None, _) => None,
         };
@@ -372,7 +375,7 @@ impl Claims {
         // Someone else's claim landed between the read and the update: name it.
         match self.read_until(id, until)? {
             Some(c) if c.holder == holder => Ok(Taken::Already(c)),
-            Some(c) => Err(Refusal::Held(c)),
+            Some(c) => Err(Refusal::Held(Box::new(c))),
             None => Err(Refusal::Failed(format!("git refused to create {name} and then showed no claim there"))),
         }
     }
@@ -451,7 +454,7 @@ impl Claims {
     /// The claims `refs` point at, read with one `git cat-file --batch` (after one fetch of every
     /// claim ref when this clone lacks some of their objects). A ref that holds no claim (a
     /// commit, a missing object) is an error of its own, as (id, why); the others are read.
-    pub fn read_all(&self, refs: &RefList) -> Result<Vec<Result<Claim, (String, String)>>, Refusal> {
+    pub fn read_all(&self, refs: &RefList) -> Result<Vec<ClaimRead>, Refusal> {
         let mut found = self.batch(refs.iter().map(|(_, oid)| oid.as_str()))?;
         let missing: Vec<&str> = refs.iter().map(|(_, oid)| oid.as_str()).filter(|o| !found.contains_key(*o)).collect();
         if let (Some(remote), false) = (&self.remote, missing.is_empty()) {
