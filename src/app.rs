@@ -45,8 +45,12 @@ impl App {
     }
 
     fn open_with(ws: Workspace, config: Config, options: StoreOptions) -> App {
+        let timeout = std::time::Duration::from_secs(config.remote_timeout_seconds);
         let store = Arc::new(
-            Store::open(ws, options).with_claims_remote(config.claims_remote.clone()).with_claim_ttl(config.claim_ttl),
+            Store::open(ws, options)
+                .with_claims_remote(config.claims_remote.clone())
+                .with_claim_ttl(config.claim_ttl)
+                .with_remote_timeout(timeout),
         );
         let memory = Arc::new(ErrorMemory::open(&store.workspace().dir, config.memory_settings()));
         let handlers =

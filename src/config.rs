@@ -87,6 +87,8 @@ pub struct Config {
     pub claims_remote: Option<String>,
     /// How long a claim's lease lasts without a renewal (`claim_ttl`).
     pub claim_ttl: Duration,
+    /// How long one git call to the claims remote may take before it is stopped (seconds).
+    pub remote_timeout_seconds: u64,
     /// Where each key's value came from (keys absent here are defaults).
     sources: BTreeMap<&'static str, Source>,
 }
@@ -108,6 +110,7 @@ impl Default for Config {
             worktrees: Worktrees::Shared,
             claims_remote: None,
             claim_ttl: crate::store::git::claims::DEFAULT_TTL,
+            remote_timeout_seconds: crate::store::git::remote::DEFAULT_TIMEOUT.as_secs(),
             sources: BTreeMap::new(),
         }
     }
@@ -296,6 +299,13 @@ const KEYS: &[Key] = &[
         kind: Kind::Duration(|c, d| c.claim_ttl = d),
         get: |c| json!(format_duration(c.claim_ttl)),
         help: "a claim's lease: a running server renews its sessions' claims; one not renewed this long (plus clock skew of half of it, at most 1m) is free again",
+    },
+    Key {
+        name: "remote_timeout",
+        env: "DOCKET_REMOTE_TIMEOUT",
+        kind: Kind::Int { min: 1, max: 3_600, put: |c, n| c.remote_timeout_seconds = n as u64 },
+        get: |c| json!(c.remote_timeout_seconds),
+        help: "seconds one git call to the claims remote (ls-remote, push, fetch) may take before it is stopped and the call answers without it",
     },
 ];
 

@@ -13,6 +13,7 @@ mod agents;
 mod architecture;
 mod browser;
 mod chains;
+mod claims_network;
 mod cli;
 mod cli_daily;
 mod cli_work;

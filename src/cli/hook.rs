@@ -50,7 +50,8 @@ pub(super) fn run(a: &HookArgs) -> Result<Vec<String>, String> {
         }
     };
     let app = App::load(ws.clone(), &[]).map_err(|e| e.to_string())?;
-    let report = doctor::check(&app.store).map_err(|e| e.to_string())?;
+    // The files alone: a hook never waits on the network (the claims remote may hang).
+    let report = doctor::check_files(&app.store).map_err(|e| e.to_string())?;
     if !report.problems.iter().any(|p| matches!(p.kind, Kind::DuplicateId | Kind::InterruptedMove)) {
         return Ok(Vec::new());
     }

@@ -45,9 +45,10 @@ pub(super) fn doctor(a: &DoctorArgs) -> Result<(String, Verdict), String> {
             "problems": report.problems.iter().map(problem_json).collect::<Vec<_>>(),
             "total": report.problems.len(),
         });
+        out["notes"] = json!(report.notes);
         if let Some(o) = &outcome {
             out["changes"] = json!(o.changes);
-            out["notes"] = json!(o.notes);
+            out["notes"] = json!(o.notes.iter().chain(&report.notes).collect::<Vec<_>>());
         }
         if let Some(note) = app.store.workspace().worktree_note() {
             out["worktrees"] = json!(note);
@@ -70,6 +71,9 @@ pub(super) fn doctor(a: &DoctorArgs) -> Result<(String, Verdict), String> {
         } else {
             let _ = writeln!(text, "{} change(s) made.", o.changes.len());
         }
+    }
+    for note in &report.notes {
+        let _ = writeln!(text, "note: {note}");
     }
     let width = report.problems.iter().map(|p| p.kind.as_str().len()).max().unwrap_or(0);
     for p in &report.problems {

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::edit;
-use super::{Scan, check, id_parts, in_archive, interrupted_pair, parent_of, same_id};
+use super::{Scan, check_files, id_parts, in_archive, interrupted_pair, parent_of, same_id};
 use crate::store::fs::{Entry, Rename, Root};
 use crate::store::git::Repo;
 use crate::store::{IssueMeta, IssueType, Store};
@@ -82,7 +82,7 @@ pub enum Scope {
 pub fn fix(store: &Store) -> Result<Outcome, String> {
     let mut out = fix_in(store, Scope::All, None, None)?;
     // After the files' repairs, with the workspace lock released: completing a claim takes it.
-    let scan = check(store).map_err(|e| e.to_string())?.scan;
+    let scan = check_files(store).map_err(|e| e.to_string())?.scan;
     let (changes, notes) = super::claims::fix(store, &scan);
     out.changes.extend(changes);
     out.notes.extend(notes);
@@ -102,7 +102,8 @@ pub fn fix_in(
     let _lock = edit::lock(&ws)
         .map_err(|e| format!("cannot lock the workspace ({e}); retry when other docket calls are done"))?;
     let root = Root::workspace(&ws).map_err(|e| e.to_string())?;
-    let mut scan = check(store).map_err(|e| e.to_string())?.scan;
+    // The files only: the claim refs may be on a remote, never asked under the lock.
+    let mut scan = check_files(store).map_err(|e| e.to_string())?.scan;
     if let Some(only) = only {
         scan.duplicates.retain(|id, _| only.contains(id));
     }

@@ -117,6 +117,8 @@ impl Verdict {
 /// What the doctor found; `issues` is the scan it was found in (for [`fix`]).
 pub struct Report {
     pub problems: Vec<Problem>,
+    /// What is no problem but worth saying (claims made in other clones, not pulled yet).
+    pub notes: Vec<String>,
     pub(crate) scan: Scan,
 }
 
@@ -379,6 +381,21 @@ fn shared_keys(
 
 /// Checks the workspace of `store`. Writes nothing.
 pub fn check(store: &Store) -> Result<Report, StoreError> {
+    let mut report = check_files(store)?;
+    let (problems, notes) = claims::check(store, &report.scan);
+    report.problems.extend(problems);
+    report.problems.sort_by(|a, b| a.kind.cmp(&b.kind).then_with(|| a.paths.cmp(&b.paths)));
+    report.notes = notes;
+    if let Some(remote) = store.claiming_alone() {
+        report.notes.push(crate::store::pending::alone_warning(&remote));
+    }
+    Ok(report)
+}
+
+/// [`check`] of the files alone, without the claim refs: what the git hooks and the repairs
+/// under the workspace lock use, since the claims may be on a remote, and they never wait on
+/// the network.
+pub fn check_files(store: &Store) -> Result<Report, StoreError> {
     let scan = read_scan(store)?;
     let mut problems = Vec::new();
     let mut push = |kind, id: Option<&str>, paths: Vec<String>, message: String| {
@@ -588,9 +605,8 @@ pub fn check(store: &Store) -> Result<Report, StoreError> {
     }
     problems.extend(mismatched);
     problems.extend(stuck_duplicates);
-    problems.extend(claims::check(store, &scan));
     problems.sort_by(|a, b| a.kind.cmp(&b.kind).then_with(|| a.paths.cmp(&b.paths)));
-    Ok(Report { problems, scan })
+    Ok(Report { problems, notes: Vec::new(), scan })
 }
 
 /// Problems per kind, for one-line summaries: `23 duplicate ids, 1 misplaced file`.

@@ -29,7 +29,11 @@ pub fn check(cx: &Handlers, input: WorkspaceDoctorInput) -> ToolResult<Workspace
     let text = match input.response_format {
         ResponseFormat::Json => None,
         ResponseFormat::Markdown => {
-            let body = markdown(&problems, &report.problems, outcome.as_ref());
+            let mut body = markdown(&problems, &report.problems, outcome.as_ref());
+            // Claims of other clones and a clone claiming alone: no problem, but worth saying.
+            for n in &report.notes {
+                body.push_str(&format!("\n- note: {n}"));
+            }
             Some(note.iter().map(|n| format!("Worktrees: {n}.\n")).collect::<String>() + &body)
         }
     };

@@ -85,6 +85,9 @@ pub fn ready(cx: &Handlers, input: IssuesReadyInput) -> ToolResult<IssuesReadyOu
         // How fresh the claim records are: the remote's list is reused for a moment.
         context["claims"] =
             json!({"remote": claims.remote, "age_ms": claims.age.as_millis() as u64, "hidden": claims.hidden});
+        if claims.stale.is_some() {
+            context["claims"]["stale"] = json!(true);
+        }
     }
     let mut reply = Reply::new(output).with_context(context).with_cached(snap.cached).with_results(ResultCounts {
         total: page.total,
@@ -95,6 +98,16 @@ pub fn ready(cx: &Handlers, input: IssuesReadyInput) -> ToolResult<IssuesReadyOu
     if let Some(why) = &claims.unchecked {
         let message = format!("Claims held elsewhere were not checked: {why}. Some of these may be taken.");
         reply = reply.warn(WarningCode::StaleIndex, message);
+    }
+    if let Some(why) = &claims.stale {
+        let message = format!(
+            "{why}; the claims shown are the last it listed, {} old, so some of these may be taken since.",
+            crate::store::git::remote::seconds(std::time::Duration::from_secs(claims.age.as_secs()))
+        );
+        reply = reply.warn(WarningCode::StaleIndex, message);
+    }
+    if let Some(remote) = store.claiming_alone() {
+        reply = reply.warn(WarningCode::ClaimsRemote, crate::store::pending::alone_warning(&remote));
     }
     Ok(snap.warnings.into_iter().fold(reply, |r, w| r.warn(WarningCode::from(w.code), w.message)))
 }
@@ -154,7 +167,11 @@ pub fn claim(cx: &Handlers, input: IssuesClaimInput) -> ToolResult<IssuesClaimOu
         true => format!("Claimed {} for {assignee}{lease}: {}", record.id, text::issue_line(&record)),
         false => format!("{} is already yours ({assignee}) and in progress{lease}; nothing changed.", record.id),
     };
-    Ok(Reply::new(IssuesClaimOutput { issue: Some(record), claimed }).with_text(text))
+    let mut reply = Reply::new(IssuesClaimOutput { issue: Some(record), claimed }).with_text(text);
+    if let Some(remote) = store.claiming_alone() {
+        reply = reply.warn(WarningCode::ClaimsRemote, crate::store::pending::alone_warning(&remote));
+    }
+    Ok(reply)
 }
 
 /// How many issues of each chain an answer names; beads' real chains are 10-11 deep, rarely wide.

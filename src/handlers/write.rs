@@ -8,7 +8,7 @@ use crate::generated::{
     BatchFailure, IssuesDeleteInput, IssuesDeleteOutput, IssuesMarkCompleteInput, IssuesMarkCompleteOutput,
     IssuesUpdateBatchInput, IssuesUpdateBatchOutput, IssuesUpdateInput, IssuesUpdateOutput, ListFormat, errors,
 };
-use crate::runtime::{Reply, ResultCounts, ToolError, ToolResult};
+use crate::runtime::{Reply, ResultCounts, ToolError, ToolResult, WarningCode};
 use crate::store::{Expect, IssueMeta, IssuePatch, Status, Store};
 
 /// `""` (wrangler's convention) or `null` clears an optional text field; absent leaves it.
@@ -61,7 +61,20 @@ pub fn update(cx: &Handlers, input: IssuesUpdateInput) -> ToolResult<IssuesUpdat
     } else {
         format!("Updated {} ({}): {}{unblocked_line}", meta.id, changed.join(", "), text::issue_line(&record))
     };
-    Ok(Reply::new(IssuesUpdateOutput { issue: record, changed, unblocked }).with_text(text))
+    let reply = Reply::new(IssuesUpdateOutput { issue: record, changed, unblocked }).with_text(text);
+    Ok(with_queued_release(store, &meta.id, reply))
+}
+
+/// `reply` with a warning when the release of `id`'s claim is queued: the claims remote did not
+/// take it in time, so other clones still see the claim until the queue is finished.
+pub fn with_queued_release<T>(store: &Store, id: &str, reply: Reply<T>) -> Reply<T> {
+    let Some(p) = store.pending_claims().into_iter().find(|p| p.id.eq_ignore_ascii_case(id)) else { return reply };
+    let why = if p.why.is_empty() { "the claims remote has not taken it yet".to_string() } else { p.why };
+    let message = format!(
+        "{id} is changed here, but {}'s claim of it is still on the claims remote: {why}. Its release is queued in this workspace and finished by the next issues_claim or issues_ready that reaches the remote, or by `docket doctor --fix`; until then other clones see it claimed.",
+        p.holder
+    );
+    reply.warn(WarningCode::ClaimsRemote, message)
 }
 
 /// Applies `patch` (under the store's lock, to the file as it is now) and reports which fields
@@ -78,7 +91,12 @@ pub fn delete(cx: &Handlers, input: IssuesDeleteInput) -> ToolResult<IssuesDelet
     }
     let meta = store.delete(&input.id).map_err(store_error)?;
     let text = format!("Deleted {} ({}).", meta.id, meta.title);
-    Ok(Reply::new(IssuesDeleteOutput { id: meta.id, title: meta.title }).with_text(text))
+    let id = meta.id.clone();
+    Ok(with_queued_release(
+        store,
+        &id,
+        Reply::new(IssuesDeleteOutput { id: meta.id, title: meta.title }).with_text(text),
+    ))
 }
 
 pub fn mark_complete(cx: &Handlers, input: IssuesMarkCompleteInput) -> ToolResult<IssuesMarkCompleteOutput> {
@@ -95,7 +113,12 @@ pub fn mark_complete(cx: &Handlers, input: IssuesMarkCompleteInput) -> ToolResul
     let (unblocked, unblocked_line) = super::work::unblocked(store, &issue.meta.id, closed);
     let record = Projection::format(ListFormat::Summary).record(&issue.meta, None);
     let text = format!("Closed {}{unblocked_line}", text::issue_line(&record));
-    Ok(Reply::new(IssuesMarkCompleteOutput { issue: record, unblocked }).with_text(text))
+    let id = record.id.clone();
+    Ok(with_queued_release(
+        store,
+        &id,
+        Reply::new(IssuesMarkCompleteOutput { issue: record, unblocked }).with_text(text),
+    ))
 }
 
 pub fn update_batch(cx: &Handlers, input: IssuesUpdateBatchInput) -> ToolResult<IssuesUpdateBatchOutput> {

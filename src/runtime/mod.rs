@@ -47,6 +47,9 @@ pub enum WarningCode {
     DuplicateSection,
     /// A `next` call's body changed since its page; the answer starts again at the beginning.
     BodyChanged,
+    /// The claims remote did not take a change yet (a release queued), or claims are not shared
+    /// where they look shared (a clone claiming alone).
+    ClaimsRemote,
 }
 
 impl WarningCode {
@@ -73,6 +76,7 @@ impl WarningCode {
             NoWorkspace => "NO_WORKSPACE",
             DuplicateSection => "DUPLICATE_SECTION",
             BodyChanged => "BODY_CHANGED",
+            ClaimsRemote => "CLAIMS_REMOTE",
         }
     }
 
@@ -140,6 +144,7 @@ mod tests {
             DuplicateSection,
             BodyChanged,
             ImportedId,
+            ClaimsRemote,
         ] {
             assert_eq!(WarningCode::of(code.into()), Some(code), "{}", code.as_str());
         }

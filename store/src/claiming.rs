@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use crate::Store;
 use crate::git::Repo;
-use crate::git::claims::{Claim, Claims, Refusal, State, Taken};
+use crate::git::claims::{Claim, ClaimRead, Claims, Refusal, State, Taken};
 use crate::holder::{self, Session};
 use crate::model::{
     Expect, IssueFilter, IssueMeta, IssuePatch, Snapshot, SortField, SortOrder, Status, StoreError, Updated,
@@ -36,6 +36,9 @@ pub struct HeldClaims {
     pub age: Duration,
     /// The remote asked, if any (`None`: the common git directory).
     pub remote: Option<String>,
+    /// Why the list is older than it should be: the remote did not answer, and this is the last
+    /// list it gave (`age` says how old).
+    pub stale: Option<String>,
 }
 
 /// What the claim records changed in a ready page.
@@ -55,6 +58,9 @@ pub struct ReadyClaims {
     pub remote: Option<String>,
     /// Why the records could not be read, if they could not (the page is then the files' alone).
     pub unchecked: Option<String>,
+    /// Why the records are older than they should be: the remote did not answer, and these are
+    /// the last it listed (`age` says how old).
+    pub stale: Option<String>,
 }
 
 /// What a release did.
@@ -71,9 +77,10 @@ impl Store {
     /// else in the common git directory; `None` outside git.
     pub fn claim_refs(&self) -> Result<Option<&Claims>, String> {
         let made = self.claims.get_or_init(|| match (Repo::discover(&self.ws.dir), &self.claims_remote) {
-            (Some(repo), remote) => {
-                Claims::new(&repo.toplevel, remote.as_deref()).map(|c| Some(c.with_ttl(self.claim_ttl)))
-            }
+            (Some(repo), remote) => Claims::new(&repo.toplevel, remote.as_deref()).map(|c| {
+                let seen = self.ws.cache_dir().join("claims-remote-list");
+                Some(c.with_ttl(self.claim_ttl).with_timeout(self.remote_timeout).with_seen_file(seen))
+            }),
             (None, Some(remote)) => Err(format!(
                 "claims_remote names `{remote}`, but the workspace {} is not in a git repository; unset DOCKET_CLAIMS_REMOTE (or claims_remote in config/docket.yaml) or serve the workspace of a clone",
                 self.ws.dir.display()
@@ -226,6 +233,8 @@ impl Store {
                 if let Some(s) = &session {
                     s.took(&meta.id);
                 }
+                // The remote answered: finish what earlier calls left queued.
+                self.settle_claims(refs.until());
                 Ok(updated)
             }
             Err(e) => {
@@ -443,6 +452,13 @@ impl Store {
                 let released = held_before && (a.status != Status::InProgress || now.is_none());
                 let handed = a.status == Status::InProgress && now.is_some() && now != was;
                 match (released, handed) {
+                    // Through a remote the release is queued first and done under the remote's
+                    // deadline; one the remote did not take stays queued for the next call or doctor.
+                    (true, _) if refs.remote().is_some() => {
+                        self.queue_release(&before.id, was.as_deref().unwrap_or_default());
+                        self.settle_claims(refs.until());
+                        Ok(true)
+                    }
                     (true, _) => refs.release(&before.id, was.as_deref().unwrap_or_default()),
                     (false, true) => self.hand_over(refs, &before.id, now.as_deref().unwrap_or_default()),
                     _ => Ok(true),
@@ -473,6 +489,7 @@ impl Store {
             oid: String::new(),
             takeover: from.map(|f| format!("handed over from {f}")),
             lapsed_from: None,
+            at: refs.here(),
         };
         let empty = Claim { oid: String::new(), ..new.clone() };
         Ok(refs.replace(current.as_ref().unwrap_or(&empty), &new)?.is_some())
@@ -499,8 +516,9 @@ impl Store {
                 info.checked = true;
                 info.remote = refs.remote().map(str::to_string);
                 match refs.records() {
-                    Ok((records, age)) => {
+                    Ok((records, age, stale)) => {
                         info.age = age;
+                        info.stale = stale.map(|r| r.short());
                         for c in &records {
                             match c.lapsed(self.claim_ttl) {
                                 Some(end) => lapsed.push((
@@ -578,19 +596,30 @@ impl Store {
     /// What the claim records say is held, live (`None`: no claim records are used here).
     pub fn held_claims(&self) -> Result<Option<HeldClaims>, String> {
         let Some(refs) = self.claim_refs()? else { return Ok(None) };
-        let (records, age) = refs.records().map_err(|r| r.reason())?;
+        let (records, age, stale) = refs.records().map_err(|r| r.short())?;
+        if stale.is_none() && age.is_zero() {
+            // The remote just answered: finish what earlier calls left queued.
+            self.settle_claims(refs.until());
+        }
         let ids = records.into_iter().filter(|c| c.state == State::Held && c.lapsed(self.claim_ttl).is_none());
         let ids = ids.map(|c| c.id).collect();
-        Ok(Some(HeldClaims { ids, age, remote: refs.remote().map(str::to_string) }))
+        let stale = stale.map(|r: Refusal| r.short());
+        Ok(Some(HeldClaims { ids, age, remote: refs.remote().map(str::to_string), stale }))
     }
 
-    /// Every claim record that holds an issue (its lease live or lapsed; not the tombstones of
-    /// closed issues), for doctor. A lapsed one still names who had the issue: doctor must not
-    /// take its in-progress file for one with no record and record that holder's claim anew.
-    pub fn claim_ref_list(&self) -> Result<Vec<Claim>, String> {
+    /// Every claim ref with its claim, for doctor: one list of the refs, one read of all their
+    /// objects. A ref that holds no claim is an (id, why) of its own; the others are still read.
+    /// Only records that hold an issue (their lease live or lapsed; not the tombstones of closed
+    /// issues): a lapsed one still names who had the issue, so doctor never takes its
+    /// in-progress file for one with no record and records that holder's claim anew.
+    pub fn claim_ref_list(&self) -> Result<Vec<ClaimRead>, String> {
         let Some(refs) = self.claim_refs()? else { return Ok(Vec::new()) };
-        let (records, _) = refs.records().map_err(|r: Refusal| r.reason())?;
-        Ok(records.into_iter().filter(|c| c.state == State::Held).collect())
+        let listed = refs.held().map_err(|r| r.short())?;
+        if let Some(why) = listed.stale {
+            return Err(why.short());
+        }
+        let read = refs.read_all(&listed.refs).map_err(|r| r.short())?;
+        Ok(read.into_iter().filter(|r| r.as_ref().is_err() || r.as_ref().is_ok_and(|c| c.state == State::Held)).collect())
     }
 }
 

@@ -64,11 +64,12 @@ impl Store {
         };
         let moves = before.status.is_archived() != after.status.is_archived() || before.issue_type != after.issue_type;
         let dest = if moves { self.destination(path, &after) } else { path.to_path_buf() };
-        let _lock = WorkspaceLock::acquire(self.workspace())?;
+        let lock = WorkspaceLock::acquire(self.workspace())?;
         let replaced = self.replace(path, expected.as_bytes(), &dest, &settled)?;
         if replaced {
             // Brings the index up to date now rather than at the next call.
             let _ = self.fresh()?;
+            drop(lock);
             // A status or assignee edited by hand ends a claim as an update does.
             self.claim_ended(&before, Some(&after));
         }

@@ -74,6 +74,7 @@ mod import;
 mod index;
 mod layout;
 mod model;
+pub mod pending;
 pub mod sessions;
 mod shown;
 mod work;
@@ -145,6 +146,10 @@ pub struct Store {
     branch_aware_ids: bool,
     /// The remote that arbitrates claims (`claims_remote`), if one is named.
     claims_remote: Option<String>,
+    /// How long one operation on the claims remote may take (`remote_timeout`).
+    remote_timeout: Duration,
+    /// The last answer of [`Store::claiming_alone`], and when it was found.
+    alone: Mutex<Option<(std::time::Instant, Option<String>)>>,
     /// The claim refs, once a claim needed them (see [`git::claims`]).
     claims: std::sync::OnceLock<Result<Option<git::claims::Claims>, String>>,
     /// How long a claim's lease lasts (`claim_ttl`).
@@ -180,6 +185,8 @@ impl Store {
             text_builder: Arc::new(Mutex::new(())),
             branch_aware_ids: opts.branch_aware_ids,
             claims_remote: None,
+            remote_timeout: git::remote::DEFAULT_TIMEOUT,
+            alone: Mutex::new(None),
             claims: std::sync::OnceLock::new(),
             claim_ttl: git::claims::DEFAULT_TTL,
             sessions: Mutex::default(),
@@ -197,6 +204,12 @@ impl Store {
     /// This store with claim leases of `ttl` (`claim_ttl`).
     pub fn with_claim_ttl(mut self, ttl: std::time::Duration) -> Store {
         self.claim_ttl = ttl;
+        self
+    }
+
+    /// This store giving each operation on the claims remote `timeout` (`remote_timeout`).
+    pub fn with_remote_timeout(mut self, timeout: Duration) -> Store {
+        self.remote_timeout = timeout;
         self
     }
 

@@ -88,7 +88,7 @@ impl Store {
         // Who holds the issue is the claim record's to say: a fenced-off writer or a claim of
         // someone else's is refused before anything is written.
         self.claim_gate(id, &patch)?;
-        let _lock = WorkspaceLock::acquire(&self.ws)?;
+        let lock = WorkspaceLock::acquire(&self.ws)?;
         let (mut index, _) = self.fresh()?;
         let path = resolve_for_write(&index, id)?;
         if let Some(given) = &patch.blocked_by {
@@ -141,6 +141,8 @@ impl Store {
                 // In place: one change the work graph can take in (a forget, then a put, is two).
                 index.upsert(meta.clone(), &body);
                 drop(index);
+                // The claim's release may reach the remote: never under the workspace lock.
+                drop(lock);
                 self.claim_ended(&before, Some(&meta));
                 let version = files::version_of(new_text.as_bytes());
                 return Ok(Updated { before, issue: Issue { meta, body, version }, changed: plan.changed });
@@ -154,13 +156,14 @@ impl Store {
     /// refused) and releases its claim ref, if it had one; returns what the index knew of it.
     pub fn delete(&self, id: &str) -> Result<IssueMeta, StoreError> {
         self.refuse_in_pending(id)?;
-        let _lock = WorkspaceLock::acquire(&self.ws)?;
+        let lock = WorkspaceLock::acquire(&self.ws)?;
         let (mut index, _) = self.fresh()?;
         let path = resolve_for_write(&index, id)?;
         let meta = index.meta_at(&path).ok_or_else(|| StoreError::NotFound { id: id.to_string() })?;
         Root::workspace(&self.ws)?.remove_file(&path)?;
         index.forget(&path);
         drop(index);
+        drop(lock);
         self.claim_ended(&meta, None);
         Ok((*meta).clone())
     }

@@ -15,11 +15,17 @@ use std::process::{Command, Output, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use super::remote::{self, Ran};
+
 /// Where claim refs live.
 pub const PREFIX: &str = "refs/docket/claims/";
 
 /// How long the remote's list of claims is reused by `issues_ready` before asking again.
 pub const LIST_TTL: Duration = Duration::from_secs(2);
+
+/// After the remote failed to answer a list, how long `issues_ready` answers from the last list
+/// without asking again (each ask could wait the whole deadline).
+pub const SILENT_BACKOFF: Duration = Duration::from_secs(10);
 
 /// Claim refs as (issue id, object id).
 pub type RefList = Vec<(String, String)>;
@@ -42,6 +48,21 @@ pub enum State {
     /// It was closed or cancelled: a tombstone, so a clone that has not pulled the close is never
     /// offered the finished work.
     Closed,
+}
+
+/// One claim ref as read: its claim, or (its id, why it holds none).
+pub type ClaimRead = Result<Claim, (String, String)>;
+
+/// The claim refs as listed, how old the list is, and why it is older than it should be (the
+/// remote did not answer: the list is the last one it gave).
+#[derive(Debug, Clone)]
+pub struct Listed {
+    /// The claim refs.
+    pub refs: RefList,
+    /// How old the list is.
+    pub age: Duration,
+    /// Why it is the last list rather than a new one.
+    pub stale: Option<Refusal>,
 }
 
 /// One claim as its ref records it.
@@ -67,6 +88,8 @@ pub struct Claim {
     pub takeover: Option<String>,
     /// Whose lease had lapsed when this holder took it, and when (`ann at T`), if that is how.
     pub lapsed_from: Option<String>,
+    /// Where it was taken: `HOST:WORKTREE` (empty for a claim that does not say).
+    pub at: String,
 }
 
 impl Claim {
@@ -118,6 +141,7 @@ impl Claim {
             oid: oid.to_string(),
             takeover: field("takeover"),
             lapsed_from: field("lapsed"),
+            at: field("at").unwrap_or_default(),
         }
     }
 
@@ -139,6 +163,9 @@ impl Claim {
         }
         if let Some(l) = &self.lapsed_from {
             text.push_str(&format!("lapsed {}\n", one_line(l)));
+        }
+        if !self.at.is_empty() {
+            text.push_str(&format!("at {}\n", one_line(&self.at)));
         }
         text
     }
@@ -190,6 +217,13 @@ pub enum Refusal {
         /// What git said.
         detail: String,
     },
+    /// The remote did not answer before the deadline; git was stopped.
+    Silent {
+        /// The remote's name (`claims_remote`).
+        remote: String,
+        /// The deadline it was given.
+        after: Duration,
+    },
     /// git failed otherwise (the message says how).
     Failed(String),
 }
@@ -218,7 +252,25 @@ impl Refusal {
             Refusal::Unreachable { remote, detail } => format!(
                 "the claims remote `{remote}` cannot be reached ({detail}), so no claim was taken and nothing was written; check it with `git ls-remote {remote}` and claim again (unset DOCKET_CLAIMS_REMOTE / claims_remote only to work alone)"
             ),
+            Refusal::Silent { .. } => {
+                format!("{}, so no claim was taken and nothing was written; claim again when it answers", self.short())
+            }
             Refusal::Failed(why) => format!("{why}; no claim was taken"),
+        }
+    }
+
+    /// What went wrong with the remote, without what it means for a claim.
+    pub fn short(&self) -> String {
+        match self {
+            Refusal::Held(c) => c.describe(),
+            Refusal::Unreachable { remote, detail } => {
+                format!("the claims remote `{remote}` cannot be reached ({detail})")
+            }
+            Refusal::Silent { remote, after } => format!(
+                "the claims remote `{remote}` did not answer in {} (check it with `git ls-remote {remote}`; remote_timeout in config/docket.yaml or DOCKET_REMOTE_TIMEOUT sets how long docket waits)",
+                remote::seconds(*after)
+            ),
+            Refusal::Failed(why) => why.clone(),
         }
     }
 }
@@ -229,12 +281,28 @@ pub struct Claims {
     /// A directory inside the repository (`git -C`).
     dir: PathBuf,
     remote: Option<String>,
-    /// The remote's claims as last listed, and when.
-    listed: Mutex<Option<(Instant, RefList)>>,
+    /// How long one operation on the remote may take ([`remote::DEFAULT_TIMEOUT`]).
+    timeout: Duration,
+    /// Where the remote's last list is kept for the next process (in the workspace's cache).
+    seen_file: Option<PathBuf>,
+    /// The remote's claims as last listed, and whether a list is being asked for.
+    listed: Mutex<ListState>,
     /// How long a lease lasts (`claim_ttl`).
     ttl: Duration,
     /// Claim blobs already read, by object id (a blob never changes).
     blobs: Mutex<std::collections::HashMap<String, String>>,
+}
+
+#[derive(Debug, Default)]
+struct ListState {
+    /// The last list the remote gave, when, and whether it may still be reused (a claim or
+    /// release of this process makes it stale).
+    last: Option<(Instant, RefList, bool)>,
+    /// Another thread is asking the remote now.
+    busy: bool,
+    /// The remote did not answer: until then, the last list is answered without asking.
+    silent_until: Option<Instant>,
+    why: Option<Refusal>,
 }
 
 /// Whether `name` can be a git remote's name (and never an option).
@@ -286,7 +354,9 @@ impl Claims {
         Ok(Claims {
             dir: dir.to_path_buf(),
             remote: remote.map(str::to_string),
-            listed: Mutex::new(None),
+            timeout: remote::DEFAULT_TIMEOUT,
+            seen_file: None,
+            listed: Mutex::new(ListState::default()),
             ttl: DEFAULT_TTL,
             blobs: Mutex::default(),
         })
@@ -296,6 +366,43 @@ impl Claims {
     pub fn with_ttl(mut self, ttl: Duration) -> Claims {
         self.ttl = ttl;
         self
+    }
+
+    /// These claims with `timeout` for each operation on the remote.
+    pub fn with_timeout(mut self, timeout: Duration) -> Claims {
+        self.timeout = timeout;
+        self
+    }
+
+    /// These claims keeping the remote's last list in `file` (read when the remote is silent).
+    pub fn with_seen_file(mut self, file: PathBuf) -> Claims {
+        self.seen_file = Some(file);
+        self
+    }
+
+    /// The deadline of an operation starting now.
+    pub fn until(&self) -> Instant {
+        Instant::now() + self.timeout
+    }
+
+    /// How long one operation on the remote may take.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// `HOST:WORKTREE`, what a claim taken here records as where it was taken.
+    pub fn here(&self) -> String {
+        format!("{}:{}", hostname(), self.dir.display())
+    }
+
+    /// Whether `claim` was taken by a docket serving this workspace (its worktree, on this
+    /// machine): what doctor needs before it calls a claim interrupted.
+    pub fn taken_here(&self, claim: &Claim) -> bool {
+        let Some((host, path)) = claim.at.split_once(':') else { return false };
+        let same = |a: &Path, b: &Path| {
+            a == b || a.canonicalize().ok().zip(b.canonicalize().ok()).is_some_and(|(a, b)| a == b)
+        };
+        host == hostname() && same(&self.dir, Path::new(path))
     }
 
     /// How long a lease lasts.
@@ -315,11 +422,31 @@ impl Claims {
         cmd.env("GIT_TERMINAL_PROMPT", "0");
         cmd.stdin(if input.is_some() { Stdio::piped() } else { Stdio::null() });
         let mut child = cmd.spawn().map_err(|e| Refusal::Failed(format!("cannot run git ({e})")))?;
-        if let (Some(text), Some(mut stdin)) = (input, child.stdin.take()) {
-            std::io::Write::write_all(&mut stdin, text.as_bytes())
-                .map_err(|e| Refusal::Failed(format!("cannot write to git ({e})")))?;
+        // Written from another thread: a long input (`cat-file --batch` of every claim) would fill
+        // the pipe while git waits for its output to be read.
+        let writer = match (input, child.stdin.take()) {
+            (Some(text), Some(mut stdin)) => {
+                let text = text.to_string();
+                Some(std::thread::spawn(move || std::io::Write::write_all(&mut stdin, text.as_bytes())))
+            }
+            _ => None,
+        };
+        let out = child.wait_with_output().map_err(|e| Refusal::Failed(format!("git did not finish ({e})")))?;
+        if let Some(Ok(Err(e))) = writer.map(|w| w.join()) {
+            return Err(Refusal::Failed(format!("cannot write to git ({e})")));
         }
-        child.wait_with_output().map_err(|e| Refusal::Failed(format!("git did not finish ({e})")))
+        Ok(out)
+    }
+
+    /// `git ARGS` that reaches `remote`, stopped (with its process group) at `until`.
+    fn git_remote(&self, remote: &str, args: &[&str], until: Instant) -> Result<Output, Refusal> {
+        let mut cmd = Command::new("git");
+        cmd.arg("-C").arg(&self.dir).args(args);
+        match remote::run_until(&mut cmd, until) {
+            Ok(Ran::Done(out)) => Ok(out),
+            Ok(Ran::TimedOut) => Err(Refusal::Silent { remote: remote.to_string(), after: self.timeout }),
+            Err(e) => Err(Refusal::Failed(format!("cannot run git ({e})"))),
+        }
     }
 
     fn stdout(&self, args: &[&str], input: Option<&str>) -> Result<String, Refusal> {
@@ -356,6 +483,7 @@ impl Claims {
             oid: String::new(),
             takeover: None,
             lapsed_from: None,
+            at: self.here(),
         };
         match &current {
             Some(c) if c.state == State::Closed => return Err(Refusal::Held(c.clone())),
@@ -408,7 +536,7 @@ impl Claims {
             None => {
                 self.git(&["update-ref", "-m", "docket claim", "--", &name, &oid, &old.oid], None)?.status.success()
             }
-            Some(remote) => self.push(remote, &format!("{oid}:{name}"), &name, &old.oid)?,
+            Some(remote) => self.push(remote, &format!("{oid}:{name}"), &name, &old.oid, self.until())?,
         };
         self.forget_list();
         if !won {
@@ -431,6 +559,7 @@ impl Claims {
             oid: String::new(),
             takeover: None,
             lapsed_from: None,
+            at: self.here(),
         };
         let empty = Claim { oid: String::new(), ..tomb.clone() };
         Ok(self.replace(current.unwrap_or(&empty), &tomb)?.is_some())
@@ -441,7 +570,7 @@ impl Claims {
         let name = ref_of(&claim.id)?;
         let done = match &self.remote {
             None => self.git(&["update-ref", "-d", "--", &name, &claim.oid], None)?.status.success(),
-            Some(remote) => self.push(remote, &format!(":{name}"), &name, &claim.oid)?,
+            Some(remote) => self.push(remote, &format!(":{name}"), &name, &claim.oid, self.until())?,
         };
         self.forget_list();
         Ok(done)
@@ -451,6 +580,22 @@ impl Claims {
     pub fn release(&self, id: &str, holder: &str) -> Result<bool, Refusal> {
         match self.read(id)? {
             Some(c) if c.state == State::Held && c.holder == one_line(holder) => self.drop_claim(&c),
+            _ => Ok(false),
+        }
+    }
+
+    /// [`Claims::release`], started only before `until` (each git call has its own deadline
+    /// too); past it, refused as [`Refusal::Silent`].
+    pub fn release_until(&self, id: &str, holder: &str, until: Instant) -> Result<bool, Refusal> {
+        let silent = || Refusal::Silent { remote: self.remote.clone().unwrap_or_default(), after: self.timeout };
+        if Instant::now() >= until {
+            return Err(silent());
+        }
+        match self.read(id)? {
+            Some(c) if c.state == State::Held && c.holder == one_line(holder) => match Instant::now() < until {
+                true => self.drop_claim(&c),
+                false => Err(silent()),
+            },
             _ => Ok(false),
         }
     }
@@ -475,7 +620,7 @@ impl Claims {
                 String::from_utf8_lossy(&out.stdout).trim().to_string()
             }
             Some(remote) => {
-                let listed = self.ls_remote(remote, &name)?;
+                let listed = self.ls_remote(remote, &name, self.until())?;
                 listed.into_iter().next().map(|(_, oid)| oid).unwrap_or_default()
             }
         };
@@ -496,93 +641,183 @@ impl Claims {
         }
         let Some(remote) = &self.remote else { return self.stdout(&["cat-file", "blob", oid], None) };
         let seen = name.replacen(PREFIX, "refs/docket/seen/", 1);
-        let out = self.git(
-            &["fetch", "-q", "--no-tags", "--no-write-fetch-head", "--", remote, &format!("+{name}:{seen}")],
-            None,
-        )?;
+        let spec = format!("+{name}:{seen}");
+        let args = ["fetch", "-q", "--no-tags", "--no-write-fetch-head", "--", remote, &spec];
+        let out = self.git_remote(remote, &args, self.until())?;
         if !out.status.success() {
             return Err(unreachable(remote, &out));
         }
         self.stdout(&["cat-file", "blob", oid], None)
     }
 
-    /// Every claim ref as (issue id, object), from the remote at most once per [`LIST_TTL`]; and
-    /// how old the answer is.
-    pub fn held(&self) -> Result<(RefList, Duration), Refusal> {
+    /// Every claim ref as (issue id, object), from the remote at most once per [`LIST_TTL`], and
+    /// how old the answer is. A remote that does not answer in time (or has just failed to) is
+    /// answered for by its last list, said to be stale; only with no list known is it an error.
+    /// No lock is held while the remote is asked: a second caller meanwhile gets the last list.
+    pub fn held(&self) -> Result<Listed, Refusal> {
         let Some(remote) = &self.remote else {
             let out = self.stdout(&["for-each-ref", "--format=%(refname) %(objectname)", PREFIX], None)?;
-            return Ok((parse_refs(&out), Duration::ZERO));
+            return Ok(Listed { refs: parse_refs(&out), age: Duration::ZERO, stale: None });
         };
-        let mut listed = self.listed.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((at, refs)) = listed.as_ref().filter(|(at, _)| at.elapsed() < LIST_TTL) {
-            return Ok((refs.clone(), at.elapsed()));
+        {
+            let mut st = self.state();
+            if let Some((at, refs, true)) = st.last.as_ref().filter(|(at, _, _)| at.elapsed() < LIST_TTL) {
+                return Ok(Listed { refs: refs.clone(), age: at.elapsed(), stale: None });
+            }
+            let silent = st.silent_until.is_some_and(|t| Instant::now() < t);
+            if st.busy || silent {
+                let why = st.why.clone().unwrap_or(Refusal::Silent { remote: remote.clone(), after: self.timeout });
+                if let Some((age, refs)) = self.last_known(&st) {
+                    return Ok(Listed { refs, age, stale: silent.then_some(why) });
+                }
+                if silent {
+                    return Err(why);
+                }
+            }
+            st.busy = true;
         }
-        let refs = self.ls_remote(remote, &format!("{PREFIX}*"))?;
-        *listed = Some((Instant::now(), refs.clone()));
-        Ok((refs, Duration::ZERO))
+        let asked = self.ls_remote(remote, &format!("{PREFIX}*"), self.until());
+        let mut st = self.state();
+        st.busy = false;
+        match asked {
+            Ok(refs) => {
+                let changed = st.last.as_ref().is_none_or(|(_, old, _)| *old != refs);
+                st.last = Some((Instant::now(), refs.clone(), true));
+                (st.silent_until, st.why) = (None, None);
+                drop(st);
+                if changed {
+                    self.save_seen(&refs);
+                }
+                Ok(Listed { refs, age: Duration::ZERO, stale: None })
+            }
+            Err(why) => {
+                st.silent_until = Some(Instant::now() + SILENT_BACKOFF);
+                st.why = Some(why.clone());
+                match self.last_known(&st) {
+                    Some((age, refs)) => Ok(Listed { refs, age, stale: Some(why) }),
+                    None => Err(why),
+                }
+            }
+        }
     }
 
-    /// Every claim record with what it says, and how old the list is: the blobs this process
-    /// has not read yet in one `git cat-file --batch` (through a remote, after one fetch of the
-    /// claim refs whose blobs this clone lacks).
-    pub fn records(&self) -> Result<(Vec<Claim>, Duration), Refusal> {
-        let (refs, age) = self.held()?;
-        let unknown = |refs: &RefList| -> Vec<String> {
-            let blobs = self.blobs.lock().unwrap_or_else(|p| p.into_inner());
-            refs.iter().filter(|(_, oid)| !blobs.contains_key(oid)).map(|(_, oid)| oid.clone()).collect()
-        };
-        let mut missing = unknown(&refs);
-        if !missing.is_empty() {
-            self.read_batch(&missing)?;
-            missing = unknown(&refs);
+    fn state(&self) -> std::sync::MutexGuard<'_, ListState> {
+        self.listed.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The last list of the remote's claims this process or an earlier one got, and its age.
+    fn last_known(&self, st: &ListState) -> Option<(Duration, RefList)> {
+        if let Some((at, refs, _)) = &st.last {
+            return Some((at.elapsed(), refs.clone()));
         }
-        if let (false, Some(remote)) = (missing.is_empty(), &self.remote) {
+        let text = std::fs::read_to_string(self.seen_file.as_ref()?).ok()?;
+        let mut lines = text.lines();
+        let millis: i64 = lines.next()?.strip_prefix("listed ")?.trim().parse().ok()?;
+        let age = (chrono::Utc::now().timestamp_millis() - millis).max(0) as u64;
+        Some((Duration::from_millis(age), parse_refs(&lines.collect::<Vec<_>>().join("\n"))))
+    }
+
+    /// Keeps `refs` in the seen file for the next process (best effort: it is a cache).
+    fn save_seen(&self, refs: &RefList) {
+        let Some(file) = &self.seen_file else { return };
+        let Some(dir) = file.parent() else { return };
+        let mut text = format!("listed {}\n", chrono::Utc::now().timestamp_millis());
+        for (id, oid) in refs {
+            text.push_str(&format!("{PREFIX}{id} {oid}\n"));
+        }
+        let written =
+            crate::fs::Root::open_or_create(dir).and_then(|root| root.write_atomic(file, text.as_bytes(), None));
+        if let Err(e) = written {
+            tracing::debug!(error = %e, "could not keep the claims remote's list");
+        }
+    }
+
+    /// The claims `refs` point at, read with one `git cat-file --batch` (after one fetch of every
+    /// claim ref when this clone lacks some of their objects). A ref that holds no claim (a
+    /// commit, a missing object) is an error of its own, as (id, why); the others are read.
+    pub fn read_all(&self, refs: &RefList) -> Result<Vec<ClaimRead>, Refusal> {
+        let mut found = self.batch(refs.iter().map(|(_, oid)| oid.as_str()))?;
+        let missing: Vec<&str> = refs.iter().map(|(_, oid)| oid.as_str()).filter(|o| !found.contains_key(*o)).collect();
+        if let (Some(remote), false) = (&self.remote, missing.is_empty()) {
             let spec = format!("+{PREFIX}*:refs/docket/seen/*");
-            let out = self.git(&["fetch", "-q", "--no-tags", "--no-write-fetch-head", "--", remote, &spec], None)?;
+            let args = ["fetch", "-q", "--prune", "--no-tags", "--no-write-fetch-head", "--", remote, &spec];
+            let out = self.git_remote(remote, &args, self.until())?;
             if !out.status.success() {
                 return Err(unreachable(remote, &out));
             }
-            self.read_batch(&missing)?;
+            found.extend(self.batch(missing.into_iter())?);
         }
-        let blobs = self.blobs.lock().unwrap_or_else(|p| p.into_inner());
-        let claims =
-            refs.iter().map(|(id, oid)| Claim::parse(id, oid, blobs.get(oid).map_or("", String::as_str))).collect();
-        Ok((claims, age))
+        Ok(refs
+            .iter()
+            .map(|(id, oid)| match found.get(oid) {
+                Some((kind, text)) if kind == "blob" => Ok(Claim::parse(id, oid, text)),
+                Some((kind, _)) => Err((id.clone(), format!("its ref {PREFIX}{id} points at a {kind}, not a claim"))),
+                None => {
+                    Err((id.clone(), format!("its ref {PREFIX}{id} points at {oid}, which this clone cannot read")))
+                }
+            })
+            .collect())
     }
 
-    /// Reads `oids` with one `git cat-file --batch` into the blob cache (missing ones are left out).
-    fn read_batch(&self, oids: &[String]) -> Result<(), Refusal> {
-        // In chunks whose answer fits a pipe: the input is written before the answer is read.
-        for chunk in oids.chunks(100) {
-            self.read_chunk(chunk)?;
+    /// `git cat-file --batch` of `oids`: the type and text of each object found.
+    fn batch<'a>(
+        &self,
+        oids: impl Iterator<Item = &'a str>,
+    ) -> Result<std::collections::HashMap<String, (String, String)>, Refusal> {
+        let input: String = oids.map(|o| format!("{o}\n")).collect();
+        let mut found = std::collections::HashMap::new();
+        if input.is_empty() {
+            return Ok(found);
         }
-        Ok(())
-    }
-
-    fn read_chunk(&self, oids: &[String]) -> Result<(), Refusal> {
-        let input: String = oids.iter().map(|o| format!("{o}\n")).collect();
         let out = self.git(&["cat-file", "--batch"], Some(&input))?;
         let mut rest: &[u8] = &out.stdout;
-        let mut blobs = self.blobs.lock().unwrap_or_else(|p| p.into_inner());
         while let Some(nl) = rest.iter().position(|b| *b == b'\n') {
-            let header = String::from_utf8_lossy(&rest[..nl]).to_string();
+            let header = String::from_utf8_lossy(&rest[..nl]).into_owned();
             rest = &rest[nl + 1..];
             let parts: Vec<&str> = header.split(' ').collect();
-            let [oid, "blob", size] = parts.as_slice() else { continue };
+            let [oid, kind, size] = parts[..] else { continue };
             let Ok(size) = size.parse::<usize>() else { break };
-            let Some(body) = rest.get(..size) else { break };
-            blobs.insert(oid.to_string(), String::from_utf8_lossy(body).trim().to_string());
-            rest = rest.get(size + 1..).unwrap_or_default();
+            let body = &rest[..size.min(rest.len())];
+            found.insert(oid.to_string(), (kind.to_string(), String::from_utf8_lossy(body).into_owned()));
+            rest = &rest[(size + 1).min(rest.len())..];
         }
-        Ok(())
+        Ok(found)
+    }
+
+    /// Every claim record with what it says, how old the list is, and why it is older than it
+    /// should be (the remote did not answer: its last list). The blobs this process has not read
+    /// yet come from [`Claims::read_all`]; a ref that holds no claim reads as held by an unknown
+    /// holder, so nothing offers its issue.
+    pub fn records(&self) -> Result<(Vec<Claim>, Duration, Option<Refusal>), Refusal> {
+        let listed = self.held()?;
+        let unknown: RefList = {
+            let blobs = self.blobs.lock().unwrap_or_else(|p| p.into_inner());
+            listed.refs.iter().filter(|(_, oid)| !blobs.contains_key(oid)).cloned().collect()
+        };
+        if !unknown.is_empty() {
+            let read = self.read_all(&unknown)?;
+            let mut blobs = self.blobs.lock().unwrap_or_else(|p| p.into_inner());
+            for ((_, oid), claim) in unknown.iter().zip(read) {
+                blobs.insert(oid.clone(), claim.map(|c| c.text()).unwrap_or_default());
+            }
+        }
+        let blobs = self.blobs.lock().unwrap_or_else(|p| p.into_inner());
+        let claims = listed
+            .refs
+            .iter()
+            .map(|(id, oid)| Claim::parse(id, oid, blobs.get(oid).map_or("", String::as_str)))
+            .collect();
+        Ok((claims, listed.age, listed.stale))
     }
 
     fn forget_list(&self) {
-        *self.listed.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        if let Some((_, _, fresh)) = self.state().last.as_mut() {
+            *fresh = false;
+        }
     }
 
-    fn ls_remote(&self, remote: &str, pattern: &str) -> Result<RefList, Refusal> {
-        let out = self.git(&["ls-remote", "--refs", "--", remote, pattern], None)?;
+    fn ls_remote(&self, remote: &str, pattern: &str, until: Instant) -> Result<RefList, Refusal> {
+        let out = self.git_remote(remote, &["ls-remote", "--refs", "--", remote, pattern], until)?;
         if !out.status.success() {
             return Err(unreachable(remote, &out));
         }
@@ -594,9 +829,10 @@ impl Claims {
 
     /// `git push --porcelain --force-with-lease=REF:EXPECTED REMOTE SPEC`: whether the remote
     /// took it (`false`: rejected, the lease did not hold); unreachable is an error.
-    fn push(&self, remote: &str, spec: &str, name: &str, expected: &str) -> Result<bool, Refusal> {
+    fn push(&self, remote: &str, spec: &str, name: &str, expected: &str, until: Instant) -> Result<bool, Refusal> {
         let lease = format!("--force-with-lease={name}:{expected}");
-        let out = self.git(&["push", "--porcelain", "--no-verify", &lease, "--", remote, spec], None)?;
+        let out =
+            self.git_remote(remote, &["push", "--porcelain", "--no-verify", &lease, "--", remote, spec], until)?;
         let text = String::from_utf8_lossy(&out.stdout);
         let line = text.lines().find(|l| l.contains(name));
         match line {
@@ -604,6 +840,17 @@ impl Claims {
             Some(_) => Ok(false),
             None => Err(unreachable(remote, &out)),
         }
+    }
+}
+
+fn hostname() -> String {
+    let mut buf = [0u8; 256];
+    // SAFETY: gethostname writes at most buf.len() bytes into the buffer it is given.
+    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
+    let end = buf.iter().position(|b| *b == 0).unwrap_or(buf.len());
+    match rc {
+        0 => one_line(&String::from_utf8_lossy(&buf[..end])).replace(':', "_"),
+        _ => "localhost".to_string(),
     }
 }
 

@@ -18,6 +18,7 @@ mod diff3;
 pub mod hooks;
 pub mod ids;
 pub mod merge;
+pub mod remote;
 pub mod setup;
 
 use std::path::{Path, PathBuf};
