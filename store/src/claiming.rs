@@ -433,7 +433,7 @@ impl Store {
         let done = match after {
             None => refs.read(&before.id).and_then(|c| c.map_or(Ok(true), |c| refs.drop_claim(&c))),
             Some(a) if a.status.is_archived() && !before.status.is_archived() => {
-                refs.read(&before.id).and_then(|current| {
+                let tried = refs.read(&before.id).and_then(|current| {
                     let by = current
                         .as_ref()
                         .filter(|c| c.state == State::Held)
@@ -441,7 +441,15 @@ impl Store {
                         .or(was.clone())
                         .unwrap_or_else(|| "someone".into());
                     refs.close(&before.id, current.as_ref(), &by)
-                })
+                });
+                match tried {
+                    // A remote that did not take the tombstone gets it later: queued.
+                    Err(r @ (Refusal::Silent { .. } | Refusal::Unreachable { .. })) => {
+                        self.queue_close(&before.id, was.as_deref().unwrap_or("someone"), r.short());
+                        Ok(true)
+                    }
+                    other => other,
+                }
             }
             Some(a) if before.status.is_archived() && !a.status.is_archived() => refs
                 .read(&before.id)
@@ -517,6 +525,10 @@ impl Store {
                 info.remote = refs.remote().map(str::to_string);
                 match refs.records() {
                     Ok((records, age, stale)) => {
+                        if stale.is_none() && age.is_zero() {
+                            // The remote just answered: finish what earlier calls left queued.
+                            self.settle_claims(refs.until());
+                        }
                         info.age = age;
                         info.stale = stale.map(|r| r.short());
                         for c in &records {

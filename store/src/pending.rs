@@ -61,13 +61,22 @@ impl Store {
 
     /// Queues the release of `holder`'s claim of `id`.
     pub(crate) fn queue_release(&self, id: &str, holder: &str) {
+        self.queue(id, holder, "release", String::new());
+    }
+
+    /// Queues the tombstone of `id`, closed by `holder` (a close the remote did not take).
+    pub(crate) fn queue_close(&self, id: &str, holder: &str, why: String) {
+        self.queue(id, holder, "close", why);
+    }
+
+    fn queue(&self, id: &str, holder: &str, op: &str, why: String) {
         let queued = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
         let entry = Pending {
-            op: "release".into(),
+            op: op.into(),
             id: id.to_string(),
             holder: holder.to_string(),
             queued,
-            why: String::new(),
+            why,
         };
         if let Err(e) = self.edit_pending(|list| list.push(entry)) {
             tracing::warn!(%id, error = %e, "could not queue the release of a claim ref");
@@ -86,7 +95,14 @@ impl Store {
             if Instant::now() >= until {
                 break;
             }
-            match refs.release_until(&p.id, &p.holder, until) {
+            let outcome = match p.op.as_str() {
+                "close" => refs.read(&p.id).and_then(|current| match Instant::now() < until {
+                    true => refs.close(&p.id, current.as_ref(), &p.holder),
+                    false => Err(crate::git::claims::Refusal::Failed("the deadline passed".into())),
+                }),
+                _ => refs.release_until(&p.id, &p.holder, until),
+            };
+            match outcome {
                 Ok(_) => done.push(p.clone()),
                 Err(r) => failed.push((p.clone(), r.short())),
             }
