@@ -504,3 +504,91 @@ fn doctor_fix_on_wranglers_workspace_changes_only_files_doctor_listed() {
         assert!(copy.join(p).is_file(), "{p} keeps its name");
     }
 }
+
+/// A wrangler file as wrangler writes it: a bare id, in `folder` of `.wrangler/`.
+fn wrangler_file(
+    root: &Path,
+    folder: &str,
+    name: &str,
+    id: &str,
+    kind: &str,
+    status: &str,
+    created: &str,
+    extra: &str,
+) -> PathBuf {
+    let path = root.join(".wrangler").join(folder).join(name);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(
+        &path,
+        format!(
+            "---\nid: \"{id}\"\ntitle: {name}\ntype: {kind}\nstatus: {status}\npriority: medium\nlabels: []\ncreatedAt: '{created}'\nupdatedAt: '{created}'\n{extra}---\nThe {name}.\n"
+        ),
+    )
+    .unwrap();
+    path
+}
+
+#[test]
+fn a_legacy_parent_naming_an_archived_issue_and_a_specification_is_pointed_at_the_specification() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    // The archived issue 000001 was created first, so it keeps the id; the specification 000001
+    // gets a new one, and the issue whose wranglerContext.parentTaskId is 000001 meant it.
+    wrangler_file(
+        root,
+        "issues/archived",
+        "000001-first-task.md",
+        "000001",
+        "issue",
+        "closed",
+        "2025-01-01T00:00:00.000Z",
+        "",
+    );
+    let spec = wrangler_file(
+        root,
+        "specifications",
+        "000001-the-plan.md",
+        "000001",
+        "specification",
+        "open",
+        "2025-02-01T00:00:00.000Z",
+        "",
+    );
+    let child = wrangler_file(
+        root,
+        "issues",
+        "000002-build-it.md",
+        "000002",
+        "issue",
+        "open",
+        "2025-02-02T00:00:00.000Z",
+        "wranglerContext:\n  parentTaskId: \"000001\"\n",
+    );
+    let child_before = std::fs::read_to_string(&child).unwrap();
+
+    let report = doctor_json(root);
+    let problems = report["problems"].as_array().expect("problems");
+    let duplicate = problems.iter().find(|p| p["kind"] == "duplicate_id").expect("the duplicate id is listed");
+    let listed = duplicate["message"].as_str().unwrap();
+    let choice = "000002's parentTaskId 000001 means the specification .wrangler/specifications/000001-the-plan.md, not .wrangler/issues/archived/000001-first-task.md";
+    assert!(listed.contains(choice), "doctor says which holder the parent means: {listed}");
+    let said = &listed[listed.find(choice).unwrap()..];
+
+    let fixed = ok_in(root, &["doctor", "--fix"], &[]);
+    let rewrote =
+        fixed.lines().find(|l| l.contains("rewrote parentTaskId of 000002")).unwrap_or_else(|| panic!("{fixed}"));
+    assert!(rewrote.ends_with(said), "--fix says the choice in doctor's words:\n{rewrote}\n{said}");
+    assert!(!fixed.contains("cannot tell which it meant"), "{fixed}");
+
+    // The specification has a new id; the parent names it, and nothing else of the file changed.
+    assert!(!spec.exists());
+    let specs: Vec<PathBuf> =
+        std::fs::read_dir(root.join(".wrangler/specifications")).unwrap().flatten().map(|e| e.path()).collect();
+    let [renumbered] = specs.as_slice() else { panic!("{specs:?}") };
+    let spec_text = std::fs::read_to_string(renumbered).unwrap();
+    let new_id = spec_text.lines().find_map(|l| l.strip_prefix("id: ")).unwrap().trim_matches('"').to_string();
+    assert_ne!(new_id, "000001");
+    let child_after = std::fs::read_to_string(&child).unwrap();
+    assert_eq!(child_after, child_before.replace("parentTaskId: \"000001\"", &format!("parentTaskId: \"{new_id}\"")));
+    assert!(doctor_json(root)["problems"].as_array().expect("problems").is_empty(), "clean after --fix");
+}
