@@ -505,17 +505,17 @@ fn doctor_fix_on_wranglers_workspace_changes_only_files_doctor_listed() {
     }
 }
 
-/// A wrangler file as wrangler writes it: a bare id, in `folder` of `.wrangler/`.
+/// A wrangler file as wrangler writes it, in `folder` of `.wrangler/`: the bare id its name starts with.
 fn wrangler_file(
     root: &Path,
     folder: &str,
     name: &str,
-    id: &str,
     kind: &str,
     status: &str,
     created: &str,
     extra: &str,
 ) -> PathBuf {
+    let id = &name[..6];
     let path = root.join(".wrangler").join(folder).join(name);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(
@@ -534,21 +534,11 @@ fn a_legacy_parent_naming_an_archived_issue_and_a_specification_is_pointed_at_th
     let root = tmp.path();
     // The archived issue 000001 was created first, so it keeps the id; the specification 000001
     // gets a new one, and the issue whose wranglerContext.parentTaskId is 000001 meant it.
-    wrangler_file(
-        root,
-        "issues/archived",
-        "000001-first-task.md",
-        "000001",
-        "issue",
-        "closed",
-        "2025-01-01T00:00:00.000Z",
-        "",
-    );
+    wrangler_file(root, "issues/archived", "000001-first-task.md", "issue", "closed", "2025-01-01T00:00:00.000Z", "");
     let spec = wrangler_file(
         root,
         "specifications",
         "000001-the-plan.md",
-        "000001",
         "specification",
         "open",
         "2025-02-01T00:00:00.000Z",
@@ -558,7 +548,6 @@ fn a_legacy_parent_naming_an_archived_issue_and_a_specification_is_pointed_at_th
         root,
         "issues",
         "000002-build-it.md",
-        "000002",
         "issue",
         "open",
         "2025-02-02T00:00:00.000Z",
