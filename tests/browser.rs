@@ -2,12 +2,13 @@
 //! against `docket web` on a generated workspace. Skips, saying why, when chromium or
 //! chromedriver is not installed (`apt-get install -y chromium chromium-driver`; CI does).
 //! More in tests/browser/: editing.rs (title, description, task boxes, the save model), graph.rs
-//! (blocked cards, adding and removing blockers),
+//! (blocked cards, adding and removing blockers), duplicates.rs (a duplicated card's marker and refusal),
 //! problems.rs (warnings and the duplicate banner), views.rs (the list and the statistics),
 //! polish.rs (files without frontmatter, the axis years, repairing, the outline, one Edit).
 //! Also takes the screenshots (light and dark, desktop and phone) into target/screenshots/, or into
 //! docs/screenshots/ with DOCKET_UPDATE_SCREENSHOTS=1.
 
+mod duplicates;
 mod editing;
 mod graph;
 mod polish;

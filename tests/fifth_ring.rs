@@ -250,8 +250,9 @@ async fn refused_writes_in_an_empty_folder_create_nothing_and_session_get_says_n
         assert!(t.contains("ISS-000001"), "{tool}: {t}");
         assert!(listing(tmp.path()).is_empty(), "{tool} created {:?}", listing(tmp.path()));
     }
+    // Nothing incomplete: wrangler's success with found: false, never INTERNAL.
     let r = common::call(&client, "session_get", json!({})).await;
-    assert!(common::is_error(&r) && common::text(&r).starts_with("NOT_FOUND"), "{}", common::text(&r));
+    assert!(!common::is_error(&r) && common::structured(&r)["found"] == false, "{}", common::text(&r));
     assert!(listing(tmp.path()).is_empty(), "{:?}", listing(tmp.path()));
     client.cancel().await.expect("close");
 }
@@ -279,14 +280,15 @@ async fn session_get_without_a_workspace_answers_like_session_status() {
     for env in [vec![], vec![("WRANGLER_WORKSPACE_ROOT", "")]] {
         let tmp = tempfile::tempdir().expect("tmp");
         let client = common::many::serve_in(tmp.path(), &env).await;
-        for (tool, args) in [
-            ("session_get", json!({})),
-            ("session_status", json!({})),
-            ("session_get", json!({"sessionId": "2026-01-01-nogit-abcd"})),
-        ] {
+        for (tool, args) in
+            [("session_status", json!({})), ("session_get", json!({"sessionId": "2026-01-01-nogit-abcd"}))]
+        {
             let r = common::call(&client, tool, args).await;
             assert!(common::is_error(&r) && common::text(&r).starts_with("NOT_FOUND"), "{tool}: {}", common::text(&r));
         }
+        // Nothing incomplete and no id: wrangler's success with found: false, never INTERNAL.
+        let r = common::call(&client, "session_get", json!({})).await;
+        assert!(!common::is_error(&r) && common::structured(&r)["found"] == false, "{}", common::text(&r));
         assert!(listing(tmp.path()).is_empty(), "{:?}", listing(tmp.path()));
         client.cancel().await.expect("close");
     }
@@ -503,4 +505,81 @@ fn doctor_fix_on_wranglers_workspace_changes_only_files_doctor_listed() {
     for p in legacy {
         assert!(copy.join(p).is_file(), "{p} keeps its name");
     }
+}
+
+/// A wrangler file as wrangler writes it, in `folder` of `.wrangler/`: the bare id its name starts with.
+fn wrangler_file(
+    root: &Path,
+    folder: &str,
+    name: &str,
+    kind: &str,
+    status: &str,
+    created: &str,
+    extra: &str,
+) -> PathBuf {
+    let id = &name[..6];
+    let path = root.join(".wrangler").join(folder).join(name);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(
+        &path,
+        format!(
+            "---\nid: \"{id}\"\ntitle: {name}\ntype: {kind}\nstatus: {status}\npriority: medium\nlabels: []\ncreatedAt: '{created}'\nupdatedAt: '{created}'\n{extra}---\nThe {name}.\n"
+        ),
+    )
+    .unwrap();
+    path
+}
+
+#[test]
+fn a_legacy_parent_naming_an_archived_issue_and_a_specification_is_pointed_at_the_specification() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    // The archived issue 000001 was created first, so it keeps the id; the specification 000001
+    // gets a new one, and the issue whose wranglerContext.parentTaskId is 000001 meant it.
+    wrangler_file(root, "issues/archived", "000001-first-task.md", "issue", "closed", "2025-01-01T00:00:00.000Z", "");
+    let spec = wrangler_file(
+        root,
+        "specifications",
+        "000001-the-plan.md",
+        "specification",
+        "open",
+        "2025-02-01T00:00:00.000Z",
+        "",
+    );
+    let child = wrangler_file(
+        root,
+        "issues",
+        "000002-build-it.md",
+        "issue",
+        "open",
+        "2025-02-02T00:00:00.000Z",
+        "wranglerContext:\n  parentTaskId: \"000001\"\n",
+    );
+    let child_before = std::fs::read_to_string(&child).unwrap();
+
+    let report = doctor_json(root);
+    let problems = report["problems"].as_array().expect("problems");
+    let duplicate = problems.iter().find(|p| p["kind"] == "duplicate_id").expect("the duplicate id is listed");
+    let listed = duplicate["message"].as_str().unwrap();
+    let choice = "000002's parentTaskId 000001 means the specification .wrangler/specifications/000001-the-plan.md, not .wrangler/issues/archived/000001-first-task.md";
+    assert!(listed.contains(choice), "doctor says which holder the parent means: {listed}");
+    let said = &listed[listed.find(choice).unwrap()..];
+
+    let fixed = ok_in(root, &["doctor", "--fix"], &[]);
+    let rewrote =
+        fixed.lines().find(|l| l.contains("rewrote parentTaskId of 000002")).unwrap_or_else(|| panic!("{fixed}"));
+    assert!(rewrote.ends_with(said), "--fix says the choice in doctor's words:\n{rewrote}\n{said}");
+    assert!(!fixed.contains("cannot tell which it meant"), "{fixed}");
+
+    // The specification has a new id; the parent names it, and nothing else of the file changed.
+    assert!(!spec.exists());
+    let specs: Vec<PathBuf> =
+        std::fs::read_dir(root.join(".wrangler/specifications")).unwrap().flatten().map(|e| e.path()).collect();
+    let [renumbered] = specs.as_slice() else { panic!("{specs:?}") };
+    let spec_text = std::fs::read_to_string(renumbered).unwrap();
+    let new_id = spec_text.lines().find_map(|l| l.strip_prefix("id: ")).unwrap().trim_matches('"').to_string();
+    assert_ne!(new_id, "000001");
+    let child_after = std::fs::read_to_string(&child).unwrap();
+    assert_eq!(child_after, child_before.replace("parentTaskId: \"000001\"", &format!("parentTaskId: \"{new_id}\"")));
+    assert!(doctor_json(root)["problems"].as_array().expect("problems").is_empty(), "clean after --fix");
 }

@@ -59,6 +59,8 @@ struct Rewrite {
     field: Field,
     old: String,
     new: String,
+    /// Why this holder, when it is not git history's answer (doctor listed the same words).
+    why: Option<String>,
 }
 
 /// One holder of a duplicate id that gets a new id.
@@ -112,7 +114,7 @@ pub fn fix_in(
     let diverged = diverged_copies(&scan);
     // Everything that reads git history is decided first, on the files where they were committed.
     let plan = plan_renumbering(&scan, &diverged);
-    let (rewrites, ambiguous) = attribute_references(&scan, &plan, before);
+    let (rewrites, ambiguous, kept_parents) = attribute_references(&scan, &plan, before);
     let mut out = Outcome::default();
     // Where each file is now, as the repairs move it.
     let mut moved: HashMap<PathBuf, PathBuf> = HashMap::new();
@@ -276,7 +278,11 @@ pub fn fix_in(
         ));
     }
 
-    for Rewrite { referrer: m, field, old, new } in &rewrites {
+    for why in kept_parents {
+        out.notes.push(format!("kept as written: {why}"));
+    }
+
+    for Rewrite { referrer: m, field, old, new, why } in &rewrites {
         let path = at(&moved, &m.path);
         let result = crate::store::read_file_safely(&path).map_err(|e| e.to_string()).and_then(|text| {
             let edited = match field {
@@ -292,7 +298,13 @@ pub fn fix_in(
         });
         match result {
             Ok(()) => {
-                out.changes.push(format!("rewrote {} of {} ({}): {old} -> {new}", field.name(), m.id, scan.rel(&path)));
+                let why = why.as_deref().map(|w| format!("; {w}")).unwrap_or_default();
+                out.changes.push(format!(
+                    "rewrote {} of {} ({}): {old} -> {new}{why}",
+                    field.name(),
+                    m.id,
+                    scan.rel(&path)
+                ));
                 out.touched.push(path);
             }
             Err(why) => out.notes.push(format!("could not point {}'s {} {old} at {new}: {why}", m.id, field.name())),
@@ -331,16 +343,19 @@ pub fn fix_in(
 }
 
 /// The references (`parentTaskId`, `blockedBy` entries) that name a renumbered id: (referencing
-/// file, old id, new id) for those git history attributes to one holder, and the ambiguous rest.
+/// file, old id, new id) for those git history (or, for a legacy parent, wrangler's rule)
+/// attributes to one holder, the ambiguous rest, and the legacy parents left naming the
+/// specification that keeps its id (why, in doctor's words).
 fn attribute_references<'a>(
     scan: &'a Scan,
     plan: &[Renumber],
     before: Option<&str>,
-) -> (Vec<Rewrite>, Vec<Ambiguous<'a>>) {
+) -> (Vec<Rewrite>, Vec<Ambiguous<'a>>, Vec<String>) {
     let repo = Repo::discover(&scan.ws.dir);
     let mut commit_names: HashMap<String, Vec<String>> = HashMap::new();
     let mut rewrites: Vec<Rewrite> = Vec::new();
     let mut ambiguous: Vec<Ambiguous> = Vec::new();
+    let mut kept: Vec<String> = Vec::new();
     for m in &scan.issues {
         let references = parent_of(m)
             .map(|p| (Field::Parent, p))
@@ -356,6 +371,18 @@ fn attribute_references<'a>(
             if renumbered.is_empty() {
                 continue;
             }
+            // A legacy bare parent of an issue means the specification (wrangler's own rule),
+            // whatever git history says: pointed at its new id, or left naming it.
+            if let Some((spec, why)) = super::wrangler_parent(scan, m, holders).filter(|_| field == Field::Parent) {
+                let (old, why) = (target.to_string(), Some(why));
+                match renumbered.iter().find(|r| r.path == holders[spec].path) {
+                    Some(r) => {
+                        rewrites.push(Rewrite { referrer: Arc::clone(m), field, old, new: r.new_id.clone(), why })
+                    }
+                    None => kept.extend(why),
+                }
+                continue;
+            }
             // After a rebase the branch as it was comes first: the replayed commits hold both
             // sides, and a name there may hold the other side's issue; a file that only came
             // from upstream is not in it and is read in HEAD.
@@ -366,14 +393,14 @@ fn attribute_references<'a>(
                 Some(i) => {
                     if let Some(r) = renumbered.iter().find(|r| r.path == holders[i].path) {
                         let (old, new) = (target.to_string(), r.new_id.clone());
-                        rewrites.push(Rewrite { referrer: Arc::clone(m), field, old, new });
+                        rewrites.push(Rewrite { referrer: Arc::clone(m), field, old, new, why: None });
                     }
                 }
                 None => ambiguous.push(Ambiguous { referrer: m, field, target, holders }),
             }
         }
     }
-    (rewrites, ambiguous)
+    (rewrites, ambiguous, kept)
 }
 
 /// Of each interrupted pair whose bodies differ, the copy updated first (ties: the one whose

@@ -273,6 +273,41 @@ fn renumberable(m: &IssueMeta) -> bool {
         || crate::store::read_file_safely(&m.path).is_ok_and(|text| edit::has_key(&text, "id"))
 }
 
+/// Which holder of a duplicate id a legacy bare `parentTaskId` (`000001`, no prefix) of an issue
+/// means when one holder is a specification: that one, since wrangler's parentTaskId on an issue
+/// names a specification. The holder's index and the sentence doctor lists and `--fix` prints
+/// (the same words in both). `None` for a prefixed target, a referrer that is not in the issues
+/// collection, or holders with no specification or several.
+pub(crate) fn wrangler_parent(
+    scan: &Scan,
+    referrer: &IssueMeta,
+    holders: &[Arc<IssueMeta>],
+) -> Option<(usize, String)> {
+    let target = parent_of(referrer)?;
+    if id_parts(target).is_none_or(|(prefix, _)| !prefix.is_empty())
+        || scan.folder_type(&referrer.path) != Some(IssueType::Issue)
+    {
+        return None;
+    }
+    let specs: Vec<usize> =
+        (0..holders.len()).filter(|&i| scan.folder_type(&holders[i].path) == Some(IssueType::Specification)).collect();
+    let [spec] = specs.as_slice() else { return None };
+    if holders.len() < 2 {
+        return None;
+    }
+    let others: Vec<String> =
+        holders.iter().enumerate().filter(|(i, _)| i != spec).map(|(_, h)| scan.rel(&h.path)).collect();
+    Some((
+        *spec,
+        format!(
+            "{}'s parentTaskId {target} means the specification {}, not {} (wrangler's parentTaskId on an issue names a specification)",
+            referrer.id,
+            scan.rel(&holders[*spec].path),
+            others.join(", ")
+        ),
+    ))
+}
+
 /// The parentTaskId a file names, if any.
 pub(crate) fn parent_of(m: &IssueMeta) -> Option<&str> {
     m.context.get("parentTaskId").and_then(|v| v.as_str()).map(str::trim).filter(|s| !s.is_empty())
@@ -432,15 +467,23 @@ pub fn check_files(store: &Store) -> Result<Report, StoreError> {
                 fixable: false,
             });
         } else {
+            // The legacy parents --fix attributes to the specification holding this id.
+            let choices: Vec<String> = scan
+                .issues
+                .iter()
+                .filter(|m| parent_of(m).is_some_and(|p| same_id(id, p)))
+                .filter_map(|m| wrangler_parent(&scan, m, holders).map(|(_, why)| format!("; {why}")))
+                .collect();
             push(
                 Kind::DuplicateId,
                 Some(id),
                 paths.clone(),
                 format!(
-                    "{id} is held by {} files: {}; --fix keeps {} (on a remote branch, or else created first) and gives the others new ids",
+                    "{id} is held by {} files: {}; --fix keeps {} (on a remote branch, or else created first) and gives the others new ids{}",
                     holders.len(),
                     paths.join(", "),
-                    paths[0]
+                    paths[0],
+                    choices.concat()
                 ),
             );
         }

@@ -3,7 +3,8 @@
 //! `tools/call` (see [`crate::app::App::call`]), so validation, files, index, error memory and
 //! MCP subscribers all see it.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -45,6 +46,12 @@ pub struct Card {
     /// Waits on an open or in-progress blocker (its own or a parent's).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     blocked: bool,
+    /// The file the card shows (not sent: it marks a duplicated id).
+    #[serde(skip)]
+    path: PathBuf,
+    /// How many files hold this card's id, when more than one does (the card shows a marker).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    duplicates: Option<usize>,
 }
 
 impl Card {
@@ -62,20 +69,59 @@ impl Card {
             created_at: m.created_at.clone(),
             updated_at: m.updated_at.clone(),
             blocked: false,
+            duplicates: None,
+            path: m.path.clone(),
         }
     }
 
-    pub fn marked(mut self, blocked: &HashSet<String>) -> Card {
-        self.blocked = blocked.contains(&self.id);
+    pub fn marked(mut self, marks: &Marks) -> Card {
+        self.blocked = marks.blocked.contains(&self.id);
+        self.duplicates = marks.duplicates.get(&self.path).copied();
         self
     }
 }
 
-/// The IDs of every issue waiting on an open blocker, for marking cards.
-pub fn blocked_ids(store: &Store) -> Result<HashSet<String>, ApiError> {
+/// What the board marks on its cards: the IDs of every issue waiting on an open blocker, and
+/// the files whose id other files hold too (with the number of files holding it).
+pub struct Marks {
+    blocked: HashSet<String>,
+    duplicates: HashMap<PathBuf, usize>,
+}
+
+/// The [`Marks`] of the workspace as it is now.
+pub fn marks(store: &Store) -> Result<Marks, ApiError> {
     let filter = IssueFilter { blocked: Some(true), ..IssueFilter::default() };
     let blocked = store.list(&filter, SortField::Updated, SortOrder::Desc).map_err(store_error)?.value;
-    Ok(blocked.iter().map(|m| m.id.clone()).collect())
+    let all = store.list(&IssueFilter::default(), SortField::Updated, SortOrder::Desc).map_err(store_error)?;
+    Ok(Marks { blocked: blocked.iter().map(|m| m.id.clone()).collect(), duplicates: duplicate_files(&all.warnings) })
+}
+
+/// Every file named by a DUPLICATE_ID warning, with the number of files holding its id.
+fn duplicate_files(warnings: &[crate::store::StoreWarning]) -> HashMap<PathBuf, usize> {
+    warnings
+        .iter()
+        .filter(|w| w.code == crate::store::StoreWarningCode::DuplicateId)
+        .flat_map(|w| w.paths.iter().map(move |p| (p.clone(), w.paths.len())))
+        .collect()
+}
+
+/// The one line the board says when a write names an id several files hold, instead of every
+/// file's path (the problems page and `docket doctor` list them).
+async fn held_by_several(web: &Web, id: &str) -> String {
+    let store = Arc::clone(&web.app.store);
+    let wanted = id.to_string();
+    let files = blocking(move || {
+        let shown = store.get_meta(&wanted).map_err(store_error)?;
+        let all = store.list(&IssueFilter::default(), SortField::Updated, SortOrder::Desc).map_err(store_error)?;
+        Ok(duplicate_files(&all.warnings).get(&shown.value.path).copied())
+    })
+    .await
+    .ok()
+    .flatten();
+    match files {
+        Some(n) => format!("{id}: this id is held by {n} files: run `docket doctor --fix`"),
+        None => format!("{id}: this id is held by several files: run `docket doctor --fix`"),
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -95,7 +141,7 @@ pub async fn board(State(web): State<Arc<Web>>, Query(q): Query<BoardQuery>) -> 
         let mut items = q.matching(&store)?;
         // Files without frontmatter (a README, notes) are no cards: named apart, by their file.
         let files = apart(&store, &mut items);
-        let blocked = blocked_ids(&store)?;
+        let blocked = marks(&store)?;
         let limit = q.limit.unwrap_or(PAGE).min(MAX_PAGE);
         let columns: Vec<Column> = q
             .statuses()?
@@ -135,7 +181,7 @@ pub async fn column(State(web): State<Arc<Web>>, Query(q): Query<BoardQuery>) ->
         apart(&store, &mut items);
         let of_status: Vec<&Arc<IssueMeta>> = items.iter().filter(|m| m.status == status).collect();
         let limit = q.limit.unwrap_or(PAGE).min(MAX_PAGE);
-        let blocked = blocked_ids(&store)?;
+        let blocked = marks(&store)?;
         let cards: Vec<Card> =
             of_status.iter().skip(q.offset).take(limit).map(|m| Card::of(m).marked(&blocked)).collect();
         Ok(json!({"status": status, "count": of_status.len(), "offset": q.offset, "cards": cards}))
@@ -315,6 +361,7 @@ pub async fn call(web: &Web, tool: &str, args: Map<String, Value>) -> Result<Res
 /// [`call`]'s answer as JSON.
 pub async fn call_json(web: &Web, tool: &str, args: Map<String, Value>) -> Result<Value, ApiError> {
     let request_id = format!("web-{}", web.next_call());
+    let id = args.get("id").and_then(Value::as_str).map(str::to_string);
     let called = web
         .app
         .call(tool, args, request_id)
@@ -334,6 +381,9 @@ pub async fn call_json(web: &Web, tool: &str, args: Map<String, Value>) -> Resul
                 ErrorCode::NotImplemented => StatusCode::NOT_IMPLEMENTED,
                 ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
             };
+            if let (true, Some(id)) = (e.template == crate::generated::errors::Template::AmbiguousId.name(), &id) {
+                return Err(ApiError(status, held_by_several(web, id).await));
+            }
             let message = match warnings.is_empty() {
                 true => super::answer::for_a_person(&e.message),
                 false => format!("{}\n{}", super::answer::for_a_person(&e.message), warnings.join("\n")),

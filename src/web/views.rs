@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use super::Web;
 use super::answer::{ApiError, blocking, reply, workspace_name};
-use super::api::{Card, MAX_PAGE, blocked_ids};
+use super::api::{Card, MAX_PAGE, marks};
 use super::chart;
 use super::query::{BoardQuery, apart, sort_rows};
 use crate::store::{IssueMeta, Priority, Status};
@@ -32,7 +32,7 @@ pub async fn list(State(web): State<Arc<Web>>, Query(q): Query<BoardQuery>) -> R
             order => order == "desc",
         };
         sort_rows(&mut items, key, descending)?;
-        let blocked = blocked_ids(&store)?;
+        let blocked = marks(&store)?;
         let limit = q.limit.unwrap_or(ROWS).min(MAX_PAGE);
         let rows: Vec<Card> = items.iter().skip(q.offset).take(limit).map(|m| Card::of(m).marked(&blocked)).collect();
         Ok(json!({

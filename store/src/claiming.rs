@@ -631,7 +631,10 @@ impl Store {
             return Err(why.short());
         }
         let read = refs.read_all(&listed.refs).map_err(|r| r.short())?;
-        Ok(read.into_iter().filter(|r| r.as_ref().is_err() || r.as_ref().is_ok_and(|c| c.state == State::Held)).collect())
+        Ok(read
+            .into_iter()
+            .filter(|r| r.as_ref().is_err() || r.as_ref().is_ok_and(|c| c.state == State::Held))
+            .collect())
     }
 }
 

@@ -71,13 +71,7 @@ impl Store {
 
     fn queue(&self, id: &str, holder: &str, op: &str, why: String) {
         let queued = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-        let entry = Pending {
-            op: op.into(),
-            id: id.to_string(),
-            holder: holder.to_string(),
-            queued,
-            why,
-        };
+        let entry = Pending { op: op.into(), id: id.to_string(), holder: holder.to_string(), queued, why };
         if let Err(e) = self.edit_pending(|list| list.push(entry)) {
             tracing::warn!(%id, error = %e, "could not queue the release of a claim ref");
         }

@@ -363,6 +363,7 @@ function renderCard(card) {
       el('a', { class: 'id', href, tabindex: '-1' }, card.id),
       ageMark(card.createdAt),
       card.blocked ? el('span', { class: 'blocked-mark', title: 'Waits on an open blocker' }, 'Blocked') : null,
+      card.duplicates ? el('span', { class: 'duplicate-mark', title: `This id is held by ${card.duplicates} files: run \`docket doctor --fix\`` }, 'duplicate id') : null,
       el('span', { class: `priority priority-${card.priority}`, title: `Priority: ${card.priority}` }, card.priority)),
     el('a', { class: 'title', href }, card.title || card.id),
     chips(card.labels),
