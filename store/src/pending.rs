@@ -90,10 +90,10 @@ impl Store {
                 break;
             }
             let outcome = match p.op.as_str() {
-                "close" => refs.read(&p.id).and_then(|current| match Instant::now() < until {
-                    true => refs.close(&p.id, current.as_ref(), &p.holder),
-                    false => Err(crate::git::claims::Refusal::Failed("the deadline passed".into())),
-                }),
+                "close" => match refs.read(&p.id) {
+                    Ok(current) => refs.close(&p.id, current.as_ref(), &p.holder),
+                    Err(r) => Err(r),
+                },
                 _ => refs.release_until(&p.id, &p.holder, until),
             };
             match outcome {
