@@ -351,6 +351,36 @@ fn a_close_meeting_a_claim_elsewhere_stays_one_issue_closed_with_both_texts() {
     assert!(git(b, &["status", "--porcelain"]).is_empty(), "the repair is committed");
 }
 
+/// The simplest lost close: A closes an issue (moved to `archived/`), B claims it later, B
+/// pulls. git pairs the move with B's edit and the driver merges the status: the close wins,
+/// whichever was later, so the merged file in `archived/` says closed and nothing is offered.
+#[test]
+fn a_pull_never_reopens_a_close_with_a_later_claim() {
+    let (_tmp, clones) = origin_and_clones(2);
+    let (a, b) = (&clones[0], &clones[1]);
+    let body: String = (1..=60).map(|i| format!("line {i} of a body long enough for git to see the move\n")).collect();
+    ok(a, &["create", "--title", "Fix login", "--description", &body]);
+    git(a, &["add", "-A"]);
+    git(a, &["commit", "-q", "-m", "seed"]);
+    git(a, &["push", "-q", "origin", "main"]);
+    git(b, &["pull", "-q", "--no-rebase", "origin", "main"]);
+    ok(a, &["close", "ISS-000001", "--note", "fixed in a"]);
+    git(a, &["add", "-A"]);
+    git(a, &["commit", "-q", "-m", "close"]);
+    git(a, &["push", "-q", "origin", "main"]);
+    ok(b, &["claim", "ISS-000001", "--as", "bob"]);
+    git(b, &["add", "-A"]);
+    git(b, &["commit", "-q", "-m", "claim"]);
+    let pulled = git_all(b, &["pull", "--no-rebase", "--no-edit", "origin", "main"]);
+    let issues = all_issues(b);
+    assert_eq!(issues.len(), 1, "{pulled}");
+    assert_eq!(issues[0]["status"], "closed", "the close wins over the later claim: {pulled}");
+    let archived = std::fs::read_dir(b.join(".docket/issues/archived")).expect("archived/").flatten().count();
+    assert_eq!(archived, 1, "the merged file is in archived/: {pulled}");
+    let ready = ok(b, &["ready"]);
+    assert!(!ready.contains("ISS-000001"), "{ready}");
+}
+
 /// Hooks go where git runs them from, inside the repository only: a relative `core.hooksPath`
 /// is honoured; a hooks folder that is a link out of the repository, or a `core.hooksPath`
 /// outside it, gets nothing written through it, and git-setup says what to add by hand.
