@@ -180,4 +180,7 @@ fn outside_git_a_hand_over_a_wrangler_style_claim_a_release_and_a_close_go_throu
     assert!(!err, "{t}");
     let tomb = record(&root, "ISS-000002").expect("a tombstone");
     assert!(tomb.contains("state closed") && tomb.contains("holder carol"), "{tomb}");
+    // Outside git the files are where every process looks: the next ready ends the tombstone.
+    ok_in(&root, &["ready"], &[]);
+    assert!(record(&root, "ISS-000002").is_none(), "the close is in the files: the tombstone is gone");
 }

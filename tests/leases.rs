@@ -25,7 +25,7 @@ fn stdout(o: &Output) -> String {
 }
 
 /// A bare `origin.git` holding a workspace with `issues` tasks, and `n` clones of it.
-fn origin_and_clones(tmp: &Path, issues: usize, n: usize) -> (PathBuf, Vec<PathBuf>) {
+pub(crate) fn origin_and_clones(tmp: &Path, issues: usize, n: usize) -> (PathBuf, Vec<PathBuf>) {
     let seed = tmp.join("seed");
     repo_with_issues(&seed, ".docket", issues);
     let origin = tmp.join("origin.git");

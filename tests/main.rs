@@ -61,6 +61,7 @@ mod store_workspace;
 mod teams;
 mod terminal;
 mod token_budget;
+mod tombstones;
 mod tool_budgets;
 mod web;
 mod work_graph;

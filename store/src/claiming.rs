@@ -152,6 +152,7 @@ impl Store {
                 std::thread::sleep(every);
                 let Some(store) = weak.upgrade() else { return };
                 store.renew_sessions();
+                store.end_tombstones_periodically();
             }
         });
         if let Err(e) = spawned {
@@ -527,8 +528,10 @@ impl Store {
                 match refs.records() {
                     Ok((records, age, stale)) => {
                         if stale.is_none() && age.is_zero() {
-                            // The remote just answered: finish what earlier calls left queued.
+                            // The remote just answered: finish what earlier calls left queued,
+                            // and end the tombstones whose close can now be seen.
                             self.settle_claims(refs.until());
+                            self.end_tombstones_now_and_then(refs, &records);
                         }
                         info.age = age;
                         info.stale = stale.map(|r| r.short());
