@@ -3,7 +3,7 @@
 //! on other machines through a shared remote (`claims_remote`), and with a lease everywhere.
 //!
 //! The rules (a lease and the skew it tolerates, fencing, hand-over, tombstones) are written once,
-//! here and in `crate::claiming`; a [`Backend`] only reads records and replaces one by
+//! here and in `crate::claiming`; a `Backend` only reads records and replaces one by
 //! compare-and-set. Three backends:
 //! - inside git, refs in the common git directory (shared by every worktree);
 //! - with `claims_remote`, refs on that remote (shared by every clone);
