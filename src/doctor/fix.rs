@@ -87,6 +87,8 @@ pub fn fix(store: &Store) -> Result<Outcome, String> {
     let scan = check_files(store).map_err(|e| e.to_string())?.scan;
     let (changes, notes) = super::claims::fix(store, &scan);
     out.changes.extend(changes);
+    // Tombstones whose close can be seen where the other checkouts look, or older than a week.
+    out.changes.extend(store.end_tombstones());
     out.notes.extend(notes);
     Ok(out)
 }

@@ -1,11 +1,12 @@
-//! One claim model for every path (see [`crate::git::claims`]). Inside git every claim is a
-//! record beside the repository: a ref in the common git directory (shared by every worktree), or
-//! on the claims remote (shared by every clone). The record names the holder, the holder's
+//! One claim model for every path (see [`crate::git::claims`]). Every claim is a record beside
+//! the issue files: inside git a ref in the common git directory (shared by every worktree), or
+//! on the claims remote (shared by every clone); outside git a file in the workspace's cache
+//! (`cache/claims/ID`, shared by every process serving it). The record names the holder, the holder's
 //! session, when it was taken, when its lease ends, and its state (held, or closed: a
 //! tombstone). Every path that changes who holds an issue goes through it by compare-and-set:
 //! a claim, a hand-over (another assignee set on a claimed issue), a wrangler-style update to
 //! in_progress with an assignee, a release, a close or cancel. The issue's file keeps wrangler's
-//! status and assignee. Outside git the workspace lock arbitrates ([`Store::claim`]).
+//! status and assignee.
 //!
 //! Leases: a claim lapses [`claim_ttl`](Store::claim_ttl) after it was last renewed (plus the
 //! clock skew tolerated, [`crate::git::claims::skew`]). A serving process renews its live
@@ -74,7 +75,7 @@ pub struct Released {
 
 impl Store {
     /// The claim records of this workspace: inside git, on the claims remote when one is named,
-    /// else in the common git directory; `None` outside git.
+    /// else in the common git directory; outside git, files in the workspace's cache.
     pub fn claim_refs(&self) -> Result<Option<&Claims>, String> {
         let made = self.claims.get_or_init(|| match (Repo::discover(&self.ws.dir), &self.claims_remote) {
             (Some(repo), remote) => Claims::new(&repo.toplevel, remote.as_deref()).map(|c| {
@@ -85,7 +86,7 @@ impl Store {
                 "claims_remote names `{remote}`, but the workspace {} is not in a git repository; unset DOCKET_CLAIMS_REMOTE (or claims_remote in config/docket.yaml) or serve the workspace of a clone",
                 self.ws.dir.display()
             )),
-            (None, None) => Ok(None),
+            (None, None) => Ok(Some(Claims::in_files(&self.ws.dir).with_ttl(self.claim_ttl))),
         });
         made.as_ref().map(Option::as_ref).map_err(Clone::clone)
     }
@@ -151,6 +152,7 @@ impl Store {
                 std::thread::sleep(every);
                 let Some(store) = weak.upgrade() else { return };
                 store.renew_sessions();
+                store.end_tombstones_periodically();
             }
         });
         if let Err(e) = spawned {
@@ -526,8 +528,10 @@ impl Store {
                 match refs.records() {
                     Ok((records, age, stale)) => {
                         if stale.is_none() && age.is_zero() {
-                            // The remote just answered: finish what earlier calls left queued.
+                            // The remote just answered: finish what earlier calls left queued,
+                            // and end the tombstones whose close can now be seen.
                             self.settle_claims(refs.until());
+                            self.end_tombstones_now_and_then(refs, &records);
                         }
                         info.age = age;
                         info.stale = stale.map(|r| r.short());

@@ -77,6 +77,7 @@ mod model;
 pub mod pending;
 pub mod sessions;
 mod shown;
+mod tombstones;
 mod work;
 mod workspace;
 mod write;
@@ -96,6 +97,7 @@ pub use index::facts::{Counts, GroupBy};
 pub use index::graph::{ChainLink, cycle_named, cycle_text};
 pub use layout::{LayoutReport, SchemaUpdate, Split};
 pub use model::*;
+pub use tombstones::TOMBSTONE_MAX;
 pub use work::{Blockers, Chains, Ready};
 pub use workspace::{Workspace, Worktrees};
 
@@ -156,6 +158,8 @@ pub struct Store {
     claim_ttl: std::time::Duration,
     /// The sessions served here, whose claims are renewed while they live.
     sessions: Mutex<Vec<std::sync::Weak<holder::Session>>>,
+    /// When this process last looked for tombstones to end (see `tombstones`).
+    swept: Mutex<Option<std::time::Instant>>,
     /// The `updatedAt` and version of each file this process's answers gave (for `ifUpdatedAt`).
     shown: shown::Shown,
     one_shot: bool,
@@ -190,6 +194,7 @@ impl Store {
             claims: std::sync::OnceLock::new(),
             claim_ttl: git::claims::DEFAULT_TTL,
             sessions: Mutex::default(),
+            swept: Mutex::new(None),
             shown: shown::Shown::default(),
             one_shot: opts.one_shot,
         }

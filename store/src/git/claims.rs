@@ -1,6 +1,17 @@
-//! Claims held in git refs, so they hold where the workspace files alone cannot arbitrate: across
-//! worktrees that keep their own files (`worktrees: local`, a bare repository), and across clones
-//! on other machines through a shared remote (`claims_remote`).
+//! Claim records, so claims hold where the workspace files alone cannot arbitrate: across
+//! worktrees that keep their own files (`worktrees: local`, a bare repository), across clones
+//! on other machines through a shared remote (`claims_remote`), and with a lease everywhere.
+//!
+//! The rules (a lease and the skew it tolerates, fencing, hand-over, tombstones) are written once,
+//! here and in `crate::claiming`; a `Backend` only reads records and replaces one by
+//! compare-and-set. Three backends:
+//! - inside git, refs in the common git directory (shared by every worktree);
+//! - with `claims_remote`, refs on that remote (shared by every clone);
+//! - outside git, one file per claim in the workspace's cache, `cache/claims/ID`, holding the
+//!   same text a ref's blob holds; its object id is a hash of that text, and a replacement is
+//!   compare-and-set under the folder's own lock (`cache/claims/.lock`, held only while one
+//!   record is read and written, never with the workspace lock or any network call), written
+//!   atomically (temp file, rename).
 //!
 //! A claim of issue `ID` is the ref `refs/docket/claims/ID` pointing at a blob that names the
 //! holder and when it was taken. Taking it is a create-only ref update, git's own compare-and-set:
@@ -275,12 +286,25 @@ impl Refusal {
     }
 }
 
-/// The claim refs of one repository, in its common git directory or on a remote.
+/// Where one workspace's claim records live; everything else about a claim is the same for each.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Backend {
+    /// Refs in the common git directory (every worktree sees them).
+    Common,
+    /// Refs on this remote (every clone sees them).
+    Remote(String),
+    /// Files in this folder of a workspace outside git (its `cache/claims/`).
+    Files(PathBuf),
+}
+
+/// The claim records of one workspace: refs in its repository's common git directory or on a
+/// remote, or files in its cache outside git.
 #[derive(Debug)]
 pub struct Claims {
-    /// A directory inside the repository (`git -C`).
+    /// A directory inside the repository (`git -C`); outside git, the workspace folder (the
+    /// root of every file operation on the records).
     dir: PathBuf,
-    remote: Option<String>,
+    backend: Backend,
     /// How long one operation on the remote may take ([`remote::DEFAULT_TIMEOUT`]).
     timeout: Duration,
     /// Where the remote's last list is kept for the next process (in the workspace's cache).
@@ -351,15 +375,34 @@ impl Claims {
                 ));
             }
         }
-        Ok(Claims {
+        let backend = remote.map_or(Backend::Common, |r| Backend::Remote(r.to_string()));
+        Ok(Claims::with_backend(dir, backend))
+    }
+
+    /// Claims of the workspace folder `ws_dir` outside git: one file per claim in its
+    /// `cache/claims/` (ignored by git, like the rest of the cache).
+    pub fn in_files(ws_dir: &Path) -> Claims {
+        Claims::with_backend(ws_dir, Backend::Files(ws_dir.join("cache").join("claims")))
+    }
+
+    fn with_backend(dir: &Path, backend: Backend) -> Claims {
+        Claims {
             dir: dir.to_path_buf(),
-            remote: remote.map(str::to_string),
+            backend,
             timeout: remote::DEFAULT_TIMEOUT,
             seen_file: None,
             listed: Mutex::new(ListState::default()),
             ttl: DEFAULT_TTL,
             blobs: Mutex::default(),
-        })
+        }
+    }
+
+    /// The folder of the claim files, outside git (`None`: the records are refs).
+    pub fn files(&self) -> Option<&Path> {
+        match &self.backend {
+            Backend::Files(dir) => Some(dir),
+            _ => None,
+        }
     }
 
     /// These claims with leases of `ttl`.
@@ -412,7 +455,10 @@ impl Claims {
 
     /// The remote arbitrating claims, if any.
     pub fn remote(&self) -> Option<&str> {
-        self.remote.as_deref()
+        match &self.backend {
+            Backend::Remote(r) => Some(r),
+            _ => None,
+        }
     }
 
     fn git(&self, args: &[&str], input: Option<&str>) -> Result<Output, Refusal> {
@@ -531,12 +577,19 @@ impl Claims {
     pub fn replace(&self, old: &Claim, new: &Claim) -> Result<Option<Claim>, Refusal> {
         let name = ref_of(&new.id)?;
         let text = new.text();
-        let oid = self.stdout(&["hash-object", "-w", "--stdin"], Some(&text))?;
-        let won = match &self.remote {
-            None => {
-                self.git(&["update-ref", "-m", "docket claim", "--", &name, &oid, &old.oid], None)?.status.success()
+        let (oid, won) = match &self.backend {
+            Backend::Files(records) => (text_oid(&text), self.swap_file(records, &new.id, &old.oid, Some(&text))?),
+            Backend::Common => {
+                let oid = self.stdout(&["hash-object", "-w", "--stdin"], Some(&text))?;
+                let args = ["update-ref", "-m", "docket claim", "--", &name, &oid, &old.oid];
+                let won = self.git(&args, None)?.status.success();
+                (oid, won)
             }
-            Some(remote) => self.push(remote, &format!("{oid}:{name}"), &name, &old.oid, self.until())?,
+            Backend::Remote(remote) => {
+                let oid = self.stdout(&["hash-object", "-w", "--stdin"], Some(&text))?;
+                let won = self.push(remote, &format!("{oid}:{name}"), &name, &old.oid, self.until())?;
+                (oid, won)
+            }
         };
         self.forget_list();
         if !won {
@@ -568,9 +621,10 @@ impl Claims {
     /// Deletes `claim`'s ref if it still points at that claim; whether it did.
     pub fn drop_claim(&self, claim: &Claim) -> Result<bool, Refusal> {
         let name = ref_of(&claim.id)?;
-        let done = match &self.remote {
-            None => self.git(&["update-ref", "-d", "--", &name, &claim.oid], None)?.status.success(),
-            Some(remote) => self.push(remote, &format!(":{name}"), &name, &claim.oid, self.until())?,
+        let done = match &self.backend {
+            Backend::Files(records) => self.swap_file(records, &claim.id, &claim.oid, None)?,
+            Backend::Common => self.git(&["update-ref", "-d", "--", &name, &claim.oid], None)?.status.success(),
+            Backend::Remote(remote) => self.push(remote, &format!(":{name}"), &name, &claim.oid, self.until())?,
         };
         self.forget_list();
         Ok(done)
@@ -587,7 +641,7 @@ impl Claims {
     /// [`Claims::release`], started only before `until` (each git call has its own deadline
     /// too); past it, refused as [`Refusal::Silent`].
     pub fn release_until(&self, id: &str, holder: &str, until: Instant) -> Result<bool, Refusal> {
-        let silent = || Refusal::Silent { remote: self.remote.clone().unwrap_or_default(), after: self.timeout };
+        let silent = || Refusal::Silent { remote: self.remote().unwrap_or_default().to_string(), after: self.timeout };
         if Instant::now() >= until {
             return Err(silent());
         }
@@ -606,7 +660,7 @@ impl Claims {
         let mut tries = 0;
         loop {
             match self.read_once(id) {
-                Err(Refusal::Failed(_)) if self.remote.is_some() && tries < 3 => tries += 1,
+                Err(Refusal::Failed(_)) if self.remote().is_some() && tries < 3 => tries += 1,
                 other => return other,
             }
         }
@@ -614,12 +668,15 @@ impl Claims {
 
     fn read_once(&self, id: &str) -> Result<Option<Claim>, Refusal> {
         let name = ref_of(id)?;
-        let oid = match &self.remote {
-            None => {
+        let oid = match &self.backend {
+            Backend::Files(records) => {
+                return Ok(self.read_file(records, id)?.map(|(oid, text)| Claim::parse(id, &oid, &text)));
+            }
+            Backend::Common => {
                 let out = self.git(&["rev-parse", "-q", "--verify", "--end-of-options", &name], None)?;
                 String::from_utf8_lossy(&out.stdout).trim().to_string()
             }
-            Some(remote) => {
+            Backend::Remote(remote) => {
                 let listed = self.ls_remote(remote, &name, self.until())?;
                 listed.into_iter().next().map(|(_, oid)| oid).unwrap_or_default()
             }
@@ -639,7 +696,7 @@ impl Claims {
             self.blobs.lock().unwrap_or_else(|p| p.into_inner()).insert(oid.to_string(), text.clone());
             return Ok(text);
         }
-        let Some(remote) = &self.remote else { return self.stdout(&["cat-file", "blob", oid], None) };
+        let Backend::Remote(remote) = &self.backend else { return self.stdout(&["cat-file", "blob", oid], None) };
         let seen = name.replacen(PREFIX, "refs/docket/seen/", 1);
         let spec = format!("+{name}:{seen}");
         let args = ["fetch", "-q", "--no-tags", "--no-write-fetch-head", "--", remote, &spec];
@@ -655,9 +712,15 @@ impl Claims {
     /// answered for by its last list, said to be stale; only with no list known is it an error.
     /// No lock is held while the remote is asked: a second caller meanwhile gets the last list.
     pub fn held(&self) -> Result<Listed, Refusal> {
-        let Some(remote) = &self.remote else {
-            let out = self.stdout(&["for-each-ref", "--format=%(refname) %(objectname)", PREFIX], None)?;
-            return Ok(Listed { refs: parse_refs(&out), age: Duration::ZERO, stale: None });
+        let remote = match &self.backend {
+            Backend::Remote(remote) => remote,
+            Backend::Common => {
+                let out = self.stdout(&["for-each-ref", "--format=%(refname) %(objectname)", PREFIX], None)?;
+                return Ok(Listed { refs: parse_refs(&out), age: Duration::ZERO, stale: None });
+            }
+            Backend::Files(records) => {
+                return Ok(Listed { refs: self.list_files(records)?, age: Duration::ZERO, stale: None });
+            }
         };
         {
             let mut st = self.state();
@@ -736,9 +799,12 @@ impl Claims {
     /// claim ref when this clone lacks some of their objects). A ref that holds no claim (a
     /// commit, a missing object) is an error of its own, as (id, why); the others are read.
     pub fn read_all(&self, refs: &RefList) -> Result<Vec<ClaimRead>, Refusal> {
+        if let Backend::Files(records) = &self.backend {
+            return Ok(refs.iter().map(|(id, _)| self.read_listed(records, id)).collect());
+        }
         let mut found = self.batch(refs.iter().map(|(_, oid)| oid.as_str()))?;
         let missing: Vec<&str> = refs.iter().map(|(_, oid)| oid.as_str()).filter(|o| !found.contains_key(*o)).collect();
-        if let (Some(remote), false) = (&self.remote, missing.is_empty()) {
+        if let (Backend::Remote(remote), false) = (&self.backend, missing.is_empty()) {
             let spec = format!("+{PREFIX}*:refs/docket/seen/*");
             let args = ["fetch", "-q", "--prune", "--no-tags", "--no-write-fetch-head", "--", remote, &spec];
             let out = self.git_remote(remote, &args, self.until())?;
@@ -843,6 +909,117 @@ impl Claims {
     }
 }
 
+/// The records of a workspace outside git: one file per claim.
+impl Claims {
+    fn files_root(&self, records: &Path) -> Result<crate::fs::Root, Refusal> {
+        crate::fs::Root::open(&self.dir).map_err(|e| files_failed(records, &e))
+    }
+
+    /// The record of `id` as (its object id, its text); `None` when there is none.
+    fn read_file(&self, records: &Path, id: &str) -> Result<Option<(String, String)>, Refusal> {
+        ref_of(id)?;
+        let root = match crate::fs::Root::open(&self.dir) {
+            Ok(root) => root,
+            // No workspace folder yet: no records either.
+            Err(crate::StoreError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(None);
+            }
+            Err(e) => return Err(files_failed(records, &e)),
+        };
+        self.read_file_in(&root, records, id)
+    }
+
+    fn read_file_in(
+        &self,
+        root: &crate::fs::Root,
+        records: &Path,
+        id: &str,
+    ) -> Result<Option<(String, String)>, Refusal> {
+        match root.read(&records.join(id), MAX_RECORD) {
+            Ok(bytes) => {
+                let text = String::from_utf8_lossy(&bytes).into_owned();
+                let oid = text_oid(&text);
+                self.blobs.lock().unwrap_or_else(|p| p.into_inner()).insert(oid.clone(), text.clone());
+                Ok(Some((oid, text)))
+            }
+            Err(crate::StoreError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(files_failed(records, &e)),
+        }
+    }
+
+    /// One listed record read again (it may have been replaced or removed since the listing).
+    fn read_listed(&self, records: &Path, id: &str) -> ClaimRead {
+        match self.read_file(records, id) {
+            Ok(Some((oid, text))) => Ok(Claim::parse(id, &oid, &text)),
+            Ok(None) => Err((id.to_string(), format!("its claim file {} went away", records.join(id).display()))),
+            Err(r) => Err((id.to_string(), r.short())),
+        }
+    }
+
+    /// Every record in the folder as (issue id, object id); names that cannot be an issue's
+    /// (the lock, a temp file) are not records.
+    fn list_files(&self, records: &Path) -> Result<RefList, Refusal> {
+        let entries = match std::fs::read_dir(records) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => {
+                return Err(Refusal::Failed(format!("cannot list the claim files in {} ({e})", records.display())));
+            }
+        };
+        let mut ids: Vec<String> = entries
+            .flatten()
+            .filter_map(|e| e.file_name().into_string().ok())
+            .filter(|name| ref_of(name).is_ok())
+            .collect();
+        ids.sort();
+        let root = self.files_root(records)?;
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            if let Some((oid, _)) = self.read_file_in(&root, records, &id)? {
+                out.push((id, oid));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Compare-and-set of the record of `id`: when it is `expected` (an object id; empty: no
+    /// record), `new` replaces it (`None`: removed). Whether it did.
+    fn swap_file(&self, records: &Path, id: &str, expected: &str, new: Option<&str>) -> Result<bool, Refusal> {
+        ref_of(id)?;
+        let root = self.files_root(records)?;
+        let _lock = root.lock(&records.join(".lock")).map_err(|e| files_failed(records, &e))?;
+        let file = records.join(id);
+        let current = self.read_file_in(&root, records, id)?;
+        if current.as_ref().map_or("", |(oid, _)| oid.as_str()) != expected {
+            return Ok(false);
+        }
+        let done = match (new, &current) {
+            (Some(text), _) => root.write_atomic(&file, text.as_bytes(), None),
+            (None, Some(_)) => root.remove_file(&file),
+            (None, None) => Ok(()),
+        };
+        done.map_err(|e| files_failed(records, &e))?;
+        Ok(true)
+    }
+}
+
+/// The longest claim file read (a record is a few hundred bytes).
+const MAX_RECORD: u64 = 64 * 1024;
+
+/// The object id of a claim file: a hash of its text (FNV-1a, 64 bits), so a compare-and-set
+/// compares the whole record without keeping it.
+fn text_oid(text: &str) -> String {
+    let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+    format!("{hash:016x}")
+}
+
+fn files_failed(records: &Path, e: &crate::StoreError) -> Refusal {
+    Refusal::Failed(format!(
+        "the claim records in {} cannot be read or written ({e}); check that folder, or remove it to start again with no claims",
+        records.display()
+    ))
+}
+
 fn hostname() -> String {
     let mut buf = [0u8; 256];
     // SAFETY: gethostname writes at most buf.len() bytes into the buffer it is given.
@@ -897,6 +1074,27 @@ mod tests {
         git(&["remote", "add", "team", "/nowhere/team.git"]);
         assert!(Claims::new(tmp.path(), Some("team")).is_ok());
         assert!(Claims::new(tmp.path(), None).is_ok());
+    }
+
+    #[test]
+    fn claim_files_outside_git_are_compare_and_set_like_refs() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let ws = tmp.path().join(".docket");
+        std::fs::create_dir_all(&ws).expect("mkdir");
+        let claims = Claims::in_files(&ws).with_ttl(Duration::from_secs(60));
+        let Ok(Taken::New(ann)) = claims.take("ISS-000001", "ann", None) else { panic!("ann takes it") };
+        assert!(matches!(claims.take("ISS-000001", "bob", None), Err(Refusal::Held(c)) if c.holder == "ann"));
+        // A write over a record that changed since it was read is refused, and writes nothing.
+        let stale = Claim { oid: "0".repeat(16), ..ann.clone() };
+        let eve = Claim { holder: "eve".into(), ..ann.clone() };
+        assert_eq!(claims.replace(&stale, &eve).expect("compared"), None);
+        assert_eq!(claims.read("ISS-000001").expect("read").map(|c| c.holder), Some("ann".into()));
+        assert!(claims.close("ISS-000001", Some(&ann), "ann").expect("tombstone"));
+        // The folder's lock and temp files are no records.
+        let listed = claims.held().expect("list");
+        assert_eq!(listed.refs.iter().map(|(id, _)| id.as_str()).collect::<Vec<_>>(), ["ISS-000001"]);
+        let refused = claims.take("ISS-000001", "bob", None);
+        assert!(matches!(refused, Err(Refusal::Held(c)) if c.state == State::Closed), "a tombstone is never taken");
     }
 
     #[test]

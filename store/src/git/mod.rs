@@ -48,6 +48,53 @@ pub fn run_checked(dir: &Path, args: &[&str]) -> Result<String, String> {
     }
 }
 
+/// The text of each object `specs` name (`REV:PATH`), read with one `git cat-file --batch` in
+/// `dir`, in order: `None` for a name git does not find (or a spec it cannot take).
+pub fn show_batch<'a>(dir: &Path, specs: impl Iterator<Item = &'a str>) -> Vec<Option<String>> {
+    use std::io::Write;
+    use std::process::Stdio;
+    let specs: Vec<&str> = specs.collect();
+    if specs.is_empty() {
+        return Vec::new();
+    }
+    let input: String = specs.iter().map(|s| format!("{s}\n")).collect();
+    let child = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["cat-file", "--batch"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn();
+    let Ok(mut child) = child else { return vec![None; specs.len()] };
+    // Written from another thread: git answers while it reads, and its answers fill the pipe.
+    let writer = child.stdin.take().map(|mut stdin| std::thread::spawn(move || stdin.write_all(input.as_bytes())));
+    let Ok(out) = child.wait_with_output() else { return vec![None; specs.len()] };
+    if let Some(w) = writer {
+        let _ = w.join();
+    }
+    let mut rest: &[u8] = &out.stdout;
+    let mut texts = Vec::with_capacity(specs.len());
+    while texts.len() < specs.len() {
+        let Some(nl) = rest.iter().position(|b| *b == b'\n') else { break };
+        let header = String::from_utf8_lossy(&rest[..nl]).into_owned();
+        rest = &rest[nl + 1..];
+        // `OID TYPE SIZE`, or `NAME missing` (a name may hold spaces: read from the right).
+        let parts: Vec<&str> = header.rsplitn(3, ' ').collect();
+        match parts[..] {
+            [size, kind, _] if kind != "missing" && size.parse::<usize>().is_ok() => {
+                let size: usize = size.parse().unwrap_or(0);
+                let body = &rest[..size.min(rest.len())];
+                texts.push((kind == "blob").then(|| String::from_utf8_lossy(body).into_owned()));
+                rest = &rest[(size + 1).min(rest.len())..];
+            }
+            _ => texts.push(None),
+        }
+    }
+    texts.resize(specs.len(), None);
+    texts
+}
+
 /// The git config key naming the workspace of a repository's hooks: the workspace folder
 /// (`.docket/`, `.wrangler/`) relative to the top level of the worktree git runs the hook in,
 /// written by [`setup::git_setup`] and read by `docket hook` (so no path enters a script).
