@@ -294,20 +294,84 @@ async fn session_get_without_a_workspace_answers_like_session_status() {
     }
 }
 
+/// The warnings in an MCP result's `_meta`, as `CODE: message`.
+fn meta_warnings(r: &rmcp::model::CallToolResult) -> Vec<String> {
+    let meta = serde_json::to_value(&r.meta).expect("meta");
+    let all = meta["warnings"].as_array().cloned().unwrap_or_default();
+    all.iter()
+        .map(|w| format!("{}: {}", w["code"].as_str().unwrap_or(""), w["message"].as_str().unwrap_or("")))
+        .collect()
+}
+
 #[tokio::test]
-async fn a_server_started_before_docket_init_never_creates_a_second_workspace_beside_it() {
+async fn a_server_started_before_docket_init_switches_to_the_workspace_that_appeared_at_its_first_write() {
     use serde_json::json;
     let tmp = tempfile::tempdir().expect("tmp");
     let client = common::many::serve_in(tmp.path(), &[]).await;
     ok_in(tmp.path(), &["init", "."], &[]);
     ok_in(tmp.path(), &["create", "--title", "the CLI's issue"], &[]);
+    // A read before the first write answers as before: the pending workspace, nothing in it.
+    let r = common::call(&client, "issues_list", json!({})).await;
+    assert!(!common::is_error(&r) && !common::text(&r).contains("the CLI's issue"), "{}", common::text(&r));
     let r = common::call(&client, "issues_create", json!({"title": "the agent's issue", "description": "d"})).await;
-    let t = common::text(&r);
-    assert!(common::is_error(&r) && t.contains(".docket") && t.contains("Restart"), "{t}");
+    assert!(!common::is_error(&r), "{}", common::text(&r));
+    let said: Vec<String> = meta_warnings(&r).into_iter().filter(|w| w.starts_with("WORKSPACE_APPEARED")).collect();
+    assert!(said.len() == 1 && said[0].contains(".docket") && said[0].contains("serving"), "{:?}", meta_warnings(&r));
+    assert_eq!(common::structured(&r)["issue"]["id"], "ISS-000002", "numbered after the CLI's: {}", common::text(&r));
     assert!(!tmp.path().join(".wrangler").exists(), "no second workspace: {:?}", listing(tmp.path()));
+    // Said once; every later read and write serves .docket/, its index seeing the CLI's writes.
+    ok_in(tmp.path(), &["create", "--title", "the CLI's second issue"], &[]);
+    let r =
+        common::call(&client, "issues_update", json!({"id": "ISS-000001", "title": "the CLI's issue, renamed"})).await;
+    assert!(!common::is_error(&r), "{}", common::text(&r));
+    assert!(
+        !meta_warnings(&r).iter().any(|w| w.starts_with("WORKSPACE_APPEARED")),
+        "said once: {:?}",
+        meta_warnings(&r)
+    );
+    let r = common::call(&client, "issues_list", json!({})).await;
+    let t = serde_json::to_string(&common::structured(&r)).expect("json");
+    for title in ["the CLI's issue, renamed", "the agent's issue", "the CLI's second issue"] {
+        assert!(t.contains(title), "{title} listed by the server: {t}");
+    }
+    assert!(!meta_warnings(&r).iter().any(|w| w.starts_with("NO_WORKSPACE")), "{:?}", meta_warnings(&r));
     client.cancel().await.expect("close");
+    assert!(!tmp.path().join(".wrangler").exists(), "no second workspace: {:?}", listing(tmp.path()));
     let listed = ok_in(tmp.path(), &["list"], &[]);
-    assert!(listed.contains("the CLI's issue"), "{listed}");
+    for title in ["the CLI's issue, renamed", "the agent's issue", "the CLI's second issue"] {
+        assert!(listed.contains(title), "{title}: {listed}");
+    }
+}
+
+#[tokio::test]
+async fn a_board_started_before_docket_init_writes_into_the_workspace_that_appeared() {
+    use serde_json::json;
+    let tmp = tempfile::tempdir().expect("tmp");
+    let board = common::http::WebBoard::start(tmp.path(), &[]);
+    let base = board.origin();
+    ok_in(tmp.path(), &["init", "."], &[]);
+    ok_in(tmp.path(), &["create", "--title", "the CLI's issue"], &[]);
+    let client = reqwest::Client::new();
+    let created = client
+        .post(format!("{base}/api/issues"))
+        .header("origin", &base)
+        .json(&json!({"title": "made on the board"}))
+        .send()
+        .await
+        .expect("post");
+    assert_eq!(created.status(), 201);
+    let body: serde_json::Value = created.json().await.expect("json");
+    assert_eq!(body["result"]["issue"]["id"], "ISS-000002", "{body}");
+    let warned = body["warnings"].to_string();
+    assert!(warned.contains(".docket now") && warned.contains("no second workspace"), "{body}");
+    let listed: serde_json::Value =
+        client.get(format!("{base}/api/list")).send().await.expect("list").json().await.expect("json");
+    let listed = listed.to_string();
+    assert!(listed.contains("the CLI's issue") && listed.contains("made on the board"), "{listed}");
+    drop(board);
+    assert!(!tmp.path().join(".wrangler").exists(), "no second workspace: {:?}", listing(tmp.path()));
+    let listed = ok_in(tmp.path(), &["list"], &[]);
+    assert!(listed.contains("the CLI's issue") && listed.contains("made on the board"), "{listed}");
 }
 
 #[tokio::test]
