@@ -647,3 +647,89 @@ fn a_legacy_parent_naming_an_archived_issue_and_a_specification_is_pointed_at_th
     assert_eq!(child_after, child_before.replace("parentTaskId: \"000001\"", &format!("parentTaskId: \"{new_id}\"")));
     assert!(doctor_json(root)["problems"].as_array().expect("problems").is_empty(), "clean after --fix");
 }
+
+/// One issue file as wrangler writes it, with `id_line` as its `id:` line and `extra` frontmatter.
+fn mess_file(ws: &Path, rel: &str, id_line: &str, status: &str, created: &str, extra: &str) {
+    let path = ws.join(rel);
+    std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+    std::fs::write(
+        &path,
+        format!(
+            "---\n{id_line}\ntitle: \"{rel}\"\ntype: issue\nstatus: {status}\npriority: medium\nlabels: []\ncreatedAt: '{created}'\nupdatedAt: '{created}'\n{extra}---\nThe body of {rel}.\n"
+        ),
+    )
+    .expect("write");
+}
+
+crate::on_each_fixture! {
+    fn doctor_lists_every_change_fix_makes_in_the_same_words_and_fix_touches_nothing_else(fx) {
+        let ws = fx.path().join(".wrangler");
+        // A name carrying the prefix its bare id lacks: --fix gives the frontmatter the prefix.
+        mess_file(&ws, "issues/ISS-000901-named-with-its-prefix.md", "id: \"000901\"", "open", "2024-01-01T00:00:00.000Z", "");
+        // The same, but another file holds the prefixed form: doctor asks a person.
+        mess_file(&ws, "issues/ISS-000902-bare-and-taken.md", "id: \"000902\"", "open", "2024-01-02T00:00:00.000Z", "");
+        mess_file(&ws, "issues/archived/ISS-000902-the-prefixed-one.md", "id: ISS-000902", "closed", "2024-01-03T00:00:00.000Z", "");
+        // Closed outside archived/: moved.
+        mess_file(&ws, "issues/ISS-000903-closed-in-the-open.md", "id: ISS-000903", "closed", "2024-01-04T00:00:00.000Z", "");
+        // Named after another id than its own: renamed.
+        mess_file(&ws, "issues/ISS-000999-named-after-another.md", "id: ISS-000904", "open", "2024-01-05T00:00:00.000Z", "");
+        // One id held twice: the newer one renumbered.
+        mess_file(&ws, "issues/ISS-000906-first.md", "id: ISS-000906", "open", "2024-01-06T00:00:00.000Z", "");
+        mess_file(&ws, "issues/ISS-000906-second.md", "id: ISS-000906", "open", "2024-02-06T00:00:00.000Z", "");
+        // A copied file keeps the key of the one it was copied from: the copy gets a fresh one.
+        mess_file(&ws, "issues/ISS-000907-template.md", "id: ISS-000907", "open", "2024-01-07T00:00:00.000Z", "docketKey: k-copied-template\n");
+        mess_file(&ws, "issues/ISS-000908-copy-of-it.md", "id: ISS-000908", "open", "2024-01-08T00:00:00.000Z", "docketKey: k-copied-template\n");
+        let fx = fx.in_git();
+        let root = fx.path();
+        let ws = root.join(".wrangler");
+        let strings = |v: &serde_json::Value| -> Vec<String> {
+            v.as_array().cloned().unwrap_or_default().iter().filter_map(|s| s.as_str().map(str::to_string)).collect()
+        };
+        let report: serde_json::Value =
+            serde_json::from_slice(&docket_in(root, &["doctor", "--json"], &[]).stdout).expect("doctor --json");
+        let repairs = strings(&report["repairs"]);
+        let problems = report["problems"].as_array().cloned().unwrap_or_default();
+        let about = |name: &str| problems.iter().find(|p| p["paths"].to_string().contains(name)).cloned();
+        let bare = about("ISS-000901-named").expect("the bare id is reported");
+        assert_eq!(bare["fixable"], true, "{bare}");
+        let taken = about("ISS-000902-bare-and-taken").expect("the bare id held twice is reported");
+        assert_eq!(taken["fixable"], false, "{taken}");
+        assert!(taken["message"].as_str().unwrap_or("").contains("ISS-000902-the-prefixed-one"), "{taken}");
+        for name in ["ISS-000901", "ISS-000903", "ISS-000999", "ISS-000906", "ISS-000908"] {
+            assert!(repairs.iter().any(|r| r.contains(name)), "a repair of {name} is listed: {repairs:#?}");
+        }
+        let before = common::snapshot(&ws);
+        let fixed: serde_json::Value =
+            serde_json::from_slice(&docket_in(root, &["doctor", "--fix", "--json"], &[]).stdout).expect("--fix --json");
+        let changes = strings(&fixed["changes"]);
+        let after = common::snapshot(&ws);
+        let set = |v: &[String]| v.iter().cloned().collect::<std::collections::BTreeSet<String>>();
+        assert_eq!(set(&repairs), set(&changes), "--fix makes exactly the changes doctor listed, in its words");
+        assert_eq!(repairs.len(), changes.len(), "each once: {changes:#?}");
+        let changed: Vec<String> = before
+            .keys()
+            .chain(after.keys())
+            .filter(|p| !p.ends_with('/') && before.get(*p) != after.get(*p))
+            .map(|p| format!(".wrangler/{p}"))
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        for path in &changed {
+            assert!(changes.iter().any(|c| c.contains(path.as_str())), "{path} changed but no change names it: {changes:#?}");
+        }
+        for change in &changes {
+            assert!(changed.iter().any(|p| change.contains(p.as_str())), "{change}: no file changed with it");
+        }
+        // The prefixed name is kept, the frontmatter gets its id, every other byte as it was.
+        let kept = "issues/ISS-000901-named-with-its-prefix.md";
+        let was = String::from_utf8(before[kept].clone()).expect("utf8");
+        let now = std::fs::read_to_string(ws.join(kept)).expect("the name is kept");
+        assert_eq!(now, was.replacen("id: \"000901\"", "id: \"ISS-000901\"", 1));
+        let asked = "issues/ISS-000902-bare-and-taken.md";
+        assert_eq!(after.get(asked), before.get(asked), "a file doctor asks about is left alone");
+        // Nothing --fix can still repair.
+        let again: serde_json::Value =
+            serde_json::from_slice(&docket_in(root, &["doctor", "--json"], &[]).stdout).expect("doctor --json");
+        assert!(strings(&again["repairs"]).is_empty(), "{again}");
+    }
+}
