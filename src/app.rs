@@ -11,12 +11,15 @@ use crate::error_memory::ErrorMemory;
 use crate::generated::TOOLS;
 use crate::handlers::Handlers;
 use crate::server::DocketServer;
+use crate::store::served::Served;
 use crate::store::{Store, StoreOptions, Workspace};
 
 /// The core every front end drives.
 #[derive(Clone)]
 pub struct App {
-    pub store: Arc<Store>,
+    /// The store served: the one opened, or the workspace that appeared in a pending one's folder
+    /// before the first write (see [`Served`]).
+    pub store: Arc<Served>,
     pub memory: Arc<ErrorMemory>,
     pub handlers: Arc<Handlers>,
     pub config: Arc<Config>,
@@ -46,12 +49,12 @@ impl App {
 
     fn open_with(ws: Workspace, config: Config, options: StoreOptions) -> App {
         let timeout = std::time::Duration::from_secs(config.remote_timeout_seconds);
-        let store = Arc::new(
-            Store::open(ws, options)
-                .with_claims_remote(config.claims_remote.clone())
-                .with_claim_ttl(config.claim_ttl)
-                .with_remote_timeout(timeout),
-        );
+        let (remote, ttl) = (config.claims_remote.clone(), config.claim_ttl);
+        let open = move |ws: Workspace| {
+            Store::open(ws, options).with_claims_remote(remote.clone()).with_claim_ttl(ttl).with_remote_timeout(timeout)
+        };
+        let first = open(ws);
+        let store = Arc::new(Served::new(first, open));
         let memory = Arc::new(ErrorMemory::open(&store.workspace().dir, config.memory_settings()));
         let handlers =
             Arc::new(Handlers::new(Arc::clone(&store), Arc::clone(&memory), config.limits, config.read_only));
@@ -81,12 +84,15 @@ impl App {
     /// the path every call takes. `None` when no such tool exists.
     pub async fn call(&self, tool: &str, args: Map<String, Value>, request_id: String) -> Option<Called> {
         let spec = TOOLS.iter().find(|t| t.name == tool)?;
+        let switched = crate::call::resolve_again(spec, &self.store, &self.memory);
         let core = crate::call::Core {
             handlers: self.handlers.as_ref(),
             memory: &self.memory,
             writes: Some(&self.writes),
             workspace: self.store.workspace(),
         };
-        Some(crate::call::run(&core, spec, args, request_id).await)
+        let mut called = crate::call::run(&core, spec, args, request_id).await;
+        called.warnings.splice(0..0, switched);
+        Some(called)
     }
 }

@@ -72,7 +72,8 @@ pub struct Pattern {
 }
 
 pub struct ErrorMemory {
-    path: PathBuf,
+    /// `cache/errors.db` of the workspace served (see [`ErrorMemory::move_to`]).
+    path: Mutex<PathBuf>,
     settings: Settings,
     /// Opened on first use; `None` until then.
     conn: Mutex<Option<Result<Connection, String>>>,
@@ -87,9 +88,17 @@ impl ErrorMemory {
     /// warnings.
     pub fn open(workspace_dir: &Path, settings: Settings) -> ErrorMemory {
         let path = workspace_dir.join("cache").join("errors.db");
-        let memory = ErrorMemory { path, settings, conn: Mutex::new(None) };
+        let memory = ErrorMemory { path: Mutex::new(path), settings, conn: Mutex::new(None) };
         let _ = memory.use_db(true, |_| Ok(()));
         memory
+    }
+
+    /// From now on the memory of the workspace `workspace_dir` (a process that switched to a
+    /// workspace made after it started): the database there, opened on next use.
+    pub fn move_to(&self, workspace_dir: &Path) {
+        let mut guard = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        *self.path.lock().unwrap_or_else(|p| p.into_inner()) = workspace_dir.join("cache").join("errors.db");
+        *guard = None;
     }
 
     pub fn settings(&self) -> Settings {
@@ -104,19 +113,20 @@ impl ErrorMemory {
         work: impl FnOnce(&Connection) -> rusqlite::Result<T>,
     ) -> Result<T, String> {
         let mut guard = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        let path = self.path.lock().unwrap_or_else(|p| p.into_inner()).clone();
         if guard.is_none() {
-            let may_create = create && self.path.parent().is_some_and(Path::is_dir);
-            if !(self.path.exists() || may_create) {
+            let may_create = create && path.parent().is_some_and(Path::is_dir);
+            if !(path.exists() || may_create) {
                 return Ok(T::default());
             }
-            let opened = connect(&self.path);
+            let opened = connect(&path);
             if let Ok(conn) = &opened {
                 let _ = remove_expired(conn, self.settings);
             }
             *guard = Some(opened);
         }
         match guard.as_ref().expect("opened above") {
-            Ok(conn) => work(conn).map_err(|e| format!("{}: {e}", self.path.display())),
+            Ok(conn) => work(conn).map_err(|e| format!("{}: {e}", path.display())),
             Err(why) => Err(why.clone()),
         }
     }

@@ -294,20 +294,84 @@ async fn session_get_without_a_workspace_answers_like_session_status() {
     }
 }
 
+/// The warnings in an MCP result's `_meta`, as `CODE: message`.
+fn meta_warnings(r: &rmcp::model::CallToolResult) -> Vec<String> {
+    let meta = serde_json::to_value(&r.meta).expect("meta");
+    let all = meta["warnings"].as_array().cloned().unwrap_or_default();
+    all.iter()
+        .map(|w| format!("{}: {}", w["code"].as_str().unwrap_or(""), w["message"].as_str().unwrap_or("")))
+        .collect()
+}
+
 #[tokio::test]
-async fn a_server_started_before_docket_init_never_creates_a_second_workspace_beside_it() {
+async fn a_server_started_before_docket_init_switches_to_the_workspace_that_appeared_at_its_first_write() {
     use serde_json::json;
     let tmp = tempfile::tempdir().expect("tmp");
     let client = common::many::serve_in(tmp.path(), &[]).await;
     ok_in(tmp.path(), &["init", "."], &[]);
     ok_in(tmp.path(), &["create", "--title", "the CLI's issue"], &[]);
+    // A read before the first write answers as before: the pending workspace, nothing in it.
+    let r = common::call(&client, "issues_list", json!({})).await;
+    assert!(!common::is_error(&r) && !common::text(&r).contains("the CLI's issue"), "{}", common::text(&r));
     let r = common::call(&client, "issues_create", json!({"title": "the agent's issue", "description": "d"})).await;
-    let t = common::text(&r);
-    assert!(common::is_error(&r) && t.contains(".docket") && t.contains("Restart"), "{t}");
+    assert!(!common::is_error(&r), "{}", common::text(&r));
+    let said: Vec<String> = meta_warnings(&r).into_iter().filter(|w| w.starts_with("WORKSPACE_APPEARED")).collect();
+    assert!(said.len() == 1 && said[0].contains(".docket") && said[0].contains("serving"), "{:?}", meta_warnings(&r));
+    assert_eq!(common::structured(&r)["issue"]["id"], "ISS-000002", "numbered after the CLI's: {}", common::text(&r));
     assert!(!tmp.path().join(".wrangler").exists(), "no second workspace: {:?}", listing(tmp.path()));
+    // Said once; every later read and write serves .docket/, its index seeing the CLI's writes.
+    ok_in(tmp.path(), &["create", "--title", "the CLI's second issue"], &[]);
+    let r =
+        common::call(&client, "issues_update", json!({"id": "ISS-000001", "title": "the CLI's issue, renamed"})).await;
+    assert!(!common::is_error(&r), "{}", common::text(&r));
+    assert!(
+        !meta_warnings(&r).iter().any(|w| w.starts_with("WORKSPACE_APPEARED")),
+        "said once: {:?}",
+        meta_warnings(&r)
+    );
+    let r = common::call(&client, "issues_list", json!({})).await;
+    let t = serde_json::to_string(&common::structured(&r)).expect("json");
+    for title in ["the CLI's issue, renamed", "the agent's issue", "the CLI's second issue"] {
+        assert!(t.contains(title), "{title} listed by the server: {t}");
+    }
+    assert!(!meta_warnings(&r).iter().any(|w| w.starts_with("NO_WORKSPACE")), "{:?}", meta_warnings(&r));
     client.cancel().await.expect("close");
+    assert!(!tmp.path().join(".wrangler").exists(), "no second workspace: {:?}", listing(tmp.path()));
     let listed = ok_in(tmp.path(), &["list"], &[]);
-    assert!(listed.contains("the CLI's issue"), "{listed}");
+    for title in ["the CLI's issue, renamed", "the agent's issue", "the CLI's second issue"] {
+        assert!(listed.contains(title), "{title}: {listed}");
+    }
+}
+
+#[tokio::test]
+async fn a_board_started_before_docket_init_writes_into_the_workspace_that_appeared() {
+    use serde_json::json;
+    let tmp = tempfile::tempdir().expect("tmp");
+    let board = common::http::WebBoard::start(tmp.path(), &[]);
+    let base = board.origin();
+    ok_in(tmp.path(), &["init", "."], &[]);
+    ok_in(tmp.path(), &["create", "--title", "the CLI's issue"], &[]);
+    let client = reqwest::Client::new();
+    let created = client
+        .post(format!("{base}/api/issues"))
+        .header("origin", &base)
+        .json(&json!({"title": "made on the board"}))
+        .send()
+        .await
+        .expect("post");
+    assert_eq!(created.status(), 201);
+    let body: serde_json::Value = created.json().await.expect("json");
+    assert_eq!(body["result"]["issue"]["id"], "ISS-000002", "{body}");
+    let warned = body["warnings"].to_string();
+    assert!(warned.contains(".docket now") && warned.contains("no second workspace"), "{body}");
+    let listed: serde_json::Value =
+        client.get(format!("{base}/api/list")).send().await.expect("list").json().await.expect("json");
+    let listed = listed.to_string();
+    assert!(listed.contains("the CLI's issue") && listed.contains("made on the board"), "{listed}");
+    drop(board);
+    assert!(!tmp.path().join(".wrangler").exists(), "no second workspace: {:?}", listing(tmp.path()));
+    let listed = ok_in(tmp.path(), &["list"], &[]);
+    assert!(listed.contains("the CLI's issue") && listed.contains("made on the board"), "{listed}");
 }
 
 #[tokio::test]
@@ -582,4 +646,90 @@ fn a_legacy_parent_naming_an_archived_issue_and_a_specification_is_pointed_at_th
     let child_after = std::fs::read_to_string(&child).unwrap();
     assert_eq!(child_after, child_before.replace("parentTaskId: \"000001\"", &format!("parentTaskId: \"{new_id}\"")));
     assert!(doctor_json(root)["problems"].as_array().expect("problems").is_empty(), "clean after --fix");
+}
+
+/// One issue file as wrangler writes it, with `id_line` as its `id:` line and `extra` frontmatter.
+fn mess_file(ws: &Path, rel: &str, id_line: &str, status: &str, created: &str, extra: &str) {
+    let path = ws.join(rel);
+    std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+    std::fs::write(
+        &path,
+        format!(
+            "---\n{id_line}\ntitle: \"{rel}\"\ntype: issue\nstatus: {status}\npriority: medium\nlabels: []\ncreatedAt: '{created}'\nupdatedAt: '{created}'\n{extra}---\nThe body of {rel}.\n"
+        ),
+    )
+    .expect("write");
+}
+
+crate::on_each_fixture! {
+    fn doctor_lists_every_change_fix_makes_in_the_same_words_and_fix_touches_nothing_else(fx) {
+        let ws = fx.path().join(".wrangler");
+        // A name carrying the prefix its bare id lacks: --fix gives the frontmatter the prefix.
+        mess_file(&ws, "issues/ISS-000901-named-with-its-prefix.md", "id: \"000901\"", "open", "2024-01-01T00:00:00.000Z", "");
+        // The same, but another file holds the prefixed form: doctor asks a person.
+        mess_file(&ws, "issues/ISS-000902-bare-and-taken.md", "id: \"000902\"", "open", "2024-01-02T00:00:00.000Z", "");
+        mess_file(&ws, "issues/archived/ISS-000902-the-prefixed-one.md", "id: ISS-000902", "closed", "2024-01-03T00:00:00.000Z", "");
+        // Closed outside archived/: moved.
+        mess_file(&ws, "issues/ISS-000903-closed-in-the-open.md", "id: ISS-000903", "closed", "2024-01-04T00:00:00.000Z", "");
+        // Named after another id than its own: renamed.
+        mess_file(&ws, "issues/ISS-000999-named-after-another.md", "id: ISS-000904", "open", "2024-01-05T00:00:00.000Z", "");
+        // One id held twice: the newer one renumbered.
+        mess_file(&ws, "issues/ISS-000906-first.md", "id: ISS-000906", "open", "2024-01-06T00:00:00.000Z", "");
+        mess_file(&ws, "issues/ISS-000906-second.md", "id: ISS-000906", "open", "2024-02-06T00:00:00.000Z", "");
+        // A copied file keeps the key of the one it was copied from: the copy gets a fresh one.
+        mess_file(&ws, "issues/ISS-000907-template.md", "id: ISS-000907", "open", "2024-01-07T00:00:00.000Z", "docketKey: k-copied-template\n");
+        mess_file(&ws, "issues/ISS-000908-copy-of-it.md", "id: ISS-000908", "open", "2024-01-08T00:00:00.000Z", "docketKey: k-copied-template\n");
+        let fx = fx.in_git();
+        let root = fx.path();
+        let ws = root.join(".wrangler");
+        let strings = |v: &serde_json::Value| -> Vec<String> {
+            v.as_array().cloned().unwrap_or_default().iter().filter_map(|s| s.as_str().map(str::to_string)).collect()
+        };
+        let report: serde_json::Value =
+            serde_json::from_slice(&docket_in(root, &["doctor", "--json"], &[]).stdout).expect("doctor --json");
+        let repairs = strings(&report["repairs"]);
+        let problems = report["problems"].as_array().cloned().unwrap_or_default();
+        let about = |name: &str| problems.iter().find(|p| p["paths"].to_string().contains(name)).cloned();
+        let bare = about("ISS-000901-named").expect("the bare id is reported");
+        assert_eq!(bare["fixable"], true, "{bare}");
+        let taken = about("ISS-000902-bare-and-taken").expect("the bare id held twice is reported");
+        assert_eq!(taken["fixable"], false, "{taken}");
+        assert!(taken["message"].as_str().unwrap_or("").contains("ISS-000902-the-prefixed-one"), "{taken}");
+        for name in ["ISS-000901", "ISS-000903", "ISS-000999", "ISS-000906", "ISS-000908"] {
+            assert!(repairs.iter().any(|r| r.contains(name)), "a repair of {name} is listed: {repairs:#?}");
+        }
+        let before = common::snapshot(&ws);
+        let fixed: serde_json::Value =
+            serde_json::from_slice(&docket_in(root, &["doctor", "--fix", "--json"], &[]).stdout).expect("--fix --json");
+        let changes = strings(&fixed["changes"]);
+        let after = common::snapshot(&ws);
+        let set = |v: &[String]| v.iter().cloned().collect::<std::collections::BTreeSet<String>>();
+        assert_eq!(set(&repairs), set(&changes), "--fix makes exactly the changes doctor listed, in its words");
+        assert_eq!(repairs.len(), changes.len(), "each once: {changes:#?}");
+        let changed: Vec<String> = before
+            .keys()
+            .chain(after.keys())
+            .filter(|p| !p.ends_with('/') && before.get(*p) != after.get(*p))
+            .map(|p| format!(".wrangler/{p}"))
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        for path in &changed {
+            assert!(changes.iter().any(|c| c.contains(path.as_str())), "{path} changed but no change names it: {changes:#?}");
+        }
+        for change in &changes {
+            assert!(changed.iter().any(|p| change.contains(p.as_str())), "{change}: no file changed with it");
+        }
+        // The prefixed name is kept, the frontmatter gets its id, every other byte as it was.
+        let kept = "issues/ISS-000901-named-with-its-prefix.md";
+        let was = String::from_utf8(before[kept].clone()).expect("utf8");
+        let now = std::fs::read_to_string(ws.join(kept)).expect("the name is kept");
+        assert_eq!(now, was.replacen("id: \"000901\"", "id: \"ISS-000901\"", 1));
+        let asked = "issues/ISS-000902-bare-and-taken.md";
+        assert_eq!(after.get(asked), before.get(asked), "a file doctor asks about is left alone");
+        // Nothing --fix can still repair.
+        let again: serde_json::Value =
+            serde_json::from_slice(&docket_in(root, &["doctor", "--json"], &[]).stdout).expect("doctor --json");
+        assert!(strings(&again["repairs"]).is_empty(), "{again}");
+    }
 }

@@ -17,6 +17,7 @@ use crate::generated::{self, ToolHandlers};
 use crate::runtime::call::CallObserver;
 use crate::runtime::{CallContext, ToolError, ToolResult, ToolSpec, Warning, WarningCode};
 use crate::store::Workspace;
+use crate::store::served::Served;
 
 pub use crate::runtime::call::Called;
 
@@ -141,6 +142,19 @@ impl<H: ToolHandlers> CallObserver for Core<'_, H> {
         }
         warnings
     }
+}
+
+/// Before a write (a tool that is not read-only): when the process serves a pending workspace and
+/// one was made in its folder since it started (`docket init .`), it serves that one from now on,
+/// its error memory with it ([`Served::resolve_again`]); the warning that says so, to the one call
+/// that switched.
+pub fn resolve_again(spec: &ToolSpec, store: &Served, memory: &ErrorMemory) -> Option<Warning> {
+    if spec.read_only {
+        return None;
+    }
+    let switched = store.resolve_again()?;
+    memory.move_to(&switched.to.dir);
+    Some(Warning::visible(WarningCode::WorkspaceAppeared, switched.sentence()))
 }
 
 /// The one-line hint of a call made before the workspace exists.

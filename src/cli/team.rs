@@ -34,6 +34,11 @@ pub(super) fn doctor(a: &DoctorArgs) -> Result<(String, Verdict), String> {
     let app = App::load(ws, &[]).map_err(|e| e.to_string())?;
     let outcome = if a.fix { Some(doctor::fix::fix(&app.store)?) } else { None };
     let report = doctor::check(&app.store).map_err(|e| e.to_string())?;
+    // What --fix would change, in the words it prints when it does.
+    let planned = match a.fix || report.problems.iter().all(|p| !p.fixable) {
+        true => Vec::new(),
+        false => doctor::fix::plan(&app.store)?.changes,
+    };
     let mut verdict = Verdict::of(&report.problems);
     // Exit 1 says `--fix` repairs something: not after a --fix that could repair nothing.
     if a.fix && verdict == Verdict::Fixable && outcome.as_ref().is_some_and(|o| o.changes.is_empty()) {
@@ -46,6 +51,9 @@ pub(super) fn doctor(a: &DoctorArgs) -> Result<(String, Verdict), String> {
             "total": report.problems.len(),
         });
         out["notes"] = json!(report.notes);
+        if !a.fix {
+            out["repairs"] = json!(planned);
+        }
         if let Some(o) = &outcome {
             out["changes"] = json!(o.changes);
             out["notes"] = json!(o.notes.iter().chain(&report.notes).collect::<Vec<_>>());
@@ -79,6 +87,9 @@ pub(super) fn doctor(a: &DoctorArgs) -> Result<(String, Verdict), String> {
     for p in &report.problems {
         let _ = writeln!(text, "{:<width$}  {}", p.kind.as_str(), p.message);
     }
+    for change in &planned {
+        let _ = writeln!(text, "--fix will: {change}");
+    }
     let ws = app.store.workspace().dir.display().to_string();
     if clean {
         let _ = writeln!(text, "No problems found in {ws}.");
@@ -86,7 +97,11 @@ pub(super) fn doctor(a: &DoctorArgs) -> Result<(String, Verdict), String> {
         let fixable = report.problems.iter().filter(|p| p.fixable).count();
         let _ = write!(text, "{} problem(s) in {ws}: {}.", report.problems.len(), doctor::summary(&report.problems));
         if fixable > 0 && !a.fix {
-            let _ = write!(text, " `docket doctor --fix` repairs {fixable} of them.");
+            let _ = write!(
+                text,
+                " `docket doctor --fix` repairs {fixable} of them, making the {} change(s) listed (--fix will: ...).",
+                planned.len()
+            );
         }
         if fixable < report.problems.len() {
             let _ = write!(

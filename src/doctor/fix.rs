@@ -102,9 +102,33 @@ pub fn fix_in(
     before: Option<&str>,
     only: Option<&std::collections::HashSet<String>>,
 ) -> Result<Outcome, String> {
+    run(store, scope, before, only, true)
+}
+
+/// What `docket doctor --fix` would change, in the words it prints when it does (`changes`), and
+/// what it would leave to a person (`notes`), writing nothing: the same code as the repairs with
+/// every write left out, so doctor lists exactly the changes --fix makes. The claim refs' repairs
+/// are not in it (they may need the network).
+pub fn plan(store: &Store) -> Result<Outcome, String> {
+    run(store, Scope::All, None, None, false)
+}
+
+/// The repairs of `scope`, made when `apply`, else only said.
+fn run(
+    store: &Store,
+    scope: Scope,
+    before: Option<&str>,
+    only: Option<&std::collections::HashSet<String>>,
+    apply: bool,
+) -> Result<Outcome, String> {
     let ws = store.workspace().clone();
-    let _lock = edit::lock(&ws)
-        .map_err(|e| format!("cannot lock the workspace ({e}); retry when other docket calls are done"))?;
+    let _lock = match apply {
+        true => Some(
+            edit::lock(&ws)
+                .map_err(|e| format!("cannot lock the workspace ({e}); retry when other docket calls are done"))?,
+        ),
+        false => None,
+    };
     let root = Root::workspace(&ws).map_err(|e| e.to_string())?;
     // The files only: the claim refs may be on a remote, never asked under the lock.
     let mut scan = check_files(store).map_err(|e| e.to_string())?.scan;
@@ -121,10 +145,13 @@ pub fn fix_in(
     // Where each file is now, as the repairs move it.
     let mut moved: HashMap<PathBuf, PathBuf> = HashMap::new();
     let at = |moved: &HashMap<PathBuf, PathBuf>, p: &Path| moved.get(p).cloned().unwrap_or_else(|| p.to_path_buf());
+    // Where a file's text is read: where the repairs moved it, or (only said) where it still is.
+    let text_at = |moved: &HashMap<PathBuf, PathBuf>, p: &Path| if apply { at(moved, p) } else { p.to_path_buf() };
 
     let all = scope == Scope::All;
     for tmp in scan.temps.iter().filter(|_| all) {
-        match root.remove_file(tmp).or_else(|e| match e {
+        let removed = if apply { root.remove_file(tmp) } else { Ok(()) };
+        match removed.or_else(|e| match e {
             crate::store::StoreError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => Ok(()),
             e => Err(e),
         }) {
@@ -141,8 +168,11 @@ pub fn fix_in(
         // One issue in two states: merged into one file, never renumbered apart.
         if let Some(merge) = states::plan(&holders[0], &holders[1]) {
             let words = merge.words(|p| scan.rel(p));
-            let done = edit::write_atomic(&ws, &merge.keep.path, &merge.text)
-                .and_then(|()| root.remove_file(&merge.drop.path));
+            let done = match apply {
+                true => edit::write_atomic(&ws, &merge.keep.path, &merge.text)
+                    .and_then(|()| root.remove_file(&merge.drop.path)),
+                false => Ok(()),
+            };
             match done {
                 Ok(()) => {
                     removed.push(merge.drop.path.clone());
@@ -173,7 +203,7 @@ pub fn fix_in(
             ));
             continue;
         };
-        match root.remove_file(&drop.path) {
+        match if apply { root.remove_file(&drop.path) } else { Ok(()) } {
             Ok(()) => {
                 removed.push(drop.path.clone());
                 out.touched.push(drop.path.clone());
@@ -208,7 +238,7 @@ pub fn fix_in(
             ));
             continue;
         }
-        let done = root.rename(&m.path, &dest, Rename::NoReplace);
+        let done = if apply { root.rename(&m.path, &dest, Rename::NoReplace) } else { Ok(()) };
         match done {
             Ok(()) => {
                 out.changes.push(format!("moved {} -> {} (status {})", scan.rel(&m.path), scan.rel(&dest), m.status));
@@ -223,7 +253,7 @@ pub fn fix_in(
         let Some(dest) = super::renamed_after_id(&scan, m) else { continue };
         let (from, name) = (at(&moved, &m.path), dest.file_name().unwrap_or_default());
         let to = from.with_file_name(name);
-        match root.rename(&from, &to, Rename::NoReplace) {
+        match if apply { root.rename(&from, &to, Rename::NoReplace) } else { Ok(()) } {
             Ok(()) => {
                 out.changes.push(format!("renamed {} -> {} (after its id {})", scan.rel(&from), scan.rel(&to), m.id));
                 out.touched.extend([from, to.clone()]);
@@ -233,9 +263,35 @@ pub fn fix_in(
         }
     }
 
+    // `ISS-000135-x.md` holding `id: "000135"`: the frontmatter gets the name's id, the name is kept.
+    for m in scan.issues.iter().filter(|m| all && !removed.contains(&m.path)) {
+        let Some(Ok(wanted)) = super::prefixed_id(&scan, m) else { continue };
+        let path = at(&moved, &m.path);
+        let result =
+            crate::store::read_file_safely(&text_at(&moved, &m.path)).map_err(|e| e.to_string()).and_then(|text| {
+                let edited = edit::replace_value(&text, None, "id", &wanted)
+                    .ok_or("its `id:` line is not a plain `id: value` line")?;
+                if !apply {
+                    return Ok(());
+                }
+                edit::write_atomic(&ws, &path, &edited).map_err(|e| e.to_string())
+            });
+        match result {
+            Ok(()) => {
+                out.changes.push(format!(
+                    "gave {} the id its name carries: {} -> {wanted} in its frontmatter (the name is kept)",
+                    scan.rel(&path),
+                    m.id
+                ));
+                out.touched.push(path);
+            }
+            Err(why) => out.notes.push(format!("could not give {} the id {wanted}: {why}", scan.rel(&path))),
+        }
+    }
+
     for r in &plan {
         let path = at(&moved, &r.path);
-        match renumber(&root, &path, &r.new_id) {
+        match renumber(&root, &path, &text_at(&moved, &r.path), &r.new_id, apply) {
             Ok(dest) => {
                 out.changes.push(format!(
                     "renumbered {} -> {}: {} -> {}",
@@ -261,15 +317,20 @@ pub fn fix_in(
             let path = at(&moved, &m.path);
             let id = plan.iter().find(|r| r.path == m.path).map_or(m.id.as_str(), |r| r.new_id.as_str());
             let fresh = crate::store::new_identity();
-            let result = crate::store::read_file_safely(&path).map_err(|e| e.to_string()).and_then(|text| {
-                let edited = edit::replace_value(&text, None, crate::store::IDENTITY_KEY, &fresh)
-                    .ok_or("its docketKey is not a plain `docketKey: value` line")?;
-                edit::write_atomic(&ws, &path, &edited).map_err(|e| e.to_string())
-            });
+            let result =
+                crate::store::read_file_safely(&text_at(&moved, &m.path)).map_err(|e| e.to_string()).and_then(|text| {
+                    let edited = edit::replace_value(&text, None, crate::store::IDENTITY_KEY, &fresh)
+                        .ok_or("its docketKey is not a plain `docketKey: value` line")?;
+                    if !apply {
+                        return Ok(());
+                    }
+                    edit::write_atomic(&ws, &path, &edited).map_err(|e| e.to_string())
+                });
             match result {
                 Ok(()) => {
+                    // The fresh key is not in the sentence: doctor says it before it is drawn.
                     out.changes.push(format!(
-                        "gave {id} ({}) a fresh docketKey {fresh}: {key} stays with {}",
+                        "gave {id} ({}) a fresh docketKey: {key} stays with {}",
                         scan.rel(&path),
                         holders[0].id
                     ));
@@ -301,18 +362,22 @@ pub fn fix_in(
 
     for Rewrite { referrer: m, field, old, new, why } in &rewrites {
         let path = at(&moved, &m.path);
-        let result = crate::store::read_file_safely(&path).map_err(|e| e.to_string()).and_then(|text| {
-            let edited = match field {
-                Field::Parent => {
-                    edit::replace_value(&text, Some("wranglerContext"), "parentTaskId", new).ok_or_else(|| {
-                        "its parentTaskId is not a plain `parentTaskId: value` line under wranglerContext".to_string()
-                    })?
+        let result =
+            crate::store::read_file_safely(&text_at(&moved, &m.path)).map_err(|e| e.to_string()).and_then(|text| {
+                let edited = match field {
+                    Field::Parent => edit::replace_value(&text, Some("wranglerContext"), "parentTaskId", new)
+                        .ok_or_else(|| {
+                            "its parentTaskId is not a plain `parentTaskId: value` line under wranglerContext"
+                                .to_string()
+                        })?,
+                    Field::Blocker => edit::replace_list_item(&text, "blockedBy", old, new)
+                        .ok_or_else(|| format!("its blockedBy does not list {old} as a plain item"))?,
+                };
+                if !apply {
+                    return Ok(());
                 }
-                Field::Blocker => edit::replace_list_item(&text, "blockedBy", old, new)
-                    .ok_or_else(|| format!("its blockedBy does not list {old} as a plain item"))?,
-            };
-            edit::write_atomic(&ws, &path, &edited).map_err(|e| e.to_string())
-        });
+                edit::write_atomic(&ws, &path, &edited).map_err(|e| e.to_string())
+            });
         match result {
             Ok(()) => {
                 let why = why.as_deref().map(|w| format!("; {w}")).unwrap_or_default();
@@ -331,7 +396,7 @@ pub fn fix_in(
     if !plan.is_empty() {
         for m in &scan.issues {
             let path = at(&moved, &m.path);
-            let Ok(text) = crate::store::read_file_safely(&path) else { continue };
+            let Ok(text) = crate::store::read_file_safely(&text_at(&moved, &m.path)) else { continue };
             // One note per file and old id, however many holders of that id were renumbered.
             let mut renumbered_to: Vec<(&str, Vec<&str>)> = Vec::new();
             for r in plan.iter().filter(|r| mentions(edit::body(&text), &r.old_id)) {
@@ -487,8 +552,10 @@ fn plan_renumbering(scan: &Scan, diverged: &[Arc<IssueMeta>]) -> Vec<Renumber> {
 
 /// Gives the file at `path` the id `new`: renamed when its name starts with an id, and its `id:`
 /// line (if any) rewritten; every other byte unchanged. Returns where the file is now.
-fn renumber(root: &Root, path: &Path, new: &str) -> Result<PathBuf, String> {
-    let text = crate::store::read_file_safely(path).map_err(|e| e.to_string())?;
+/// Its text is read at `source` (`path` itself, unless the file is only said to have moved there);
+/// without `apply` nothing is written, and the answer says where it would be.
+fn renumber(root: &Root, path: &Path, source: &Path, new: &str, apply: bool) -> Result<PathBuf, String> {
+    let text = crate::store::read_file_safely(source).map_err(|e| e.to_string())?;
     let edited = if edit::has_key(&text, "id") {
         Some(edit::replace_value(&text, None, "id", new).ok_or("its `id:` line is not a plain `id: value` line")?)
     } else {
@@ -501,6 +568,12 @@ fn renumber(root: &Root, path: &Path, new: &str) -> Result<PathBuf, String> {
         return Err("neither its name nor an `id:` line carries the id".into());
     }
     let dest = renamed.map_or_else(|| path.to_path_buf(), |n| path.with_file_name(n));
+    if !apply {
+        return match dest != path && root.entry(&dest).map_or(true, |e| e != Entry::Missing) {
+            true => Err(format!("{} exists", dest.display())),
+            false => Ok(dest),
+        };
+    }
     if dest != path {
         // Rename first (never over another file), then rewrite: at every instant one file holds
         // the issue.

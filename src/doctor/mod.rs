@@ -268,6 +268,47 @@ pub(crate) fn renamed_after_id(scan: &Scan, m: &IssueMeta) -> Option<PathBuf> {
     (!dest.exists() && dest.symlink_metadata().is_err()).then_some(dest)
 }
 
+/// The id `--fix` writes into the frontmatter of a file whose name carries its collection's
+/// prefix while its `id:` does not (`ISS-000135-x.md` holding `id: "000135"`, as some wrangler
+/// versions wrote them): `Ok` with the name's id, `ISS-000135` (the name is kept); `Err` with why
+/// a person must decide instead (another file holds `ISS-000135`, so to every lookup the two
+/// share an id; the `id:` line is not plain). `None` for any other file, and for a holder of a
+/// duplicated id that --fix renumbers (the duplicate says so); the holder that keeps the id is
+/// given its prefix too.
+pub(crate) fn prefixed_id(scan: &Scan, m: &IssueMeta) -> Option<Result<String, String>> {
+    let named = id_in_name(&m.path)?;
+    let t = scan.folder_type(&m.path)?;
+    let (prefix, _) = id_parts(&named)?;
+    let (bare, _) = id_parts(&m.id)?;
+    let wanted = format!("{}{}", t.prefix(), m.id);
+    if !bare.is_empty() || prefix != t.prefix() || !numbered_id(&m.id) || !named.eq_ignore_ascii_case(&wanted) {
+        return None;
+    }
+    let duplicate = scan.duplicates.get(&m.id.to_uppercase());
+    if duplicate.is_some_and(|h| interrupted_pair(h) || h[0].path != m.path || !h[1..].iter().all(|o| renumberable(o)))
+    {
+        return None;
+    }
+    let renumbered = |o: &IssueMeta| duplicate.is_some_and(|h| h[1..].iter().any(|x| x.path == o.path));
+    let others: Vec<String> = scan
+        .issues
+        .iter()
+        .filter(|o| o.path != m.path && !renumbered(o) && same_id(&o.id, &wanted))
+        .map(|o| format!("{} holds {}", scan.rel(&o.path), o.id))
+        .collect();
+    if !others.is_empty() {
+        return Some(Err(format!(
+            "{}, so to every lookup the two share one id: give one of them another id by hand (--fix cannot tell which keeps it)",
+            others.join(", ")
+        )));
+    }
+    let text = crate::store::read_file_safely(&m.path).ok()?;
+    Some(match edit::replace_value(&text, None, "id", &wanted) {
+        Some(_) => Ok(wanted),
+        None => Err(format!("its `id:` line is not a plain `id: value` line: write {wanted} there by hand")),
+    })
+}
+
 /// Whether `--fix` can give the file a new id: its name starts with one, or it has an `id:` line.
 fn renumberable(m: &IssueMeta) -> bool {
     id_in_name(&m.path).is_some()
@@ -563,6 +604,30 @@ pub fn check_files(store: &Store) -> Result<Report, StoreError> {
             kind: Kind::NameMismatch,
             id: Some(m.id.clone()),
             paths: vec![rel],
+            message,
+            fixable,
+        });
+    }
+    for m in &scan.issues {
+        let Some(wanted) = prefixed_id(&scan, m) else { continue };
+        let rel = scan.rel(&m.path);
+        let named = id_in_name(&m.path).unwrap_or_default();
+        let (message, fixable) = match wanted {
+            Ok(wanted) => (
+                format!(
+                    "{rel} is named after {wanted} but its frontmatter id is {} (no prefix); --fix gives the frontmatter the name's id {wanted} and keeps the name",
+                    m.id
+                ),
+                true,
+            ),
+            Err(why) => {
+                (format!("{rel} is named after {named} but its frontmatter id is {} (no prefix); {why}", m.id), false)
+            }
+        };
+        mismatched.push(Problem {
+            kind: Kind::NameMismatch,
+            id: Some(m.id.clone()),
+            paths: vec![rel.clone()],
             message,
             fixable,
         });

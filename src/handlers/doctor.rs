@@ -29,7 +29,12 @@ pub fn check(cx: &Handlers, input: WorkspaceDoctorInput) -> ToolResult<Workspace
     let text = match input.response_format {
         ResponseFormat::Json => None,
         ResponseFormat::Markdown => {
-            let mut body = markdown(&problems, &report.problems, outcome.as_ref());
+            // What fix: true would change, in the words it says when it does.
+            let planned = match outcome.is_none() && problems.iter().any(|p| p.fixable) {
+                true => doctor::fix::plan(store).map_err(errors::storage_failed)?.changes,
+                false => Vec::new(),
+            };
+            let mut body = markdown(&problems, &report.problems, outcome.as_ref(), &planned);
             // Claims of other clones and a clone claiming alone: no problem, but worth saying.
             for n in &report.notes {
                 body.push_str(&format!("\n- note: {n}"));
@@ -48,7 +53,12 @@ pub fn check(cx: &Handlers, input: WorkspaceDoctorInput) -> ToolResult<Workspace
     Ok(reply)
 }
 
-fn markdown(problems: &[DoctorProblem], found: &[doctor::Problem], outcome: Option<&doctor::fix::Outcome>) -> String {
+fn markdown(
+    problems: &[DoctorProblem],
+    found: &[doctor::Problem],
+    outcome: Option<&doctor::fix::Outcome>,
+    planned: &[String],
+) -> String {
     let mut lines: Vec<String> = Vec::new();
     if let Some(o) = outcome {
         lines.extend(o.changes.iter().map(|c| format!("- fixed: {c}")));
@@ -62,6 +72,7 @@ fn markdown(problems: &[DoctorProblem], found: &[doctor::Problem], outcome: Opti
         return lines.join("\n");
     }
     lines.extend(problems.iter().map(|p| format!("- {}: {}", p.kind, p.message)));
+    lines.extend(planned.iter().map(|c| format!("- fix: true will: {c}")));
     let fixable = problems.iter().filter(|p| p.fixable).count();
     let next = match (fixable, outcome.is_some()) {
         (0, _) => "They need a person: each says what to do.".to_string(),

@@ -25,12 +25,12 @@ use crate::config::ResponseLimits;
 use crate::error_memory::ErrorMemory;
 use crate::generated::*;
 use crate::runtime::{CallContext, ToolError, ToolResult};
-use crate::store::Store;
+use crate::store::served::Served;
 
 /// What every tool's handler works with: one store, one error memory, the response limits.
 #[derive(Clone)]
 pub struct Handlers {
-    store: Arc<Store>,
+    store: Arc<Served>,
     memory: Arc<ErrorMemory>,
     limits: ResponseLimits,
     /// `read_only` in the config: every write is refused before its handler runs.
@@ -38,7 +38,7 @@ pub struct Handlers {
 }
 
 impl Handlers {
-    pub fn new(store: Arc<Store>, memory: Arc<ErrorMemory>, limits: ResponseLimits, read_only: bool) -> Self {
+    pub fn new(store: Arc<Served>, memory: Arc<ErrorMemory>, limits: ResponseLimits, read_only: bool) -> Self {
         Handlers { store, memory, limits, read_only }
     }
 }

@@ -43,6 +43,8 @@ pub enum WarningCode {
     NoSuchSection,
     /// No workspace yet: reads find nothing until the first write creates it.
     NoWorkspace,
+    /// A workspace was made in a pending workspace's folder after the process started: served now.
+    WorkspaceAppeared,
     /// issues_get section names several headings; the first (or the `#N` asked for) is shown.
     DuplicateSection,
     /// A `next` call's body changed since its page; the answer starts again at the beginning.
@@ -74,6 +76,7 @@ impl WarningCode {
             ImportedId => "IMPORTED_ID",
             NoSuchSection => "NO_SUCH_SECTION",
             NoWorkspace => "NO_WORKSPACE",
+            WorkspaceAppeared => "WORKSPACE_APPEARED",
             DuplicateSection => "DUPLICATE_SECTION",
             BodyChanged => "BODY_CHANGED",
             ClaimsRemote => "CLAIMS_REMOTE",
@@ -141,6 +144,7 @@ mod tests {
             ErrorMemoryUnavailable,
             NoSuchSection,
             NoWorkspace,
+            WorkspaceAppeared,
             DuplicateSection,
             BodyChanged,
             ImportedId,

@@ -27,7 +27,8 @@ use crate::config::Config;
 use crate::error_memory::ErrorMemory;
 use crate::generated::{self, ToolHandlers};
 use crate::runtime::{envelope, tokens};
-use crate::store::{IndexInfo, Store};
+use crate::store::IndexInfo;
+use crate::store::served::Served;
 
 pub use crate::config::ToolStyle;
 
@@ -45,7 +46,7 @@ fn workflow_skill() -> Skill {
 /// Serves the tools of `H` (normally [`crate::handlers::Handlers`]).
 pub struct DocketServer<H> {
     handlers: Arc<H>,
-    store: Arc<Store>,
+    store: Arc<Served>,
     memory: Arc<ErrorMemory>,
     config: Arc<Config>,
     tools: Arc<Vec<Tool>>,
@@ -64,7 +65,7 @@ pub struct DocketServer<H> {
 impl<H: ToolHandlers> DocketServer<H> {
     /// `store` is the one `handlers` work on (the server reads its index state for `_meta`);
     /// `memory` records failed calls and warns before they repeat; `config` picks the tool style.
-    pub fn new(handlers: Arc<H>, store: Arc<Store>, memory: Arc<ErrorMemory>, config: Arc<Config>) -> Self {
+    pub fn new(handlers: Arc<H>, store: Arc<Served>, memory: Arc<ErrorMemory>, config: Arc<Config>) -> Self {
         let mut tools = config.tool_style.tools();
         if !config.structured_content {
             // A result without structuredContent must not be checked against an outputSchema.
@@ -289,6 +290,7 @@ impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
             (None, Some(spec)) => {
                 // Subscribers of this session hear of its own write through the same channel as
                 // every other session (call::run announces it); without a channel, directly.
+                warnings.extend(crate::call::resolve_again(spec, &self.store, &self.memory));
                 let watched = (self.writes.is_none() && self.listeners.wants(spec)).then(|| args.clone());
                 let core = crate::call::Core {
                     handlers: self.handlers.as_ref(),

@@ -13,7 +13,7 @@ use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use super::Web;
-use crate::store::Store;
+use crate::store::served::Served;
 
 /// How often the store is asked whether anything changed while a board is open.
 const POLL: Duration = Duration::from_millis(200);
@@ -24,12 +24,12 @@ const POLL_UNCACHED: Duration = Duration::from_secs(2);
 /// every open board.
 pub struct Live {
     tx: watch::Sender<Option<u64>>,
-    store: Arc<Store>,
+    store: Arc<Served>,
 }
 
 impl Live {
     /// Starts the poller; it stops with `cancel` or when the last handle to the board is gone.
-    pub fn start(store: Arc<Store>, cancel: CancellationToken) -> Arc<Live> {
+    pub fn start(store: Arc<Served>, cancel: CancellationToken) -> Arc<Live> {
         let live = Arc::new(Live { tx: watch::Sender::new(None), store: Arc::clone(&store) });
         let weak = Arc::downgrade(&live);
         let interval = if store.index_info().enabled { POLL } else { POLL_UNCACHED };
@@ -64,7 +64,7 @@ impl Live {
     }
 }
 
-async fn poll(live: Weak<Live>, store: Arc<Store>, interval: Duration, cancel: CancellationToken) {
+async fn poll(live: Weak<Live>, store: Arc<Served>, interval: Duration, cancel: CancellationToken) {
     loop {
         tokio::select! {
             _ = cancel.cancelled() => return,

@@ -112,6 +112,15 @@ impl Store {
         session
     }
 
+    /// Renews (and fences with) the sessions `other` serves too: a process that switched to a
+    /// workspace that appeared ([`crate::served::Served`]) keeps its MCP sessions.
+    pub fn adopt_sessions(&self, other: &Store) {
+        let theirs: Vec<_> = other.sessions.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let mut sessions = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
+        sessions.extend(theirs);
+        sessions.retain(|s| s.strong_count() > 0);
+    }
+
     /// Renews the lease of every claim the live sessions hold (each a compare-and-set on its
     /// record); a claim someone else has taken since is left alone. How many were renewed.
     pub fn renew_sessions(&self) -> usize {

@@ -75,6 +75,7 @@ mod index;
 mod layout;
 mod model;
 pub mod pending;
+pub mod served;
 pub mod sessions;
 mod shown;
 mod tombstones;
