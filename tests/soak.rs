@@ -82,6 +82,8 @@ struct Log {
     conflicts: BTreeMap<String, usize>,
     /// Per tool: calls, seconds in all, the slowest call's seconds.
     latency: BTreeMap<String, (usize, f64, f64)>,
+    /// Every call and git step, with its wall-clock time (a failure prints the lines of its ids).
+    trace: Vec<String>,
     pushes: usize,
     push_rejected: usize,
     /// Anything an agent or git was told that the soak does not expect, with who was told.
@@ -189,6 +191,8 @@ impl Drop for Agent {
 /// locked while the controller signals it so a pid is never signalled after it was reaped.
 struct Slot {
     dir: PathBuf,
+    /// The current session's name (for the trace).
+    name: Mutex<String>,
     pid: Mutex<Option<i32>>,
     paused: AtomicBool,
 }
@@ -199,16 +203,31 @@ fn signal(pid: i32, sig: i32) {
 }
 
 /// `agent.call(tool, args)`, its time counted in the log (calls, total and slowest, per tool).
-fn timed(agent: &mut Agent, log: &Shared, tool: &str, args: Value) -> Result<(bool, String, Value), Gone> {
+fn timed(agent: &mut Agent, log: &Shared, who: &str, tool: &str, args: Value) -> Result<(bool, String, Value), Gone> {
     let start = Instant::now();
+    let (at, shown) = (now(), args.to_string());
     let out = agent.call(tool, args);
     let took = start.elapsed().as_secs_f64();
     let mut log = log.lock().unwrap();
+    let answer = match &out {
+        Ok((err, text, _)) => {
+            format!("{}{}", if *err { "ERROR " } else { "" }, text.lines().next().unwrap_or_default())
+        }
+        Err(Gone) => "(the process died)".to_string(),
+    };
+    log.trace.push(format!("{at} {who} {tool} {shown} -> {answer}"));
     let e = log.latency.entry(tool.to_string()).or_default();
     e.0 += 1;
     e.1 += took;
     e.2 = e.2.max(took);
     out
+}
+
+/// The wall-clock time, for the trace (ISO 8601, milliseconds).
+fn now() -> String {
+    let d = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let (secs, ms) = (d.as_secs(), d.subsec_millis());
+    format!("{:02}:{:02}:{:02}.{ms:03}", (secs / 3600) % 24, (secs / 60) % 60, secs % 60)
 }
 
 fn title_of(structured: &Value) -> (String, String) {
@@ -225,7 +244,7 @@ fn one_round(
     log: &Shared,
     follow_ups: Option<&AtomicUsize>,
 ) -> Result<(), Gone> {
-    let (err, text, out) = timed(agent, log, "issues_claim", json!({"assignee": name}))?;
+    let (err, text, out) = timed(agent, log, name, "issues_claim", json!({"assignee": name}))?;
     if err {
         let mut log = log.lock().unwrap();
         if text.contains("CONFLICT") || text.contains("held by") || text.contains("closed by") {
@@ -257,7 +276,7 @@ fn one_round(
     }
     let fenced = |text: &str| text.contains("now held by") || text.contains("nothing was written");
     if !finishing && rng.below(3) == 0 {
-        let (err, text, _) = timed(agent, log, "issues_update", json!({"id": id, "labels": ["soak", name]}))?;
+        let (err, text, _) = timed(agent, log, name, "issues_update", json!({"id": id, "labels": ["soak", name]}))?;
         let mut log = log.lock().unwrap();
         match (err, fenced(&text)) {
             (false, _) => log.writes += 1,
@@ -266,9 +285,9 @@ fn one_round(
         }
     }
     let (err, text, out) = if rng.below(2) == 0 {
-        timed(agent, log, "issues_update", json!({"id": id, "status": "closed"}))?
+        timed(agent, log, name, "issues_update", json!({"id": id, "status": "closed"}))?
     } else {
-        timed(agent, log, "issues_mark_complete", json!({"id": id, "note": format!("done by {name}")}))?
+        timed(agent, log, name, "issues_mark_complete", json!({"id": id, "note": format!("done by {name}")}))?
     };
     {
         let mut log = log.lock().unwrap();
@@ -291,6 +310,7 @@ fn one_round(
         let (err, text, out) = timed(
             agent,
             log,
+            name,
             "issues_create",
             json!({"title": new_title, "description": format!("Found while doing {id}.")}),
         )?;
@@ -305,18 +325,21 @@ fn one_round(
     Ok(())
 }
 
+/// What every agent slot shares.
+#[derive(Clone, Copy)]
+struct Run<'a> {
+    env: &'a [(&'a str, &'a str)],
+    logs: &'a Path,
+    stop: &'a AtomicBool,
+    log: &'a Shared,
+    follow_ups: &'a AtomicUsize,
+    seed: u64,
+}
+
 /// An agent slot's life: sessions one after another (a killed one replaced by a new one,
 /// with a new name) until `stop`.
-fn run_slot(
-    index: usize,
-    slot: &Slot,
-    env: &[(&str, &str)],
-    logs: &Path,
-    stop: &AtomicBool,
-    log: &Shared,
-    follow_ups: &AtomicUsize,
-    seed: u64,
-) {
+fn run_slot(index: usize, slot: &Slot, cx: &Run<'_>) {
+    let Run { env, logs, stop, log, follow_ups, seed } = *cx;
     let mut rng = Rng(seed ^ (index as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15));
     let mut session = 0;
     while !stop.load(Ordering::SeqCst) {
@@ -328,6 +351,7 @@ fn run_slot(
             log.lock().unwrap().restarts += 1;
         }
         *slot.pid.lock().unwrap() = Some(agent.child.id() as i32);
+        *slot.name.lock().unwrap() = name.clone();
         let mut alive = true;
         while alive && !stop.load(Ordering::SeqCst) {
             alive = one_round(&mut agent, &name, &mut rng, log, Some(follow_ups)).is_ok();
@@ -353,6 +377,8 @@ fn run_controller(slots: &[Arc<Slot>], stop: &AtomicBool, log: &Shared, seed: u6
             }
             if *slot.pid.lock().unwrap() == Some(*pid) {
                 signal(*pid, libc::SIGCONT);
+                let who = slot.name.lock().unwrap().clone();
+                log.lock().unwrap().trace.push(format!("{} {who} SIGCONT", now()));
             }
             slot.paused.store(false, Ordering::SeqCst);
             false
@@ -367,14 +393,19 @@ fn run_controller(slots: &[Arc<Slot>], stop: &AtomicBool, log: &Shared, seed: u6
         }
         let held = slot.pid.lock().unwrap();
         let Some(pid) = *held else { continue };
+        let who = slot.name.lock().unwrap().clone();
         if rng.below(2) == 0 {
             signal(pid, libc::SIGKILL);
-            log.lock().unwrap().kills += 1;
+            let mut log = log.lock().unwrap();
+            log.kills += 1;
+            log.trace.push(format!("{} {who} SIGKILL", now()));
         } else {
             signal(pid, libc::SIGSTOP);
             slot.paused.store(true, Ordering::SeqCst);
             resume.push((Instant::now() + pause, Arc::clone(slot), pid));
-            log.lock().unwrap().pauses += 1;
+            let mut log = log.lock().unwrap();
+            log.pauses += 1;
+            log.trace.push(format!("{} {who} SIGSTOP", now()));
         }
     }
     for (_, slot, pid) in resume {
@@ -411,7 +442,15 @@ fn sync(clone: &Path, log: &Shared, round: usize) -> bool {
             }
         }
         let (ok, out) = git_try(clone, &["pull", "-q", "--no-edit", "--no-rebase", "origin", "main"]);
-        log.lock().unwrap().pulls += 1;
+        {
+            let mut log = log.lock().unwrap();
+            log.pulls += 1;
+            let name = clone.file_name().unwrap_or_default().to_string_lossy().into_owned();
+            log.trace.push(format!("{} {name} git pull: {}", now(), if ok { "ok" } else { "failed" }));
+            for line in out.lines().filter(|l| !l.trim().is_empty()) {
+                log.trace.push(format!("{} {name}   {line}", now()));
+            }
+        }
         if !ok {
             if clone.join(".git/MERGE_HEAD").exists() {
                 // A merge git stopped: resolved the way the README says, or aborted and retried.
@@ -575,7 +614,12 @@ fn many_agents_in_clones_and_worktrees_with_kills_and_pauses_keep_every_invarian
     let checkouts: Vec<PathBuf> = clones.iter().chain(worktrees.iter()).cloned().collect();
     let slots: Vec<Arc<Slot>> = (0..checkouts.len() * 2)
         .map(|i| {
-            Arc::new(Slot { dir: checkouts[i % checkouts.len()].clone(), pid: Mutex::new(None), paused: false.into() })
+            Arc::new(Slot {
+                dir: checkouts[i % checkouts.len()].clone(),
+                name: Mutex::default(),
+                pid: Mutex::new(None),
+                paused: false.into(),
+            })
         })
         .collect();
     let log: Shared = Arc::default();
@@ -589,8 +633,8 @@ fn many_agents_in_clones_and_worktrees_with_kills_and_pauses_keep_every_invarian
             .iter()
             .enumerate()
             .map(|(i, slot)| {
-                let (env, logs, stop, log, follow_ups) = (&env, &logs, &stop, &log, &follow_ups);
-                s.spawn(move || run_slot(i, slot, env, logs, stop, log, follow_ups, seed))
+                let cx = Run { env: &env, logs: &logs, stop: &stop, log: &log, follow_ups: &follow_ups, seed };
+                s.spawn(move || run_slot(i, slot, &cx))
             })
             .collect();
         let controller = s.spawn(|| run_controller(&slots, &stop, &log, seed, pause));
@@ -786,5 +830,21 @@ fn many_agents_in_clones_and_worktrees_with_kills_and_pauses_keep_every_invarian
             ));
         }
     }
-    assert!(failures.is_empty(), "the soak broke {} invariant(s):\n{}", failures.len(), failures.join("\n"));
+    if !failures.is_empty() {
+        // What happened to the issues involved, in time order.
+        let ids: BTreeSet<String> = failures
+            .iter()
+            .flat_map(|f| f.split(|c: char| !c.is_ascii_alphanumeric() && c != '-').map(str::to_string))
+            .filter(|w| w.starts_with("ISS-"))
+            .collect();
+        let story: Vec<&String> =
+            log.trace.iter().filter(|l| l.contains(" SIG") || ids.iter().any(|id| l.contains(id.as_str()))).collect();
+        let story: Vec<&str> = story.iter().map(|l| l.as_str()).collect();
+        panic!(
+            "the soak broke {} invariant(s):\n{}\n\nwhat the agents and git did with {ids:?}:\n{}",
+            failures.len(),
+            failures.join("\n"),
+            story.join("\n")
+        );
+    }
 }
