@@ -624,7 +624,7 @@ async fn a_write_guarded_by_what_was_read_before_a_merge_is_refused_after_it() {
 /// move to `archived/` too small a file for git to see a rename), so both branches added
 /// `archived/ISS-000001-...md` with one `docketKey`; the driver took them for two hand copies of
 /// one file and split them, and the hook gave the copy a new id and key. They are one issue in
-/// two states, merged against the version both moved.
+/// two states, merged against the version both moved (both closes' notes kept).
 #[test]
 fn one_issue_closed_in_two_clones_stays_one_issue() {
     let (_tmp, clones) = origin_and_clones(2);
@@ -656,7 +656,7 @@ fn one_issue_closed_in_two_clones_stays_one_issue() {
             "alpha-project-name",
         ],
     );
-    ok(b, &["close", "ISS-000001"]);
+    ok(b, &["close", "ISS-000001", "--note", "bob's note: done as well"]);
     git(b, &["add", "-A"]);
     git(b, &["commit", "-q", "-m", "bob closes it"]);
     let pulled = git_all(b, &["pull", "--no-rebase", "--no-edit", "origin", "main"]);
@@ -673,6 +673,7 @@ fn one_issue_closed_in_two_clones_stays_one_issue() {
         .collect();
     assert_eq!(files.len(), 1, "{files:?}");
     let text = std::fs::read_to_string(b.join(".docket/issues/archived").join(&files[0])).expect("read");
-    assert!(text.contains("ann's note"), "ann's note kept: {text}");
+    assert!(text.contains("ann's note") && text.contains("bob's note"), "both notes kept: {text}");
+    assert!(!text.contains("<<<<<<<"), "no conflict markers: {text}");
     assert!(git(b, &["status", "--porcelain"]).is_empty(), "merged and committed: {pulled}");
 }

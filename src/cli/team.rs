@@ -149,10 +149,29 @@ fn moved_from(path: &str, theirs_file: &Path, ours: &str, theirs: &str) -> Optio
     version(&last).or_else(|| version(&format!("{}^", last.trim())))
 }
 
+/// `text` with each conflict of [`crate::store::git::merge::merge_file`] (`<<<<<<< ours`, ours,
+/// `=======`, theirs, `>>>>>>> theirs`, each marker a line of its own) replaced by ours then
+/// theirs: nothing either side wrote is lost.
+fn both_sides(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut inside = false;
+    for line in text.split_inclusive('\n') {
+        let bare = line.trim_end_matches(['\n', '\r']);
+        match bare {
+            "<<<<<<< ours" if !inside => inside = true,
+            "=======" if inside => {}
+            ">>>>>>> theirs" if inside => inside = false,
+            _ => out.push_str(line),
+        }
+    }
+    out
+}
+
 /// `docket merge-file %O %A %B %P`: true when the merge is clean.
 pub(super) fn merge_file(a: &MergeFileArgs) -> Result<bool, String> {
     let read = |p: &Path| std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()));
     let (mut base, ours, theirs) = (read(&a.base)?, read(&a.ours)?, read(&a.theirs)?);
+    let mut moved = false;
     // Both branches moved one issue here (each closed it, or one closed it and git saw no
     // rename): one issue in two states, merged against its version before the moves, never
     // split into two issues.
@@ -160,7 +179,7 @@ pub(super) fn merge_file(a: &MergeFileArgs) -> Result<bool, String> {
         && let Some(path) = a.path.as_deref()
         && let Some(before) = moved_from(path, &a.theirs, &ours, &theirs)
     {
-        base = before;
+        (base, moved) = (before, true);
     }
     if let Some(path) = a.path.as_deref()
         && (crate::store::git::merge::two_issues(&ours, &theirs)
@@ -169,7 +188,12 @@ pub(super) fn merge_file(a: &MergeFileArgs) -> Result<bool, String> {
         eprintln!("{}", super::split::split(&a.ours, &a.theirs, path, &ours, &theirs)?);
         return Ok(true);
     }
-    let merged = crate::store::git::merge::merge_file(&base, &ours, &theirs);
+    let mut merged = crate::store::git::merge::merge_file(&base, &ours, &theirs);
+    if moved && merged.conflicts {
+        // Both closes appended to the body (two completion notes, a hand-over): keep both.
+        merged.text = both_sides(&merged.text);
+        merged.conflicts = false;
+    }
     // Rooted at the folder git named: the result replaces %A itself, never a link's target.
     crate::store::fs::replace_named(&a.ours, merged.text.as_bytes()).map_err(|e| format!("cannot write {e}"))?;
     if merged.conflicts {
