@@ -13,7 +13,7 @@
 //! files, every issue (generated or created) present exactly once by `docketKey` and by title,
 //! and every clone showing the same set. The counts are printed (`--nocapture`), never asserted.
 //!
-//! `DOCKET_SOAK_SECS` (default 20) is how long the agents work; `DOCKET_SOAK_ISSUES` (60) how
+//! `DOCKET_SOAK_SECS` (default 15) is how long the agents work; `DOCKET_SOAK_ISSUES` (40) how
 //! many issues there are to start with; `DOCKET_SOAK_SEED` varies the kills, pauses and pauses'
 //! victims; `DOCKET_SOAK_KEEP=1` keeps the folders (and each server's stderr) for a post-mortem.
 
@@ -597,8 +597,8 @@ fn setup(tmp: &Path, issues: usize) -> (PathBuf, Vec<PathBuf>, Vec<PathBuf>) {
 
 #[test]
 fn many_agents_in_clones_and_worktrees_with_kills_and_pauses_keep_every_invariant() {
-    let secs = env_num("DOCKET_SOAK_SECS", 20);
-    let issues = env_num("DOCKET_SOAK_ISSUES", 60) as usize;
+    let secs = env_num("DOCKET_SOAK_SECS", 15);
+    let issues = env_num("DOCKET_SOAK_ISSUES", 40) as usize;
     let seed = env_num("DOCKET_SOAK_SEED", 45);
     let tmp = tempfile::tempdir().expect("tmp");
     let root = tmp.path().to_path_buf();
