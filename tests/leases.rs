@@ -398,3 +398,32 @@ async fn ready_leaves_out_an_id_several_files_hold_and_says_so() {
     let next = ok_in(&main, &["claim", "--next", "--as", "ann"], &[]);
     assert!(next.starts_with("Claimed ISS-000002"), "{next}");
 }
+
+/// The soak (tests/soak.rs) found issues closed twice: a close's tombstone is a compare-and-set
+/// on the claim record, and the serving process's own renewal thread can replace the record
+/// between the close's read and its push. The tombstone was then lost, the record stayed "held"
+/// with nobody renewing it, and once its lease lapsed a clone that had not pulled claimed the
+/// finished work. With a 1 s lease the renewals run every few hundred milliseconds, pushing one
+/// claim after another: every close must still leave its tombstone.
+#[test]
+fn every_close_leaves_its_tombstone_while_the_server_renews_its_claims() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (origin, clones) = origin_and_clones(tmp.path(), 8, 1);
+    let env: &[(&str, &str)] = &[("DOCKET_CLAIMS_REMOTE", "origin"), ("DOCKET_CLAIM_TTL", "1s")];
+    let mut ann = Agent::start(&clones[0], env);
+    let ids: Vec<String> = (1..=8).map(|n| format!("ISS-{n:06}")).collect();
+    for id in &ids {
+        let (err, t) = ann.call("issues_claim", json!({"id": id, "assignee": "ann"}));
+        assert!(!err, "{t}");
+    }
+    for id in &ids {
+        let (err, t) = ann.call("issues_update", json!({"id": id, "status": "closed"}));
+        assert!(!err, "{t}");
+    }
+    let open: Vec<String> = ids
+        .iter()
+        .filter(|id| !git(&origin, &["cat-file", "blob", &format!("refs/docket/claims/{id}")]).contains("state closed"))
+        .cloned()
+        .collect();
+    assert!(open.is_empty(), "closed here, yet the remote's record still says held: {open:?}");
+}

@@ -55,6 +55,7 @@ mod search_index;
 mod search_pages;
 mod search_ranking;
 mod session_tools;
+mod soak;
 mod start_anywhere;
 mod stdio_server;
 mod store_workspace;

@@ -705,3 +705,61 @@ async fn a_write_guarded_by_what_was_read_before_a_merge_is_refused_after_it() {
     assert!(issue_file(&a, &id).1.contains("The teammate's text."), "nothing overwritten");
     c.cancel().await.unwrap();
 }
+
+/// The soak (tests/soak.rs) found one issue become two: two clones each closed ISS-000001 (each
+/// move to `archived/` too small a file for git to see a rename), so both branches added
+/// `archived/ISS-000001-...md` with one `docketKey`; the driver took them for two hand copies of
+/// one file and split them, and the hook gave the copy a new id and key. They are one issue in
+/// two states, merged against the version both moved (both closes' notes kept).
+#[test]
+fn one_issue_closed_in_two_clones_stays_one_issue() {
+    let (_tmp, clones) = origin_and_clones(2);
+    let (a, b) = (&clones[0], &clones[1]);
+    assert_eq!(create(a, "Task 1: Setup", None), "ISS-000001");
+    git(a, &["add", "-A"]);
+    git(a, &["commit", "-q", "-m", "a task"]);
+    git(a, &["push", "-q", "origin", "main"]);
+    git(b, &["pull", "-q", "--no-rebase", "--no-edit", "origin", "main"]);
+    ok(a, &["close", "ISS-000001", "--note", "ann's note: done, and tested on both platforms"]);
+    git(a, &["add", "-A"]);
+    git(a, &["commit", "-q", "-m", "ann closes it"]);
+    git(a, &["push", "-q", "origin", "main"]);
+    // Enough of a change that git sees no rename on this side either.
+    ok(
+        b,
+        &[
+            "update",
+            "ISS-000001",
+            "--priority",
+            "high",
+            "--assignee",
+            "bob",
+            "--label",
+            "soak",
+            "--label",
+            "two",
+            "--project",
+            "alpha-project-name",
+        ],
+    );
+    ok(b, &["close", "ISS-000001", "--note", "bob's note: done as well"]);
+    git(b, &["add", "-A"]);
+    git(b, &["commit", "-q", "-m", "bob closes it"]);
+    let pulled = git_all(b, &["pull", "--no-rebase", "--no-edit", "origin", "main"]);
+    assert!(!pulled.contains("renumbered") && !pulled.contains("two different issues"), "{pulled}");
+    let issues = all_issues(b);
+    assert_eq!(issues.len(), 1, "one issue: {issues:?} {pulled}");
+    let issue = &issues[0];
+    assert_eq!((issue["id"].as_str(), issue["status"].as_str()), (Some("ISS-000001"), Some("closed")), "{pulled}");
+    assert_eq!(issue["priority"], "high", "bob's change kept: {issue}");
+    let files: Vec<String> = std::fs::read_dir(b.join(".docket/issues/archived"))
+        .expect("archived")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let text = std::fs::read_to_string(b.join(".docket/issues/archived").join(&files[0])).expect("read");
+    assert!(text.contains("ann's note") && text.contains("bob's note"), "both notes kept: {text}");
+    assert!(!text.contains("<<<<<<<"), "no conflict markers: {text}");
+    assert!(git(b, &["status", "--porcelain"]).is_empty(), "merged and committed: {pulled}");
+}

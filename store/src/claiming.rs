@@ -444,15 +444,25 @@ impl Store {
         let done = match after {
             None => refs.read(&before.id).and_then(|c| c.map_or(Ok(true), |c| refs.drop_claim(&c))),
             Some(a) if a.status.is_archived() && !before.status.is_archived() => {
-                let tried = refs.read(&before.id).and_then(|current| {
-                    let by = current
-                        .as_ref()
-                        .filter(|c| c.state == State::Held)
-                        .map(|c| c.holder.clone())
-                        .or(was.clone())
-                        .unwrap_or_else(|| "someone".into());
-                    refs.close(&before.id, current.as_ref(), &by)
-                });
+                // The close is written: its tombstone must follow. A renewal of the claim (the
+                // serving process renews on its own thread) can land between the read and the
+                // compare-and-set; then read it again and retry, or the record stays "held", the
+                // lease lapses, and a clone that has not pulled is offered the finished work.
+                let mut tried = Ok(false);
+                for _ in 0..5 {
+                    tried = refs.read(&before.id).and_then(|current| {
+                        let by = current
+                            .as_ref()
+                            .filter(|c| c.state == State::Held)
+                            .map(|c| c.holder.clone())
+                            .or(was.clone())
+                            .unwrap_or_else(|| "someone".into());
+                        refs.close(&before.id, current.as_ref(), &by)
+                    });
+                    if !matches!(tried, Ok(false)) {
+                        break;
+                    }
+                }
                 match tried {
                     // A remote that did not take the tombstone gets it later: queued.
                     Err(r @ (Refusal::Silent { .. } | Refusal::Unreachable { .. })) => {
