@@ -365,19 +365,24 @@ impl Store {
     /// has taken since (fencing), renews the lease of the holder's own write, and makes a
     /// wrangler-style `status: in_progress` with an assignee a claim (refused like one). Call
     /// without the workspace lock.
-    pub(crate) fn claim_gate(&self, id: &str, patch: &IssuePatch) -> Result<(), StoreError> {
-        let Ok(Some(refs)) = self.claim_refs() else { return Ok(()) };
+    ///
+    /// A close or cancel by the holder puts its tombstone first, compare-and-set on the holder's
+    /// own record, so a holder paused between this check and its file write cannot close work
+    /// someone took meanwhile: its tombstone is refused, and nothing is written. The claim the
+    /// tombstone replaced is returned, for [`Store::restore_claim`] when the write then fails.
+    pub(crate) fn claim_gate(&self, id: &str, patch: &IssuePatch) -> Result<Option<Claim>, StoreError> {
+        let Ok(Some(refs)) = self.claim_refs() else { return Ok(None) };
         let session = holder::current();
         let claims = matches!(&patch.assignee, Some(Some(a)) if !a.trim().is_empty())
             && patch.status == Some(Status::InProgress)
             && patch.expect.is_none();
         let mine = session.as_ref().is_some_and(|s| s.claimed(id));
         if !claims && !mine {
-            return Ok(());
+            return Ok(None);
         }
         let meta = self.get_meta(id)?.value;
         if claims && !mine {
-            let Some(Some(who)) = &patch.assignee else { return Ok(()) };
+            let Some(Some(who)) = &patch.assignee else { return Ok(None) };
             // A claim: the record arbitrates; the file write is the update itself.
             let sid = session.as_ref().map(|s| s.id().to_string()).unwrap_or_default();
             let current = refs.read(&meta.id).map_err(|r| claim_refused(&meta.id, r.reason()))?;
@@ -402,11 +407,46 @@ impl Store {
             if let Some(s) = &session {
                 s.took(&meta.id);
             }
-            return Ok(());
+            return Ok(None);
         }
         // This session claimed it: is it still its own?
-        let Some(session) = session else { return Ok(()) };
-        match refs.read(&meta.id) {
+        let Some(session) = session else { return Ok(None) };
+        let closes = patch.status.is_some_and(|s| s.is_archived()) && !meta.status.is_archived();
+        let mut tries = 0;
+        loop {
+            let current = refs.read(&meta.id);
+            if let Ok(Some(c)) = &current
+                && closes
+                && c.state == State::Held
+                && c.session == session.id()
+            {
+                match refs.close_in(&meta.id, Some(c), &c.holder, session.id()) {
+                    Ok(true) => return Ok(Some(c.clone())),
+                    // The record moved since it was read (this process's renewal, or a takeover):
+                    // read it again; a takeover is refused below.
+                    Ok(false) if tries < 5 => {
+                        tries += 1;
+                        continue;
+                    }
+                    // A remote that does not answer: the close goes on and its tombstone is
+                    // queued after the write, as before (the fence is the last record known).
+                    Ok(false) | Err(_) => return Ok(None),
+                }
+            }
+            return self.fence(&meta, &session, current).map(|()| None);
+        }
+    }
+
+    /// Refuses the write of a session whose claim someone else holds now, and renews the lease
+    /// of the holder's own write.
+    fn fence(
+        &self,
+        meta: &IssueMeta,
+        session: &Session,
+        current: Result<Option<Claim>, Refusal>,
+    ) -> Result<(), StoreError> {
+        let Ok(Some(refs)) = self.claim_refs() else { return Ok(()) };
+        match current {
             Ok(Some(c)) if c.state == State::Held && c.session != session.id() => {
                 let since = format!("{} ({})", c.taken_at, crate::git::claims::age(&c.taken_at));
                 let how =
@@ -421,6 +461,15 @@ impl Store {
                     ),
                 })
             }
+            // Closed by someone else since this session claimed it (taken over, then closed):
+            // this session's write would close or reopen work that is not its own.
+            Ok(Some(c)) if c.state == State::Closed && c.session != session.id() => Err(StoreError::ClaimLost {
+                id: meta.id.clone(),
+                reason: format!(
+                    "{} was closed by {} at {} since this session claimed it, so this session's claim is over and nothing was written; issues_ready lists work to claim",
+                    meta.id, c.holder, c.taken_at
+                ),
+            }),
             Ok(Some(c)) if c.state == State::Held => {
                 // The holder's own write renews its lease.
                 if let Err(e) = refs.replace(&c, &Claim { lease: lease_end(self.claim_ttl), ..c.clone() }) {
@@ -429,6 +478,21 @@ impl Store {
                 Ok(())
             }
             _ => Ok(()),
+        }
+    }
+
+    /// Puts back the claim a close's early tombstone replaced ([`Store::claim_gate`]) when the
+    /// close was not written after all (a conflict, a refused value): the holder still holds it.
+    pub(crate) fn restore_claim(&self, claim: &Claim) {
+        let Ok(Some(refs)) = self.claim_refs() else { return };
+        let put_back = refs.read(&claim.id).and_then(|current| match current {
+            Some(t) if t.state == State::Closed => {
+                refs.replace(&t, &Claim { lease: lease_end(self.claim_ttl), ..claim.clone() }).map(|c| c.is_some())
+            }
+            _ => Ok(false),
+        });
+        if let Err(e) = put_back {
+            tracing::warn!(id = %claim.id, error = ?e, "could not put back a claim whose close was not written");
         }
     }
 
@@ -451,6 +515,10 @@ impl Store {
                 let mut tried = Ok(false);
                 for _ in 0..5 {
                     tried = refs.read(&before.id).and_then(|current| {
+                        // The holder's close put its tombstone before the write.
+                        if current.as_ref().is_some_and(|c| c.state == State::Closed) {
+                            return Ok(true);
+                        }
                         let by = current
                             .as_ref()
                             .filter(|c| c.state == State::Held)

@@ -83,11 +83,22 @@ impl Store {
 
     /// Applies `patch` under the workspace lock to the file as it is on disk now. A file that
     /// changes between the read and the rename is read again and the patch applied again.
-    pub fn update(&self, id: &str, mut patch: IssuePatch) -> Result<Updated, StoreError> {
+    pub fn update(&self, id: &str, patch: IssuePatch) -> Result<Updated, StoreError> {
         self.refuse_in_pending(id)?;
         // Who holds the issue is the claim record's to say: a fenced-off writer or a claim of
         // someone else's is refused before anything is written.
-        self.claim_gate(id, &patch)?;
+        let tombstoned = self.claim_gate(id, &patch)?;
+        let done = self.update_unfenced(id, patch);
+        if let Some(claim) = tombstoned
+            && !matches!(&done, Ok(u) if u.issue.meta.status.is_archived())
+        {
+            self.restore_claim(&claim);
+        }
+        done
+    }
+
+    /// [`Store::update`] once the claim record allowed it.
+    fn update_unfenced(&self, id: &str, mut patch: IssuePatch) -> Result<Updated, StoreError> {
         let lock = WorkspaceLock::acquire(&self.ws)?;
         let (mut index, _) = self.fresh()?;
         let path = resolve_for_write(&index, id)?;

@@ -602,10 +602,16 @@ impl Claims {
     /// Replaces `claim` by a tombstone: `by` closed it (compare-and-set on `claim`, or on no
     /// record when `claim` is `None`); whether it was written.
     pub fn close(&self, id: &str, current: Option<&Claim>, by: &str) -> Result<bool, Refusal> {
+        self.close_in(id, current, by, "")
+    }
+
+    /// [`Claims::close`] naming the session that closed it, so that session's later writes are
+    /// its own and every other session of the former holder is fenced off.
+    pub fn close_in(&self, id: &str, current: Option<&Claim>, by: &str, session: &str) -> Result<bool, Refusal> {
         let tomb = Claim {
             id: id.to_string(),
             holder: one_line(by),
-            session: String::new(),
+            session: session.to_string(),
             taken_at: now(),
             lease: String::new(),
             state: State::Closed,
