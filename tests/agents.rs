@@ -74,10 +74,12 @@ fn check_primer(root: &Path, agent: &str, held: &[String]) -> String {
 #[test]
 fn prime_fits_150_tokens_on_the_demo_workspace_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    // What `docket serve --demo` serves.
+    // What `docket serve --demo` serves, inside git: claims have records and leases.
+    crate::common::git(dir.path(), &["init", "-q", "-b", "main"]);
     let ws = generate_workspace(dir.path(), 40, 7);
     let held = claim_some(dir.path(), "agent-7", 1);
     let text = check_primer(dir.path(), "agent-7", &held);
+    assert!(hold_line(&text, "agent-7").contains(" min left)"), "says when the claim's lease ends: {text}");
     let counts = stdout(&docket(dir.path(), &["stats", "--json"]));
     let total = serde_json::from_str::<Value>(&counts).unwrap()["status"]["total"].as_u64().unwrap();
     assert!(text.contains(&format!(": {total} issues (")), "counts every issue ({total}): {text}");
@@ -93,10 +95,131 @@ fn prime_fits_150_tokens_on_the_demo_workspace_and_writes_nothing() {
 #[test]
 fn prime_fits_150_tokens_on_ten_thousand_issues() {
     let dir = tempfile::tempdir().unwrap();
+    crate::common::git(dir.path(), &["init", "-q", "-b", "main"]);
     generate_workspace(dir.path(), 10_000, 3);
     let held = claim_some(dir.path(), "a-long-agent-name-for-the-budget", 5);
     let text = check_primer(dir.path(), "a-long-agent-name-for-the-budget", &held);
+    let line = hold_line(&text, "a-long-agent-name-for-the-budget");
+    assert!(line.contains(" min left)"), "says when each named claim's lease ends: {line}");
     assert!(text.contains("10000 issues"), "{text}");
+}
+
+/// `docket ARGS --workspace ROOT` with `env` set.
+fn docket_env(root: &Path, args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_docket"));
+    cmd.args(args);
+    crate::common::in_workspace(&mut cmd, root);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("docket runs")
+}
+
+/// The primer's line of `agent`'s claims.
+fn hold_line(text: &str, agent: &str) -> String {
+    let start = format!("You ({agent}) hold: ");
+    text.lines().find(|l| l.starts_with(&start)).unwrap_or_else(|| panic!("a line of claims: {text}")).to_string()
+}
+
+/// Rewrites the claim record of `id` (its ref in the common git directory) with `edit`, as
+/// another worktree's docket would: a new blob, the ref moved to it.
+fn rewrite_claim(root: &Path, id: &str, edit: impl Fn(&str) -> String) {
+    let name = format!("refs/docket/claims/{id}");
+    let text = crate::common::git(root, &["cat-file", "blob", &name]);
+    let file = root.join(".git/claim-rewrite");
+    std::fs::write(&file, edit(&text)).unwrap();
+    let oid = crate::common::git(root, &["hash-object", "-w", file.to_str().unwrap()]);
+    std::fs::remove_file(&file).unwrap();
+    crate::common::git(root, &["update-ref", &name, oid.trim()]);
+}
+
+/// `text` with its `lease ...` line saying `lease`.
+fn with_lease(text: &str, lease: &str) -> String {
+    text.lines().map(|l| if l.starts_with("lease ") { format!("lease {lease}\n") } else { format!("{l}\n") }).collect()
+}
+
+fn rfc3339(t: chrono::DateTime<chrono::Utc>) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+/// Inside git the primer says when each of the agent's claims' lease ends, from the claim
+/// records: live, lapsed, taken by someone else, or held in a record the files here do not show
+/// (another worktree's); and it writes nothing, not even under .git.
+#[test]
+fn prime_gives_each_claims_lease_from_the_claim_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    crate::common::git(root, &["init", "-q", "-b", "main"]);
+    generate_workspace(root, 40, 7);
+    let held = claim_some(root, "ann", 1);
+    let id = &held[0];
+    let text = check_primer(root, "ann", &held);
+    let line = hold_line(&text, "ann");
+    assert!(line.contains(&format!("{id} [")), "{line}");
+    assert!(line.contains(" min left)"), "the lease of a claim just taken (15 minutes): {line}");
+
+    rewrite_claim(root, id, |t| with_lease(t, &rfc3339(chrono::Utc::now() - chrono::Duration::hours(1))));
+    let line = hold_line(&check_primer(root, "ann", &held), "ann");
+    assert!(line.contains("(lease lapsed 60 min ago: claim it again)"), "{line}");
+
+    rewrite_claim(root, id, |t| t.replace("holder ann\n", "holder bo\n"));
+    let line = hold_line(&check_primer(root, "ann", &held), "ann");
+    assert!(line.contains("(now held by bo)"), "{line}");
+
+    // A live record of ann's for an issue the files here show open (another worktree's claim).
+    let ready: Value = serde_json::from_str(&stdout(&docket(root, &["ready", "--json"]))).unwrap();
+    let other = ready["issues"][0]["id"].as_str().unwrap().to_string();
+    let end = rfc3339(chrono::Utc::now() + chrono::Duration::minutes(10));
+    let record =
+        format!("docket claim\nissue {other}\nholder ann\ntaken {}\nlease {end}\n", rfc3339(chrono::Utc::now()));
+    let file = root.join(".git/claim-new");
+    std::fs::write(&file, record).unwrap();
+    let oid = crate::common::git(root, &["hash-object", "-w", file.to_str().unwrap()]);
+    std::fs::remove_file(&file).unwrap();
+    crate::common::git(root, &["update-ref", &format!("refs/docket/claims/{other}"), oid.trim()]);
+    let before = tree(root);
+    let text = stdout(&docket(root, &["prime", "--as", "ann"]));
+    assert_eq!(tree(root), before, "docket prime changed files");
+    assert!(o200k(text.trim_end()) <= 150, "{text}");
+    let line = hold_line(&text, "ann");
+    assert!(line.contains(&format!("{other} [")) && line.contains(" min left)"), "{line}");
+}
+
+/// With a claims remote the primer never asks it (no git process reaches it): before any
+/// docket process kept the remote's list the leases are not known here; after one did (a
+/// `docket ready`), each lease comes from that list and the records already fetched.
+#[test]
+fn prime_reads_a_claims_remotes_leases_from_the_last_list_without_asking_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (origin, root) = (dir.path().join("origin.git"), dir.path().join("clone"));
+    std::fs::create_dir_all(&root).unwrap();
+    crate::common::git(dir.path(), &["init", "-q", "--bare", origin.to_str().unwrap()]);
+    crate::common::git(&root, &["init", "-q", "-b", "main"]);
+    crate::common::git(&root, &["remote", "add", "origin", origin.to_str().unwrap()]);
+    generate_workspace(&root, 40, 7);
+    let remote = [("DOCKET_CLAIMS_REMOTE", "origin")];
+    let ready: Value = serde_json::from_str(&stdout(&docket_env(&root, &["ready", "--json"], &remote))).unwrap();
+    let id = ready["issues"][0]["id"].as_str().unwrap().to_string();
+    stdout(&docket_env(&root, &["claim", &id, "--as", "ann"], &remote));
+    let seen = root.join(".docket/cache/claims-remote-list");
+    let _ = std::fs::remove_file(&seen);
+
+    let trace = dir.path().join("git-trace");
+    let traced = [("DOCKET_CLAIMS_REMOTE", "origin"), ("GIT_TRACE", trace.to_str().unwrap())];
+    let line = hold_line(&stdout(&docket_env(&root, &["prime", "--as", "ann"], &traced)), "ann");
+    assert!(line.contains(&format!("{id} [")) && line.contains("(lease not known here)"), "{line}");
+
+    stdout(&docket_env(&root, &["ready"], &remote));
+    assert!(seen.is_file(), "docket ready keeps the remote's list in {}", seen.display());
+    let before = tree(&root);
+    let text = stdout(&docket_env(&root, &["prime", "--as", "ann"], &traced));
+    assert_eq!(tree(&root), before, "docket prime changed files");
+    let line = hold_line(&text, "ann");
+    assert!(line.contains(&format!("{id} [")) && line.contains(" min left)"), "{line}");
+    let trace = std::fs::read_to_string(&trace).unwrap_or_default();
+    for asks in ["ls-remote", "fetch", "push"] {
+        assert!(!trace.contains(&format!("git {asks}")), "prime ran git {asks}:\n{trace}");
+    }
 }
 
 #[test]

@@ -329,14 +329,8 @@ impl Record {
         })
     }
 
-    /// The id this issue had in the tracker it was imported from: `wranglerContext.importedFrom`
-    /// after its `SOURCE:` (`BACK-12` of `backlog:BACK-12`), if it has one.
-    pub fn imported_from(&self) -> Option<String> {
-        self.imported().map(|(_, old)| old)
-    }
-
-    /// `(SOURCE, OLD ID)` of `wranglerContext.importedFrom` (`("backlog", "BACK-12")`), if it has
-    /// one.
+    /// The tracker an issue was imported from and the id it had there: `wranglerContext.importedFrom`
+    /// split at its `:` (`("backlog", "BACK-12")` of `backlog:BACK-12`), if it has one.
     pub fn imported(&self) -> Option<(String, String)> {
         let context = self.text(CONTEXT)?;
         if !context.contains("\"importedFrom\"") {
