@@ -249,8 +249,162 @@ fn setup(project: &Path, codex_home: &Path, args: &[&str]) -> std::process::Outp
         .current_dir(project)
         .env("CODEX_HOME", codex_home)
         .env("HOME", codex_home.join("no-home"))
+        // No `claude` on it: these tests check the file docket writes itself.
+        .env("PATH", "/usr/bin:/bin")
         .output()
         .expect("docket runs")
+}
+
+/// `docket setup claude ARGS` in `project` with `PATH` as given and `HOME` at `home`.
+fn setup_claude_with_path(project: &Path, home: &Path, path: &str, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_docket"))
+        .args(["setup", "claude"])
+        .args(args)
+        .current_dir(project)
+        .env("HOME", home)
+        .env("PATH", path)
+        .env_remove("ANTHROPIC_API_KEY")
+        .env_remove("CLAUDE_CODE_OAUTH_TOKEN")
+        .output()
+        .expect("docket runs")
+}
+
+/// A `.mcp.json` with another server and formatting of its own (tabs, a blank line, odd spaces).
+const OTHER_SERVER: &str =
+    "{\n\t\"mcpServers\" : {\n\t\t\"other\": {\"command\": \"other-mcp\",   \"args\": [\"--x\"]}\n\n\t}\n}\n";
+
+/// Writes a fake `claude` into `bin` that records its argv (one per line) and folder in
+/// `record`, then runs `body` (sh).
+fn fake_claude(bin: &Path, record: &Path, body: &str) {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::create_dir_all(bin).unwrap();
+    let script =
+        format!("#!/bin/sh\nprintf '%s\\n' \"$@\" > '{rec}'\npwd > '{rec}.cwd'\n{body}\n", rec = record.display());
+    let path = bin.join("claude");
+    std::fs::write(&path, script).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// With `claude` on PATH, `docket setup claude` goes through `claude mcp add --scope project
+/// docket -- docket serve` (an argument vector, in the project folder), checks what it wrote and
+/// keeps every other byte of the file (claude's own rewrite of the rest is undone); when claude
+/// fails, the file is put back and written directly, saying so; `--check` and an entry already
+/// there never run it.
+#[test]
+fn setup_claude_goes_through_claude_mcp_add_when_it_is_on_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let (project, home, bin) = (dir.path().join("project"), dir.path().join("home"), dir.path().join("bin"));
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    let (file, record) = (project.join(".mcp.json"), dir.path().join("argv"));
+    let path = format!("{}:/usr/bin:/bin", bin.display());
+    // A fake claude that does what claude does: rewrites the whole file in its own formatting.
+    let rewritten = "{\n  \"mcpServers\": {\n    \"other\": {\n      \"command\": \"other-mcp\",\n      \"args\": [\n        \"--x\"\n      ]\n    },\n    \"docket\": {\n      \"type\": \"stdio\",\n      \"command\": \"docket\",\n      \"args\": [\n        \"serve\"\n      ]\n    }\n  }\n}";
+    let store = dir.path().join("claude-writes");
+    std::fs::write(&store, rewritten).unwrap();
+    fake_claude(&bin, &record, &format!("cat '{}' > .mcp.json", store.display()));
+    std::fs::write(&file, OTHER_SERVER).unwrap();
+
+    let check = setup_claude_with_path(&project, &home, &path, &["--check"]);
+    assert_eq!(check.status.code(), Some(1));
+    assert!(!record.exists(), "--check ran claude");
+
+    let o = setup_claude_with_path(&project, &home, &path, &[]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.contains("through `claude mcp add --scope project docket -- docket serve`"), "{out}");
+    let argv = std::fs::read_to_string(&record).unwrap();
+    assert_eq!(
+        argv.lines().collect::<Vec<_>>(),
+        ["mcp", "add", "--scope", "project", "docket", "--", "docket", "serve"]
+    );
+    let cwd = std::fs::read_to_string(dir.path().join("argv.cwd")).unwrap();
+    assert_eq!(Path::new(cwd.trim()).canonicalize().unwrap(), project.canonicalize().unwrap());
+    let new = std::fs::read_to_string(&file).unwrap();
+    let (lost, gained) = difference(OTHER_SERVER, &new);
+    assert_eq!(lost, "", "claude's rewrite of the other bytes was kept:\n{new}");
+    assert!(gained.contains("\"docket\"") && !gained.contains("other"), "{new}");
+    assert_eq!(json(&new)["mcpServers"]["docket"]["command"], "docket");
+    assert_eq!(json(&new)["mcpServers"]["other"]["command"], "other-mcp");
+
+    // Set up: a second run changes nothing and does not run claude.
+    std::fs::remove_file(&record).unwrap();
+    let again = setup_claude_with_path(&project, &home, &path, &[]);
+    assert!(String::from_utf8_lossy(&again.stdout).contains("nothing to change"));
+    assert!(!record.exists(), "claude ran for an entry already there");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), new);
+
+    // A claude that fails after scribbling on the file: put back, then written directly.
+    std::fs::write(&file, OTHER_SERVER).unwrap();
+    fake_claude(&bin, &record, "echo '{broken' > .mcp.json; echo 'MCP server docket already exists' >&2; exit 1");
+    let o = setup_claude_with_path(&project, &home, &path, &[]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.contains("directly, as `claude mcp add` failed") && out.contains("already exists"), "{out}");
+    let new = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(difference(OTHER_SERVER, &new).0, "", "{new}");
+    assert_eq!(json(&new)["mcpServers"]["docket"]["args"][0], "serve");
+
+    // A claude that says it worked but wrote another command: not kept.
+    std::fs::remove_file(&file).unwrap();
+    fake_claude(&bin, &record, "echo '{\"mcpServers\": {\"docket\": {\"command\": \"sh\"}}}' > .mcp.json");
+    let o = setup_claude_with_path(&project, &home, &path, &[]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("directly, as `claude mcp add` wrote mcpServers.docket as"), "{out}");
+    assert_eq!(json(&std::fs::read_to_string(&file).unwrap())["mcpServers"]["docket"]["command"], "docket");
+
+    // No claude on PATH: written directly, and it says so.
+    std::fs::remove_file(&file).unwrap();
+    let o = setup_claude_with_path(&project, &home, "/usr/bin:/bin", &[]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("directly (`claude` is not on PATH)"));
+}
+
+/// The real Claude Code (npm `@anthropic-ai/claude-code`, as .ci/agents/run installs it), when
+/// `claude` is on PATH: `docket setup claude` registers docket through it, every other byte of
+/// the project's .mcp.json kept, and `claude mcp get docket` reads it back.
+#[test]
+fn setup_claude_through_the_real_claude_code() {
+    let Some(claude) = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .map(|d| d.join("claude"))
+        .find(|p| p.is_file())
+    else {
+        eprintln!(
+            "skipped: `claude` is not on PATH (npm install @anthropic-ai/claude-code@2.1.328, then put its bin on PATH)"
+        );
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (project, home, bin) = (dir.path().join("project"), dir.path().join("home"), dir.path().join("bin"));
+    for d in [&project, &home, &bin] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_docket"), bin.join("docket")).unwrap();
+    let path = format!("{}:{}:/usr/bin:/bin", bin.display(), claude.parent().unwrap().display());
+    let file = project.join(".mcp.json");
+    std::fs::write(&file, OTHER_SERVER).unwrap();
+    let o = setup_claude_with_path(&project, &home, &path, &[]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.contains("through `claude mcp add"), "{out}");
+    let new = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(difference(OTHER_SERVER, &new).0, "", "{new}");
+    assert_eq!(json(&new)["mcpServers"]["docket"]["command"], "docket");
+    let get = std::process::Command::new(&claude)
+        .args(["mcp", "get", "docket"])
+        .current_dir(&project)
+        .env("HOME", &home)
+        .env("PATH", &path)
+        .env_remove("ANTHROPIC_API_KEY")
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&get.stdout);
+    assert!(
+        said.contains("docket serve") || said.contains("Command: docket"),
+        "claude mcp get docket: {said}{}",
+        String::from_utf8_lossy(&get.stderr)
+    );
+    let again = setup_claude_with_path(&project, &home, &path, &[]);
+    assert!(String::from_utf8_lossy(&again.stdout).contains("nothing to change"));
 }
 
 /// How `new` differs from `old`: the bytes `old` loses and those `new` gains, between the
