@@ -80,7 +80,7 @@ pub struct Slots {
     /// Keyed by the ID from its first digit on (`000042` of `ISS-000042`), for short forms.
     by_digits: HashTable<u32>,
     /// Keyed by the upper-cased id an imported issue had in its old tracker
-    /// ([`Record::imported_from`]): `BACK-12`, `bd-a1b2` still name the issue they became.
+    /// ([`Record::imported`]): `BACK-12`, `bd-a1b2` still name the issue they became.
     by_alias: HashTable<u32>,
     /// Upper-cased IDs held by more than one file.
     duplicates: BTreeSet<String>,
