@@ -295,6 +295,92 @@ fn the_same_name_open_in_one_clone_and_closed_in_the_other_is_two_issues() {
     assert!(git(b, &["status", "--porcelain"]).is_empty(), "the repair is committed");
 }
 
+/// A close in one clone (the file moved to `archived/`) meets a claim and a note on the same
+/// issue in another: git sees a modify/delete and leaves both files. They are one issue in two
+/// states (one `docketKey`): concluding the merge by hand runs the post-commit hook, which
+/// merges them into one file, the close winning over the claim and the note kept; never
+/// renumbered apart into two issues.
+#[test]
+fn a_close_meeting_a_claim_elsewhere_stays_one_issue_closed_with_both_texts() {
+    let (_tmp, clones) = origin_and_clones(2);
+    let (a, b) = (&clones[0], &clones[1]);
+    assert_eq!(create(a, "Fix login", None), "ISS-000001");
+    git(a, &["add", "-A"]);
+    git(a, &["commit", "-q", "-m", "seed"]);
+    git(a, &["push", "-q", "origin", "main"]);
+    git(b, &["pull", "-q", "--no-rebase", "origin", "main"]);
+    ok(a, &["close", "ISS-000001", "--note", "fixed in a"]);
+    git(a, &["add", "-A"]);
+    git(a, &["commit", "-q", "-m", "close"]);
+    git(a, &["push", "-q", "origin", "main"]);
+    ok(b, &["claim", "ISS-000001", "--as", "bob"]);
+    ok(b, &["update", "ISS-000001", "--description", "bob's finding: the cookie expires early"]);
+    git(b, &["add", "-A"]);
+    git(b, &["commit", "-q", "-m", "claim"]);
+    let o = common::git_command(b).args(["pull", "--no-rebase", "--no-edit", "origin", "main"]).output().expect("git");
+    let pulled = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    let files = |dir: &Path| {
+        let mut found = Vec::new();
+        for sub in ["", "archived"] {
+            for e in std::fs::read_dir(dir.join(".docket/issues").join(sub)).expect("folder").flatten() {
+                if e.path().extension().is_some_and(|x| x == "md") {
+                    found.push(e.path());
+                }
+            }
+        }
+        found
+    };
+    if files(b).len() == 2 {
+        // git left both (modify/delete): the user concludes the merge, the post-commit hook repairs.
+        let doctor = docket(b, &["doctor"]);
+        let said = String::from_utf8_lossy(&doctor.stdout).into_owned();
+        assert!(said.contains("one issue in two states") && said.contains("a close wins over a claim"), "{said}");
+        git(b, &["add", "-A"]);
+        git_all(b, &["commit", "-q", "--no-edit"]);
+    }
+    let left = files(b);
+    assert_eq!(left.len(), 1, "one file for one issue: {left:?}\n{pulled}");
+    let text = std::fs::read_to_string(&left[0]).expect("read");
+    assert!(left[0].parent().is_some_and(|p| p.ends_with("archived")), "{:?}", left[0]);
+    assert!(text.contains("status: closed") && text.contains("fixed in a"), "{text}");
+    assert!(text.contains("bob's finding: the cookie expires early"), "the claim's note is kept: {text}");
+    let issues = all_issues(b);
+    assert_eq!(issues.len(), 1, "{issues:?}");
+    assert_eq!(issues[0]["id"], "ISS-000001");
+    assert!(docket(b, &["doctor"]).status.success(), "nothing left to repair");
+    assert!(git(b, &["status", "--porcelain"]).is_empty(), "the repair is committed");
+}
+
+/// The simplest lost close: A closes an issue (moved to `archived/`), B claims it later, B
+/// pulls. git pairs the move with B's edit and the driver merges the status: the close wins,
+/// whichever was later, so the merged file in `archived/` says closed and nothing is offered.
+#[test]
+fn a_pull_never_reopens_a_close_with_a_later_claim() {
+    let (_tmp, clones) = origin_and_clones(2);
+    let (a, b) = (&clones[0], &clones[1]);
+    let body: String = (1..=60).map(|i| format!("line {i} of a body long enough for git to see the move\n")).collect();
+    ok(a, &["create", "--title", "Fix login", "--description", &body]);
+    git(a, &["add", "-A"]);
+    git(a, &["commit", "-q", "-m", "seed"]);
+    git(a, &["push", "-q", "origin", "main"]);
+    git(b, &["pull", "-q", "--no-rebase", "origin", "main"]);
+    ok(a, &["close", "ISS-000001", "--note", "fixed in a"]);
+    git(a, &["add", "-A"]);
+    git(a, &["commit", "-q", "-m", "close"]);
+    git(a, &["push", "-q", "origin", "main"]);
+    ok(b, &["claim", "ISS-000001", "--as", "bob"]);
+    git(b, &["add", "-A"]);
+    git(b, &["commit", "-q", "-m", "claim"]);
+    let pulled = git_all(b, &["pull", "--no-rebase", "--no-edit", "origin", "main"]);
+    let issues = all_issues(b);
+    assert_eq!(issues.len(), 1, "{pulled}");
+    assert_eq!(issues[0]["status"], "closed", "the close wins over the later claim: {pulled}");
+    let archived = std::fs::read_dir(b.join(".docket/issues/archived")).expect("archived/").flatten().count();
+    assert_eq!(archived, 1, "the merged file is in archived/: {pulled}");
+    let ready = ok(b, &["ready"]);
+    assert!(!ready.contains("ISS-000001"), "{ready}");
+}
+
 /// Hooks go where git runs them from, inside the repository only: a relative `core.hooksPath`
 /// is honoured; a hooks folder that is a link out of the repository, or a `core.hooksPath`
 /// outside it, gets nothing written through it, and git-setup says what to add by hand.

@@ -21,7 +21,7 @@ use crate::store::{Workspace, Worktrees};
 /// Set while docket's own commit runs, so the post-commit hook it triggers does nothing.
 const ACTIVE: &str = "DOCKET_HOOK_ACTIVE";
 
-const MESSAGE: &str = "docket: renumber ids the merge duplicated\n\nWritten by docket's git hook (`docket git-setup`): same repairs as `docket doctor --fix`.";
+const MESSAGE: &str = "docket: repair the ids the merge duplicated\n\nWritten by docket's git hook (`docket git-setup`): same repairs as `docket doctor --fix`.";
 
 /// Runs hook `a.name`; the lines to print (on stderr: git shows a hook's output as it runs).
 pub(super) fn run(a: &HookArgs) -> Result<Vec<String>, String> {
@@ -249,7 +249,7 @@ fn commit_index(top: &Path) -> Result<(), String> {
     let head = git_line(top, &["rev-parse", "--verify", "HEAD"])?;
     let tree = git_line(top, &["write-tree"])?;
     let commit = git_line(top, &["commit-tree", &tree, "-p", &head, "-m", MESSAGE])?;
-    git(top, &["update-ref", "-m", "docket: renumber ids the merge duplicated", "HEAD", &commit, &head])?;
+    git(top, &["update-ref", "-m", "docket: repair the ids the merge duplicated", "HEAD", &commit, &head])?;
     Ok(())
 }
 

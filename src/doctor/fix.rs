@@ -1,6 +1,6 @@
 //! `docket doctor --fix`: the repairs that are safe, planned from one check and then applied under
 //! the workspace lock. Removes stale temp files; resolves interrupted moves (keeps the copy updated
-//! last); moves files to the folder their status asks for; renames a file named after another id
+//! last; two states of one issue are merged, [`super::states`]); moves files to the folder their status asks for; renames a file named after another id
 //! than its own when that is unambiguous; gives every holder of a duplicate id but the one that
 //! keeps it (on a remote branch, else created first) a new id (file renamed, its `id:` line
 //! rewritten, nothing else); points `parentTaskId` and `blockedBy` references that unambiguously
@@ -12,8 +12,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::edit;
 use super::{Scan, check_files, id_parts, in_archive, interrupted_pair, parent_of, same_id};
+use super::{edit, states};
 use crate::store::fs::{Entry, Rename, Root};
 use crate::store::git::Repo;
 use crate::store::{IssueMeta, IssueType, Store};
@@ -136,6 +136,21 @@ pub fn fix_in(
 
     let mut removed: Vec<PathBuf> = Vec::new();
     for holders in scan.duplicates.values().filter(|h| interrupted_pair(h)) {
+        // One issue in two states: merged into one file, never renumbered apart.
+        if let Some(merge) = states::plan(&holders[0], &holders[1]) {
+            let words = merge.words(|p| scan.rel(p));
+            let done = edit::write_atomic(&ws, &merge.keep.path, &merge.text)
+                .and_then(|()| root.remove_file(&merge.drop.path));
+            match done {
+                Ok(()) => {
+                    removed.push(merge.drop.path.clone());
+                    out.touched.extend([merge.keep.path.clone(), merge.drop.path.clone()]);
+                    out.changes.push(format!("merged the two copies of {} (one issue): {words}", merge.keep.id));
+                }
+                Err(e) => out.notes.push(format!("could not merge the two copies of {}: {e}", merge.keep.id)),
+            }
+            continue;
+        }
         if let Some(older) = holders.iter().find(|h| diverged.iter().any(|d| d.path == h.path)) {
             let kept = holders.iter().find(|h| h.path != older.path).unwrap_or(older);
             out.notes.push(format!(
@@ -411,6 +426,7 @@ fn diverged_copies(scan: &Scan) -> Vec<Arc<IssueMeta>> {
         .values()
         .filter(|h| interrupted_pair(h))
         .filter(|h| body(&h[0]) != body(&h[1]))
+        .filter(|h| states::plan(&h[0], &h[1]).is_none())
         .map(|h| {
             let (a, b) = (&h[0], &h[1]);
             let a_first = (a.updated_at.as_str(), a.status.is_archived() == in_archive(&a.path))

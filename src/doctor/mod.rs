@@ -5,6 +5,7 @@
 mod claims;
 mod edit;
 pub mod fix;
+mod states;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -440,7 +441,19 @@ pub fn check_files(store: &Store) -> Result<Report, StoreError> {
     for holders in scan.duplicates.values() {
         let paths: Vec<String> = holders.iter().map(|m| scan.rel(&m.path)).collect();
         let id = holders[0].id.as_str();
-        if interrupted_pair(holders) {
+        if let Some(merge) = interrupted_pair(holders).then(|| states::plan(&holders[0], &holders[1])).flatten() {
+            push(
+                Kind::InterruptedMove,
+                Some(id),
+                paths.clone(),
+                format!(
+                    "{id} is in both {} and {}: one issue in two states (a merge or an interrupted move); --fix merges them: {}",
+                    paths[0],
+                    paths[1],
+                    merge.words(|p| scan.rel(p))
+                ),
+            );
+        } else if interrupted_pair(holders) {
             push(
                 Kind::InterruptedMove,
                 Some(id),

@@ -232,6 +232,17 @@ fn merge_both(
             (!out.is_empty()).then_some(Yaml::Sequence(out))
         }
         ("updatedAt" | "closedAt", ..) => if ours_later { o.or(t) } else { t.or(o) }.cloned(),
+        // A close (or cancel) on one branch and a claim or another status on the other: the
+        // close wins whichever was later, so finished work is never reopened by a merge.
+        ("status", _, Some(so), Some(st)) if finished(so) != finished(st) => {
+            let (kept, other) = if finished(so) { (o, t) } else { (t, o) };
+            notes.push(format!(
+                "> docket merge: `status` was changed on both branches; kept {} (a close wins over a claim), the other branch had {}.",
+                show(kept),
+                show(other)
+            ));
+            kept.cloned()
+        }
         (_, _, Some(Yaml::Mapping(om)), Some(Yaml::Mapping(tm))) => {
             let empty = Mapping::new();
             let bm = match b {
@@ -250,6 +261,11 @@ fn merge_both(
             kept.cloned()
         }
     }
+}
+
+/// Whether a `status` value says the work is over (closed or cancelled, as people write them too).
+fn finished(v: &Yaml) -> bool {
+    v.as_str().and_then(crate::model::Status::parse_loose).is_some_and(|s| s.is_archived())
 }
 
 /// Both sides' additions to and removals from the base list.
@@ -406,6 +422,26 @@ mod tests {
         assert!(!m.conflicts);
         assert!(m.text.contains("\ntitle: Ours\n"), "{}", m.text);
         assert!(m.text.trim_end().ends_with("the other branch had \"Theirs\"."), "{}", m.text);
+    }
+
+    /// A close on one branch and a later claim on the other: the close wins either way round, and
+    /// `closedAt` stays; a claim is never what a merge makes of finished work.
+    #[test]
+    fn a_close_wins_over_a_later_claim_on_the_other_branch() {
+        let closed = BASE.replace("status: open", "status: closed").replace(
+            "updatedAt: 2026-01-01T00:00:00.000Z",
+            "updatedAt: 2026-01-02T00:00:00.000Z\nclosedAt: 2026-01-02T00:00:00.000Z",
+        );
+        let claimed = BASE
+            .replace("status: open", "status: in_progress\nassignee: bob")
+            .replace("updatedAt: 2026-01-01T00:00:00.000Z", "updatedAt: 2026-01-03T00:00:00.000Z");
+        for (ours, theirs) in [(&closed, &claimed), (&claimed, &closed)] {
+            let m = merge_file(BASE, ours, theirs);
+            assert!(!m.conflicts);
+            assert!(m.text.contains("\nstatus: closed\n"), "{}", m.text);
+            assert!(m.text.contains("\nclosedAt: 2026-01-02T00:00:00.000Z\n"), "{}", m.text);
+            assert!(m.text.contains("a close wins over a claim"), "{}", m.text);
+        }
     }
 
     /// A merge that leaves ours as it was (theirs changed nothing, or the same thing) is no update.
