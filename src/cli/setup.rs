@@ -242,7 +242,8 @@ fn put_back(project: &Path, path: &Path, old: Option<&str>) -> Result<(), String
     let now = std::fs::read(path).ok();
     match old {
         Some(text) if now.as_deref() != Some(text.as_bytes()) => write_atomic(project, path, text),
-        None if now.is_some() => std::fs::remove_file(path)
+        None if now.is_some() => crate::store::fs::Root::open_or_create(project)
+            .and_then(|root| root.remove_file(path))
             .map_err(|e| format!("cannot remove the {} `claude mcp add` left: {e}", path.display())),
         _ => Ok(()),
     }
