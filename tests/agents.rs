@@ -74,10 +74,12 @@ fn check_primer(root: &Path, agent: &str, held: &[String]) -> String {
 #[test]
 fn prime_fits_150_tokens_on_the_demo_workspace_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    // What `docket serve --demo` serves.
+    // What `docket serve --demo` serves, inside git: claims have records and leases.
+    crate::common::git(dir.path(), &["init", "-q", "-b", "main"]);
     let ws = generate_workspace(dir.path(), 40, 7);
     let held = claim_some(dir.path(), "agent-7", 1);
     let text = check_primer(dir.path(), "agent-7", &held);
+    assert!(hold_line(&text, "agent-7").contains(" min left)"), "says when the claim's lease ends: {text}");
     let counts = stdout(&docket(dir.path(), &["stats", "--json"]));
     let total = serde_json::from_str::<Value>(&counts).unwrap()["status"]["total"].as_u64().unwrap();
     assert!(text.contains(&format!(": {total} issues (")), "counts every issue ({total}): {text}");
@@ -93,10 +95,131 @@ fn prime_fits_150_tokens_on_the_demo_workspace_and_writes_nothing() {
 #[test]
 fn prime_fits_150_tokens_on_ten_thousand_issues() {
     let dir = tempfile::tempdir().unwrap();
+    crate::common::git(dir.path(), &["init", "-q", "-b", "main"]);
     generate_workspace(dir.path(), 10_000, 3);
     let held = claim_some(dir.path(), "a-long-agent-name-for-the-budget", 5);
     let text = check_primer(dir.path(), "a-long-agent-name-for-the-budget", &held);
+    let line = hold_line(&text, "a-long-agent-name-for-the-budget");
+    assert!(line.contains(" min left)"), "says when each named claim's lease ends: {line}");
     assert!(text.contains("10000 issues"), "{text}");
+}
+
+/// `docket ARGS --workspace ROOT` with `env` set.
+fn docket_env(root: &Path, args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_docket"));
+    cmd.args(args);
+    crate::common::in_workspace(&mut cmd, root);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("docket runs")
+}
+
+/// The primer's line of `agent`'s claims.
+fn hold_line(text: &str, agent: &str) -> String {
+    let start = format!("You ({agent}) hold: ");
+    text.lines().find(|l| l.starts_with(&start)).unwrap_or_else(|| panic!("a line of claims: {text}")).to_string()
+}
+
+/// Rewrites the claim record of `id` (its ref in the common git directory) with `edit`, as
+/// another worktree's docket would: a new blob, the ref moved to it.
+fn rewrite_claim(root: &Path, id: &str, edit: impl Fn(&str) -> String) {
+    let name = format!("refs/docket/claims/{id}");
+    let text = crate::common::git(root, &["cat-file", "blob", &name]);
+    let file = root.join(".git/claim-rewrite");
+    std::fs::write(&file, edit(&text)).unwrap();
+    let oid = crate::common::git(root, &["hash-object", "-w", file.to_str().unwrap()]);
+    std::fs::remove_file(&file).unwrap();
+    crate::common::git(root, &["update-ref", &name, oid.trim()]);
+}
+
+/// `text` with its `lease ...` line saying `lease`.
+fn with_lease(text: &str, lease: &str) -> String {
+    text.lines().map(|l| if l.starts_with("lease ") { format!("lease {lease}\n") } else { format!("{l}\n") }).collect()
+}
+
+fn rfc3339(t: chrono::DateTime<chrono::Utc>) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+/// Inside git the primer says when each of the agent's claims' lease ends, from the claim
+/// records: live, lapsed, taken by someone else, or held in a record the files here do not show
+/// (another worktree's); and it writes nothing, not even under .git.
+#[test]
+fn prime_gives_each_claims_lease_from_the_claim_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    crate::common::git(root, &["init", "-q", "-b", "main"]);
+    generate_workspace(root, 40, 7);
+    let held = claim_some(root, "ann", 1);
+    let id = &held[0];
+    let text = check_primer(root, "ann", &held);
+    let line = hold_line(&text, "ann");
+    assert!(line.contains(&format!("{id} [")), "{line}");
+    assert!(line.contains(" min left)"), "the lease of a claim just taken (15 minutes): {line}");
+
+    rewrite_claim(root, id, |t| with_lease(t, &rfc3339(chrono::Utc::now() - chrono::Duration::hours(1))));
+    let line = hold_line(&check_primer(root, "ann", &held), "ann");
+    assert!(line.contains("(lease lapsed 60 min ago: claim it again)"), "{line}");
+
+    rewrite_claim(root, id, |t| t.replace("holder ann\n", "holder bo\n"));
+    let line = hold_line(&check_primer(root, "ann", &held), "ann");
+    assert!(line.contains("(now held by bo)"), "{line}");
+
+    // A live record of ann's for an issue the files here show open (another worktree's claim).
+    let ready: Value = serde_json::from_str(&stdout(&docket(root, &["ready", "--json"]))).unwrap();
+    let other = ready["issues"][0]["id"].as_str().unwrap().to_string();
+    let end = rfc3339(chrono::Utc::now() + chrono::Duration::minutes(10));
+    let record =
+        format!("docket claim\nissue {other}\nholder ann\ntaken {}\nlease {end}\n", rfc3339(chrono::Utc::now()));
+    let file = root.join(".git/claim-new");
+    std::fs::write(&file, record).unwrap();
+    let oid = crate::common::git(root, &["hash-object", "-w", file.to_str().unwrap()]);
+    std::fs::remove_file(&file).unwrap();
+    crate::common::git(root, &["update-ref", &format!("refs/docket/claims/{other}"), oid.trim()]);
+    let before = tree(root);
+    let text = stdout(&docket(root, &["prime", "--as", "ann"]));
+    assert_eq!(tree(root), before, "docket prime changed files");
+    assert!(o200k(text.trim_end()) <= 150, "{text}");
+    let line = hold_line(&text, "ann");
+    assert!(line.contains(&format!("{other} [")) && line.contains(" min left)"), "{line}");
+}
+
+/// With a claims remote the primer never asks it (no git process reaches it): before any
+/// docket process kept the remote's list the leases are not known here; after one did (a
+/// `docket ready`), each lease comes from that list and the records already fetched.
+#[test]
+fn prime_reads_a_claims_remotes_leases_from_the_last_list_without_asking_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (origin, root) = (dir.path().join("origin.git"), dir.path().join("clone"));
+    std::fs::create_dir_all(&root).unwrap();
+    crate::common::git(dir.path(), &["init", "-q", "--bare", origin.to_str().unwrap()]);
+    crate::common::git(&root, &["init", "-q", "-b", "main"]);
+    crate::common::git(&root, &["remote", "add", "origin", origin.to_str().unwrap()]);
+    generate_workspace(&root, 40, 7);
+    let remote = [("DOCKET_CLAIMS_REMOTE", "origin")];
+    let ready: Value = serde_json::from_str(&stdout(&docket_env(&root, &["ready", "--json"], &remote))).unwrap();
+    let id = ready["issues"][0]["id"].as_str().unwrap().to_string();
+    stdout(&docket_env(&root, &["claim", &id, "--as", "ann"], &remote));
+    let seen = root.join(".docket/cache/claims-remote-list");
+    let _ = std::fs::remove_file(&seen);
+
+    let trace = dir.path().join("git-trace");
+    let traced = [("DOCKET_CLAIMS_REMOTE", "origin"), ("GIT_TRACE", trace.to_str().unwrap())];
+    let line = hold_line(&stdout(&docket_env(&root, &["prime", "--as", "ann"], &traced)), "ann");
+    assert!(line.contains(&format!("{id} [")) && line.contains("(lease not known here)"), "{line}");
+
+    stdout(&docket_env(&root, &["ready"], &remote));
+    assert!(seen.is_file(), "docket ready keeps the remote's list in {}", seen.display());
+    let before = tree(&root);
+    let text = stdout(&docket_env(&root, &["prime", "--as", "ann"], &traced));
+    assert_eq!(tree(&root), before, "docket prime changed files");
+    let line = hold_line(&text, "ann");
+    assert!(line.contains(&format!("{id} [")) && line.contains(" min left)"), "{line}");
+    let trace = std::fs::read_to_string(&trace).unwrap_or_default();
+    for asks in ["ls-remote", "fetch", "push"] {
+        assert!(!trace.contains(&format!("git {asks}")), "prime ran git {asks}:\n{trace}");
+    }
 }
 
 #[test]
@@ -126,8 +249,162 @@ fn setup(project: &Path, codex_home: &Path, args: &[&str]) -> std::process::Outp
         .current_dir(project)
         .env("CODEX_HOME", codex_home)
         .env("HOME", codex_home.join("no-home"))
+        // No `claude` on it: these tests check the file docket writes itself.
+        .env("PATH", "/usr/bin:/bin")
         .output()
         .expect("docket runs")
+}
+
+/// `docket setup claude ARGS` in `project` with `PATH` as given and `HOME` at `home`.
+fn setup_claude_with_path(project: &Path, home: &Path, path: &str, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_docket"))
+        .args(["setup", "claude"])
+        .args(args)
+        .current_dir(project)
+        .env("HOME", home)
+        .env("PATH", path)
+        .env_remove("ANTHROPIC_API_KEY")
+        .env_remove("CLAUDE_CODE_OAUTH_TOKEN")
+        .output()
+        .expect("docket runs")
+}
+
+/// A `.mcp.json` with another server and formatting of its own (tabs, a blank line, odd spaces).
+const OTHER_SERVER: &str =
+    "{\n\t\"mcpServers\" : {\n\t\t\"other\": {\"command\": \"other-mcp\",   \"args\": [\"--x\"]}\n\n\t}\n}\n";
+
+/// Writes a fake `claude` into `bin` that records its argv (one per line) and folder in
+/// `record`, then runs `body` (sh).
+fn fake_claude(bin: &Path, record: &Path, body: &str) {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::create_dir_all(bin).unwrap();
+    let script =
+        format!("#!/bin/sh\nprintf '%s\\n' \"$@\" > '{rec}'\npwd > '{rec}.cwd'\n{body}\n", rec = record.display());
+    let path = bin.join("claude");
+    std::fs::write(&path, script).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// With `claude` on PATH, `docket setup claude` goes through `claude mcp add --scope project
+/// docket -- docket serve` (an argument vector, in the project folder), checks what it wrote and
+/// keeps every other byte of the file (claude's own rewrite of the rest is undone); when claude
+/// fails, the file is put back and written directly, saying so; `--check` and an entry already
+/// there never run it.
+#[test]
+fn setup_claude_goes_through_claude_mcp_add_when_it_is_on_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let (project, home, bin) = (dir.path().join("project"), dir.path().join("home"), dir.path().join("bin"));
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    let (file, record) = (project.join(".mcp.json"), dir.path().join("argv"));
+    let path = format!("{}:/usr/bin:/bin", bin.display());
+    // A fake claude that does what claude does: rewrites the whole file in its own formatting.
+    let rewritten = "{\n  \"mcpServers\": {\n    \"other\": {\n      \"command\": \"other-mcp\",\n      \"args\": [\n        \"--x\"\n      ]\n    },\n    \"docket\": {\n      \"type\": \"stdio\",\n      \"command\": \"docket\",\n      \"args\": [\n        \"serve\"\n      ]\n    }\n  }\n}";
+    let store = dir.path().join("claude-writes");
+    std::fs::write(&store, rewritten).unwrap();
+    fake_claude(&bin, &record, &format!("cat '{}' > .mcp.json", store.display()));
+    std::fs::write(&file, OTHER_SERVER).unwrap();
+
+    let check = setup_claude_with_path(&project, &home, &path, &["--check"]);
+    assert_eq!(check.status.code(), Some(1));
+    assert!(!record.exists(), "--check ran claude");
+
+    let o = setup_claude_with_path(&project, &home, &path, &[]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.contains("through `claude mcp add --scope project docket -- docket serve`"), "{out}");
+    let argv = std::fs::read_to_string(&record).unwrap();
+    assert_eq!(
+        argv.lines().collect::<Vec<_>>(),
+        ["mcp", "add", "--scope", "project", "docket", "--", "docket", "serve"]
+    );
+    let cwd = std::fs::read_to_string(dir.path().join("argv.cwd")).unwrap();
+    assert_eq!(Path::new(cwd.trim()).canonicalize().unwrap(), project.canonicalize().unwrap());
+    let new = std::fs::read_to_string(&file).unwrap();
+    let (lost, gained) = difference(OTHER_SERVER, &new);
+    assert_eq!(lost, "", "claude's rewrite of the other bytes was kept:\n{new}");
+    assert!(gained.contains("\"docket\"") && !gained.contains("other"), "{new}");
+    assert_eq!(json(&new)["mcpServers"]["docket"]["command"], "docket");
+    assert_eq!(json(&new)["mcpServers"]["other"]["command"], "other-mcp");
+
+    // Set up: a second run changes nothing and does not run claude.
+    std::fs::remove_file(&record).unwrap();
+    let again = setup_claude_with_path(&project, &home, &path, &[]);
+    assert!(String::from_utf8_lossy(&again.stdout).contains("nothing to change"));
+    assert!(!record.exists(), "claude ran for an entry already there");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), new);
+
+    // A claude that fails after scribbling on the file: put back, then written directly.
+    std::fs::write(&file, OTHER_SERVER).unwrap();
+    fake_claude(&bin, &record, "echo '{broken' > .mcp.json; echo 'MCP server docket already exists' >&2; exit 1");
+    let o = setup_claude_with_path(&project, &home, &path, &[]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.contains("directly, as `claude mcp add` failed") && out.contains("already exists"), "{out}");
+    let new = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(difference(OTHER_SERVER, &new).0, "", "{new}");
+    assert_eq!(json(&new)["mcpServers"]["docket"]["args"][0], "serve");
+
+    // A claude that says it worked but wrote another command: not kept.
+    std::fs::remove_file(&file).unwrap();
+    fake_claude(&bin, &record, "echo '{\"mcpServers\": {\"docket\": {\"command\": \"sh\"}}}' > .mcp.json");
+    let o = setup_claude_with_path(&project, &home, &path, &[]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("directly, as `claude mcp add` wrote mcpServers.docket as"), "{out}");
+    assert_eq!(json(&std::fs::read_to_string(&file).unwrap())["mcpServers"]["docket"]["command"], "docket");
+
+    // No claude on PATH: written directly, and it says so.
+    std::fs::remove_file(&file).unwrap();
+    let o = setup_claude_with_path(&project, &home, "/usr/bin:/bin", &[]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("directly (`claude` is not on PATH)"));
+}
+
+/// The real Claude Code (npm `@anthropic-ai/claude-code`, as .ci/agents/run installs it), when
+/// `claude` is on PATH: `docket setup claude` registers docket through it, every other byte of
+/// the project's .mcp.json kept, and `claude mcp get docket` reads it back.
+#[test]
+fn setup_claude_through_the_real_claude_code() {
+    let Some(claude) = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .map(|d| d.join("claude"))
+        .find(|p| p.is_file())
+    else {
+        eprintln!(
+            "skipped: `claude` is not on PATH (npm install @anthropic-ai/claude-code@2.1.328, then put its bin on PATH)"
+        );
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (project, home, bin) = (dir.path().join("project"), dir.path().join("home"), dir.path().join("bin"));
+    for d in [&project, &home, &bin] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_docket"), bin.join("docket")).unwrap();
+    let path = format!("{}:{}:/usr/bin:/bin", bin.display(), claude.parent().unwrap().display());
+    let file = project.join(".mcp.json");
+    std::fs::write(&file, OTHER_SERVER).unwrap();
+    let o = setup_claude_with_path(&project, &home, &path, &[]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.contains("through `claude mcp add"), "{out}");
+    let new = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(difference(OTHER_SERVER, &new).0, "", "{new}");
+    assert_eq!(json(&new)["mcpServers"]["docket"]["command"], "docket");
+    let get = std::process::Command::new(&claude)
+        .args(["mcp", "get", "docket"])
+        .current_dir(&project)
+        .env("HOME", &home)
+        .env("PATH", &path)
+        .env_remove("ANTHROPIC_API_KEY")
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&get.stdout);
+    assert!(
+        said.contains("docket serve") || said.contains("Command: docket"),
+        "claude mcp get docket: {said}{}",
+        String::from_utf8_lossy(&get.stderr)
+    );
+    let again = setup_claude_with_path(&project, &home, &path, &[]);
+    assert!(String::from_utf8_lossy(&again.stdout).contains("nothing to change"));
 }
 
 /// How `new` differs from `old`: the bytes `old` loses and those `new` gains, between the

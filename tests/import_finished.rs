@@ -365,6 +365,61 @@ async fn old_ids_still_name_the_issues_they_became() {
     assert!(!docket(&root, &["show", "BACK-999"]).status.success());
 }
 
+/// Backlog.md named its tasks `task-N` before its prefix became configurable, so one task is
+/// `BACK-100` in its file and `task-100`, `TASK-100` or `back-100` in commits and branch names:
+/// each spelling names the issue it became, in the CLI, the tools and the board's search; a
+/// draft's number and another tracker's prefix do not.
+#[tokio::test]
+async fn old_backlog_ids_in_every_spelling_name_the_task() {
+    let dir = repo();
+    let root = dir.path().to_path_buf();
+    let input = tempfile::tempdir().expect("temp dir");
+    let project = input.path().join("proj");
+    write(&project.join("backlog/tasks/back-100 - H.md"), &backlog_task("BACK-100", "Hundred"));
+    write(&project.join("backlog/tasks/back-2.1 - S.md"), &backlog_task("BACK-2.1", "Sub task"));
+    write(&project.join("backlog/drafts/draft-3 - D.md"), &backlog_task("DRAFT-3", "Draft three"));
+    ok(&root, &["import", "backlog", project.to_str().unwrap()]);
+    // ISS-000001 BACK-100, ISS-000002 BACK-2.1, IDEA-000001 DRAFT-3.
+
+    for (old, new, title) in [
+        ("task-100", "ISS-000001", "Hundred"),
+        ("TASK-100", "ISS-000001", "Hundred"),
+        ("back-100", "ISS-000001", "Hundred"),
+        ("Task-2.1", "ISS-000002", "Sub task"),
+        ("draft-3", "IDEA-000001", "Draft three"),
+    ] {
+        let o = docket(&root, &["show", old]);
+        let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+        assert!(o.status.success(), "show {old}: {err}");
+        assert!(out.starts_with(&format!("{new}  {title}")), "show {old}: {out}");
+        assert!(err.contains(&format!("it is {new}")), "show {old} says which issue it became: {err}");
+        let found = ok(&root, &["search", old]);
+        assert!(found.contains(new), "search {old}: {found}");
+    }
+    for unknown in ["task-3", "bd-100", "task-999", "idea-100"] {
+        let o = docket(&root, &["show", unknown]);
+        assert!(!o.status.success(), "show {unknown} names nothing: {}", String::from_utf8_lossy(&o.stdout));
+    }
+    // A write through the old spelling changes the issue it became.
+    ok(&root, &["update", "task-100", "--priority", "high"]);
+    assert!(ok(&root, &["show", "ISS-000001"]).contains("high"));
+
+    let client = common::start(&root).await;
+    let r = common::call(&client, "issues_get", serde_json::json!({"id": "task-2.1"})).await;
+    assert!(!common::is_error(&r), "{}", common::text(&r));
+    assert_eq!(common::structured(&r)["issue"]["id"], "ISS-000002");
+    let r = common::call(&client, "issues_search", serde_json::json!({"query": "TASK-100"})).await;
+    assert!(common::text(&r).contains("ISS-000001"), "{}", common::text(&r));
+    client.cancel().await.expect("close");
+
+    // The board's search box.
+    let board = common::http::WebBoard::start(&root, &[]);
+    let url = format!("{}/api/board?q=task-100", board.origin());
+    let page = reqwest::get(&url).await.expect("GET /api/board").text().await.expect("body");
+    assert!(page.contains("ISS-000001"), "the board finds task-100: {page}");
+    assert!(!page.contains("ISS-000002"), "and only it: {page}");
+}
+
 #[test]
 fn drafts_stay_off_ready_kinds_show_and_the_summary_has_a_line_per_collection() {
     let dir = repo();

@@ -141,9 +141,112 @@ pub(super) fn run(a: &SetupArgs) -> Result<(String, bool), String> {
         Client::Codex => path.parent().map(Path::to_path_buf).unwrap_or_else(|| project.clone()),
         _ => project.clone(),
     };
-    write_atomic(&anchor, &path, &new)?;
     let done = if change == Change::Added { "Added" } else { "Updated" };
-    Ok((format!("{done} {name} in {shown} for {client}: `docket serve`.\n{}\n", a.client.next_step()), true))
+    let mut how = String::new();
+    if a.client == Client::Claude {
+        match claude_on_path() {
+            Some(claude) => match through_claude(&claude, &project, &path, old.as_deref(), name) {
+                Ok(()) => {
+                    return Ok((
+                        format!(
+                            "{done} {name} in {shown} for {client} through `claude mcp add --scope project {name} -- docket serve` (checked: the entry runs `docket serve`).\n{}\n",
+                            a.client.next_step()
+                        ),
+                        true,
+                    ));
+                }
+                Err(why) => how = format!(" directly, as {why}"),
+            },
+            None => how = " directly (`claude` is not on PATH)".to_string(),
+        }
+    }
+    write_atomic(&anchor, &path, &new)?;
+    Ok((format!("{done} {name} in {shown} for {client}{how}: `docket serve`.\n{}\n", a.client.next_step()), true))
+}
+
+/// How long `claude mcp add` may take before it is stopped (with its process group) and the
+/// file is written directly instead.
+const CLAUDE_DEADLINE: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// The `claude` executable on PATH, if there is one.
+fn claude_on_path() -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join("claude"))
+        .find(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0))
+}
+
+/// Registers `name` with `claude mcp add --scope project NAME -- docket serve` (an argument
+/// vector, no shell) run in `project` within [`CLAUDE_DEADLINE`], then checks `.mcp.json` at
+/// `path`: it must be JSON whose `mcpServers.NAME` runs `docket serve`. Every other byte of the
+/// file as it was (`old`) is kept: if claude rewrote the rest (its own formatting), the old file
+/// with only that entry set is written back. When it fails or the check does not hold, the file
+/// is put back as it was and the reason returned (the caller then writes the file itself).
+fn through_claude(claude: &Path, project: &Path, path: &Path, old: Option<&str>, name: &str) -> Result<(), String> {
+    use crate::store::git::remote::{Ran, run_until};
+    let mut cmd = std::process::Command::new(claude);
+    cmd.args(["mcp", "add", "--scope", "project", name, "--", "docket", "serve"]).current_dir(project);
+    let ran = run_until(&mut cmd, std::time::Instant::now() + CLAUDE_DEADLINE);
+    let checked = match ran {
+        Ok(Ran::Done(out)) if out.status.success() => check_claude(path, old, name),
+        Ok(Ran::Done(out)) => {
+            let said = [&out.stderr, &out.stdout]
+                .iter()
+                .map(|b| String::from_utf8_lossy(b).trim().lines().next().unwrap_or("").to_string())
+                .find(|l| !l.is_empty())
+                .unwrap_or_else(|| "no message".to_string());
+            Err(format!("`claude mcp add` failed ({}: {said})", out.status))
+        }
+        Ok(Ran::TimedOut) => {
+            Err(format!("`claude mcp add` did not finish within {} s and was stopped", CLAUDE_DEADLINE.as_secs()))
+        }
+        Err(e) => Err(format!("`claude` could not be run ({e})")),
+    };
+    let kept = match checked {
+        Ok(kept) => kept,
+        Err(why) => {
+            put_back(project, path, old)?;
+            return Err(why);
+        }
+    };
+    if let Some(kept) = kept {
+        write_atomic(project, path, &kept)?;
+    }
+    Ok(())
+}
+
+/// What `claude mcp add` left in `path`, checked: `Ok(None)` when it is as it should stay,
+/// `Ok(Some(text))` when the entry is right but other bytes of `old` changed (the text to write
+/// back: `old` with only the entry set), or why it is not right.
+fn check_claude(path: &Path, old: Option<&str>, name: &str) -> Result<Option<String>, String> {
+    let after = std::fs::read_to_string(path)
+        .map_err(|e| format!("`claude mcp add` succeeded but {} cannot be read ({e})", path.display()))?;
+    let parsed: Value = serde_json::from_str(&after)
+        .map_err(|e| format!("`claude mcp add` left {} that is not JSON ({e})", path.display()))?;
+    let entry = parsed
+        .get("mcpServers")
+        .and_then(|s| s.get(name))
+        .ok_or_else(|| format!("`claude mcp add` succeeded but {} has no mcpServers.{name}", path.display()))?;
+    if plain(entry) != Client::Claude.json_entry() {
+        return Err(format!("`claude mcp add` wrote mcpServers.{name} as {entry}, not `docket serve`"));
+    }
+    let Some(old) = old.filter(|t| !t.trim().is_empty()) else { return Ok(None) };
+    let (kept, _) = json_entry(Some(old), "mcpServers", name, entry)?;
+    Ok((kept != after).then_some(kept))
+}
+
+/// `path` as it was before: `old`, or no file.
+fn put_back(project: &Path, path: &Path, old: Option<&str>) -> Result<(), String> {
+    let now = std::fs::read(path).ok();
+    match old {
+        Some(text) if now.as_deref() != Some(text.as_bytes()) => write_atomic(project, path, text),
+        None if now.is_some() => crate::store::fs::Root::open_or_create(project)
+            .and_then(|root| root.remove_file(path))
+            .map_err(|e| format!("cannot remove the {} `claude mcp add` left: {e}", path.display())),
+        _ => Ok(()),
+    }
 }
 
 /// Writes `text` to `path` atomically through the rooted layer anchored at `anchor` (the project
@@ -249,7 +352,7 @@ fn json_entry(old: Option<&str>, key: &str, name: &str, entry: &Value) -> Result
         Some(m) => {
             let current: Value =
                 serde_json::from_str(&text[m.value.0..m.value.1]).map_err(|e| format!("`{key}.{name}`: {e}"))?;
-            if &current == entry {
+            if plain(&current) == plain(entry) {
                 return Ok((text.to_string(), Change::Unchanged));
             }
             let indent = line_indent(text, m.key);
@@ -263,6 +366,21 @@ fn json_entry(old: Option<&str>, key: &str, name: &str, entry: &Value) -> Result
             Ok((insert_member(text, &inner, servers.value.0, inner_close, &indent, &member), Change::Added))
         }
     }
+}
+
+/// A server entry without what says nothing: `"type": "stdio"` (the default where it is optional)
+/// and an empty `env`, as `claude mcp add` writes them.
+fn plain(entry: &Value) -> Value {
+    let mut entry = entry.clone();
+    if let Some(map) = entry.as_object_mut() {
+        if map.get("type").and_then(Value::as_str) == Some("stdio") {
+            map.remove("type");
+        }
+        if map.get("env").and_then(Value::as_object).is_some_and(|e| e.is_empty()) {
+            map.remove("env");
+        }
+    }
+    entry
 }
 
 /// `member` added to the object opening at `open` and closing at `close`: after its last member

@@ -882,6 +882,27 @@ impl Claims {
         Ok((claims, listed.age, listed.stale))
     }
 
+    /// Every claim record as this clone already knows it, without asking a remote and writing
+    /// nothing: the common git directory's refs; with a claims remote, the last list a docket
+    /// process kept ([`Claims::with_seen_file`]) read from the objects already fetched (a record
+    /// this clone lacks the object of is left out). With the list's age; `None` when a remote's
+    /// list was never kept here.
+    pub fn records_here(&self) -> Option<(Vec<Claim>, Duration)> {
+        let (age, refs) = match &self.remote {
+            None => (Duration::ZERO, self.held().ok()?.refs),
+            Some(_) => self.last_known(&self.state())?,
+        };
+        let found = self.batch(refs.iter().map(|(_, oid)| oid.as_str())).ok()?;
+        let claims = refs
+            .iter()
+            .filter_map(|(id, oid)| match found.get(oid) {
+                Some((kind, text)) if kind == "blob" => Some(Claim::parse(id, oid, text)),
+                _ => None,
+            })
+            .collect();
+        Some((claims, age))
+    }
+
     fn forget_list(&self) {
         if let Some((_, _, fresh)) = self.state().last.as_mut() {
             *fresh = false;

@@ -329,17 +329,18 @@ impl Record {
         })
     }
 
-    /// The id this issue had in the tracker it was imported from: `wranglerContext.importedFrom`
-    /// after its `SOURCE:` (`BACK-12` of `backlog:BACK-12`), if it has one.
-    pub fn imported_from(&self) -> Option<String> {
+    /// The tracker an issue was imported from and the id it had there: `wranglerContext.importedFrom`
+    /// split at its `:` (`("backlog", "BACK-12")` of `backlog:BACK-12`), if it has one.
+    pub fn imported(&self) -> Option<(String, String)> {
         let context = self.text(CONTEXT)?;
         if !context.contains("\"importedFrom\"") {
             return None;
         }
         let map: serde_json::Map<String, serde_json::Value> = serde_json::from_str(context).ok()?;
         let from = map.get("importedFrom")?.as_str()?;
-        let (_, old) = from.split_once(':')?;
-        Some(old.trim().to_string()).filter(|o| !o.is_empty())
+        let (source, old) = from.split_once(':')?;
+        let old = old.trim();
+        (!old.is_empty()).then(|| (source.trim().to_string(), old.to_string()))
     }
 
     /// The file name (in its folder).

@@ -80,7 +80,7 @@ pub struct Slots {
     /// Keyed by the ID from its first digit on (`000042` of `ISS-000042`), for short forms.
     by_digits: HashTable<u32>,
     /// Keyed by the upper-cased id an imported issue had in its old tracker
-    /// ([`Record::imported_from`]): `BACK-12`, `bd-a1b2` still name the issue they became.
+    /// ([`Record::imported`]): `BACK-12`, `bd-a1b2` still name the issue they became.
     by_alias: HashTable<u32>,
     /// Upper-cased IDs held by more than one file.
     duplicates: BTreeSet<String>,
@@ -110,6 +110,39 @@ pub fn digits_of(id: &str) -> &str {
 }
 
 /// The ID as compared: upper-cased (without a copy when it already is).
+/// The key the alias table files an imported issue under: a Backlog.md task by its number alone
+/// (`#100` for `BACK-100`), since `task-100` names it too; every other old id in capitals.
+fn alias_key(rec: &Record) -> Option<String> {
+    let (source, old) = rec.imported()?;
+    Some(match backlog_number(&old) {
+        Some((prefix, n)) if source == "backlog" && !prefix.eq_ignore_ascii_case("draft") => format!("#{n}"),
+        _ => upper(&old).into_owned(),
+    })
+}
+
+/// `(PREFIX, NUMBER)` of a Backlog.md id `PREFIX-NUMBER[.NUMBER...]` (`BACK-2.1`).
+fn backlog_number(id: &str) -> Option<(&str, &str)> {
+    let (prefix, number) = id.trim().split_once('-')?;
+    let letters = !prefix.is_empty() && prefix.bytes().all(|b| b.is_ascii_alphabetic());
+    let numeric = number.split('.').all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    (letters && numeric).then_some((prefix, number))
+}
+
+/// Whether `asked` (in capitals) names the issue imported from `source` as `was`: the same id in
+/// any case, or for a Backlog.md task the same number after `task-`, the prefix Backlog.md gave
+/// every task before its prefix became configurable.
+fn names_alias(source: &str, was: &str, asked: &str) -> bool {
+    if *upper(was) == *asked {
+        return true;
+    }
+    match (source, backlog_number(was), backlog_number(asked)) {
+        ("backlog", Some((p, n)), Some((q, m))) => {
+            !p.eq_ignore_ascii_case("draft") && q.eq_ignore_ascii_case("task") && n == m
+        }
+        _ => false,
+    }
+}
+
 fn upper(id: &str) -> Cow<'_, str> {
     if id.bytes().any(|b| !b.is_ascii() || b.is_ascii_lowercase()) {
         Cow::Owned(id.to_uppercase())
@@ -227,9 +260,9 @@ impl Slots {
         let id_hash = |id: &str| hasher.hash_one(&*upper(id));
         by_id.insert_unique(id_hash(m.id()), slot, |s| id_hash(rec(s).id()));
         by_digits.insert_unique(hasher.hash_one(digits_of(m.id())), slot, |s| hasher.hash_one(digits_of(rec(s).id())));
-        if let Some(old) = m.imported_from() {
-            let alias_hash = |s: &u32| rec(s).imported_from().map_or(0, |o| id_hash(&o));
-            by_alias.insert_unique(id_hash(&old), slot, alias_hash);
+        if let Some(key) = alias_key(m) {
+            let alias_hash = |s: &u32| alias_key(rec(s)).map_or(0, |k| hasher.hash_one(&k));
+            by_alias.insert_unique(hasher.hash_one(&key), slot, alias_hash);
         }
         let key = upper(m.id());
         let holders = by_id.iter_hash(id_hash(m.id())).filter(|&&s| upper(rec(&s).id()) == key).count();
@@ -254,9 +287,8 @@ impl Slots {
         let id_hash = self.id_hash(rec.id());
         drop_from(&mut self.by_id, id_hash);
         drop_from(&mut self.by_digits, self.hasher.hash_one(digits_of(rec.id())));
-        if let Some(old) = rec.imported_from() {
-            let alias_hash = self.id_hash(&old);
-            drop_from(&mut self.by_alias, alias_hash);
+        if let Some(key) = alias_key(&rec) {
+            drop_from(&mut self.by_alias, self.hasher.hash_one(&key));
         }
         self.slots[slot as usize] = None;
         self.live -= 1;
@@ -282,16 +314,22 @@ impl Slots {
 
     /// Files of the issues imported from a tracker that named them `old` (case-insensitive), in
     /// path order.
+    /// A Backlog.md task is also found by the spellings its users' commits and branches have:
+    /// `task-100`, `TASK-100` and `back-100` all name the task imported as `BACK-100`.
     pub fn paths_of_alias(&self, old: &str) -> Vec<PathBuf> {
-        let key = upper(old.trim());
-        let mut out: Vec<PathBuf> = self
-            .by_alias
-            .iter_hash(self.id_hash(&key))
+        let old = old.trim();
+        let asked = upper(old);
+        let mut keys = vec![asked.to_string()];
+        keys.extend(backlog_number(old).map(|(_, n)| format!("#{n}")));
+        let mut out: Vec<PathBuf> = keys
+            .iter()
+            .flat_map(|k| self.by_alias.iter_hash(self.hasher.hash_one(k)))
             .filter_map(|&s| self.rec(s))
-            .filter(|m| m.imported_from().is_some_and(|o| upper(&o) == key))
+            .filter(|m| m.imported().is_some_and(|(source, was)| names_alias(&source, &was, &asked)))
             .map(|m| self.path_of(m))
             .collect();
         out.sort();
+        out.dedup();
         out
     }
 
