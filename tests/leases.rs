@@ -25,7 +25,7 @@ fn stdout(o: &Output) -> String {
 }
 
 /// A bare `origin.git` holding a workspace with `issues` tasks, and `n` clones of it.
-fn origin_and_clones(tmp: &Path, issues: usize, n: usize) -> (PathBuf, Vec<PathBuf>) {
+pub(crate) fn origin_and_clones(tmp: &Path, issues: usize, n: usize) -> (PathBuf, Vec<PathBuf>) {
     let seed = tmp.join("seed");
     repo_with_issues(&seed, ".docket", issues);
     let origin = tmp.join("origin.git");
@@ -43,7 +43,7 @@ fn origin_and_clones(tmp: &Path, issues: usize, n: usize) -> (PathBuf, Vec<PathB
 }
 
 /// `docket serve` in `dir` as a child whose pid the test can signal, speaking JSON-RPC lines.
-struct Agent {
+pub(crate) struct Agent {
     child: Child,
     stdin: std::process::ChildStdin,
     lines: Receiver<Value>,
@@ -51,7 +51,7 @@ struct Agent {
 }
 
 impl Agent {
-    fn start(dir: &Path, env: &[(&str, &str)]) -> Agent {
+    pub(crate) fn start(dir: &Path, env: &[(&str, &str)]) -> Agent {
         let mut cmd = docket_cmd(dir, &["serve"], env);
         cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null());
         let mut child = cmd.spawn().expect("spawn docket serve");
@@ -96,7 +96,7 @@ impl Agent {
     }
 
     /// A tool call: (is it an error, its text).
-    fn call(&mut self, tool: &str, args: Value) -> (bool, String) {
+    pub(crate) fn call(&mut self, tool: &str, args: Value) -> (bool, String) {
         let r = self.request("tools/call", json!({"name": tool, "arguments": args}));
         let result = &r["result"];
         let text = result["content"][0]["text"].as_str().unwrap_or_default().to_string();
@@ -123,7 +123,7 @@ impl Drop for Agent {
 }
 
 /// Waits (up to `limit`) until `check` holds; whether it did.
-fn eventually(limit: Duration, mut check: impl FnMut() -> bool) -> bool {
+pub(crate) fn eventually(limit: Duration, mut check: impl FnMut() -> bool) -> bool {
     let deadline = Instant::now() + limit;
     while Instant::now() < deadline {
         if check() {

@@ -14,6 +14,7 @@ mod architecture;
 mod browser;
 mod chains;
 mod claims_network;
+mod claims_scale;
 mod cli;
 mod cli_daily;
 mod cli_work;

@@ -17,6 +17,9 @@ use std::time::{Duration, Instant};
 
 use super::remote::{self, Ran};
 
+mod renew;
+pub use renew::Renewed;
+
 /// Where claim refs live.
 pub const PREFIX: &str = "refs/docket/claims/";
 
