@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use super::remote::{self, Ran};
 
+mod fetch;
 mod renew;
 pub use renew::Renewed;
 
@@ -644,12 +645,7 @@ impl Claims {
         }
         let Some(remote) = &self.remote else { return self.stdout(&["cat-file", "blob", oid], None) };
         let seen = name.replacen(PREFIX, "refs/docket/seen/", 1);
-        let spec = format!("+{name}:{seen}");
-        let args = ["fetch", "-q", "--no-tags", "--no-write-fetch-head", "--", remote, &spec];
-        let out = self.git_remote(remote, &args, self.until())?;
-        if !out.status.success() {
-            return Err(unreachable(remote, &out));
-        }
+        self.fetch_objects(remote, &[oid], &format!("+{name}:{seen}"))?;
         self.stdout(&["cat-file", "blob", oid], None)
     }
 
@@ -735,19 +731,14 @@ impl Claims {
         }
     }
 
-    /// The claims `refs` point at, read with one `git cat-file --batch` (after one fetch of every
-    /// claim ref when this clone lacks some of their objects). A ref that holds no claim (a
+    /// The claims `refs` point at, read with one `git cat-file --batch` (after one fetch of the
+    /// objects this clone lacks, by their ids: no ref written). A ref that holds no claim (a
     /// commit, a missing object) is an error of its own, as (id, why); the others are read.
     pub fn read_all(&self, refs: &RefList) -> Result<Vec<ClaimRead>, Refusal> {
         let mut found = self.batch(refs.iter().map(|(_, oid)| oid.as_str()))?;
         let missing: Vec<&str> = refs.iter().map(|(_, oid)| oid.as_str()).filter(|o| !found.contains_key(*o)).collect();
         if let (Some(remote), false) = (&self.remote, missing.is_empty()) {
-            let spec = format!("+{PREFIX}*:refs/docket/seen/*");
-            let args = ["fetch", "-q", "--prune", "--no-tags", "--no-write-fetch-head", "--", remote, &spec];
-            let out = self.git_remote(remote, &args, self.until())?;
-            if !out.status.success() {
-                return Err(unreachable(remote, &out));
-            }
+            self.fetch_objects(remote, &missing, &format!("+{PREFIX}*:refs/docket/seen/*"))?;
             found.extend(self.batch(missing.into_iter())?);
         }
         Ok(refs
