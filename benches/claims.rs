@@ -91,8 +91,10 @@ fn place(tmp: &Path, origin: &Path, name: &str, remote: bool) -> PathBuf {
 
 /// Medians and p95 of: a claim by id, a claim of the next ready issue, a release.
 fn measure(server: &mut Server) -> [(f64, f64); 3] {
-    let ids = ready_ids(server, CLAIMS);
-    assert!(ids.len() >= CLAIMS, "not enough ready issues: {}", ids.len());
+    // Claims by id from the end of the ready list; claim-next takes from its start.
+    let ids = ready_ids(server, 100);
+    assert!(ids.len() >= CLAIMS * 2, "not enough ready issues: {}", ids.len());
+    let ids: Vec<String> = ids.into_iter().rev().take(CLAIMS).collect();
     let (mut claim, mut next, mut release) = (Vec::new(), Vec::new(), Vec::new());
     for (i, id) in ids.iter().enumerate() {
         let who = format!("bench-{i}");
@@ -157,7 +159,7 @@ fn leases(tmp: &Path, dir: &Path, remote: bool) {
         .collect();
     run(dir, &["update-ref", "--stdin"], &updates);
     if remote {
-        git(dir, &["push", "-q", "origin", "refs/docket/claims/*:refs/docket/claims/*"]);
+        git(dir, &["push", "-q", "origin", "+refs/docket/claims/*:refs/docket/claims/*"]);
         let local = run(dir, &["for-each-ref", "--format=delete %(refname)", "refs/docket/claims/"], "");
         run(dir, &["update-ref", "--stdin"], &local);
     }
