@@ -124,6 +124,8 @@ fn doctor_calls_another_clones_claim_interrupted_once_its_lease_lapsed_with_the_
     assert!(eventually(Duration::from_secs(20), || lapsed().0 == Some(3)), "{:?}", lapsed());
     let (_, out) = lapsed();
     assert!(out.contains("ISS-000001") && out.contains("lease lapsed") && out.contains("interrupted"), "{out}");
+    // b read ann's claim object by its id: no ref of it written in b.
+    assert_eq!(git(b, &["for-each-ref", "refs/docket/"]), "", "doctor writes no refs");
     // Nothing of it is repaired by writing: the ref stays, b's files stay, and the issue is ready.
     let before = common::snapshot(&b.join(".docket/issues"));
     let fixed = docket_in(b, &["doctor", "--fix"], env);
