@@ -17,8 +17,14 @@ for run in $(seq "$runs"); do
   (cd "$tmp/seed" && DOCKET_CLAIMS_REMOTE= "$bin" create --title seed >/dev/null && git add -A && git commit -qm seed)
   git clone -q --bare "$tmp/seed" "$tmp/origin.git"
   for c in maker reader puller; do git clone -q "$tmp/origin.git" "$tmp/$c"; done
-  oid=$(printf 'docket claim\nholder someone\ntaken 2030-01-01T00:00:00Z\nat elsewhere:/work\n' | git -C "$tmp/maker" hash-object -w --stdin)
-  seq 1000 1999 | sed "s|.*|create refs/docket/claims/ISS-00& $oid|" | git -C "$tmp/maker" update-ref --stdin
+  # One claim object per ref, as real claims are (each names its issue).
+  mkdir "$tmp/blobs"
+  for n in $(seq 1000 1999); do
+    printf 'docket claim\nissue ISS-00%s\nholder someone\ntaken 2030-01-01T00:00:00Z\nat elsewhere:/work\n' "$n" >"$tmp/blobs/$n"
+  done
+  seq 1000 1999 | sed "s|.*|$tmp/blobs/&|" | git -C "$tmp/maker" hash-object -w --stdin-paths >"$tmp/oids"
+  seq 1000 1999 | paste -d ' ' - "$tmp/oids" | sed 's|^\([0-9]*\) |create refs/docket/claims/ISS-00\1 |' |
+    git -C "$tmp/maker" update-ref --stdin
   git -C "$tmp/maker" push -q origin 'refs/docket/claims/*:refs/docket/claims/*'
   (cd "$tmp/puller" && "$bin" git-setup >/dev/null)
   (cd "$tmp/maker" && DOCKET_CLAIMS_REMOTE= "$bin" create --title new >/dev/null && git add -A && git commit -qm new && git push -q origin main)

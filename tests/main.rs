@@ -15,6 +15,7 @@ mod browser;
 mod chains;
 mod claims_network;
 mod claims_outside_git;
+mod claims_scale;
 mod cli;
 mod cli_daily;
 mod cli_work;

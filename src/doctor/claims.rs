@@ -5,8 +5,11 @@
 //! - a claim taken here (the claim records where: this workspace's worktree) whose file says
 //!   open is interrupted: `--fix` completes it for its holder;
 //! - a claim taken elsewhere is "claimed in another clone (pull to see it)", a note, not a
-//!   problem; it becomes one only when the remote-tracking branch also shows the issue open a
-//!   while after the claim was taken (its file was never pushed: a person decides);
+//!   problem, for as long as its lease lives (its holder's server renews it, however long the
+//!   work takes); it becomes one only once its lease lapsed while the remote-tracking branch still
+//!   shows the issue open: its holder stopped before pushing its file (interrupted; the issue is
+//!   ready again, nothing is written). A claim that has no lease (made before leases) counts as
+//!   lapsed one lease (`claim_ttl`) after it was taken;
 //! - a ref naming an id the files do not know is never removed (it may be an issue another clone
 //!   has not pushed yet);
 //! - a closed issue's ref is removed only when the claim was taken here or before the close;
@@ -25,10 +28,6 @@ use super::{Kind, Problem, Scan};
 use crate::store::git::Repo;
 use crate::store::git::claims::Claim;
 use crate::store::{IssueMeta, Status, Store};
-
-/// How long after a claim the remote-tracking branch may still show its issue open before doctor
-/// calls the claim possibly interrupted (its holder commits and pushes the claim in that time).
-const PUSH_GRACE: Duration = Duration::from_secs(30 * 60);
 
 /// Notes about other clones' claims listed one by one; the rest are counted.
 const NOTES_SHOWN: usize = 10;
@@ -99,15 +98,24 @@ fn mismatches(store: &Store, scan: &Scan) -> Findings {
             }
         };
         with_ref.insert(c.id.to_uppercase());
-        // A lapsed lease is free work, not a claim to complete or repair.
-        if c.lapsed(store.claim_ttl()).is_some() {
+        // A lapsed lease is free work, not a claim to complete or repair; only another clone's
+        // whose issue is open here may be interrupted (below: the remote-tracking branch says).
+        let ttl = store.claim_ttl();
+        let lapsed = c.lapsed(ttl).is_some();
+        // A claim made before leases never lapses, but stops counting as live a lease after it.
+        let stopped = lapsed || (c.lease.is_empty() && older_than(&c, ttl));
+        let here = refs.taken_here(&c);
+        let issue = scan.issues.iter().find(|m| m.id.eq_ignore_ascii_case(&c.id));
+        let open_for_holder = |m: &IssueMeta| {
+            m.status == Status::Open
+                && m.assignee.as_deref().map(str::trim).is_none_or(|a| a.is_empty() || a == c.holder)
+        };
+        if lapsed && (here || !issue.is_some_and(|m| open_for_holder(m))) {
             continue;
         }
         if pending.iter().any(|p| p.id.eq_ignore_ascii_case(&c.id) && p.holder == c.holder) {
             continue;
         }
-        let here = refs.taken_here(&c);
-        let issue = scan.issues.iter().find(|m| m.id.eq_ignore_ascii_case(&c.id));
         let paths = issue.map(|m| vec![scan.rel(&m.path)]).unwrap_or_default();
         let who = c.describe();
         let elsewhere = if remote.is_some() { "another clone" } else { "another worktree" };
@@ -154,17 +162,25 @@ fn mismatches(store: &Store, scan: &Scan) -> Findings {
             ),
             Some((m, Status::Open, h)) if h.is_none_or(|h| h == c.holder) => {
                 let upstream_open = upstream.get(&m.id.to_uppercase()).is_some_and(|(s, _)| *s == Status::Open);
-                if !(upstream_open && older_than(&c, PUSH_GRACE)) {
+                if !(upstream_open && stopped) {
+                    if lapsed {
+                        continue;
+                    }
                     out.notes.push(format!("{} is claimed in {elsewhere} ({who}); pull to see it", c.id));
                     continue;
                 }
-                (
-                    format!(
-                        "{} is {who} in {elsewhere}, but the remote-tracking branch still shows it open: that claim's file was never pushed, so it may be interrupted; ask {}, or take it over with issues_claim and takeoverReason",
+                let message = match lapsed {
+                    true => format!(
+                        "{} is {who} in {elsewhere}, but its lease lapsed and the remote-tracking branch still shows it open: {} stopped renewing it before pushing its file, so the claim was interrupted; issues_ready offers it again and issues_claim takes it without a reason (ask {} first if the work may be somewhere)",
+                        c.id, c.holder, c.holder
+                    ),
+                    // A claim made before leases: nothing says whether its holder still works.
+                    false => format!(
+                        "{} is {who} in {elsewhere} (a claim without a lease, taken more than a lease ago), but the remote-tracking branch still shows it open: its file was never pushed, so it may be interrupted; ask {}, or take it over with issues_claim and takeoverReason",
                         c.id, c.holder
                     ),
-                    None,
-                )
+                };
+                (message, None)
             }
             Some((_, s, h)) => (
                 format!(

@@ -121,8 +121,11 @@ impl Store {
         sessions.retain(|s| s.strong_count() > 0);
     }
 
-    /// Renews the lease of every claim the live sessions hold (each a compare-and-set on its
-    /// record); a claim someone else has taken since is left alone. How many were renewed.
+    /// Renews the lease of every claim the live sessions hold, all in one round: one listing
+    /// and one git call that writes (through a remote one push with a lease per ref, else one
+    /// `update-ref --stdin` transaction; see [`Claims::renew_all`]). A claim someone else has
+    /// taken since is left alone, and stays the session's, so its next write to it is refused
+    /// (fencing). How many were renewed.
     pub fn renew_sessions(&self) -> usize {
         let live: Vec<Arc<Session>> = {
             let mut sessions = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
@@ -130,25 +133,23 @@ impl Store {
             sessions.iter().filter_map(std::sync::Weak::upgrade).collect()
         };
         let Ok(Some(refs)) = self.claim_refs() else { return 0 };
-        let mut renewed = 0;
-        for session in live {
-            for id in session.claims() {
-                match refs.read(&id) {
-                    Ok(Some(c)) if c.state == State::Held && c.session == session.id() => {
-                        match refs.replace(&c, &Claim { lease: lease_end(self.claim_ttl), ..c.clone() }) {
-                            Ok(Some(_)) => renewed += 1,
-                            Ok(None) => {}
-                            Err(e) => tracing::warn!(id = %id, error = ?e, "could not renew a claim's lease"),
-                        }
-                    }
-                    // Someone else's now: not renewed, but remembered, so this session's next
-                    // write to it is refused (fencing).
-                    Ok(_) => {}
-                    Err(e) => tracing::warn!(id = %id, error = ?e, "could not read a claim to renew it"),
+        let wanted: Vec<(String, String)> =
+            live.iter().flat_map(|s| s.claims().into_iter().map(|id| (id, s.id().to_string()))).collect();
+        if wanted.is_empty() {
+            return 0;
+        }
+        match refs.renew_all(&wanted) {
+            Ok(done) => {
+                for (id, e) in &done.failed {
+                    tracing::warn!(id = %id, error = ?e, "could not renew a claim's lease");
                 }
+                done.renewed.len()
+            }
+            Err(e) => {
+                tracing::warn!(error = ?e, claims = wanted.len(), "could not renew the claims' leases this round");
+                0
             }
         }
-        renewed
     }
 
     /// Starts a thread that renews the live sessions' leases a few times per lease, for as long

@@ -28,6 +28,10 @@ use std::time::{Duration, Instant};
 
 use super::remote::{self, Ran};
 
+mod fetch;
+mod renew;
+pub use renew::Renewed;
+
 /// Where claim refs live.
 pub const PREFIX: &str = "refs/docket/claims/";
 
@@ -704,12 +708,7 @@ impl Claims {
         }
         let Backend::Remote(remote) = &self.backend else { return self.stdout(&["cat-file", "blob", oid], None) };
         let seen = name.replacen(PREFIX, "refs/docket/seen/", 1);
-        let spec = format!("+{name}:{seen}");
-        let args = ["fetch", "-q", "--no-tags", "--no-write-fetch-head", "--", remote, &spec];
-        let out = self.git_remote(remote, &args, self.until())?;
-        if !out.status.success() {
-            return Err(unreachable(remote, &out));
-        }
+        self.fetch_objects(remote, &[oid], &format!("+{name}:{seen}"))?;
         self.stdout(&["cat-file", "blob", oid], None)
     }
 
@@ -801,8 +800,8 @@ impl Claims {
         }
     }
 
-    /// The claims `refs` point at, read with one `git cat-file --batch` (after one fetch of every
-    /// claim ref when this clone lacks some of their objects). A ref that holds no claim (a
+    /// The claims `refs` point at, read with one `git cat-file --batch` (after one fetch of the
+    /// objects this clone lacks, by their ids: no ref written). A ref that holds no claim (a
     /// commit, a missing object) is an error of its own, as (id, why); the others are read.
     pub fn read_all(&self, refs: &RefList) -> Result<Vec<ClaimRead>, Refusal> {
         if let Backend::Files(records) = &self.backend {
@@ -811,12 +810,7 @@ impl Claims {
         let mut found = self.batch(refs.iter().map(|(_, oid)| oid.as_str()))?;
         let missing: Vec<&str> = refs.iter().map(|(_, oid)| oid.as_str()).filter(|o| !found.contains_key(*o)).collect();
         if let (Backend::Remote(remote), false) = (&self.backend, missing.is_empty()) {
-            let spec = format!("+{PREFIX}*:refs/docket/seen/*");
-            let args = ["fetch", "-q", "--prune", "--no-tags", "--no-write-fetch-head", "--", remote, &spec];
-            let out = self.git_remote(remote, &args, self.until())?;
-            if !out.status.success() {
-                return Err(unreachable(remote, &out));
-            }
+            self.fetch_objects(remote, &missing, &format!("+{PREFIX}*:refs/docket/seen/*"))?;
             found.extend(self.batch(missing.into_iter())?);
         }
         Ok(refs
@@ -888,9 +882,13 @@ impl Claims {
     /// this clone lacks the object of is left out). With the list's age; `None` when a remote's
     /// list was never kept here.
     pub fn records_here(&self) -> Option<(Vec<Claim>, Duration)> {
-        let (age, refs) = match &self.remote {
-            None => (Duration::ZERO, self.held().ok()?.refs),
-            Some(_) => self.last_known(&self.state())?,
+        let (age, refs) = match &self.backend {
+            Backend::Files(_) => {
+                let listed = self.held().ok()?.refs;
+                return Some((listed.iter().filter_map(|(id, _)| self.read(id).ok().flatten()).collect(), Duration::ZERO));
+            }
+            Backend::Common => (Duration::ZERO, self.held().ok()?.refs),
+            Backend::Remote(_) => self.last_known(&self.state())?,
         };
         let found = self.batch(refs.iter().map(|(_, oid)| oid.as_str())).ok()?;
         let claims = refs
