@@ -421,7 +421,7 @@ impl Store {
                 && c.state == State::Held
                 && c.session == session.id()
             {
-                match refs.close_in(&meta.id, Some(c), &c.holder, session.id()) {
+                match refs.close_keyed(&meta.id, Some(c), &c.holder, session.id(), key_of(&meta.path)) {
                     Ok(true) => return Ok(Some(c.clone())),
                     // The record moved since it was read (this process's renewal, or a takeover):
                     // read it again; a takeover is refused below.
@@ -526,7 +526,7 @@ impl Store {
                             .map(|c| c.holder.clone())
                             .or(was.clone())
                             .unwrap_or_else(|| "someone".into());
-                        refs.close(&before.id, current.as_ref(), &by)
+                        refs.close_keyed(&before.id, current.as_ref(), &by, "", key_of(&a.path))
                     });
                     if !matches!(tried, Ok(false)) {
                         break;
@@ -588,6 +588,7 @@ impl Store {
             takeover: from.map(|f| format!("handed over from {f}")),
             lapsed_from: None,
             at: refs.here(),
+            key: None,
         };
         let empty = Claim { oid: String::new(), ..new.clone() };
         Ok(refs.replace(current.as_ref().unwrap_or(&empty), &new)?.is_some())
@@ -738,4 +739,9 @@ fn claim_refused(id: &str, reason: String) -> StoreError {
 fn lease_end(ttl: Duration) -> String {
     let ttl = chrono::Duration::from_std(ttl).unwrap_or_else(|_| chrono::Duration::seconds(900));
     (chrono::Utc::now() + ttl).to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+/// The `docketKey` of the issue file at `path`, if it has one.
+fn key_of(path: &std::path::Path) -> Option<String> {
+    crate::files::read_text(path).ok().and_then(|t| crate::git::merge::identity_key(&t))
 }

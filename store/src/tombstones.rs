@@ -93,6 +93,7 @@ impl Store {
                 true => Some("it is older than 7 days".to_string()),
                 false => seen.get(&c.id.to_uppercase()).map(|w| format!("the close can be seen {w}")),
             };
+            let why = why.or_else(|| self.another_issue(c));
             let Some(why) = why else { continue };
             match refs.drop_claim(c) {
                 Ok(true) => gone.push(format!("removed the tombstone of {} ({}): {why}", c.id, c.describe())),
@@ -105,6 +106,19 @@ impl Store {
             }
         }
         gone
+    }
+
+    /// Why tombstone `c` is about another issue than the one that holds its id here, if it is:
+    /// before a merge two clones can give one id to two issues; once the merge renumbers the
+    /// closed one, its tombstone would hide the open one for ever.
+    fn another_issue(&self, c: &Claim) -> Option<String> {
+        let key = c.key.as_deref()?;
+        let here = self.get_meta(&c.id).ok()?.value;
+        if here.status.is_archived() {
+            return None;
+        }
+        let own = crate::files::read_text(&here.path).ok().and_then(|t| crate::git::merge::identity_key(&t))?;
+        (own != key).then(|| format!("it closed another issue (docketKey {key}); {} here is {own}, open", c.id))
     }
 
     /// The tombstones (upper-cased ids) whose close can be seen where the other checkouts look,

@@ -105,6 +105,9 @@ pub struct Claim {
     pub lapsed_from: Option<String>,
     /// Where it was taken: `HOST:WORKTREE` (empty for a claim that does not say).
     pub at: String,
+    /// The issue's `docketKey` when the record was written, if known: before a merge two clones
+    /// can give one id to two issues, and a tombstone is only about the issue it closed.
+    pub key: Option<String>,
 }
 
 impl Claim {
@@ -157,6 +160,7 @@ impl Claim {
             takeover: field("takeover"),
             lapsed_from: field("lapsed"),
             at: field("at").unwrap_or_default(),
+            key: field("key"),
         }
     }
 
@@ -181,6 +185,9 @@ impl Claim {
         }
         if !self.at.is_empty() {
             text.push_str(&format!("at {}\n", one_line(&self.at)));
+        }
+        if let Some(k) = &self.key {
+            text.push_str(&format!("key {}\n", one_line(k)));
         }
         text
     }
@@ -534,6 +541,7 @@ impl Claims {
             takeover: None,
             lapsed_from: None,
             at: self.here(),
+            key: None,
         };
         match &current {
             Some(c) if c.state == State::Closed => return Err(Refusal::Held(c.clone())),
@@ -612,6 +620,19 @@ impl Claims {
     /// [`Claims::close`] naming the session that closed it, so that session's later writes are
     /// its own and every other session of the former holder is fenced off.
     pub fn close_in(&self, id: &str, current: Option<&Claim>, by: &str, session: &str) -> Result<bool, Refusal> {
+        self.close_keyed(id, current, by, session, None)
+    }
+
+    /// [`Claims::close_in`] recording the closed issue's `docketKey`, so a tombstone is never
+    /// taken for another issue that holds the same id before a merge renumbers one of them.
+    pub fn close_keyed(
+        &self,
+        id: &str,
+        current: Option<&Claim>,
+        by: &str,
+        session: &str,
+        key: Option<String>,
+    ) -> Result<bool, Refusal> {
         let tomb = Claim {
             id: id.to_string(),
             holder: one_line(by),
@@ -623,6 +644,7 @@ impl Claims {
             takeover: None,
             lapsed_from: None,
             at: self.here(),
+            key,
         };
         let empty = Claim { oid: String::new(), ..tomb.clone() };
         Ok(self.replace(current.unwrap_or(&empty), &tomb)?.is_some())
@@ -885,7 +907,10 @@ impl Claims {
         let (age, refs) = match &self.backend {
             Backend::Files(_) => {
                 let listed = self.held().ok()?.refs;
-                return Some((listed.iter().filter_map(|(id, _)| self.read(id).ok().flatten()).collect(), Duration::ZERO));
+                return Some((
+                    listed.iter().filter_map(|(id, _)| self.read(id).ok().flatten()).collect(),
+                    Duration::ZERO,
+                ));
             }
             Backend::Common => (Duration::ZERO, self.held().ok()?.refs),
             Backend::Remote(_) => self.last_known(&self.state())?,
