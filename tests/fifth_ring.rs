@@ -524,9 +524,13 @@ fn files_under(dir: &Path) -> std::collections::BTreeSet<String> {
 
 #[test]
 fn doctor_fix_on_wranglers_workspace_changes_only_files_doctor_listed() {
-    let source = Path::new("/work/shared/fixtures/wrangler-workspace/.wrangler");
+    // The real wrangler workspace when DOCKET_REAL_FIXTURE names one (as CI does), else the layout written below.
+    let source = std::env::var_os("DOCKET_REAL_FIXTURE")
+        .filter(|v| !v.is_empty())
+        .map(|v| std::path::PathBuf::from(v).join(".wrangler"))
+        .filter(|p| p.is_dir());
     let tmp = tempfile::tempdir().expect("tmp");
-    let copy = if source.is_dir() {
+    let copy = if let Some(source) = source {
         let cp = std::process::Command::new("cp").arg("-R").arg(source).arg(tmp.path()).status().expect("cp");
         assert!(cp.success());
         tmp.path().to_path_buf()

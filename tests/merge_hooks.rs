@@ -295,16 +295,14 @@ fn the_same_name_open_in_one_clone_and_closed_in_the_other_is_two_issues() {
     assert!(git(b, &["status", "--porcelain"]).is_empty(), "the repair is committed");
 }
 
-/// A close in one clone (the file moved to `archived/`) meets a claim and a note on the same
-/// issue in another: git sees a modify/delete and leaves both files. They are one issue in two
-/// states (one `docketKey`): concluding the merge by hand runs the post-commit hook, which
-/// merges them into one file, the close winning over the claim and the note kept; never
-/// renumbered apart into two issues.
-#[test]
-fn a_close_meeting_a_claim_elsewhere_stays_one_issue_closed_with_both_texts() {
-    let (_tmp, clones) = origin_and_clones(2);
-    let (a, b) = (&clones[0], &clones[1]);
-    assert_eq!(create(a, "Fix login", None), "ISS-000001");
+/// ISS-000001 ("Fix login", with `body` unless empty) created in `a` and pulled by `b`; then `a` closes it and
+/// pushes, and `b`, not having pulled the close, claims it for bob.
+fn close_in_a_claim_in_b(a: &Path, b: &Path, body: &str) {
+    let mut args = vec!["create", "--title", "Fix login"];
+    if !body.is_empty() {
+        args.extend(["--description", body]);
+    }
+    assert_eq!(ok(a, &args).trim(), "ISS-000001");
     git(a, &["add", "-A"]);
     git(a, &["commit", "-q", "-m", "seed"]);
     git(a, &["push", "-q", "origin", "main"]);
@@ -314,6 +312,18 @@ fn a_close_meeting_a_claim_elsewhere_stays_one_issue_closed_with_both_texts() {
     git(a, &["commit", "-q", "-m", "close"]);
     git(a, &["push", "-q", "origin", "main"]);
     ok(b, &["claim", "ISS-000001", "--as", "bob"]);
+}
+
+/// A close in one clone (the file moved to `archived/`) meets a claim and a note on the same
+/// issue in another: git sees a modify/delete and leaves both files. They are one issue in two
+/// states (one `docketKey`): concluding the merge by hand runs the post-commit hook, which
+/// merges them into one file, the close winning over the claim and the note kept; never
+/// renumbered apart into two issues.
+#[test]
+fn a_close_meeting_a_claim_elsewhere_stays_one_issue_closed_with_both_texts() {
+    let (_tmp, clones) = origin_and_clones(2);
+    let (a, b) = (&clones[0], &clones[1]);
+    close_in_a_claim_in_b(a, b, "");
     ok(b, &["update", "ISS-000001", "--description", "bob's finding: the cookie expires early"]);
     git(b, &["add", "-A"]);
     git(b, &["commit", "-q", "-m", "claim"]);
@@ -359,16 +369,7 @@ fn a_pull_never_reopens_a_close_with_a_later_claim() {
     let (_tmp, clones) = origin_and_clones(2);
     let (a, b) = (&clones[0], &clones[1]);
     let body: String = (1..=60).map(|i| format!("line {i} of a body long enough for git to see the move\n")).collect();
-    ok(a, &["create", "--title", "Fix login", "--description", &body]);
-    git(a, &["add", "-A"]);
-    git(a, &["commit", "-q", "-m", "seed"]);
-    git(a, &["push", "-q", "origin", "main"]);
-    git(b, &["pull", "-q", "--no-rebase", "origin", "main"]);
-    ok(a, &["close", "ISS-000001", "--note", "fixed in a"]);
-    git(a, &["add", "-A"]);
-    git(a, &["commit", "-q", "-m", "close"]);
-    git(a, &["push", "-q", "origin", "main"]);
-    ok(b, &["claim", "ISS-000001", "--as", "bob"]);
+    close_in_a_claim_in_b(a, b, &body);
     git(b, &["add", "-A"]);
     git(b, &["commit", "-q", "-m", "claim"]);
     let pulled = git_all(b, &["pull", "--no-rebase", "--no-edit", "origin", "main"]);

@@ -3,7 +3,7 @@
 //! `--force-with-lease=REF:OLD` per ref (not `--atomic`: one ref someone else took must not fail
 //! the others' renewal), in the common git directory one `git update-ref --stdin` transaction
 //! (each ref compare-and-set on the claim it renews; when the transaction fails because one ref
-//! moved, each ref is then written on its own). A ref refused is someone else's now (or changed by
+//! moved, each ref is then written on its own; the new blobs by one `git fast-import`). A ref refused is someone else's now (or changed by
 //! another process): it is read again and renewed on its own only if it is still this session's.
 
 use std::collections::HashMap;
@@ -136,23 +136,22 @@ impl Claims {
         texts
     }
 
-    /// Writes `texts` as blobs with one `git hash-object -w --stdin-paths`; their object ids, in
-    /// order.
+    /// Writes `texts` as blobs with one `git fast-import` (each a `blob` with a mark, then
+    /// `get-mark` of each); their object ids, in order. Nothing is written outside git.
     fn hash_all(&self, texts: Vec<String>) -> Result<Vec<String>, Refusal> {
-        let dir = tempfile::tempdir().map_err(|e| Refusal::Failed(format!("cannot make a temporary folder ({e})")))?;
-        let mut paths = String::new();
+        let mut input = String::new();
         for (i, text) in texts.iter().enumerate() {
-            let path = dir.path().join(format!("claim-{i}"));
-            std::fs::write(&path, text)
-                .map_err(|e| Refusal::Failed(format!("cannot write {} ({e})", path.display())))?;
-            paths.push_str(&format!("{}\n", path.display()));
+            input.push_str(&format!("blob\nmark :{}\ndata {}\n{text}\n", i + 1, text.len()));
         }
-        let out = self.stdout(&["hash-object", "-w", "--no-filters", "--stdin-paths"], Some(&paths))?;
+        for i in 0..texts.len() {
+            input.push_str(&format!("get-mark :{}\n", i + 1));
+        }
+        let out = self.stdout(&["fast-import", "--quiet"], Some(&input))?;
         let oids: Vec<String> = out.lines().map(str::trim).map(str::to_string).collect();
         match oids.len() == texts.len() {
             true => Ok(oids),
             false => {
-                Err(Refusal::Failed(format!("git hash-object gave {} ids for {} claims", oids.len(), texts.len())))
+                Err(Refusal::Failed(format!("git fast-import gave {} ids for {} claims", oids.len(), texts.len())))
             }
         }
     }
