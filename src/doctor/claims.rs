@@ -21,8 +21,6 @@
 //! missing, one `git cat-file --batch`; a ref that is not a claim is one problem of its own.
 
 use std::collections::{HashMap, HashSet};
-use std::path::Path;
-use std::time::Duration;
 
 use super::{Kind, Problem, Scan};
 use crate::store::git::Repo;
@@ -103,7 +101,7 @@ fn mismatches(store: &Store, scan: &Scan) -> Findings {
         let ttl = store.claim_ttl();
         let lapsed = c.lapsed(ttl).is_some();
         // A claim made before leases never lapses, but stops counting as live a lease after it.
-        let stopped = lapsed || (c.lease.is_empty() && older_than(&c, ttl));
+        let stopped = lapsed || (c.lease.is_empty() && c.older_than(ttl));
         let here = refs.taken_here(&c);
         let issue = scan.issues.iter().find(|m| m.id.eq_ignore_ascii_case(&c.id));
         let open_for_holder = |m: &IssueMeta| {
@@ -229,11 +227,6 @@ fn undo_hint(remote: Option<&str>, id: &str) -> String {
     }
 }
 
-fn older_than(c: &Claim, d: Duration) -> bool {
-    chrono::DateTime::parse_from_rfc3339(&c.taken_at)
-        .is_ok_and(|t| (chrono::Utc::now() - t.with_timezone(&chrono::Utc)).to_std().is_ok_and(|a| a > d))
-}
-
 /// Whether claim `c` was taken before issue `m` was closed here (a claim that says no time, or
 /// an issue that says no close time, counts as before).
 fn taken_before_close(c: &Claim, m: &IssueMeta) -> bool {
@@ -256,27 +249,16 @@ fn upstream_files(store: &Store, scan: &Scan) -> Upstream {
         return found;
     };
     let upstream = upstream.trim().to_string();
-    let top = repo.toplevel.canonicalize().unwrap_or(repo.toplevel.clone());
     let mut specs: Vec<(String, String)> = Vec::new();
     for m in &scan.issues {
-        let path = m.path.canonicalize().unwrap_or(m.path.clone());
-        let Ok(rel) = path.strip_prefix(&top) else { continue };
-        let (Some(dir), Some(name)) = (rel.parent(), rel.file_name()) else { continue };
-        let other = match dir.file_name().is_some_and(|d| d == "archived") {
-            true => dir.parent().unwrap_or(Path::new("")).join(name),
-            false => dir.join("archived").join(name),
-        };
-        for p in [rel.to_path_buf(), other] {
-            if let Some(p) = p.to_str().filter(|p| !p.contains('\n')) {
-                specs.push((m.id.to_uppercase(), format!("{upstream}:{p}")));
-            }
+        for p in crate::store::git::paths_on_branch(&repo.toplevel, &m.path) {
+            specs.push((m.id.to_uppercase(), format!("{upstream}:{p}")));
         }
     }
     if specs.is_empty() {
         return found;
     }
-    let input: String = specs.iter().map(|(_, s)| format!("{s}\n")).collect();
-    let Ok(text) = cat_file_batch(&repo.toplevel, &input) else { return found };
+    let text = crate::store::git::show_batch(&repo.toplevel, specs.iter().map(|(_, s)| s.as_str()));
     for ((id, _), body) in specs.iter().zip(text) {
         if let Some(body) = body
             && let Some(state) = status_of(&body)
@@ -285,43 +267,6 @@ fn upstream_files(store: &Store, scan: &Scan) -> Upstream {
         }
     }
     found
-}
-
-/// `git cat-file --batch` of `input` (one object name a line): each object's text, in order
-/// (`None` for a name git does not find).
-fn cat_file_batch(dir: &Path, input: &str) -> Result<Vec<Option<String>>, String> {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-    let mut child = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(["cat-file", "--batch"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| e.to_string())?;
-    let mut stdin = child.stdin.take().ok_or("no stdin")?;
-    let input = input.to_string();
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let out = child.wait_with_output().map_err(|e| e.to_string())?;
-    let _ = writer.join();
-    let mut rest: &[u8] = &out.stdout;
-    let mut bodies = Vec::new();
-    while let Some(nl) = rest.iter().position(|b| *b == b'\n') {
-        let header = String::from_utf8_lossy(&rest[..nl]).into_owned();
-        rest = &rest[nl + 1..];
-        let parts: Vec<&str> = header.rsplitn(3, ' ').collect();
-        match parts[..] {
-            [size, _kind, _] if size.parse::<usize>().is_ok() => {
-                let size: usize = size.parse().unwrap_or(0);
-                bodies.push(Some(String::from_utf8_lossy(&rest[..size.min(rest.len())]).into_owned()));
-                rest = &rest[(size + 1).min(rest.len())..];
-            }
-            _ => bodies.push(None),
-        }
-    }
-    Ok(bodies)
 }
 
 /// `status` and `assignee` of an issue file's frontmatter.

@@ -16,7 +16,7 @@ use super::{Scan, check_files, id_parts, in_archive, interrupted_pair, parent_of
 use super::{edit, states};
 use crate::store::fs::{Entry, Rename, Root};
 use crate::store::git::Repo;
-use crate::store::{IssueMeta, IssueType, Store};
+use crate::store::{IssueMeta, IssueType, Store, Workspace};
 
 /// What `--fix` did (`changes`) and what it leaves to a person (`notes`).
 #[derive(Debug, Default)]
@@ -267,15 +267,7 @@ fn run(
     for m in scan.issues.iter().filter(|m| all && !removed.contains(&m.path)) {
         let Some(Ok(wanted)) = super::prefixed_id(&scan, m) else { continue };
         let path = at(&moved, &m.path);
-        let result =
-            crate::store::read_file_safely(&text_at(&moved, &m.path)).map_err(|e| e.to_string()).and_then(|text| {
-                let edited = edit::replace_value(&text, None, "id", &wanted)
-                    .ok_or("its `id:` line is not a plain `id: value` line")?;
-                if !apply {
-                    return Ok(());
-                }
-                edit::write_atomic(&ws, &path, &edited).map_err(|e| e.to_string())
-            });
+        let result = set_value(&ws, &text_at(&moved, &m.path), &path, "id", &wanted, apply);
         match result {
             Ok(()) => {
                 out.changes.push(format!(
@@ -317,15 +309,7 @@ fn run(
             let path = at(&moved, &m.path);
             let id = plan.iter().find(|r| r.path == m.path).map_or(m.id.as_str(), |r| r.new_id.as_str());
             let fresh = crate::store::new_identity();
-            let result =
-                crate::store::read_file_safely(&text_at(&moved, &m.path)).map_err(|e| e.to_string()).and_then(|text| {
-                    let edited = edit::replace_value(&text, None, crate::store::IDENTITY_KEY, &fresh)
-                        .ok_or("its docketKey is not a plain `docketKey: value` line")?;
-                    if !apply {
-                        return Ok(());
-                    }
-                    edit::write_atomic(&ws, &path, &edited).map_err(|e| e.to_string())
-                });
+            let result = set_value(&ws, &text_at(&moved, &m.path), &path, crate::store::IDENTITY_KEY, &fresh, apply);
             match result {
                 Ok(()) => {
                     // The fresh key is not in the sentence: doctor says it before it is drawn.
@@ -483,6 +467,19 @@ fn attribute_references<'a>(
         }
     }
     (rewrites, ambiguous, kept)
+}
+
+/// Sets the top-level frontmatter `key` of the file read from `source` to `value`, every other
+/// byte kept, and (when `apply`) writes it to `path`; why not, when the line is not a plain
+/// `key: value` line.
+fn set_value(ws: &Workspace, source: &Path, path: &Path, key: &str, value: &str, apply: bool) -> Result<(), String> {
+    let text = crate::store::read_file_safely(source).map_err(|e| e.to_string())?;
+    let edited = edit::replace_value(&text, None, key, value)
+        .ok_or_else(|| format!("its `{key}:` line is not a plain `{key}: value` line"))?;
+    match apply {
+        true => edit::write_atomic(ws, path, &edited).map_err(|e| e.to_string()),
+        false => Ok(()),
+    }
 }
 
 /// Of each interrupted pair whose bodies differ, the copy updated first (ties: the one whose

@@ -89,7 +89,7 @@ impl Store {
         let seen = self.closes_seen(refs, &tombs);
         let mut gone = Vec::new();
         for c in tombs {
-            let why = match older_than(c, TOMBSTONE_MAX) {
+            let why = match c.older_than(TOMBSTONE_MAX) {
                 true => Some("it is older than 7 days".to_string()),
                 false => seen.get(&c.id.to_uppercase()).map(|w| format!("the close can be seen {w}")),
             };
@@ -160,17 +160,8 @@ impl Store {
         // Each file where it is here, and in or out of archived/ on the branch.
         let mut specs: Vec<(String, String)> = Vec::new();
         for (id, path) in &closed_here {
-            let path = path.canonicalize().unwrap_or(path.clone());
-            let Ok(rel) = path.strip_prefix(&repo.toplevel) else { continue };
-            let (Some(dir), Some(name)) = (rel.parent(), rel.file_name()) else { continue };
-            let other = match dir.file_name().is_some_and(|d| d == "archived") {
-                true => dir.parent().unwrap_or(Path::new("")).join(name),
-                false => dir.join("archived").join(name),
-            };
-            for p in [rel.to_path_buf(), other] {
-                if let Some(p) = p.to_str().filter(|p| !p.contains('\n')) {
-                    specs.push((id.clone(), format!("{branch}:{p}")));
-                }
+            for p in crate::git::paths_on_branch(&repo.toplevel, path) {
+                specs.push((id.clone(), format!("{branch}:{p}")));
             }
         }
         let shown = crate::git::show_batch(&repo.toplevel, specs.iter().map(|(_, s)| s.as_str()));
@@ -192,11 +183,6 @@ fn says_closed(text: &str) -> bool {
         .find_map(|l| l.strip_prefix("status:"))
         .and_then(|v| Status::parse_loose(v.trim().trim_matches(['"', '\''])))
         .is_some_and(|s| s.is_archived())
-}
-
-fn older_than(c: &Claim, bound: Duration) -> bool {
-    chrono::DateTime::parse_from_rfc3339(&c.taken_at)
-        .is_ok_and(|t| (chrono::Utc::now() - t.with_timezone(&chrono::Utc)).to_std().is_ok_and(|a| a > bound))
 }
 
 /// The remote-tracking branch of `remote`'s default branch, as this clone last fetched it.

@@ -132,6 +132,12 @@ impl Claim {
         self.holder == one_line(holder) && (session.is_empty() || self.session.is_empty() || self.session == session)
     }
 
+    /// Whether it was taken longer than `bound` ago (a claim that says no time is not).
+    pub fn older_than(&self, bound: Duration) -> bool {
+        chrono::DateTime::parse_from_rfc3339(&self.taken_at)
+            .is_ok_and(|t| (chrono::Utc::now() - t.with_timezone(&chrono::Utc)).to_std().is_ok_and(|a| a > bound))
+    }
+
     /// When the lease ended, if it has lapsed (ended more than [`skew`] ago, on this clock).
     pub fn lapsed(&self, ttl: Duration) -> Option<chrono::DateTime<chrono::Utc>> {
         if self.state != State::Held {

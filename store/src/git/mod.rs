@@ -48,6 +48,24 @@ pub fn run_checked(dir: &Path, args: &[&str]) -> Result<String, String> {
     }
 }
 
+/// An issue file's path from the top level `top`, and its twin in or out of `archived/` (where
+/// a close or a reopen on another branch puts it), for `BRANCH:PATH` lookups; none for a file
+/// outside `top` or a name git cannot take on one line.
+pub fn paths_on_branch(top: &Path, file: &Path) -> Vec<String> {
+    let top = top.canonicalize().unwrap_or(top.to_path_buf());
+    let file = file.canonicalize().unwrap_or(file.to_path_buf());
+    let Ok(rel) = file.strip_prefix(&top) else { return Vec::new() };
+    let (Some(dir), Some(name)) = (rel.parent(), rel.file_name()) else { return Vec::new() };
+    let other = match dir.file_name().is_some_and(|d| d == "archived") {
+        true => dir.parent().unwrap_or(Path::new("")).join(name),
+        false => dir.join("archived").join(name),
+    };
+    [rel.to_path_buf(), other]
+        .iter()
+        .filter_map(|p| p.to_str().filter(|p| !p.contains('\n')).map(str::to_string))
+        .collect()
+}
+
 /// The text of each object `specs` name (`REV:PATH`), read with one `git cat-file --batch` in
 /// `dir`, in order: `None` for a name git does not find (or a spec it cannot take).
 pub fn show_batch<'a>(dir: &Path, specs: impl Iterator<Item = &'a str>) -> Vec<Option<String>> {
