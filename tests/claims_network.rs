@@ -7,13 +7,13 @@
 use crate::common;
 
 use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use common::many::{docket_cmd, docket_in, ok_in, repo_with_issues, serve_in, status_of};
+use common::many::{docket_cmd, docket_in, ok_in, origin_and_clones, serve_in, status_of};
 use common::{call, git, git_command, is_error, structured};
 use serde_json::json;
 
@@ -100,22 +100,6 @@ fn spawn(mut cmd: Command) -> Child {
     cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn")
 }
 
-/// A bare `origin.git` holding a workspace with 6 tasks, and `n` clones of it.
-fn origin_and_clones(tmp: &Path, n: usize) -> (PathBuf, Vec<PathBuf>) {
-    let seed = tmp.join("seed");
-    repo_with_issues(&seed, ".docket", 6);
-    let origin = tmp.join("origin.git");
-    git(tmp, &["clone", "-q", "--bare", seed.to_str().expect("utf-8"), origin.to_str().expect("utf-8")]);
-    let clones = (0..n)
-        .map(|i| {
-            let dir = tmp.join(format!("clone-{i}"));
-            git(tmp, &["clone", "-q", origin.to_str().expect("utf-8"), dir.to_str().expect("utf-8")]);
-            dir
-        })
-        .collect();
-    (origin, clones)
-}
-
 fn claim_refs(origin: &Path) -> Vec<String> {
     git(origin, &["for-each-ref", "--format=%(refname)", "refs/docket/claims/"]).lines().map(str::to_string).collect()
 }
@@ -123,7 +107,7 @@ fn claim_refs(origin: &Path) -> Vec<String> {
 #[test]
 fn a_close_through_a_silent_remote_returns_in_time_queues_its_release_and_blocks_no_writer() {
     let tmp = tempfile::tempdir().expect("tmp");
-    let (origin, clones) = origin_and_clones(tmp.path(), 1);
+    let (origin, clones) = origin_and_clones(tmp.path(), 6, 1);
     let clone = &clones[0];
     ok_in(clone, &["claim", "ISS-000002", "--as", "ann"], &env("origin"));
     let hole = BlackHole::start();
@@ -171,7 +155,7 @@ fn a_close_through_a_silent_remote_returns_in_time_queues_its_release_and_blocks
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn ready_answers_within_the_deadline_from_the_last_list_when_the_remote_is_silent() {
     let tmp = tempfile::tempdir().expect("tmp");
-    let (_origin, clones) = origin_and_clones(tmp.path(), 2);
+    let (_origin, clones) = origin_and_clones(tmp.path(), 6, 2);
     ok_in(&clones[0], &["claim", "ISS-000001", "--as", "ann"], &env("origin"));
     let bob = serve_in(&clones[1], &env("origin")).await;
     let first = call(&bob, "issues_ready", json!({})).await;
@@ -199,7 +183,7 @@ async fn ready_answers_within_the_deadline_from_the_last_list_when_the_remote_is
 #[test]
 fn a_git_pull_with_the_hooks_never_waits_on_the_claims_remote() {
     let tmp = tempfile::tempdir().expect("tmp");
-    let (_origin, clones) = origin_and_clones(tmp.path(), 2);
+    let (_origin, clones) = origin_and_clones(tmp.path(), 6, 2);
     let (a, b) = (&clones[0], &clones[1]);
     ok_in(a, &["git-setup"], &[]);
     let hole = BlackHole::start();
@@ -221,7 +205,7 @@ fn a_git_pull_with_the_hooks_never_waits_on_the_claims_remote() {
 #[test]
 fn doctor_in_a_clone_that_has_not_pulled_leaves_another_clones_claims_alone() {
     let tmp = tempfile::tempdir().expect("tmp");
-    let (origin, clones) = origin_and_clones(tmp.path(), 2);
+    let (origin, clones) = origin_and_clones(tmp.path(), 6, 2);
     let (a, b) = (&clones[0], &clones[1]);
     // In clone a: a claim of an issue both know, and a claim of an issue only a has.
     ok_in(a, &["claim", "ISS-000001", "--as", "ann"], &env("origin"));
@@ -253,7 +237,7 @@ fn doctor_in_a_clone_that_has_not_pulled_leaves_another_clones_claims_alone() {
 #[test]
 fn a_ref_that_holds_no_claim_is_one_problem_and_the_others_are_still_checked() {
     let tmp = tempfile::tempdir().expect("tmp");
-    let (origin, clones) = origin_and_clones(tmp.path(), 1);
+    let (origin, clones) = origin_and_clones(tmp.path(), 6, 1);
     let clone = &clones[0];
     // An interrupted claim of this clone: the ref is there, the file says open.
     ok_in(clone, &["claim", "ISS-000001", "--as", "ann"], &env("origin"));
@@ -285,7 +269,7 @@ fn traced(file: &Path, name: &str) -> usize {
 #[test]
 fn a_thousand_claim_refs_cost_doctor_a_few_git_calls_and_a_pull_none_on_the_remote() {
     let tmp = tempfile::tempdir().expect("tmp");
-    let (origin, clones) = origin_and_clones(tmp.path(), 3);
+    let (origin, clones) = origin_and_clones(tmp.path(), 6, 3);
     let (maker, reader, puller) = (&clones[0], &clones[1], &clones[2]);
     // 1,000 claims made elsewhere (ids this clone does not have), pushed in one go.
     let mut hash = git_command(maker);
@@ -336,7 +320,7 @@ fn a_thousand_claim_refs_cost_doctor_a_few_git_calls_and_a_pull_none_on_the_remo
 #[test]
 fn a_clone_that_would_claim_alone_is_told_and_named_the_setting() {
     let tmp = tempfile::tempdir().expect("tmp");
-    let (_origin, clones) = origin_and_clones(tmp.path(), 2);
+    let (_origin, clones) = origin_and_clones(tmp.path(), 6, 2);
     let (a, b) = (&clones[0], &clones[1]);
     // Clone a claims through origin, as its team does.
     ok_in(a, &["claim", "ISS-000001", "--as", "ann"], &env("origin"));

@@ -4,7 +4,8 @@
 //! logs every git the server starts.
 
 use crate::common;
-use crate::leases::{Agent, eventually, origin_and_clones};
+use crate::common::many::origin_and_clones;
+use crate::leases::{Agent, eventually};
 
 use std::path::Path;
 use std::time::Duration;

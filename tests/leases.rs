@@ -12,7 +12,7 @@ use std::process::{Child, Output, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
-use common::many::{Layout, docket_cmd, docket_in, ok_in, repo_with_issues, status_of};
+use common::many::{Layout, docket_cmd, docket_in, ok_in, origin_and_clones, repo_with_issues, status_of};
 use common::{call, git, is_error, structured, text};
 use serde_json::{Value, json};
 
@@ -22,24 +22,6 @@ fn stderr(o: &Output) -> String {
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-/// A bare `origin.git` holding a workspace with `issues` tasks, and `n` clones of it.
-pub(crate) fn origin_and_clones(tmp: &Path, issues: usize, n: usize) -> (PathBuf, Vec<PathBuf>) {
-    let seed = tmp.join("seed");
-    repo_with_issues(&seed, ".docket", issues);
-    let origin = tmp.join("origin.git");
-    git(tmp, &["clone", "-q", "--bare", seed.to_str().expect("utf-8"), origin.to_str().expect("utf-8")]);
-    let clones = (0..n)
-        .map(|i| {
-            let dir = tmp.join(format!("clone-{i}"));
-            git(tmp, &["clone", "-q", origin.to_str().expect("utf-8"), dir.to_str().expect("utf-8")]);
-            git(&dir, &["config", "user.name", "Tester"]);
-            git(&dir, &["config", "user.email", "tester@example.invalid"]);
-            dir
-        })
-        .collect();
-    (origin, clones)
 }
 
 /// `docket serve` in `dir` as a child whose pid the test can signal, speaking JSON-RPC lines.

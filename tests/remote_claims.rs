@@ -5,10 +5,10 @@
 use crate::common;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Output, Stdio};
 
-use common::many::{docket_cmd, docket_in, ok_in, repo_with_issues, serve_in, status_of};
+use common::many::{docket_cmd, docket_in, ok_in, origin_and_clones, serve_in, status_of};
 use common::{call, git, is_error, structured, text};
 use serde_json::json;
 
@@ -16,22 +16,6 @@ const REMOTE: &[(&str, &str)] = &[("DOCKET_CLAIMS_REMOTE", "origin")];
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// A bare `origin.git` holding a workspace with 6 tasks, and `n` clones of it.
-fn origin_and_clones(tmp: &Path, n: usize) -> (PathBuf, Vec<PathBuf>) {
-    let seed = tmp.join("seed");
-    repo_with_issues(&seed, ".docket", 6);
-    let origin = tmp.join("origin.git");
-    git(tmp, &["clone", "-q", "--bare", seed.to_str().expect("utf-8"), origin.to_str().expect("utf-8")]);
-    let clones = (0..n)
-        .map(|i| {
-            let dir = tmp.join(format!("clone-{i}"));
-            git(tmp, &["clone", "-q", origin.to_str().expect("utf-8"), dir.to_str().expect("utf-8")]);
-            dir
-        })
-        .collect();
-    (origin, clones)
 }
 
 /// The frontmatter status of issue `id` in `clone`'s files.
@@ -42,7 +26,7 @@ fn status_in(clone: &Path, id: &str) -> String {
 #[test]
 fn clones_racing_through_the_remote_get_one_winner_each_and_losers_write_nothing() {
     let tmp = tempfile::tempdir().expect("tmp");
-    let (origin, clones) = origin_and_clones(tmp.path(), 3);
+    let (origin, clones) = origin_and_clones(tmp.path(), 6, 3);
     let children: Vec<(String, usize, std::process::Child)> = (1..=4)
         .flat_map(|i| (0..clones.len()).map(move |n| (i, n)))
         .map(|(i, n)| {
@@ -75,7 +59,7 @@ fn clones_racing_through_the_remote_get_one_winner_each_and_losers_write_nothing
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn ready_leaves_out_remote_claims_and_a_release_lets_another_clone_claim() {
     let tmp = tempfile::tempdir().expect("tmp");
-    let (origin, clones) = origin_and_clones(tmp.path(), 2);
+    let (origin, clones) = origin_and_clones(tmp.path(), 6, 2);
     ok_in(&clones[0], &["claim", "ISS-000001", "--as", "ann"], REMOTE);
     let bob = serve_in(&clones[1], REMOTE).await;
     let ready = call(&bob, "issues_ready", json!({})).await;
@@ -109,7 +93,7 @@ async fn ready_leaves_out_remote_claims_and_a_release_lets_another_clone_claim()
 #[test]
 fn an_unreachable_remote_refuses_the_claim_and_writes_nothing() {
     let tmp = tempfile::tempdir().expect("tmp");
-    let (_origin, clones) = origin_and_clones(tmp.path(), 1);
+    let (_origin, clones) = origin_and_clones(tmp.path(), 6, 1);
     let clone = &clones[0];
     git(clone, &["remote", "set-url", "origin", tmp.path().join("gone.git").to_str().expect("utf-8")]);
     let before = common::snapshot(&clone.join(".docket"));
@@ -128,7 +112,7 @@ fn an_unreachable_remote_refuses_the_claim_and_writes_nothing() {
 #[test]
 fn a_stale_claim_is_taken_over_only_with_a_reason_and_an_interrupted_claim_completes() {
     let tmp = tempfile::tempdir().expect("tmp");
-    let (origin, clones) = origin_and_clones(tmp.path(), 2);
+    let (origin, clones) = origin_and_clones(tmp.path(), 6, 2);
     ok_in(&clones[0], &["claim", "ISS-000003", "--as", "crashed-agent"], REMOTE);
     let refused = docket_in(&clones[1], &["claim", "ISS-000003", "--as", "bob"], REMOTE);
     let err = stderr(&refused);
@@ -155,7 +139,7 @@ fn a_stale_claim_is_taken_over_only_with_a_reason_and_an_interrupted_claim_compl
 #[test]
 fn doctor_reconciles_claim_refs_with_the_files_and_drops_no_claim() {
     let tmp = tempfile::tempdir().expect("tmp");
-    let (origin, clones) = origin_and_clones(tmp.path(), 1);
+    let (origin, clones) = origin_and_clones(tmp.path(), 6, 1);
     let clone = &clones[0];
     // Interrupted: the remote holds ann's claim, the file says open.
     ok_in(clone, &["claim", "ISS-000001", "--as", "ann"], REMOTE);

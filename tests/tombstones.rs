@@ -6,7 +6,7 @@
 //! linked worktrees, real git.
 
 use crate::common;
-use crate::leases::origin_and_clones;
+use crate::common::many::origin_and_clones;
 
 use std::path::Path;
 

@@ -69,6 +69,25 @@ pub fn commit_all(dir: &Path, message: &str) {
     git(dir, &["commit", "-q", "-m", message]);
 }
 
+/// A bare `origin.git` under `tmp` holding a workspace with `issues` committed tasks, and `n`
+/// clones of it (`clone-0`, ...), each with a committer identity of its own config.
+pub fn origin_and_clones(tmp: &Path, issues: usize, n: usize) -> (PathBuf, Vec<PathBuf>) {
+    let seed = tmp.join("seed");
+    repo_with_issues(&seed, ".docket", issues);
+    let origin = tmp.join("origin.git");
+    git(tmp, &["clone", "-q", "--bare", seed.to_str().expect("utf-8"), origin.to_str().expect("utf-8")]);
+    let clones = (0..n)
+        .map(|i| {
+            let dir = tmp.join(format!("clone-{i}"));
+            git(tmp, &["clone", "-q", origin.to_str().expect("utf-8"), dir.to_str().expect("utf-8")]);
+            git(&dir, &["config", "user.name", "Tester"]);
+            git(&dir, &["config", "user.email", "tester@example.invalid"]);
+            dir
+        })
+        .collect();
+    (origin, clones)
+}
+
 /// A workspace folder (`.docket` or `.wrangler`) with `issues` committed issues, in a new
 /// repository at `root` on branch main.
 pub fn repo_with_issues(root: &Path, dir_name: &str, issues: usize) {
