@@ -65,6 +65,7 @@ mod terminal;
 mod token_budget;
 mod tombstones;
 mod tool_budgets;
+mod unpulled;
 mod web;
 mod work_graph;
 mod worktrees;

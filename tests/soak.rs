@@ -606,7 +606,8 @@ fn many_agents_in_clones_and_worktrees_with_kills_and_pauses_keep_every_invarian
     let seed = env_num("DOCKET_SOAK_SEED", 45);
     let tmp = tempfile::tempdir().expect("tmp");
     let root = tmp.path().to_path_buf();
-    if std::env::var("DOCKET_SOAK_KEEP").is_ok_and(|v| v == "1") {
+    let keep = std::env::var("DOCKET_SOAK_KEEP").is_ok_and(|v| v == "1");
+    if keep {
         eprintln!("soak: keeping {}", root.display());
         std::mem::forget(tmp);
     }
@@ -834,6 +835,9 @@ fn many_agents_in_clones_and_worktrees_with_kills_and_pauses_keep_every_invarian
                 stats["total"]
             ));
         }
+    }
+    if keep {
+        std::fs::write(logs.join("trace.txt"), log.trace.join("\n")).expect("write the trace");
     }
     if !failures.is_empty() {
         // What happened to the issues involved, in time order.

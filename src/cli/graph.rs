@@ -92,6 +92,8 @@ pub(super) fn ready(core: &Core, a: &ReadyArgs) -> Result<String, String> {
     let mut rows: Vec<(String, usize)> = Vec::new();
     let mut cursor: Option<String> = None;
     let (mut total, mut blocked) = (0usize, 0i64);
+    // What the claim records left out, and the claims offered again: the tool's own words.
+    let mut notes: Vec<String> = Vec::new();
     loop {
         let args = IssuesReadyInput {
             limit: Some(limits::issues_list::MAX_PAGE_SIZE as i64),
@@ -101,9 +103,15 @@ pub(super) fn ready(core: &Core, a: &ReadyArgs) -> Result<String, String> {
             cursor: cursor.take(),
             ..IssuesReadyInput::default()
         };
-        let (page, _) = core.call_as(&args)?;
+        let (page, reply) = core.call_as(&args)?;
         blocked = blocked.max(page.blocked);
+        if notes.is_empty() {
+            notes = left_out_notes(reply.text.as_deref().unwrap_or_default());
+        }
         for row in &page.rows {
+            if let Some(free) = free_again(row) {
+                notes.push(free);
+            }
             let mut words = row.split(' ');
             let (id, priority) = (words.next().unwrap_or_default(), words.next().unwrap_or_default());
             let unblocks = row.rsplit_once("unblocks ").and_then(|(_, n)| n.trim_end_matches(')').parse().ok());
@@ -154,9 +162,10 @@ pub(super) fn ready(core: &Core, a: &ReadyArgs) -> Result<String, String> {
         ));
     }
     if issues.is_empty() {
-        return Ok(format!(
-            "Nothing is ready: no open, unblocked, unassigned issue matches ({blocked} wait on a blocker).\n"
-        ));
+        let mut text =
+            format!("Nothing is ready: no open, unblocked, unassigned issue matches ({blocked} wait on a blocker).\n");
+        notes.iter().for_each(|n| text.push_str(&format!("{n}\n")));
+        return Ok(text);
     }
     const HINT: &str = "Take one: docket claim ID --as NAME";
     let width = terminal_width();
@@ -166,6 +175,9 @@ pub(super) fn ready(core: &Core, a: &ReadyArgs) -> Result<String, String> {
         _ => format!("Ready issues {}-{} of {total}", skip + 1, skip + issues.len()),
     };
     let _ = writeln!(text, "{shown}; {blocked} wait on a blocker.");
+    for n in &notes {
+        let _ = writeln!(text, "{n}");
+    }
     if more > 0 {
         let next = a.page_command(a.page.unwrap_or(1) + 1);
         // A command too long for the line goes on a line of its own, whole, so it can be copied.
@@ -177,6 +189,22 @@ pub(super) fn ready(core: &Core, a: &ReadyArgs) -> Result<String, String> {
         let _ = writeln!(text, "{HINT}");
     }
     Ok(text)
+}
+
+/// The lines of issues_ready's text that say what the claim records left out ("N more ...").
+fn left_out_notes(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| l.starts_with(|c: char| c.is_ascii_digit()) && l.contains(" more "))
+        .map(str::to_string)
+        .collect()
+}
+
+/// "ID: ann's lease lapsed at T, free to claim" for a ready row that offers a claim again.
+fn free_again(row: &str) -> Option<String> {
+    let id = row.split(' ').next()?;
+    let (_, tail) = row.rsplit_once(" (")?;
+    let part = tail.trim_end_matches(')').split("; ").find(|p| p.ends_with("free to claim"))?;
+    Some(format!("{id}: {part}"))
 }
 
 /// The records of `ids`, in that order (issues_get_batch, 50 at a time).

@@ -66,6 +66,18 @@ pub fn ready(cx: &Handlers, input: IssuesReadyInput) -> ToolResult<IssuesReadyOu
             claims.duplicates
         ));
     }
+    if let (Some(branch), true) = (&claims.branch, claims.closed_upstream > 0) {
+        lines.push(format!(
+            "{} more are closed on {branch}, which this clone has not pulled yet: left out (`git pull` to see them closed).",
+            claims.closed_upstream
+        ));
+    }
+    if let (Some(branch), true) = (&claims.branch, claims.not_pushed > 0) {
+        lines.push(format!(
+            "{} more were created here and are not on {branch} yet: left out, as a merge may still renumber them; push, then claim them.",
+            claims.not_pushed
+        ));
+    }
     if ready.open_blocked > 0 {
         lines.push(format!("{} open issue(s) wait on a blocker (issues_list with blocked: true).", ready.open_blocked));
     }
@@ -87,6 +99,11 @@ pub fn ready(cx: &Handlers, input: IssuesReadyInput) -> ToolResult<IssuesReadyOu
             json!({"remote": claims.remote, "age_ms": claims.age.as_millis() as u64, "hidden": claims.hidden});
         if claims.stale.is_some() {
             context["claims"]["stale"] = json!(true);
+        }
+        if let Some(branch) = &claims.branch {
+            context["claims"]["branch"] = json!(branch);
+            context["claims"]["closed_there"] = json!(claims.closed_upstream);
+            context["claims"]["not_pushed"] = json!(claims.not_pushed);
         }
     }
     let mut reply = Reply::new(output).with_context(context).with_cached(snap.cached).with_results(ResultCounts {
@@ -150,7 +167,7 @@ pub fn claim(cx: &Handlers, input: IssuesClaimInput) -> ToolResult<IssuesClaimOu
             match store.claim_next(&filter, assignee).map_err(store_error)? {
                 Some(updated) => updated,
                 None => {
-                    let text = "Nothing is ready to claim now: every ready issue is taken or blocked. Call issues_ready later, or issues_list with blocked: true to see what waits.";
+                    let text = "Nothing is ready to claim now: every ready issue is taken or blocked (or, through a claims remote, closed there or not pushed yet). Call issues_ready to see why, or issues_list with blocked: true to see what waits.";
                     return Ok(Reply::new(IssuesClaimOutput { issue: None, claimed: false }).with_text(text));
                 }
             }

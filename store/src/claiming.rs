@@ -62,6 +62,12 @@ pub struct ReadyClaims {
     /// Why the records are older than they should be: the remote did not answer, and these are
     /// the last it listed (`age` says how old).
     pub stale: Option<String>,
+    /// The claims remote's default branch the page was checked against (`REMOTE/BRANCH`).
+    pub branch: Option<String>,
+    /// Ready by this clone's files but closed on that branch (not pulled yet): left out.
+    pub closed_upstream: usize,
+    /// Ready but not on that branch yet (created here since the last push): left out.
+    pub not_pushed: usize,
 }
 
 /// What a release did.
@@ -80,7 +86,12 @@ impl Store {
         let made = self.claims.get_or_init(|| match (Repo::discover(&self.ws.dir), &self.claims_remote) {
             (Some(repo), remote) => Claims::new(&repo.toplevel, remote.as_deref()).map(|c| {
                 let seen = self.ws.cache_dir().join("claims-remote-list");
-                Some(c.with_ttl(self.claim_ttl).with_timeout(self.remote_timeout).with_seen_file(seen))
+                Some(
+                    c.with_ttl(self.claim_ttl)
+                        .with_timeout(self.remote_timeout)
+                        .with_seen_file(seen)
+                        .with_workspace_at(&repo.ws_rel),
+                )
             }),
             (None, Some(remote)) => Err(format!(
                 "claims_remote names `{remote}`, but the workspace {} is not in a git repository; unset DOCKET_CLAIMS_REMOTE (or claims_remote in config/docket.yaml) or serve the workspace of a clone",
@@ -200,6 +211,15 @@ impl Store {
         if meta.status.is_archived() {
             return Err(refuse(&meta.id, format!("it is {}, not open", meta.status)));
         }
+        if let Some(up) = self.upstream(refs)
+            && self.on_branch(&up, &meta) == crate::git::claims::OnBranch::Closed
+        {
+            let reason = format!(
+                "it was closed on {}, and this clone has not pulled that close yet; `git pull`, then issues_ready lists work to claim",
+                up.branch
+            );
+            return Err(refuse(&meta.id, reason));
+        }
         // The file says what blocks it; the record says who holds it.
         let file_holder =
             meta.assignee.as_deref().map(str::trim).filter(|a| !a.is_empty() && *a != assignee).map(str::to_string);
@@ -213,11 +233,30 @@ impl Store {
         }
         let session = holder::current();
         let sid = session.as_ref().map(|s| s.id().to_string()).unwrap_or_default();
-        let taken = refs.take_as(&meta.id, assignee, &sid, takeover).map_err(|r| refuse(&meta.id, r.reason()))?;
+        let taken = match refs.take_as(&meta.id, assignee, &sid, takeover) {
+            Err(Refusal::Held(c)) if self.interrupted_close(refs, &c) => {
+                refs.take_after_unfinished_close(&c, assignee, &sid)
+            }
+            other => other,
+        };
+        let taken = taken.map_err(|r| refuse(&meta.id, r.reason()))?;
         let (claim, new) = match &taken {
             Taken::New(c) => (c.clone(), true),
             Taken::Already(c) => (c.clone(), false),
         };
+        // Judged again at the branch head the claim's own read saw: a tombstone that read no
+        // longer found ended because the close reached that head.
+        if new
+            && let Some(up) = refs.upstream()
+            && self.on_branch(&up, &meta) == crate::git::claims::OnBranch::Closed
+        {
+            let _ = refs.drop_claim(&claim);
+            let reason = format!(
+                "it was closed on {}, and this clone has not pulled that close yet; `git pull`, then issues_ready lists work to claim",
+                up.branch
+            );
+            return Err(refuse(&meta.id, reason));
+        }
         // A claim of an issue the file says someone else is working on, with no record of it (a
         // claim made before records): refused as before, needing a takeover.
         let legacy = new && claim.lapsed_from.is_none() && claim.takeover.is_none();
@@ -259,21 +298,38 @@ impl Store {
     }
 
     /// Claims the first issue [`Store::ready_claimable`] lists for `filter` (in order; a claim
-    /// someone else won meanwhile moves on to the next). `None`: nothing is ready to claim.
+    /// someone else won meanwhile moves on). `None`: nothing is ready to claim.
+    ///
+    /// After a lost race, the others calling at the same moment are after the same next issue:
+    /// each session goes on from its own place in the list (by its id), so N agents spread over
+    /// the next issues instead of all losing again on each one in turn.
     pub fn claim_next(&self, filter: &IssueFilter, assignee: &str) -> Result<Option<Updated>, StoreError> {
         let mut tried: Vec<String> = Vec::new();
+        let spread = holder::current_id().bytes().fold(0usize, |h, b| h.wrapping_mul(31).wrapping_add(b as usize));
         for _round in 0..3 {
             let (snap, _) = self.ready_claimable(filter, Some(assignee), 0, 50)?;
-            let candidates: Vec<String> =
+            let mut candidates: Vec<String> =
                 snap.value.issues.iter().map(|(m, _)| m.id.clone()).filter(|id| !tried.contains(id)).collect();
             if candidates.is_empty() {
                 return Ok(None);
             }
-            for id in candidates {
-                match self.claim_with(&id, assignee, None) {
+            if !tried.is_empty() {
+                let n = candidates.len();
+                candidates.rotate_left(spread % n);
+            }
+            let mut k = 0;
+            while k < candidates.len() {
+                match self.claim_with(&candidates[k], assignee, None) {
                     Ok(updated) => return Ok(Some(updated)),
                     Err(StoreError::ClaimRefused { .. } | StoreError::Stale { .. } | StoreError::NotFound { .. }) => {
-                        tried.push(id)
+                        tried.push(candidates[k].clone());
+                        k += 1;
+                        // The first race lost: go on from this session's own place in the rest.
+                        if tried.len() == 1 && k < candidates.len() {
+                            let rest = &mut candidates[k..];
+                            let n = rest.len();
+                            rest.rotate_left(spread % n);
+                        }
                     }
                     Err(e) => return Err(e),
                 }
@@ -608,6 +664,7 @@ impl Store {
         // An ID several files hold cannot be claimed (nor written): never offered.
         let duplicates = self.fresh()?.0.duplicate_ids();
         let (mut held, mut lapsed) = (Vec::new(), Vec::new());
+        let mut upstream = None;
         match self.claim_refs() {
             Ok(None) => {}
             Err(why) => info.unchecked = Some(why),
@@ -624,7 +681,13 @@ impl Store {
                         }
                         info.age = age;
                         info.stale = stale.map(|r| r.short());
+                        upstream = self.upstream(refs);
                         for c in &records {
+                            if self.interrupted_close(refs, c) {
+                                let why = format!("{}'s close at {} did not finish", c.holder, c.taken_at);
+                                lapsed.push((c.id.clone(), why));
+                                continue;
+                            }
                             match c.lapsed(self.claim_ttl) {
                                 Some(end) => lapsed.push((
                                     c.id.clone(),
@@ -663,6 +726,18 @@ impl Store {
         };
         let mut excluded = held;
         excluded.extend(duplicates);
+        if let Some(up) = &upstream {
+            let all = self.ready(filter, assignee, 0, usize::MAX)?.value.issues;
+            let not = self.not_offered(up, all.iter().map(|(m, _)| m.as_ref()));
+            (info.closed_upstream, info.not_pushed) = (not.closed.len(), not.not_pushed.len());
+            info.branch = Some(up.branch.clone());
+            excluded.extend(not.closed);
+            excluded.extend(not.not_pushed);
+            // A lapsed claim of an issue closed on the branch, or not there yet, is not offered.
+            lapsed.retain(|(id, _)| {
+                self.get_meta(id).map_or(true, |m| self.on_branch(up, &m.value) == crate::git::claims::OnBranch::Pushed)
+            });
+        }
         let left_out = count(&excluded)?;
         let mut snap = if left_out == 0 {
             self.ready(filter, assignee, offset, size)?

@@ -79,6 +79,7 @@ pub mod served;
 pub mod sessions;
 mod shown;
 mod tombstones;
+mod unpulled;
 mod work;
 mod workspace;
 mod write;

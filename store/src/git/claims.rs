@@ -30,7 +30,10 @@ use super::remote::{self, Ran};
 
 mod fetch;
 mod renew;
+mod upstream;
+
 pub use renew::Renewed;
+pub use upstream::{OnBranch, Upstream};
 
 /// Where claim refs live.
 pub const PREFIX: &str = "refs/docket/claims/";
@@ -332,6 +335,12 @@ pub struct Claims {
     ttl: Duration,
     /// Claim blobs already read, by object id (a blob never changes).
     blobs: Mutex<std::collections::HashMap<String, String>>,
+    /// The remote's default branch (`refs/heads/NAME`), once known.
+    branch: std::sync::OnceLock<Option<String>>,
+    /// The workspace's files on that branch at the head last read.
+    upstream: Mutex<Option<Upstream>>,
+    /// The workspace folder from the repository's top level (`""`: the top level).
+    ws_rel: String,
 }
 
 #[derive(Debug, Default)]
@@ -344,6 +353,8 @@ struct ListState {
     /// The remote did not answer: until then, the last list is answered without asking.
     silent_until: Option<Instant>,
     why: Option<Refusal>,
+    /// The head of the remote's default branch in the last list, if it was asked for.
+    branch_oid: Option<String>,
 }
 
 /// Whether `name` can be a git remote's name (and never an option).
@@ -411,6 +422,9 @@ impl Claims {
             listed: Mutex::new(ListState::default()),
             ttl: DEFAULT_TTL,
             blobs: Mutex::default(),
+            branch: std::sync::OnceLock::new(),
+            upstream: Mutex::default(),
+            ws_rel: String::new(),
         }
     }
 
@@ -431,6 +445,12 @@ impl Claims {
     /// These claims with `timeout` for each operation on the remote.
     pub fn with_timeout(mut self, timeout: Duration) -> Claims {
         self.timeout = timeout;
+        self
+    }
+
+    /// These claims serving the workspace at `ws_rel` from the repository's top level.
+    pub fn with_workspace_at(mut self, ws_rel: &str) -> Claims {
+        self.ws_rel = ws_rel.to_string();
         self
     }
 
@@ -581,6 +601,30 @@ impl Claims {
         }
     }
 
+    /// Claims for `holder` in `session` the issue of tombstone `tomb`, a close that never finished
+    /// (the caller has checked: its process died before writing the file), compare-and-set on
+    /// the tombstone; the claim says whose close it was.
+    pub fn take_after_unfinished_close(&self, tomb: &Claim, holder: &str, session: &str) -> Result<Taken, Refusal> {
+        let holder = one_line(holder);
+        let claim = Claim {
+            id: tomb.id.clone(),
+            holder: holder.clone(),
+            session: one_line(session),
+            taken_at: now(),
+            lease: lease_end(self.ttl),
+            state: State::Held,
+            oid: String::new(),
+            takeover: None,
+            lapsed_from: Some(format!("{} (a close at {} that did not finish)", tomb.holder, tomb.taken_at)),
+            at: self.here(),
+            key: tomb.key.clone(),
+        };
+        match self.replace(tomb, &claim)? {
+            Some(taken) => Ok(Taken::New(taken)),
+            None => self.lost(&tomb.id, &holder, session),
+        }
+    }
+
     /// After a compare-and-set that did not hold: who has it now.
     fn lost(&self, id: &str, holder: &str, session: &str) -> Result<Taken, Refusal> {
         match self.read(id)? {
@@ -715,7 +759,13 @@ impl Claims {
                 String::from_utf8_lossy(&out.stdout).trim().to_string()
             }
             Backend::Remote(remote) => {
-                let listed = self.ls_remote(remote, &name, self.until())?;
+                // The default branch's head as of this read: a tombstone this read no longer
+                // sees ended because its close is on that head (see upstream.rs).
+                let branch = self.branch_name();
+                let (listed, head) = self.ls_remote_with(remote, &name, branch.as_deref(), self.until())?;
+                if head.is_some() {
+                    self.state().branch_oid = head;
+                }
                 listed.into_iter().next().map(|(_, oid)| oid).unwrap_or_default()
             }
         };
@@ -772,11 +822,14 @@ impl Claims {
             }
             st.busy = true;
         }
-        let asked = self.ls_remote(remote, &format!("{PREFIX}*"), self.until());
+        // The default branch's head in the same answer: ready and claim judge by it (upstream.rs).
+        let branch = self.branch_name();
+        let asked = self.ls_remote_with(remote, &format!("{PREFIX}*"), branch.as_deref(), self.until());
         let mut st = self.state();
         st.busy = false;
         match asked {
-            Ok(refs) => {
+            Ok((refs, branch_oid)) => {
+                st.branch_oid = branch_oid;
                 let changed = st.last.as_ref().is_none_or(|(_, old, _)| *old != refs);
                 st.last = Some((Instant::now(), refs.clone(), true));
                 (st.silent_until, st.why) = (None, None);
@@ -938,15 +991,26 @@ impl Claims {
         }
     }
 
-    fn ls_remote(&self, remote: &str, pattern: &str, until: Instant) -> Result<RefList, Refusal> {
-        let out = self.git_remote(remote, &["ls-remote", "--refs", "--", remote, pattern], until)?;
+    /// The claim refs matching `pattern` on `remote`, and in the same call the head of `branch`
+    /// (a full ref name) when given.
+    fn ls_remote_with(
+        &self,
+        remote: &str,
+        pattern: &str,
+        branch: Option<&str>,
+        until: Instant,
+    ) -> Result<(RefList, Option<String>), Refusal> {
+        let mut args = vec!["ls-remote", "--refs", "--", remote, pattern];
+        args.extend(branch);
+        let out = self.git_remote(remote, &args, until)?;
         if !out.status.success() {
             return Err(unreachable(remote, &out));
         }
         let text = String::from_utf8_lossy(&out.stdout);
-        let lines: Vec<String> =
-            text.lines().filter_map(|l| l.split_once('\t')).map(|(oid, name)| format!("{name} {oid}")).collect();
-        Ok(parse_refs(&lines.join("\n")))
+        let pairs: Vec<(&str, &str)> = text.lines().filter_map(|l| l.split_once('\t')).collect();
+        let head = branch.and_then(|b| pairs.iter().find(|(_, name)| *name == b).map(|(oid, _)| oid.to_string()));
+        let lines: Vec<String> = pairs.iter().map(|(oid, name)| format!("{name} {oid}")).collect();
+        Ok((parse_refs(&lines.join("\n")), head))
     }
 
     /// `git push --porcelain --force-with-lease=REF:EXPECTED REMOTE SPEC`: whether the remote

@@ -1,0 +1,69 @@
+//! What a clone that has not pulled must not offer, judged by the claims remote's default branch
+//! ([`crate::git::claims::Upstream`]): an issue closed there (its close not pulled here yet, and
+//! its tombstone perhaps ended already) and an issue not there yet (created here since the last
+//! push: its id may change in the merge that meets another clone's issue of that id). And the
+//! one tombstone that must not stand: a close that this workspace's own server began and never
+//! finished (the process died between the tombstone and the file's write).
+
+use crate::Store;
+use crate::git::claims::{Claim, Claims, OnBranch, State, Upstream, skew};
+use crate::model::IssueMeta;
+
+/// Ready issues the branch says not to offer.
+#[derive(Debug, Default)]
+pub(crate) struct NotOffered {
+    /// Closed on the branch, open in this clone's files.
+    pub closed: Vec<String>,
+    /// Not on the branch yet.
+    pub not_pushed: Vec<String>,
+}
+
+impl Store {
+    /// The claims remote's default branch, if claims go through a remote and it can be read: its
+    /// head as the remote lists it (the claim refs' listing, reused for a moment, says it).
+    pub(crate) fn upstream(&self, refs: &Claims) -> Option<Upstream> {
+        refs.remote()?;
+        let _ = refs.held();
+        refs.upstream()
+    }
+
+    /// Where `meta`'s file stands on `upstream`.
+    pub(crate) fn on_branch(&self, upstream: &Upstream, meta: &IssueMeta) -> OnBranch {
+        match meta.path.strip_prefix(&self.ws.dir) {
+            Ok(in_ws) => upstream.state(in_ws),
+            Err(_) => OnBranch::Pushed,
+        }
+    }
+
+    /// Which of `rows` (ready by the files) `upstream` says not to offer.
+    pub(crate) fn not_offered<'a>(&self, upstream: &Upstream, rows: impl Iterator<Item = &'a IssueMeta>) -> NotOffered {
+        let mut out = NotOffered::default();
+        for m in rows {
+            match self.on_branch(upstream, m) {
+                OnBranch::Pushed => {}
+                OnBranch::Closed => out.closed.push(m.id.clone()),
+                OnBranch::NotYet => out.not_pushed.push(m.id.clone()),
+            }
+        }
+        out
+    }
+
+    /// Whether tombstone `c` is a close this workspace began and never finished: taken here, a
+    /// lease and its skew ago, and the issue it names (the same `docketKey`) still not closed in
+    /// the files here. Such an issue is offered again, like a lapsed claim.
+    pub(crate) fn interrupted_close(&self, refs: &Claims, c: &Claim) -> bool {
+        if c.state != State::Closed || !refs.taken_here(c) || !c.older_than(self.claim_ttl + skew(self.claim_ttl)) {
+            return false;
+        }
+        let Ok(meta) = self.get_meta(&c.id) else { return false };
+        let meta = meta.value;
+        let same_issue = match &c.key {
+            Some(key) => crate::files::read_text(&meta.path)
+                .ok()
+                .and_then(|t| crate::git::merge::identity_key(&t))
+                .is_some_and(|k| &k == key),
+            None => true,
+        };
+        same_issue && !meta.status.is_archived()
+    }
+}
