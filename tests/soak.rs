@@ -675,6 +675,9 @@ fn many_agents_in_clones_and_worktrees_with_kills_and_pauses_keep_every_invarian
     // claims of killed and paused agents lapse on their own).
     if !converge(&clones, &log) {
         let log = log.lock().unwrap();
+        if keep {
+            std::fs::write(logs.join("trace.txt"), log.trace.join("\n")).expect("write the trace");
+        }
         let told: BTreeSet<&String> = log.surprises.iter().collect();
         panic!("the clones did not reach one history after the agents stopped: {told:#?}");
     }

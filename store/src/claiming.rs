@@ -14,6 +14,10 @@
 //! renew too. A lapsed claim is free: ready offers it again, and a claim takes it without a reason.
 //! Fencing: a session whose claim was taken by someone else since cannot write to that issue.
 
+mod ready;
+
+pub use ready::ReadyClaims;
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -21,10 +25,7 @@ use crate::Store;
 use crate::git::Repo;
 use crate::git::claims::{Claim, ClaimRead, Claims, Refusal, State, Taken};
 use crate::holder::{self, Session};
-use crate::model::{
-    Expect, IssueFilter, IssueMeta, IssuePatch, Snapshot, SortField, SortOrder, Status, StoreError, Updated,
-};
-use crate::work::Ready;
+use crate::model::{Expect, IssueFilter, IssueMeta, IssuePatch, Status, StoreError, Updated};
 use crate::workspace::Worktrees;
 
 /// The issues the claim refs say are held, and how old that answer is.
@@ -40,34 +41,6 @@ pub struct HeldClaims {
     /// Why the list is older than it should be: the remote did not answer, and this is the last
     /// list it gave (`age` says how old).
     pub stale: Option<String>,
-}
-
-/// What the claim records changed in a ready page.
-#[derive(Debug, Clone, Default)]
-pub struct ReadyClaims {
-    /// Whether claim records were consulted at all (inside git).
-    pub checked: bool,
-    /// Ready by the files, but held (live lease) or closed in the claim records: left out.
-    pub hidden: usize,
-    /// IDs ready by their files but held by several files (a claim would be refused): left out.
-    pub duplicates: usize,
-    /// Issues whose holder's lease lapsed, offered again: (ID, "ann's lease lapsed at T").
-    pub lapsed: Vec<(String, String)>,
-    /// How old the records are.
-    pub age: Duration,
-    /// The claims remote, if any.
-    pub remote: Option<String>,
-    /// Why the records could not be read, if they could not (the page is then the files' alone).
-    pub unchecked: Option<String>,
-    /// Why the records are older than they should be: the remote did not answer, and these are
-    /// the last it listed (`age` says how old).
-    pub stale: Option<String>,
-    /// The claims remote's default branch the page was checked against (`REMOTE/BRANCH`).
-    pub branch: Option<String>,
-    /// Ready by this clone's files but closed on that branch (not pulled yet): left out.
-    pub closed_upstream: usize,
-    /// Ready but not on that branch yet (created here since the last push): left out.
-    pub not_pushed: usize,
 }
 
 /// What a release did.
@@ -256,6 +229,19 @@ impl Store {
                 up.branch
             );
             return Err(refuse(&meta.id, reason));
+        }
+        // Paused (a stopped process, a sleeping laptop) past the lease it has just taken: the
+        // file is written only if the claim is still this session's.
+        if new && claim.lapsed(self.claim_ttl).is_some() {
+            let still = refs
+                .read(&meta.id)
+                .ok()
+                .flatten()
+                .is_some_and(|c| c.state == State::Held && c.is_held_by(assignee, &sid));
+            if !still {
+                let reason = "this call was paused past the lease it had just taken, and the claim is no longer this session's (nothing was written); issues_ready lists work to claim".to_string();
+                return Err(refuse(&meta.id, reason));
+            }
         }
         // A claim of an issue the file says someone else is working on, with no record of it (a
         // claim made before records): refused as before, needing a takeover.
@@ -648,129 +634,6 @@ impl Store {
         };
         let empty = Claim { oid: String::new(), ..new.clone() };
         Ok(refs.replace(current.as_ref().unwrap_or(&empty), &new)?.is_some())
-    }
-
-    /// The ready page without the issues the claim records say are held (a live lease) or
-    /// closed, and with the issues whose holder's lease lapsed offered again (first on the first
-    /// page when their file still says in_progress).
-    pub fn ready_claimable(
-        &self,
-        filter: &IssueFilter,
-        assignee: Option<&str>,
-        offset: usize,
-        size: usize,
-    ) -> Result<(Snapshot<Ready>, ReadyClaims), StoreError> {
-        let mut info = ReadyClaims::default();
-        // An ID several files hold cannot be claimed (nor written): never offered.
-        let duplicates = self.fresh()?.0.duplicate_ids();
-        let (mut held, mut lapsed) = (Vec::new(), Vec::new());
-        let mut upstream = None;
-        match self.claim_refs() {
-            Ok(None) => {}
-            Err(why) => info.unchecked = Some(why),
-            Ok(Some(refs)) => {
-                info.checked = true;
-                info.remote = refs.remote().map(str::to_string);
-                match refs.records() {
-                    Ok((records, age, stale)) => {
-                        if stale.is_none() && age.is_zero() {
-                            // The remote just answered: finish what earlier calls left queued,
-                            // and end the tombstones whose close can now be seen.
-                            self.settle_claims(refs.until());
-                            self.end_tombstones_now_and_then(refs, &records);
-                        }
-                        info.age = age;
-                        info.stale = stale.map(|r| r.short());
-                        upstream = self.upstream(refs);
-                        for c in &records {
-                            if self.interrupted_close(refs, c) {
-                                let why = format!("{}'s close at {} did not finish", c.holder, c.taken_at);
-                                lapsed.push((c.id.clone(), why));
-                                continue;
-                            }
-                            match c.lapsed(self.claim_ttl) {
-                                Some(end) => lapsed.push((
-                                    c.id.clone(),
-                                    format!(
-                                        "{}'s lease lapsed at {}",
-                                        c.holder,
-                                        end.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
-                                    ),
-                                )),
-                                None => held.push(c.id.clone()),
-                            }
-                        }
-                    }
-                    Err(r) => info.unchecked = Some(r.reason()),
-                }
-            }
-        }
-        let count = |ids: &[String]| -> Result<usize, StoreError> {
-            if ids.is_empty() {
-                return Ok(0);
-            }
-            let only = IssueFilter { ids: ids.to_vec(), ..filter.clone() };
-            Ok(self.ready(&only, assignee, 0, ids.len())?.value.total)
-        };
-        info.hidden = count(&held)?;
-        info.duplicates = match duplicates.is_empty() {
-            true => 0,
-            false => {
-                let only = IssueFilter { ids: duplicates.clone(), ..filter.clone() };
-                let rows = self.ready(&only, assignee, 0, usize::MAX)?.value.issues;
-                let mut ids: Vec<String> = rows.iter().map(|(m, _)| m.id.to_uppercase()).collect();
-                ids.sort();
-                ids.dedup();
-                ids.len()
-            }
-        };
-        let mut excluded = held;
-        excluded.extend(duplicates);
-        if let Some(up) = &upstream {
-            let all = self.ready(filter, assignee, 0, usize::MAX)?.value.issues;
-            let not = self.not_offered(up, all.iter().map(|(m, _)| m.as_ref()));
-            (info.closed_upstream, info.not_pushed) = (not.closed.len(), not.not_pushed.len());
-            info.branch = Some(up.branch.clone());
-            excluded.extend(not.closed);
-            excluded.extend(not.not_pushed);
-            // A lapsed claim of an issue closed on the branch, or not there yet, is not offered.
-            lapsed.retain(|(id, _)| {
-                self.get_meta(id).map_or(true, |m| self.on_branch(up, &m.value) == crate::git::claims::OnBranch::Pushed)
-            });
-        }
-        let left_out = count(&excluded)?;
-        let mut snap = if left_out == 0 {
-            self.ready(filter, assignee, offset, size)?
-        } else {
-            let mut snap = self.ready(filter, assignee, 0, offset + size + left_out)?;
-            let ready = &mut snap.value;
-            ready.issues.retain(|(m, _)| !excluded.iter().any(|h| h.eq_ignore_ascii_case(&m.id)));
-            ready.issues = ready.issues.drain(..).skip(offset).take(size).collect();
-            ready.total = ready.total.saturating_sub(left_out);
-            snap
-        };
-        if !lapsed.is_empty() {
-            // Lapsed claims whose file still says in_progress (this clone or worktree saw the
-            // claim): offered first, blockers and the filter still apply.
-            let in_progress = IssueFilter {
-                ids: lapsed.iter().map(|(id, _)| id.clone()).collect(),
-                status: vec![Status::InProgress],
-                blocked: Some(false),
-                ..filter.clone()
-            };
-            let stale = self.list(&in_progress, SortField::Priority, SortOrder::Desc)?.value;
-            snap.value.total += stale.len();
-            if offset == 0 {
-                let mut rows: Vec<(Arc<IssueMeta>, usize)> = stale.into_iter().map(|m| (m, 0)).collect();
-                rows.append(&mut snap.value.issues);
-                rows.truncate(size);
-                snap.value.issues = rows;
-            }
-            let shown: Vec<&str> = snap.value.issues.iter().map(|(m, _)| m.id.as_str()).collect();
-            info.lapsed =
-                lapsed.into_iter().filter(|(id, _)| shown.iter().any(|s| s.eq_ignore_ascii_case(id))).collect();
-        }
-        Ok((snap, info))
     }
 
     /// What the claim records say is held, live (`None`: no claim records are used here).

@@ -554,6 +554,36 @@ impl Claims {
     /// reason) another holder's live claim. The holder's own claim is renewed. A tombstone (the
     /// issue was closed) is never taken. Nothing is written when it is refused.
     pub fn take_as(&self, id: &str, holder: &str, session: &str, takeover: Option<&str>) -> Result<Taken, Refusal> {
+        // A takeover (a reason given) that lost its compare-and-set to the holder's own renewal
+        // is still wanted: retried (a few times) while the record names the same holder.
+        let mut tries = 0;
+        loop {
+            let (taken, replaced) = self.take_once(id, holder, session, takeover)?;
+            if let Some(taken) = taken {
+                return Ok(taken);
+            }
+            tries += 1;
+            let renewed = match (&replaced, self.read(id)?) {
+                (Some(old), Some(now)) => {
+                    now.state == State::Held && now.holder == old.holder && now.session == old.session
+                }
+                _ => false,
+            };
+            if takeover.is_none() || !renewed || tries >= 3 {
+                return self.lost(id, &one_line(holder), session);
+            }
+        }
+    }
+
+    /// One [`Claims::take_as`]: what it took (`None` when its compare-and-set did not hold), and
+    /// the record it tried to replace.
+    fn take_once(
+        &self,
+        id: &str,
+        holder: &str,
+        session: &str,
+        takeover: Option<&str>,
+    ) -> Result<(Option<Taken>, Option<Claim>), Refusal> {
         let holder = one_line(holder);
         let current = self.read(id)?;
         let mut claim = Claim {
@@ -580,8 +610,8 @@ impl Claims {
                     claim.session = c.session.clone();
                 }
                 return match self.replace(c, &claim)? {
-                    Some(renewed) => Ok(Taken::Already(renewed)),
-                    None => self.lost(id, &holder, session),
+                    Some(renewed) => Ok((Some(Taken::Already(renewed)), current)),
+                    None => self.lost(id, &holder, session).map(|t| (Some(t), current)),
                 };
             }
             Some(c) => match (c.lapsed(self.ttl), takeover) {
@@ -595,10 +625,8 @@ impl Claims {
             None => {}
         }
         let empty = Claim { oid: String::new(), ..claim.clone() };
-        match self.replace(current.as_ref().unwrap_or(&empty), &claim)? {
-            Some(taken) => Ok(Taken::New(taken)),
-            None => self.lost(id, &holder, session),
-        }
+        let taken = self.replace(current.as_ref().unwrap_or(&empty), &claim)?.map(Taken::New);
+        Ok((taken, current))
     }
 
     /// Claims for `holder` in `session` the issue of tombstone `tomb`, a close that never finished

@@ -68,7 +68,7 @@ pub fn merge_file_at(base: &str, ours: &str, theirs: &str, now: &str) -> Merged 
     if front.get("status") != b.front.get("status") {
         settle_dates(&mut front, &o.front, &t.front);
     }
-    let body = merge_text(b.body, o.body, t.body);
+    let body = merge_body(b.body, o.body, t.body);
     let render = |front: &Mapping| {
         let mut text = format!("---\n{}---\n{}", render_front(o.yaml, &o.front, front), body.text);
         if !notes.is_empty() {
@@ -165,6 +165,26 @@ pub fn same_time(a: &str, b: &str) -> bool {
 fn merge_text(base: &str, ours: &str, theirs: &str) -> Merged {
     let (text, conflicts) = super::diff3::merge(base, ours, theirs);
     Merged { text, conflicts }
+}
+
+/// The body's three-way merge. Where both sides only appended to the body (a close's notes on
+/// one branch, a comment or a merge note on the other), the merge keeps the base and both
+/// additions, in one order whichever side merges (the additions sorted), so two clones merging
+/// the same pair agree, instead of conflict markers for a person.
+fn merge_body(base: &str, ours: &str, theirs: &str) -> Merged {
+    let merged = merge_text(base, ours, theirs);
+    let stem = base.trim_end();
+    let (Some(o), Some(t)) = (ours.strip_prefix(stem), theirs.strip_prefix(stem)) else { return merged };
+    if !merged.conflicts || o.trim().is_empty() || t.trim().is_empty() {
+        return merged;
+    }
+    let (first, second) = if o <= t { (o, t) } else { (t, o) };
+    let mut text = format!("{stem}{first}");
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str(second);
+    Merged { text, conflicts: false }
 }
 
 /// Whether ours was updated at or after theirs (ours wins a tie).
@@ -508,6 +528,22 @@ mod tests {
         let m = merge_file(&base, &cleared, &base.replace("ISS-000002", "ISS-000005"));
         let p = split(&m.text).expect("parses");
         assert_eq!(p.front.get("blockedBy").and_then(Yaml::as_sequence).map(Vec::len), Some(1), "{}", m.text);
+    }
+
+    #[test]
+    fn notes_appended_on_both_branches_are_both_kept_in_one_order() {
+        let base = "---\nid: ISS-1\nstatus: in_progress\nupdatedAt: '2026-01-01T00:00:00Z'\n---\n\nBody.\n";
+        let closed = format!("{base}\n---\n**Completion Notes (2026-01-02T00:00:00Z):**\ndone by ann")
+            .replace("status: in_progress", "status: closed");
+        let noted = format!("{base}\n> docket merge: `assignee` was changed on both branches\n");
+        let one = merge_file_at(base, &closed, &noted, "2026-01-03T00:00:00Z");
+        let other = merge_file_at(base, &noted, &closed, "2026-01-03T00:00:00Z");
+        for m in [&one, &other] {
+            assert!(!m.conflicts && !m.text.contains("<<<<<<<"), "{}", m.text);
+            assert!(m.text.contains("done by ann") && m.text.contains("> docket merge:") && m.text.contains("Body."));
+        }
+        let body = |m: &Merged| split(&m.text).map(|p| p.body.to_string());
+        assert_eq!(body(&one), body(&other), "both sides' merges agree");
     }
 
     #[test]
