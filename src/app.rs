@@ -10,7 +10,6 @@ use crate::config::Config;
 use crate::error_memory::ErrorMemory;
 use crate::generated::TOOLS;
 use crate::handlers::Handlers;
-use crate::server::DocketServer;
 use crate::store::served::Served;
 use crate::store::{Store, StoreOptions, Workspace};
 
@@ -70,14 +69,14 @@ impl App {
 
     /// An MCP server over this instance (one per stdio connection or HTTP session): its own
     /// session, the holder of the claims it takes, renewed while it lives.
-    pub fn server(&self) -> DocketServer<Handlers> {
-        DocketServer::new(
+    pub fn server(&self) -> crate::server::Mcp<Handlers> {
+        crate::server::new(
             Arc::clone(&self.handlers),
             Arc::clone(&self.store),
             Arc::clone(&self.memory),
             Arc::clone(&self.config),
+            self.writes.clone(),
         )
-        .hearing(self.writes.clone())
     }
 
     /// A tool call from a front end other than MCP (the web board, the CLI): [`crate::call::run`],
@@ -86,10 +85,10 @@ impl App {
         let spec = TOOLS.iter().find(|t| t.name == tool)?;
         let switched = crate::call::resolve_again(spec, &self.store, &self.memory);
         let core = crate::call::Core {
-            handlers: self.handlers.as_ref(),
-            memory: &self.memory,
-            writes: Some(&self.writes),
-            workspace: self.store.workspace(),
+            handlers: Arc::clone(&self.handlers),
+            memory: Arc::clone(&self.memory),
+            writes: self.writes.clone(),
+            store: Arc::clone(&self.store),
         };
         let mut called = crate::call::run(&core, spec, args, request_id).await;
         called.warnings.splice(0..0, switched);

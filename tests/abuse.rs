@@ -803,8 +803,9 @@ async fn unknown_tools_are_json_rpc_errors_naming_the_tool() {
 // Protocol-level abuse (raw pipe)
 
 /// Lines no client should send, each with `@ID@` standing for its own request id. Each is
-/// followed by a ping that must be answered.
-fn malformed_lines() -> Vec<(&'static str, Vec<u8>)> {
+/// followed by a ping that must be answered. Only a few name docket's tools: to any other
+/// server (tests/example_server.rs) they are calls of unknown tools.
+pub(crate) fn malformed_lines() -> Vec<(&'static str, Vec<u8>)> {
     let call = |args: &[u8]| {
         [
             br#"{"jsonrpc":"2.0","id":@ID@,"method":"tools/call","params":{"name":"issues_get","arguments":"#
@@ -922,40 +923,8 @@ fn malformed_lines_invalid_utf8_and_unknown_methods_keep_the_server_up() {
     let mut server = RawServer::spawn(ws.path());
     let init = server.initialize();
     assert_eq!(init["result"]["serverInfo"]["name"], "docket");
-    let tools = server.request(1, "tools/list", json!({}));
-    let tool_count = tools["result"]["tools"].as_array().map(Vec::len).expect("tools");
     let lines = malformed_lines();
-    let mut messages: Vec<Value> = Vec::new();
-    for (i, (label, line)) in lines.iter().enumerate() {
-        let id = 500 + i as i64;
-        assert!(server.send_bytes(&with_id(line, id)), "{label}: the server closed its stdin");
-        let ping_id = json!(10_000 + i);
-        assert!(server.send(&json!({"jsonrpc": "2.0", "id": ping_id, "method": "ping"})), "{label}: pipe closed");
-        let mut seen = server
-            .recv_until(&ping_id, Duration::from_secs(30))
-            .unwrap_or_else(|| panic!("{label}: the server stopped answering (ping {ping_id} unanswered)"));
-        let pong = seen.pop().expect("pong");
-        assert_eq!(pong["result"], json!({}), "{label}: ping answered: {pong}");
-        messages.extend(seen);
-    }
-    let tools = server.request(2, "tools/list", json!({}));
-    assert_eq!(tools["result"]["tools"].as_array().map(Vec::len), Some(tool_count), "tools/list after the abuse");
-    for msg in &messages {
-        assert_eq!(msg["jsonrpc"], "2.0", "{msg}");
-        // A response repeats its request's id, however long; everything else stays short.
-        let mut without_id = msg.clone();
-        without_id.as_object_mut().map(|o| o.remove("id"));
-        assert!(
-            without_id.to_string().len() <= MAX_ERROR_TEXT,
-            "a {} byte reply: {}",
-            msg.to_string().len(),
-            abbreviate(msg)
-        );
-        if let Some(err) = msg.get("error") {
-            assert!(err["code"].is_i64(), "an error has a code: {msg}");
-            assert!(err["message"].as_str().is_some_and(|m| !m.is_empty()), "an error has a message: {msg}");
-        }
-    }
+    let messages = answer_malformed_lines(&mut server, &lines);
     // The answer to each line that carried an id, if any.
     let reply_to = |label: &str| -> Option<&Value> {
         let i = lines.iter().position(|(l, _)| *l == label).expect("known label");
@@ -998,4 +967,45 @@ fn malformed_lines_invalid_utf8_and_unknown_methods_keep_the_server_up() {
     assert!(status.success(), "clean exit on stdin EOF after the abuse: {status}");
     let after = snapshot(ws.path());
     assert!(after == before, "malformed lines changed the workspace: {:?}", snapshot_diff(&before, &after));
+}
+
+/// Sends each of `lines` (with its own id) to an initialized `server`, each followed by a ping
+/// that must be answered; checks that tools/list is the same after, and that every reply is
+/// JSON-RPC 2.0, short (but for a repeated id) and, if an error, has a code and a message.
+/// Returns every message that came back but the pongs.
+pub(crate) fn answer_malformed_lines(server: &mut RawServer, lines: &[(&'static str, Vec<u8>)]) -> Vec<Value> {
+    let tools = server.request(1, "tools/list", json!({}));
+    let tool_count = tools["result"]["tools"].as_array().map(Vec::len).expect("tools");
+    let mut messages: Vec<Value> = Vec::new();
+    for (i, (label, line)) in lines.iter().enumerate() {
+        let id = 500 + i as i64;
+        assert!(server.send_bytes(&with_id(line, id)), "{label}: the server closed its stdin");
+        let ping_id = json!(10_000 + i);
+        assert!(server.send(&json!({"jsonrpc": "2.0", "id": ping_id, "method": "ping"})), "{label}: pipe closed");
+        let mut seen = server
+            .recv_until(&ping_id, Duration::from_secs(30))
+            .unwrap_or_else(|| panic!("{label}: the server stopped answering (ping {ping_id} unanswered)"));
+        let pong = seen.pop().expect("pong");
+        assert_eq!(pong["result"], json!({}), "{label}: ping answered: {pong}");
+        messages.extend(seen);
+    }
+    let tools = server.request(2, "tools/list", json!({}));
+    assert_eq!(tools["result"]["tools"].as_array().map(Vec::len), Some(tool_count), "tools/list after the abuse");
+    for msg in &messages {
+        assert_eq!(msg["jsonrpc"], "2.0", "{msg}");
+        // A response repeats its request's id, however long; everything else stays short.
+        let mut without_id = msg.clone();
+        without_id.as_object_mut().map(|o| o.remove("id"));
+        assert!(
+            without_id.to_string().len() <= MAX_ERROR_TEXT,
+            "a {} byte reply: {}",
+            msg.to_string().len(),
+            abbreviate(msg)
+        );
+        if let Some(err) = msg.get("error") {
+            assert!(err["code"].is_i64(), "an error has a code: {msg}");
+            assert!(err["message"].as_str().is_some_and(|m| !m.is_empty()), "an error has a message: {msg}");
+        }
+    }
+    messages
 }

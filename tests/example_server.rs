@@ -1,6 +1,7 @@
 //! The toolkit's second user, examples/bookmarks: built with cargo as its README says, served
 //! over stdio to rmcp's client, its manifest's samples run, its call observer logging each call;
-//! served over Streamable HTTP to two sessions sharing its bookmarks; and a copy of the folder outside the
+//! kept up over a raw pipe by the same malformed lines docket survives (tests/abuse.rs), each
+//! answered by the toolkit's guarded stdio transport; served over Streamable HTTP to two sessions sharing its bookmarks; and a copy of the folder outside the
 //! repository, its path dependencies pointing back, builds too, and fails to build, naming the
 //! tool, when its manifest gains a tool it has no handler for.
 
@@ -105,6 +106,44 @@ async fn the_example_serves_its_consolidated_profile_from_the_runtime() {
         assert!(common::is_error(&r) && common::text(&r).contains(says), "{args}: {}", common::text(&r));
     }
     client.cancel().await.expect("stop");
+}
+
+/// The stdio abuse cases of tests/abuse.rs, sent to the example: it stays up through each, and
+/// the lines rmcp cannot read get the answers the toolkit's stdio transport gives (docket's).
+#[test]
+fn the_example_survives_the_malformed_lines_docket_survives() {
+    assert_built(Path::new(EXAMPLE), false);
+    let mut server = common::RawServer::spawn_command(Command::new(target_dir(false).join("debug/bookmarks")));
+    let init = server.initialize();
+    assert_eq!(init["result"]["serverInfo"]["name"], "bookmarks", "{init}");
+    let lines = crate::abuse::malformed_lines();
+    let messages = crate::abuse::answer_malformed_lines(&mut server, &lines);
+    let code_of = |label: &str| {
+        let i = lines.iter().position(|(l, _)| *l == label).expect("known label");
+        let reply = messages.iter().find(|m| m["id"] == json!(500 + i));
+        reply.unwrap_or_else(|| panic!("{label}: no reply")).pointer("/error/code").and_then(|c| c.as_i64())
+    };
+    for (label, code) in [
+        ("jsonrpc 1.0", -32600),
+        ("no jsonrpc field", -32600),
+        ("tools/call params a string", -32602),
+        ("unknown method", -32601),
+        ("tools/call unknown tool", -32602),
+    ] {
+        assert_eq!(code_of(label), Some(code), "{label}");
+    }
+    // Lines without a usable id are answered with id null.
+    let null_id = |code: i64, says: &str| {
+        messages.iter().any(|m| {
+            m["id"].is_null()
+                && m["error"]["code"] == code
+                && m["error"]["message"].as_str().is_some_and(|text| text.contains(says))
+        })
+    };
+    assert!(null_id(-32700, "Parse error"), "a line that is not JSON: {messages:?}");
+    assert!(null_id(-32600, "longer than"), "the 17 MB line is skipped and said so");
+    assert!(null_id(-32600, "batches"), "a batch is refused");
+    assert!(server.close().success(), "clean exit on stdin EOF after the abuse");
 }
 
 /// The example with `--http 127.0.0.1:0`, killed on drop; `url` is its MCP endpoint.

@@ -9,6 +9,8 @@
 
 pub(crate) mod memory;
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
 use tokio::sync::broadcast::Sender;
 
@@ -31,35 +33,43 @@ pub struct Write {
 }
 
 /// Where a call runs: the handlers, the error memory, the channel writes are announced on, and
-/// the workspace (which a pending one's first write creates). It is the runtime's observer of
-/// the call ([`CallObserver`]): error memory's warning before it, the failure recorded or the
-/// write announced after it.
-pub struct Core<'a, H> {
-    pub handlers: &'a H,
-    pub memory: &'a std::sync::Arc<ErrorMemory>,
-    pub writes: Option<&'a Sender<Write>>,
-    pub workspace: &'a Workspace,
+/// the store served (whose workspace a pending one's first write creates). It is the runtime's
+/// observer of the call ([`CallObserver`]): error memory's warning before it, the failure
+/// recorded or the write announced after it, and docket's index state in an MCP answer's `_meta`.
+pub struct Core<H> {
+    pub handlers: Arc<H>,
+    pub memory: Arc<ErrorMemory>,
+    pub writes: Sender<Write>,
+    pub store: Arc<Served>,
 }
 
 /// Runs `spec` with `args`, through the runtime's call path with `core` observing.
 pub async fn run<H: ToolHandlers>(
-    core: &Core<'_, H>,
+    core: &Core<H>,
     spec: &'static ToolSpec,
     args: Map<String, Value>,
     request_id: String,
 ) -> Called {
     let ctx = CallContext { tool: spec.name.to_string(), request_id };
-    crate::runtime::call::run(core, spec, args, |args| async move {
-        let strings: Vec<(String, String)> =
-            args.iter().filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_string()))).collect();
-        match generated::dispatch(core.handlers, spec.name, args, ctx).await {
-            Some(result) => {
-                result.map_err(|e| prefix_hint_only_with_prefixes(name_the_field(e, &strings), core.workspace))
-            }
-            None => Err(generated::errors::not_implemented(spec.name)),
-        }
-    })
-    .await
+    let workspace = core.store.workspace();
+    crate::runtime::call::run(core, spec, args, |args| dispatch(&*core.handlers, spec.name, args, ctx, workspace)).await
+}
+
+/// Runs tool `name` through the generated dispatch, its errors said for `ws`: the field that held
+/// an invalid id named, the prefix hint only where ids carry prefixes.
+pub async fn dispatch<H: ToolHandlers>(
+    handlers: &H,
+    name: &str,
+    args: Map<String, Value>,
+    ctx: CallContext,
+    ws: &Workspace,
+) -> ToolResult<Value> {
+    let strings: Vec<(String, String)> =
+        args.iter().filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_string()))).collect();
+    match generated::dispatch(handlers, name, args, ctx).await {
+        Some(result) => result.map_err(|e| prefix_hint_only_with_prefixes(name_the_field(e, &strings), ws)),
+        None => Err(generated::errors::not_implemented(name)),
+    }
 }
 
 /// The NOT_FOUND hint to check an id's prefix (`ISS-000099, not 000099`), only in a workspace
@@ -111,14 +121,14 @@ pub struct Pending {
     announce: Option<Map<String, Value>>,
 }
 
-impl<H: ToolHandlers> CallObserver for Core<'_, H> {
+impl<H: ToolHandlers> CallObserver for Core<H> {
     type Pending = Pending;
 
     async fn before(&self, spec: &'static ToolSpec, args: &Map<String, Value>) -> (Pending, Vec<Warning>) {
         let error_context = memory::context_of(spec, args);
-        let mut warnings = memory::preflight(self.memory, spec.name, &error_context).await;
+        let mut warnings = memory::preflight(&self.memory, spec.name, &error_context).await;
         warnings.extend(memory::deprecation(spec));
-        let announce = (!spec.read_only && self.writes.is_some_and(|w| w.receiver_count() > 0)).then(|| args.clone());
+        let announce = (!spec.read_only && self.writes.receiver_count() > 0).then(|| args.clone());
         (Pending { error_context, announce }, warnings)
     }
 
@@ -127,21 +137,38 @@ impl<H: ToolHandlers> CallObserver for Core<'_, H> {
         match result {
             Err(e) => {
                 tracing::info!(tool = spec.name, code = e.code.as_str(), "tool call failed");
-                warnings.extend(memory::record(self.memory, spec.name, e, &pending.error_context).await);
+                warnings.extend(memory::record(&self.memory, spec.name, e, &pending.error_context).await);
             }
             Ok(reply) => {
-                if let (Some(args), Some(writes)) = (pending.announce, self.writes) {
+                if let Some(args) = pending.announce {
                     // No receiver left (no MCP session listening) is not an error.
-                    let _ = writes.send(Write { tool: spec, args, output: reply.data.clone() });
+                    let _ = self.writes.send(Write { tool: spec, args, output: reply.data.clone() });
                 }
                 // A read before the first write found nothing because there is nothing yet.
-                if !self.workspace.exists() {
-                    warnings.push(no_workspace_yet(self.workspace));
+                if !self.store.workspace().exists() {
+                    warnings.push(no_workspace_yet(self.store.workspace()));
                 }
             }
         }
         warnings
     }
+
+    fn meta(&self) -> Map<String, Value> {
+        index_meta(&self.store.index_info())
+    }
+}
+
+/// docket's own `_meta` entries: the index's size and last refresh, when the index is on.
+fn index_meta(index: &crate::store::IndexInfo) -> Map<String, Value> {
+    let mut meta = Map::new();
+    if index.enabled {
+        meta.insert("index_size".into(), serde_json::json!(index.entries));
+        let updated = index
+            .last_refresh
+            .map(|t| chrono::DateTime::<chrono::Utc>::from(t).to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
+        meta.insert("index_last_updated".into(), serde_json::json!(updated));
+    }
+    meta
 }
 
 /// Before a write (a tool that is not read-only): when the process serves a pending workspace and

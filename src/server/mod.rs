@@ -1,36 +1,104 @@
-//! The MCP face of docket: an rmcp `ServerHandler` that publishes the generated tool table and
-//! routes calls through the generated dispatch, wrapping every result in one envelope.
+//! The MCP face of docket: the toolkit's server (`toolkit_runtime::server::Server`) over
+//! docket's tools ([`tools::SessionTools`], each call a call of the connection's session), watched
+//! by docket's observer ([`crate::call::Core`]: error memory, write announcements, index `_meta`),
+//! with [`DocketServer`] as its inner handler: resources, prompts, skills, completions,
+//! subscriptions and logging, and what docket adds to each call (wrangler's argument adaptation,
+//! a workspace that appeared, duplicate ids said once, failures logged to the client).
 
 mod compat;
 mod methods;
 pub mod notify;
-mod profile;
 mod prompts;
 mod resources;
+mod tools;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
+use std::sync::atomic::Ordering;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, CustomRequest, CustomResult,
-    GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams, GetSkillResult, Implementation,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, ListToolsResult,
-    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents,
-    ServerCapabilities, ServerConfig, Skill, SkillFrontmatter, SkillResource, SkillResources, SubscribeRequestParams,
-    Tool, UnsubscribeRequestParams,
+    CompleteRequestParams, CompleteResult, CustomRequest, CustomResult, GetPromptRequestParams, GetPromptResponse,
+    GetSkillRequestParams, GetSkillResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListSkillsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    ResourceContents, ServerCapabilities, ServerConfig, Skill, SkillFrontmatter, SkillResource, SkillResources,
+    SubscribeRequestParams, UnsubscribeRequestParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::{Map, Value};
+use toolkit_runtime::server::{Inner, Renaming, Server};
+use toolkit_runtime::{ToolResult, ToolSpec, Warning};
 
 use crate::config::Config;
 use crate::error_memory::ErrorMemory;
-use crate::generated::{self, ToolHandlers};
-use crate::runtime::{envelope, tokens};
-use crate::store::IndexInfo;
+use crate::generated::{self, ToolHandlers, consolidated};
 use crate::store::served::Served;
 
 pub use crate::config::ToolStyle;
+
+/// docket's MCP server over the tools of `H` (normally [`crate::handlers::Handlers`]), one per
+/// stdio connection or HTTP session.
+pub type Mcp<H> = Server<tools::SessionTools<H>, crate::call::Core<H>, DocketServer>;
+
+/// Where docket's answers hold its own hints (the call to make next), which the consolidated
+/// profile renames; every other string of an answer is user data, kept as it is.
+const HINTS: &[&str] = &["next", "issue.next", "issues[].next"];
+
+/// How answers are renamed for the consolidated profile.
+const RENAMING: Renaming = Renaming { aliases: consolidated::ALIASES, hints: HINTS };
+
+/// The MCP server of one connection over `handlers`, which work on `store`; `memory` records
+/// failed calls and warns before they repeat; `config` picks the tool style; `writes` is the
+/// instance's write channel (see `App::writes`), whose writes this session's subscribers hear.
+/// The connection gets its own session: the holder of the claims its calls take, renewed while
+/// it lives.
+pub fn new<H: ToolHandlers>(
+    handlers: Arc<H>,
+    store: Arc<Served>,
+    memory: Arc<ErrorMemory>,
+    config: Arc<Config>,
+    writes: tokio::sync::broadcast::Sender<notify::Write>,
+) -> Mcp<H> {
+    let core = crate::call::Core {
+        handlers: Arc::clone(&handlers),
+        memory: Arc::clone(&memory),
+        writes: writes.clone(),
+        store: Arc::clone(&store),
+    };
+    let tools = tools::SessionTools::new(handlers, Arc::clone(&store));
+    let style = config.tool_style;
+    let structured = config.structured_content;
+    let inner = DocketServer {
+        store,
+        memory,
+        config,
+        listeners: Default::default(),
+        writes,
+        forwarding: Default::default(),
+        told_duplicates: Default::default(),
+    };
+    let server = Server::new(tools, env!("CARGO_PKG_VERSION"))
+        .with_observer(core)
+        .with_inner(inner)
+        .with_hints(HINTS)
+        .with_instructions(instructions(style))
+        .with_token_count(crate::runtime::tokens::count);
+    let server = match style {
+        ToolStyle::Granular => server,
+        // docket's manifest declares groups, so the profile exists (tests/consolidated.rs).
+        ToolStyle::Consolidated => server.consolidated().unwrap_or_else(|e| unreachable!("{e}")),
+    };
+    if structured { server } else { server.without_structured_content() }
+}
+
+/// The server instructions, naming tools as `style` publishes them: tools.yaml's, then the work
+/// loop of the skill (docs/skill/SKILL.md, served whole as `skill://docket/SKILL.md`).
+fn instructions(style: ToolStyle) -> String {
+    let (base, loop_line) = match style {
+        ToolStyle::Granular => (generated::SERVER_INSTRUCTIONS, crate::agents::loop_line().to_string()),
+        ToolStyle::Consolidated => (consolidated::INSTRUCTIONS, RENAMING.text(crate::agents::loop_line())),
+    };
+    format!("{}\n{loop_line} Details: {}.", base.trim_end(), crate::agents::SKILL_URI)
+}
 
 /// docs/skill/SKILL.md as the skills extension (SEP-2640) lists it: one file, with its digest.
 fn workflow_skill() -> Skill {
@@ -43,64 +111,23 @@ fn workflow_skill() -> Skill {
     )
 }
 
-/// Serves the tools of `H` (normally [`crate::handlers::Handlers`]).
-pub struct DocketServer<H> {
-    handlers: Arc<H>,
+/// Every MCP method of a docket connection but the tools' (the toolkit's server answers those),
+/// and what docket adds to each tool call ([`Inner`]).
+pub struct DocketServer {
     store: Arc<Served>,
     memory: Arc<ErrorMemory>,
     config: Arc<Config>,
-    tools: Arc<Vec<Tool>>,
-    calls: AtomicU64,
     listeners: Arc<notify::Listeners>,
-    /// Writes made outside MCP, forwarded to this session's subscriptions once it has any.
-    writes: Option<tokio::sync::broadcast::Sender<notify::Write>>,
+    /// Every write of the instance, forwarded to this session's subscriptions once it has any.
+    writes: tokio::sync::broadcast::Sender<notify::Write>,
     forwarding: std::sync::atomic::AtomicBool,
-    /// This connection's session: the holder of the claims its calls take, renewed while it lives.
-    session: Arc<crate::store::holder::Session>,
     /// The ids this session was already told (in `_meta`) are held by more than one file: each
     /// is said once, later answers count them (`workspace_doctor` lists them all).
     told_duplicates: std::sync::Mutex<std::collections::HashSet<String>>,
 }
 
-impl<H: ToolHandlers> DocketServer<H> {
-    /// `store` is the one `handlers` work on (the server reads its index state for `_meta`);
-    /// `memory` records failed calls and warns before they repeat; `config` picks the tool style.
-    pub fn new(handlers: Arc<H>, store: Arc<Served>, memory: Arc<ErrorMemory>, config: Arc<Config>) -> Self {
-        let mut tools = config.tool_style.tools();
-        if !config.structured_content {
-            // A result without structuredContent must not be checked against an outputSchema.
-            let bare = tools.iter().cloned().map(|mut t| {
-                t.output_schema = None;
-                t
-            });
-            tools = Arc::new(bare.collect());
-        }
-        let listeners = Arc::new(notify::Listeners::default());
-        let session = store.open_session();
-        DocketServer {
-            handlers,
-            store,
-            memory,
-            config,
-            tools,
-            calls: AtomicU64::new(0),
-            listeners,
-            writes: None,
-            forwarding: Default::default(),
-            session,
-            told_duplicates: Default::default(),
-        }
-    }
-
-    /// Also tells this session's subscribers of the writes announced on `writes` (see
-    /// `App::writes`).
-    pub fn hearing(mut self, writes: tokio::sync::broadcast::Sender<notify::Write>) -> Self {
-        self.writes = Some(writes);
-        self
-    }
-}
-
-impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
+impl ServerHandler for DocketServer {
+    /// The capabilities; the toolkit's server adds docket's name, version and instructions.
     #[allow(deprecated)] // enable_logging: see notify.rs
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
@@ -114,19 +141,6 @@ impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
                 .enable_skills()
                 .build(),
         )
-        .with_server_info(
-            Implementation::new(generated::SERVER_NAME, env!("CARGO_PKG_VERSION")).with_title(generated::SERVER_TITLE),
-        )
-        .with_instructions(self.config.tool_style.instructions())
-    }
-
-    async fn list_tools(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, ErrorData> {
-        // Every profile fits one page; several clients ignore nextCursor on tools/list.
-        Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
     }
 
     async fn list_resources(
@@ -202,10 +216,8 @@ impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         self.listeners.subscribe(request.uri)?;
-        if let Some(writes) = &self.writes
-            && !self.forwarding.swap(true, Ordering::Relaxed)
-        {
-            notify::forward(writes.subscribe(), Arc::downgrade(&self.listeners), context.peer.clone());
+        if !self.forwarding.swap(true, Ordering::Relaxed) {
+            notify::forward(self.writes.subscribe(), Arc::downgrade(&self.listeners), context.peer.clone());
         }
         Ok(())
     }
@@ -250,92 +262,35 @@ impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
         request: CustomRequest,
         _context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
-        let is_tool = self.tools.iter().any(|t| t.name == request.method);
+        let published = match self.config.tool_style {
+            ToolStyle::Granular => generated::TOOLS,
+            ToolStyle::Consolidated => consolidated::TOOLS,
+        };
+        let is_tool = published.iter().any(|t| t.name == request.method);
         Err(methods::custom_request_error(&request.method, request.params.as_ref(), is_tool))
-    }
-
-    fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.tools.iter().find(|t| t.name == name).cloned()
-    }
-
-    async fn call_tool(
-        &self,
-        request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        let started = Instant::now();
-        let request_id = format!("req-{}", self.calls.fetch_add(1, Ordering::Relaxed) + 1);
-        let requested = request.name.to_string();
-        let args = request.arguments.unwrap_or_default();
-        // The consolidated profile resolves (tool, action) to the underlying tool first, so error
-        // memory, preflight, dispatch and `_meta` all work on the underlying tool.
-        let style = self.config.tool_style;
-        let (name, args, resolve_error) = match style {
-            ToolStyle::Granular => (Some(requested.clone()), args, None),
-            ToolStyle::Consolidated => match profile::resolve(&requested, args) {
-                Some(r) => (r.tool.map(str::to_string), r.args, r.error),
-                None => return Err(self.unknown_tool(&requested)),
-            },
-        };
-        let name = name.unwrap_or_else(|| requested.clone());
-        // The tool, resolved once for everything below; `None` for an unknown name or action.
-        let spec = generated::TOOLS.iter().find(|t| t.name == name);
-        let mut args = args;
-        let ignored = if resolve_error.is_none() { compat::normalize(&name, &mut args) } else { Vec::new() };
-        let mut warnings = ignored;
-        let mut result = match (resolve_error, spec) {
-            // A call without a valid action has no underlying tool to remember the failure by.
-            (Some(e), _) => Err(e),
-            (None, None) => return Err(self.unknown_tool(&requested)),
-            (None, Some(spec)) => {
-                // Subscribers of this session hear of its own write through the same channel as
-                // every other session (call::run announces it); without a channel, directly.
-                warnings.extend(crate::call::resolve_again(spec, &self.store, &self.memory));
-                let watched = (self.writes.is_none() && self.listeners.wants(spec)).then(|| args.clone());
-                let core = crate::call::Core {
-                    handlers: self.handlers.as_ref(),
-                    memory: &self.memory,
-                    writes: self.writes.as_ref(),
-                    workspace: self.store.workspace(),
-                };
-                let session = Arc::clone(&self.session);
-                let called = crate::handlers::SESSION
-                    .scope(session, crate::call::run(&core, spec, args, request_id.clone()))
-                    .await;
-                warnings.splice(0..0, called.warnings);
-                if let (Ok(reply), Some(args)) = (&called.result, &watched) {
-                    self.notify_subscribers(&context, spec, args, &reply.data).await;
-                }
-                called.result
-            }
-        };
-        if let Err(e) = &result {
-            self.listeners.log_failure(&context.peer, &name, e).await;
-        }
-        if let Ok(reply) = &mut result {
-            self.say_duplicates_once(&mut reply.warnings);
-        }
-        if style == ToolStyle::Consolidated {
-            result = profile::rewrite_result(result);
-            profile::rewrite_warnings(&mut warnings);
-        }
-        let facts = envelope::CallFacts {
-            request_id,
-            started,
-            version: env!("CARGO_PKG_VERSION"),
-            extra: index_meta(&self.store.index_info()),
-            warnings,
-            count_tokens: tokens::count,
-        };
-        let mut result = envelope::call_result(result, &facts);
-        if !self.config.structured_content {
-            result.structured_content = None;
-        }
-        Ok(result.into())
     }
 }
 
-impl<H> DocketServer<H> {
+/// What docket adds to each tool call of the toolkit's server.
+impl Inner for DocketServer {
+    /// Calls written for wrangler ([`compat`]); before a write, the workspace that appeared in a
+    /// pending one's folder ([`crate::call::resolve_again`]).
+    fn adapt(&self, spec: &'static ToolSpec, args: &mut Map<String, Value>) -> Vec<Warning> {
+        let mut warnings = compat::normalize(spec.name, args);
+        warnings.extend(crate::call::resolve_again(spec, &self.store, &self.memory));
+        warnings
+    }
+
+    /// A failure is logged to a client that asked for warnings; duplicate ids are said once.
+    async fn answered(&self, tool: &str, result: &mut ToolResult<Value>, context: &RequestContext<RoleServer>) {
+        match result {
+            Err(e) => self.listeners.log_failure(&context.peer, tool, e).await,
+            Ok(reply) => self.say_duplicates_once(&mut reply.warnings),
+        }
+    }
+}
+
+impl DocketServer {
     /// Keeps the DUPLICATE_ID warnings of ids this session has not heard of yet; the others
     /// become one warning that counts them.
     fn say_duplicates_once(&self, warnings: &mut Vec<crate::runtime::Warning>) {
@@ -357,56 +312,44 @@ impl<H> DocketServer<H> {
     }
 }
 
-/// docket's own `_meta` entries: the index's size and last refresh, when the index is on.
-fn index_meta(index: &IndexInfo) -> serde_json::Map<String, serde_json::Value> {
-    let mut meta = serde_json::Map::new();
-    if index.enabled {
-        meta.insert("index_size".into(), serde_json::json!(index.entries));
-        let updated = index
-            .last_refresh
-            .map(|t| chrono::DateTime::<chrono::Utc>::from(t).to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
-        meta.insert("index_last_updated".into(), serde_json::json!(updated));
-    }
-    meta
-}
-
-impl<H> DocketServer<H> {
-    /// Tells subscribers of what a successful write changed.
-    async fn notify_subscribers(
-        &self,
-        context: &RequestContext<RoleServer>,
-        tool: &crate::runtime::ToolSpec,
-        args: &serde_json::Map<String, serde_json::Value>,
-        output: &serde_json::Value,
-    ) {
-        for uri in self.listeners.touched(tool, args, output) {
-            let param = rmcp::model::ResourceUpdatedNotificationParam::new(uri);
-            if let Err(e) = context.peer.notify_resource_updated(param).await {
-                tracing::debug!(error = %e, "could not notify a subscriber");
-            }
-        }
-    }
-
-    fn unknown_tool(&self, name: &str) -> ErrorData {
-        // The name is repeated, but not a megabyte of it (nor in the hint).
-        let shown = crate::util::clip(name, 100);
-        let renamed = profile::rewrite(&shown);
-        let hint = match self.config.tool_style {
-            ToolStyle::Consolidated if renamed != shown => {
-                format!(" This server publishes the consolidated profile: call {renamed} instead.")
-            }
-            _ => String::new(),
-        };
-        ErrorData::invalid_params(
-            format!("Unknown tool '{shown}'. Call tools/list to see the {} available tools.{hint}", self.tools.len()),
-            None,
-        )
-    }
-}
-
 /// Runs store work for a protocol request off the async worker threads.
 async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> Result<T, ErrorData> + Send + 'static,
 ) -> Result<T, ErrorData> {
     crate::util::blocking(work, |e| ErrorData::internal_error(format!("request stopped: {e}"), None)).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::Reply;
+
+    #[test]
+    fn rewrite_names_whole_tool_names_only() {
+        let rewrite = |text: &str| RENAMING.text(text);
+        assert_eq!(
+            rewrite("Use issues_list or issues_get_batch, then issues_get."),
+            "Use issues(action=list) or issues(action=get_batch), then issues(action=get)."
+        );
+        assert_eq!(rewrite("my_issues_list and issues_listing stay"), "my_issues_list and issues_listing stay");
+        assert_eq!(rewrite("é errors_resolve"), "é errors(action=resolve)");
+    }
+
+    #[test]
+    fn user_data_in_a_result_is_never_rewritten() {
+        let data = serde_json::json!({"issue": {"id": "ISS-000001", "title": "issues_get drops fields",
+            "labels": ["session_start"], "wranglerContext": {"note": "see \"issues_list\""}}});
+        let text = "Updated ISS-000001: issues_get drops fields (labels: session_start) \
+                    {\"note\":\"see \\\"issues_list\\\"\"}. Next: issues_get.";
+        let reply = Reply::new(data.clone()).with_text(text);
+        let Ok(out) = RENAMING.result(Ok(reply)) else { panic!("still a success") };
+        assert_eq!(
+            out.text.as_deref(),
+            Some(
+                "Updated ISS-000001: issues_get drops fields (labels: session_start) \
+                 {\"note\":\"see \\\"issues_list\\\"\"}. Next: issues(action=get)."
+            )
+        );
+        assert_eq!(out.data, data, "structuredContent is untouched");
+    }
 }

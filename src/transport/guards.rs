@@ -13,7 +13,7 @@ use axum::response::{IntoResponse, Response};
 use rmcp::model::{ErrorCode, ErrorData, RequestId};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
-use super::jsonrpc;
+use toolkit_runtime::server::jsonrpc;
 
 /// The largest request body accepted (rmcp's default as well).
 pub const MAX_BODY: usize = 4 * 1024 * 1024;

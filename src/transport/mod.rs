@@ -3,12 +3,9 @@
 
 mod guards;
 pub mod http;
-mod jsonrpc;
 pub(crate) mod listen;
-pub mod stdio;
 
 use crate::app::App;
-use rmcp::ServiceExt;
 
 /// Who an HTTP surface answers (the MCP endpoint and the web board share these lists).
 #[derive(Debug, Clone, Default)]
@@ -23,25 +20,10 @@ pub struct Access {
     pub token: Option<String>,
 }
 
-/// Serves `app` over stdin/stdout until the client closes stdin or a signal arrives.
+/// Serves `app` over stdin/stdout (the toolkit's guarded stdio transport) until the client
+/// closes stdin or a signal arrives.
 pub async fn serve_stdio(app: App) -> Result<(), String> {
-    let transport = stdio::LineTransport::new(tokio::io::stdin(), tokio::io::stdout());
-    let running = match app.server().serve(transport).await {
-        Ok(running) => running,
-        // stdin closed before a client said hello (Ctrl-D at a terminal, or a client that gave
-        // up): nothing was asked, so nothing failed.
-        Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {
-            tracing::info!("stdin closed before an MCP client initialized; stopping");
-            return Ok(());
-        }
-        Err(e) => return Err(format!("MCP handshake failed: {e}")),
-    };
-    let cancel = running.cancellation_token();
-    tokio::select! {
-        quit = running.waiting() => { quit.map_err(|e| format!("server stopped: {e}"))?; }
-        _ = shutdown_signal() => { cancel.cancel(); }
-    }
-    Ok(())
+    app.server().serve_stdio_until(shutdown_signal()).await
 }
 
 /// Resolves on SIGINT (Ctrl-C) or SIGTERM. The handlers are installed when this is called (in

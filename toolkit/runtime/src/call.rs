@@ -30,6 +30,12 @@ pub trait CallObserver: Send + Sync {
         pending: Self::Pending,
         result: &ToolResult<Value>,
     ) -> impl Future<Output = Vec<Warning>> + Send;
+
+    /// The server's own `_meta` entries for a result the MCP server answers (docket: its index
+    /// state), put after `timestamp`; asked once per answer, refused calls included.
+    fn meta(&self) -> Map<String, Value> {
+        Map::new()
+    }
 }
 
 /// No observer: the calls run and nothing else happens.

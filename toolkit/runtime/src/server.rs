@@ -1,26 +1,33 @@
-//! Serving a generated tool set over MCP, on stdio or (feature `http`) Streamable HTTP: an rmcp
-//! `ServerHandler` that publishes the tool table (or the manifest's consolidated profile), runs
-//! every call through [`crate::call::run`] (with the server's [`CallObserver`], if it has one) and
-//! wraps every result in the [`crate::envelope`]. A server with more to say (resources, prompts, profiles) writes its own
-//! handler on the same parts, as docket does.
+//! Serving a generated tool set over MCP, on stdio (the guarded transport of [`stdio`]) or
+//! (feature `http`) Streamable HTTP: an rmcp `ServerHandler` that publishes the tool table (or
+//! the manifest's consolidated profile), runs every call through [`crate::call::run`] (with the
+//! server's [`CallObserver`], if it has one) and wraps every result in the [`crate::envelope`].
+//! Every other method (resources, prompts, subscriptions, logging, custom methods) goes to an
+//! inner handler ([`Inner`]), as rmcp's `Router` hands on what is not a tool; the inner handler
+//! may also adapt a call's arguments before it runs and see its result before it is answered.
+
+mod inner;
+pub mod jsonrpc;
+mod rename;
+pub mod stdio;
+
+pub use inner::{Inner, NoInner};
+pub use rename::Renaming;
 
 use std::future::Future;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
-use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult, PaginatedRequestParams,
-    ServerCapabilities, ServerConfig, Tool,
-};
+use rmcp::model::{CallToolRequestParams, CallToolResponse, Implementation, ServerConfig, Tool};
 use rmcp::service::RequestContext;
-use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use rmcp::{ErrorData, RoleServer, ServiceExt};
 use serde_json::{Map, Value};
 
 use crate::call::{self, CallObserver};
 use crate::consolidated::{self, Profile};
 use crate::envelope::{self, CallFacts};
-use crate::{CallContext, ErrorCode, ToolError, ToolResult, ToolSpec, Warning};
+use crate::{CallContext, ErrorCode, ToolError, ToolResult, ToolSpec};
 
 /// A set of tools the runtime can serve: implemented by the generated code's `Tools<H>` for
 /// every `H: ToolHandlers`.
@@ -50,27 +57,39 @@ pub trait ToolSet: Send + Sync + 'static {
     }
 }
 
-/// An MCP server of one [`ToolSet`], whose calls an observer `O` may watch. Cloning it is cheap
-/// and the clones share the tool set, the observer and the request counter (one per HTTP session).
-pub struct Server<S, O = ()> {
+/// An MCP server of one [`ToolSet`], whose calls an observer `O` may watch and whose other
+/// methods an inner handler `I` answers. Cloning it is cheap and the clones share the tool set,
+/// the observer, the inner handler and the request counter (one per HTTP session).
+pub struct Server<S, O = (), I = NoInner> {
     set: Arc<S>,
     observer: Arc<O>,
+    inner: Arc<I>,
     /// What tools/list publishes: the granular tools, or the consolidated profile's.
     tools: Arc<Vec<Tool>>,
     /// The consolidated profile, when this server publishes it.
     profile: Option<&'static Profile>,
+    /// Where answers hold the server's own hints (see [`Renaming::hints`]).
+    hints: &'static [&'static str],
+    instructions: Option<Arc<str>>,
+    structured: bool,
     version: &'static str,
+    count_tokens: fn(&str) -> usize,
     calls: Arc<AtomicU64>,
 }
 
-impl<S, O> Clone for Server<S, O> {
+impl<S, O, I> Clone for Server<S, O, I> {
     fn clone(&self) -> Self {
         Server {
             set: self.set.clone(),
             observer: self.observer.clone(),
+            inner: self.inner.clone(),
             tools: self.tools.clone(),
             profile: self.profile,
+            hints: self.hints,
+            instructions: self.instructions.clone(),
+            structured: self.structured,
             version: self.version,
+            count_tokens: self.count_tokens,
             calls: self.calls.clone(),
         }
     }
@@ -80,36 +99,97 @@ impl<S: ToolSet> Server<S> {
     /// Serves `set`; `version` is `serverInfo.version` and `_meta.tool_version`
     /// (`env!("CARGO_PKG_VERSION")` of the server's crate).
     pub fn new(set: S, version: &'static str) -> Self {
-        let tools = Arc::new(S::tools().iter().map(ToolSpec::to_tool).collect());
         Server {
             set: Arc::new(set),
             observer: Arc::new(()),
-            tools,
+            inner: Arc::new(NoInner),
+            tools: published(S::tools(), true),
             profile: None,
+            hints: &[],
+            instructions: None,
+            structured: true,
             version,
+            count_tokens: estimate_tokens,
             calls: Arc::new(AtomicU64::new(0)),
         }
     }
 }
 
-impl<S: ToolSet, O: CallObserver + 'static> Server<S, O> {
+impl<S: ToolSet, O: CallObserver + 'static, I: Inner> Server<S, O, I> {
     /// The same server with `observer` watching every call (see [`crate::call`]).
-    pub fn with_observer<P: CallObserver + 'static>(self, observer: P) -> Server<S, P> {
-        let Server { set, tools, profile, version, calls, .. } = self;
-        Server { set, observer: Arc::new(observer), tools, profile, version, calls }
+    pub fn with_observer<P: CallObserver + 'static>(self, observer: P) -> Server<S, P, I> {
+        let Server {
+            set, inner, tools, profile, hints, instructions, structured, version, count_tokens, calls, ..
+        } = self;
+        let observer = Arc::new(observer);
+        Server { set, observer, inner, tools, profile, hints, instructions, structured, version, count_tokens, calls }
+    }
+
+    /// The same server handing every method but the tools' to `inner` (its `get_info` gives the
+    /// capabilities besides tools), which may also adapt each call and see each result.
+    pub fn with_inner<J: Inner>(self, inner: J) -> Server<S, O, J> {
+        let Server {
+            set, observer, tools, profile, hints, instructions, structured, version, count_tokens, calls, ..
+        } = self;
+        let inner = Arc::new(inner);
+        Server { set, observer, inner, tools, profile, hints, instructions, structured, version, count_tokens, calls }
     }
 
     /// The same server publishing the manifest's consolidated profile instead of its tools: one
     /// tool per group, whose `action` names the underlying tool. Calls are checked and resolved
-    /// by [`consolidated::resolve`], and tool names in error messages and warnings are rewritten
-    /// to their consolidated calls (answers' text is left as the handler wrote it). An error when
-    /// the manifest declares no groups.
+    /// by [`consolidated::resolve`], and tool names in answers are renamed to their consolidated
+    /// calls, user data excepted ([`Renaming`]). An error when the manifest declares no groups.
     pub fn consolidated(self) -> Result<Self, String> {
         let profile = S::consolidated().ok_or_else(|| {
             format!("{} declares no groups, so it has no consolidated profile: serve its tools as they are", S::NAME)
         })?;
-        let tools = Arc::new(profile.tools.iter().map(ToolSpec::to_tool).collect());
-        Ok(Server { tools, profile: Some(profile), ..self })
+        Ok(Server { profile: Some(profile), ..self }.republished())
+    }
+
+    /// The same server renaming, in the consolidated profile, the hints its answers hold at
+    /// `hints` (see [`Renaming::hints`]) instead of keeping them as user data.
+    pub fn with_hints(self, hints: &'static [&'static str]) -> Self {
+        Server { hints, ..self }
+    }
+
+    /// The same server sending `instructions` at initialization instead of the manifest's.
+    pub fn with_instructions(self, instructions: impl Into<String>) -> Self {
+        Server { instructions: Some(Arc::from(instructions.into())), ..self }
+    }
+
+    /// The same server answering without structuredContent and publishing no outputSchema (a
+    /// result without structuredContent must not be checked against one), for clients that
+    /// show structuredContent instead of the text.
+    pub fn without_structured_content(self) -> Self {
+        Server { structured: false, ..self }.republished()
+    }
+
+    /// The same server counting `_meta.tokens` with `count` instead of [`estimate_tokens`].
+    pub fn with_token_count(self, count: fn(&str) -> usize) -> Self {
+        Server { count_tokens: count, ..self }
+    }
+
+    fn republished(self) -> Self {
+        let table = self.profile.map_or(S::tools(), |p| p.tools);
+        Server { tools: published(table, self.structured), ..self }
+    }
+
+    /// The renaming of answers, in the consolidated profile.
+    fn renaming(&self) -> Option<Renaming> {
+        self.profile.map(|p| Renaming { aliases: p.aliases, hints: self.hints })
+    }
+
+    /// What initialize answers: the inner handler's capabilities with tools, this server's name,
+    /// version and instructions.
+    fn info(&self) -> ServerConfig {
+        let mut info = rmcp::ServerHandler::get_info(&*self.inner);
+        info.capabilities.tools.get_or_insert_with(Default::default);
+        info.server_info = Implementation::new(S::NAME, self.version).with_title(S::TITLE);
+        let instructions = match &self.instructions {
+            Some(text) => text.to_string(),
+            None => self.profile.map_or(S::INSTRUCTIONS, |p| p.instructions).to_string(),
+        };
+        info.with_instructions(instructions)
     }
 
     /// The tool a call of `name` runs, with its arguments: in the consolidated profile, the
@@ -121,65 +201,111 @@ impl<S: ToolSet, O: CallObserver + 'static> Server<S, O> {
         name: &str,
         args: Map<String, Value>,
     ) -> Result<Result<(&'static ToolSpec, Map<String, Value>), ToolError>, ErrorData> {
-        let unknown = || {
-            let shown = crate::text::clip(name, 100);
-            let count = self.tools.len();
-            ErrorData::invalid_params(
-                format!("Unknown tool '{shown}'. Call tools/list to see the {count} available tools."),
-                None,
-            )
-        };
         let spec = |tool: &str| S::tools().iter().find(|t| t.name == tool);
         let Some(profile) = self.profile else {
-            return spec(name).map(|s| Ok((s, args))).ok_or_else(unknown);
+            return spec(name).map(|s| Ok((s, args))).ok_or_else(|| self.unknown(name));
         };
-        let published = self.tools.iter().find(|t| t.name == name).ok_or_else(unknown)?;
+        let published = self.tools.iter().find(|t| t.name == name).ok_or_else(|| self.unknown(name))?;
         if let Err(e) = consolidated::check_published_types(&published.input_schema, &args, profile.errors) {
             return Ok(Err(e));
         }
         match consolidated::resolve(profile.groups, profile.errors, name, args) {
             Some(Ok((tool, args))) => Ok(spec(tool).map(|s| (s, args)).ok_or_else(|| undispatched(tool))),
             Some(Err(e)) => Ok(Err(e)),
-            None => Err(unknown()),
+            None => Err(self.unknown(name)),
         }
     }
 
-    /// `text` with every tool named as this server publishes it.
-    fn renamed(&self, text: &str) -> String {
-        match self.profile {
-            Some(profile) => crate::aliases::rewrite(text, profile.aliases, &[]),
-            None => text.to_string(),
-        }
-    }
-
-    /// A result's error message and warnings in this server's tool names.
-    fn rename(&self, result: ToolResult<Value>, warnings: &mut [Warning]) -> ToolResult<Value> {
-        for w in warnings.iter_mut() {
-            w.message = self.renamed(&w.message);
-        }
-        match result {
-            Ok(mut reply) => {
-                for w in &mut reply.warnings {
-                    w.message = self.renamed(&w.message);
-                }
-                Ok(reply)
+    /// The protocol error for a tool this server does not publish; in the consolidated profile,
+    /// a granular name gets the call to make instead.
+    fn unknown(&self, name: &str) -> ErrorData {
+        // The name is repeated, but not a megabyte of it (nor in the hint).
+        let shown = crate::text::clip(name, 100);
+        let hint = match self.renaming().map(|r| r.text(&shown)) {
+            Some(renamed) if renamed != shown => {
+                format!(" This server publishes the consolidated profile: call {renamed} instead.")
             }
-            Err(mut e) => {
-                e.message = self.renamed(&e.message);
-                Err(e)
-            }
-        }
+            _ => String::new(),
+        };
+        let count = self.tools.len();
+        ErrorData::invalid_params(
+            format!("Unknown tool '{shown}'. Call tools/list to see the {count} available tools.{hint}"),
+            None,
+        )
     }
 
-    /// Serves MCP over stdin/stdout until the client closes stdin.
+    /// tools/call: resolve, adapt (the inner handler), run (observed), let the inner handler see
+    /// the result, rename it for the profile, and wrap it in the envelope.
+    async fn call(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let started = Instant::now();
+        let request_id = format!("req-{}", self.calls.fetch_add(1, Ordering::Relaxed) + 1);
+        let requested = request.name;
+        let args = request.arguments.unwrap_or_default();
+        // A refused call of a known action is told by its underlying tool.
+        let underlying = self.profile.and_then(|p| consolidated::underlying(p.groups, &requested, &args));
+        let mut warnings = Vec::new();
+        let (tool, mut result) = match self.resolve(&requested, args)? {
+            Ok((spec, mut args)) => {
+                let adapted = self.inner.adapt(spec, &mut args);
+                let ctx = CallContext { tool: spec.name.to_string(), request_id: request_id.clone() };
+                let called = call::run(&*self.observer, spec, args, |args| async move {
+                    self.set.call(spec.name, args, ctx).await.unwrap_or_else(|| Err(undispatched(spec.name)))
+                })
+                .await;
+                warnings = called.warnings;
+                warnings.extend(adapted);
+                (spec.name, called.result)
+            }
+            Err(refused) => (underlying.unwrap_or(&requested), Err(refused)),
+        };
+        self.inner.answered(tool, &mut result, &context).await;
+        if let Some(renaming) = self.renaming() {
+            result = renaming.result(result);
+            renaming.warnings(&mut warnings);
+        }
+        let facts = CallFacts {
+            request_id,
+            started,
+            version: self.version,
+            extra: self.observer.meta(),
+            warnings,
+            count_tokens: self.count_tokens,
+        };
+        let mut result = envelope::call_result(result, &facts);
+        if !self.structured {
+            result.structured_content = None;
+        }
+        Ok(result.into())
+    }
+
+    /// Serves MCP over stdin/stdout ([`stdio::LineTransport`]) until the client closes stdin.
     pub async fn serve_stdio(self) -> Result<(), String> {
-        let running = match self.serve(rmcp::transport::stdio()).await {
+        self.serve_stdio_until(std::future::pending()).await
+    }
+
+    /// [`Server::serve_stdio`], stopping cleanly when `stop` resolves (a signal) too.
+    pub async fn serve_stdio_until(self, stop: impl Future<Output = ()>) -> Result<(), String> {
+        let transport = stdio::LineTransport::new(tokio::io::stdin(), tokio::io::stdout());
+        let running = match self.serve(transport).await {
             Ok(running) => running,
-            // stdin closed before a client said hello: nothing was asked, so nothing failed.
-            Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
+            // stdin closed before a client said hello (Ctrl-D at a terminal, or a client that gave
+            // up): nothing was asked, so nothing failed.
+            Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {
+                tracing::info!("stdin closed before an MCP client initialized; stopping");
+                return Ok(());
+            }
             Err(e) => return Err(format!("MCP handshake failed: {e}")),
         };
-        running.waiting().await.map(|_| ()).map_err(|e| format!("server stopped: {e}"))
+        let cancel = running.cancellation_token();
+        tokio::select! {
+            quit = running.waiting() => { quit.map_err(|e| format!("server stopped: {e}"))?; }
+            _ = stop => { cancel.cancel(); }
+        }
+        Ok(())
     }
 
     /// Serves MCP over Streamable HTTP at `/mcp` on `listener` until the process stops. Each HTTP
@@ -200,53 +326,25 @@ impl<S: ToolSet, O: CallObserver + 'static> Server<S, O> {
     }
 }
 
-impl<S: ToolSet, O: CallObserver + 'static> ServerHandler for Server<S, O> {
-    fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new(S::NAME, self.version).with_title(S::TITLE))
-            .with_instructions(self.profile.map_or(S::INSTRUCTIONS, |p| p.instructions))
+/// The rmcp tools of `table` (without outputSchema unless `structured`), built once per process
+/// and shared by every server of the table (each HTTP session would otherwise hold its own copy).
+fn published(table: &'static [ToolSpec], structured: bool) -> Arc<Vec<Tool>> {
+    type Built = Vec<(usize, bool, Arc<Vec<Tool>>)>;
+    static BUILT: OnceLock<Mutex<Built>> = OnceLock::new();
+    let key = table.as_ptr() as usize;
+    let mut built = BUILT.get_or_init(Mutex::default).lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((_, _, tools)) = built.iter().find(|(k, s, _)| *k == key && *s == structured) {
+        return Arc::clone(tools);
     }
-
-    async fn list_tools(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
-    }
-
-    async fn call_tool(
-        &self,
-        request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        let started = Instant::now();
-        let request_id = format!("req-{}", self.calls.fetch_add(1, Ordering::Relaxed) + 1);
-        let args = request.arguments.unwrap_or_default();
-        let mut facts = CallFacts {
-            request_id: request_id.clone(),
-            started,
-            version: self.version,
-            extra: Map::new(),
-            warnings: Vec::new(),
-            count_tokens: estimate_tokens,
-        };
-        let (spec, args) = match self.resolve(&request.name, args)? {
-            Ok(found) => found,
-            Err(refused) => {
-                let refused = self.rename(Err(refused), &mut []);
-                return Ok(envelope::call_result(refused, &facts).into());
-            }
-        };
-        let ctx = CallContext { tool: spec.name.to_string(), request_id };
-        let called = call::run(&*self.observer, spec, args, |args| async move {
-            self.set.call(spec.name, args, ctx).await.unwrap_or_else(|| Err(undispatched(spec.name)))
-        })
-        .await;
-        facts.warnings = called.warnings;
-        let result = self.rename(called.result, &mut facts.warnings);
-        Ok(envelope::call_result(result, &facts).into())
-    }
+    let tools = table.iter().map(ToolSpec::to_tool).map(|mut t| {
+        if !structured {
+            t.output_schema = None;
+        }
+        t
+    });
+    let tools = Arc::new(tools.collect::<Vec<_>>());
+    built.push((key, structured, Arc::clone(&tools)));
+    tools
 }
 
 /// A tool in the table that the tool set's dispatch does not know: the generated code keeps the

@@ -1,7 +1,7 @@
 //! What to answer when incoming bytes are not a message rmcp accepts: a parse error (-32700)
 //! for bytes that are not JSON, an invalid-request (-32600) or invalid-params (-32602) error for
 //! JSON that is not a JSON-RPC message, with the request's id whenever it has a usable one.
-//! Shared by the stdio and HTTP transports.
+//! Shared by the stdio transport and any HTTP guards a server adds (docket's).
 
 use rmcp::model::{ErrorData, RequestId};
 use serde_json::{Value, json};
@@ -59,7 +59,7 @@ pub fn invalid_message(value: &Value, why: &str) -> Option<(Option<RequestId>, E
         format!("`method` must be a string, not {}", kind(method))
     } else if let Some(params) = message.get("params").filter(|p| !p.is_object()) {
         let method = method.as_str().unwrap_or_default();
-        let shown = crate::util::clip(method, 100);
+        let shown = crate::text::clip(method, 100);
         return Some((
             id,
             ErrorData::invalid_params(
@@ -68,7 +68,7 @@ pub fn invalid_message(value: &Value, why: &str) -> Option<(Option<RequestId>, E
             ),
         ));
     } else {
-        let why = crate::util::clip(why, 200);
+        let why = crate::text::clip(why, 200);
         format!("the message does not fit JSON-RPC 2.0 ({why})")
     };
     Some((id, ErrorData::invalid_request(format!("Invalid Request: {problem}."), None)))
@@ -79,7 +79,7 @@ fn kind(value: &Value) -> &'static str {
     match value {
         Value::Number(n) if n.is_i64() || n.is_u64() => "an integer too large for an id",
         Value::Number(_) => "a fractional number",
-        other => crate::util::json_kind(other),
+        other => crate::text::json_kind(other),
     }
 }
 

@@ -1,10 +1,12 @@
-//! Newline-delimited JSON-RPC over a reader and a writer (stdin and stdout), as rmcp's own
-//! transport speaks it, with two differences:
+//! The stdio transport of [`Server::serve_stdio`](super::Server::serve_stdio): newline-delimited
+//! JSON-RPC over a reader and a writer (stdin and stdout), as rmcp's own transport speaks it,
+//! with three differences:
 //! - a line that is not JSON gets a parse error (-32700), and JSON that is not a message gets
 //!   -32600 or -32602 with the request's id, instead of silence or an id-less error;
 //! - backpressure: once [`MAX_PENDING`] requests wait for their replies to be written (a client
 //!   that stopped reading stdout), no further line is read until replies drain. rmcp would
-//!   otherwise read on, run every request and hold every reply in memory.
+//!   otherwise read on, run every request and hold every reply in memory;
+//! - a line longer than [`MAX_LINE`] is skipped (never held whole) and answered -32600.
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
@@ -86,6 +88,7 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
+    /// Reads messages from `read` and writes replies to `write`.
     pub fn new(read: R, write: W) -> Self {
         LineTransport {
             read: BufReader::new(read),
