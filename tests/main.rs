@@ -8,7 +8,10 @@
 
 mod common;
 
-mod abuse;
+mod abuse_paths;
+mod abuse_stdio;
+mod abuse_values;
+mod abuse_yaml;
 mod agents;
 mod architecture;
 mod browser;

@@ -1,6 +1,7 @@
 //! Shared helpers: start the real `docket` binary and talk to it over its stdio pipe.
 #![allow(dead_code)]
 
+pub mod abuse;
 pub mod many;
 pub mod quirky;
 pub mod samples;
@@ -127,17 +128,20 @@ pub struct RawServer {
 
 impl RawServer {
     pub fn spawn(workspace: &Path) -> RawServer {
-        use std::process::{Command, Stdio};
-        let mut child = Command::new(env!("CARGO_BIN_EXE_docket"))
-            .arg("serve")
-            .arg("--workspace")
-            .arg(workspace)
-            .env_remove("DOCKET_WORKSPACE")
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_docket"));
+        command.arg("serve").arg("--workspace").arg(workspace).env_remove("DOCKET_WORKSPACE");
+        RawServer::spawn_command(command)
+    }
+
+    /// Any stdio MCP server (`command` with its arguments and environment), its pipes as above.
+    pub fn spawn_command(mut command: std::process::Command) -> RawServer {
+        use std::process::Stdio;
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
-            .expect("spawn docket");
+            .expect("spawn the server");
         let stdin = child.stdin.take();
         let mut stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
         let (tx, lines) = std::sync::mpsc::channel();
