@@ -2,7 +2,11 @@
 #![allow(dead_code)]
 
 pub mod abuse;
+#[path = "../../store/tests/common/fixture.rs"]
+pub mod fixture;
 pub mod many;
+/// The generated wrangler workspace lives with the store's tests, which run on it too.
+#[path = "../../store/tests/common/quirky.rs"]
 pub mod quirky;
 pub mod samples;
 pub mod wrangler;
