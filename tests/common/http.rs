@@ -99,6 +99,20 @@ impl HttpServer {
     pub fn logs(&self) -> String {
         self.stderr.lock().unwrap().join("\n")
     }
+
+    /// Waits (up to `within`) for a stderr line holding `needle`; whether one came.
+    pub fn wait_for_log(&self, needle: &str, within: std::time::Duration) -> bool {
+        let deadline = std::time::Instant::now() + within;
+        loop {
+            if self.stderr.lock().unwrap().iter().any(|l| l.contains(needle)) {
+                return true;
+            }
+            if std::time::Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
 }
 
 impl Drop for HttpServer {
