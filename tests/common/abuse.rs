@@ -1,8 +1,8 @@
 //! The abuse suite's shared helpers: the schema walk over the served tools/list, the generated
 //! bad values, and the `Abuser` that snapshots the workspace around every call. The suite itself
-//! is split by kind: tests/abuse_values.rs (wrong types, missing, oversize values, unknown tools),
-//! tests/abuse_paths.rs (NUL, control characters and traversal ids), tests/abuse_yaml.rs
-//! (YAML-breaking text round-trips) and tests/abuse_stdio.rs (protocol abuse on the raw pipe).
+//! is split by kind: tests/hostile/abuse_values.rs (wrong types, missing, oversize values, unknown tools),
+//! tests/hostile/abuse_paths.rs (NUL, control characters and traversal ids), tests/hostile/abuse_yaml.rs
+//! (YAML-breaking text round-trips) and tests/hostile/abuse_stdio.rs (protocol abuse on the raw pipe).
 //!
 //! Every abusive call is generated from the served tools/list (each tool's inputSchema), so a new
 //! tool or parameter is covered without touching the suite. Each rejected call must come back as

@@ -1,5 +1,5 @@
 //! `docket serve --http` and `docket web` as child processes on 127.0.0.1:0, for the tests that
-//! speak HTTP (tests/http.rs, tests/web.rs, the browser tests).
+//! speak HTTP (tests/web/http.rs, tests/web/board.rs, the browser tests).
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
