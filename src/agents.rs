@@ -4,7 +4,7 @@
 //!
 //! The claim-specific wording lives in docs/skill/SKILL.md alone: `docket prime` prints its
 //! `Loop:` line, the MCP skill serves the whole file, and the plugin ships a byte-equal copy
-//! (tests/agents.rs checks both).
+//! (tests/cli/agents.rs checks both).
 
 /// docs/skill/SKILL.md, as the repository has it.
 pub const SKILL_MD: &str = include_str!("../docs/skill/SKILL.md");

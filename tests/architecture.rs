@@ -1,17 +1,20 @@
-//! The module graph has no import cycles: no module of src/ or of the store crate (store/src, seen
-//! as the module `store` it is re-exported as) names (`crate::…`, `super::…`, `self::…`) a module
-//! that names it back, directly or around a longer circle. A parent and its own submodules are one
-//! unit (the parent declares them; a child's `super::` reaches what its parent holds for it), so
-//! only modules outside each other's subtree count. And the modules under one parent are floors
-//! that depend on each other one way, each with everything below it as one (store/src/files may
-//! not import store/src/index when anything under index imports files); the top-level modules
-//! (`server`, `config`, `store`, …) are the floors under the crate root.
+//! The module graph has no import cycles, in every crate of the workspace (docket's src/, the store
+//! crate store/src seen as the module `store` it is re-exported as, the toolkit's runtime
+//! toolkit/runtime/src, the generator codegen/src): no module names (`crate::…`, `super::…`,
+//! `self::…`) a module that names it back, directly or around a longer circle. A parent and its own
+//! submodules are one unit (the parent declares them; a child's `super::` reaches what its parent
+//! holds for it), so only modules outside each other's subtree count. And the modules under one
+//! parent are floors that depend on each other one way, each with everything below it as one
+//! (store/src/files may not import store/src/index when anything under index imports files); the
+//! top-level modules (`server`, `config`, `store`, …) are the floors under the crate root.
 //!
 //! The code is parsed (syn), not scanned as text: every path of every `use` tree (`use super::{a,
 //! b::c}` names `a` and `b::c`), of the code and of the macros' arguments counts; comments and
 //! items under `#[cfg(test)]` do not (code after a test module does). The modules are found the
-//! way rustc finds them, from each crate's root through its `mod` declarations. Circles are the
-//! strongly connected components of the graph (Tarjan), each shown as one loop `a -> b -> c -> a`.
+//! way rustc finds them, from each crate's root through its `mod` declarations. A path through a
+//! `use` (`crate::Workspace`, which the store's root re-exports from `workspace`) names the module
+//! the item comes from, not the one that re-exports it. Circles are the strongly connected
+//! components of the graph (Tarjan), each shown as one loop `a -> b -> c -> a`.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::{Path, PathBuf};
@@ -22,8 +25,27 @@ use syn::visit::{self, Visit};
 /// Module -> the modules it names (outside its own subtree).
 type Graph = BTreeMap<String, BTreeSet<String>>;
 
-/// Module -> every path its code names, from the main crate's root (`["store", "index", "Index"]`).
-type Named = BTreeMap<String, Vec<Vec<String>>>;
+/// What the code names, by module.
+#[derive(Default)]
+struct Named {
+    /// Module -> every path its code names, from the main crate's root (`["store", "index", "Index"]`).
+    paths: BTreeMap<String, Vec<Vec<String>>>,
+    /// Module -> the names its `use` items bring in (`pub use files::MAX_FILE_BYTES` in the store's
+    /// root: `MAX_FILE_BYTES` -> `["store", "files", "MAX_FILE_BYTES"]`), so that a path through a
+    /// re-export (`crate::MAX_FILE_BYTES`) names the module the item lives in.
+    aliases: BTreeMap<String, BTreeMap<String, Vec<String>>>,
+}
+
+impl Named {
+    fn merge(&mut self, other: Named) {
+        for (name, paths) in other.paths {
+            self.paths.entry(name).or_default().extend(paths);
+        }
+        for (name, aliases) in other.aliases {
+            self.aliases.entry(name).or_default().extend(aliases);
+        }
+    }
+}
 
 /// A module's name in the graph: its path from the main crate's root, `crate` for the root.
 fn module_name(path: &[String]) -> String {
@@ -46,14 +68,21 @@ struct Scanner {
 
 impl Scanner {
     fn new(krate: &[String], module: &[String]) -> Scanner {
-        let mut named = Named::new();
-        named.insert(module_name(module), Vec::new());
+        let mut named = Named::default();
+        named.paths.insert(module_name(module), Vec::new());
         Scanner { krate: krate.to_vec(), module: module.to_vec(), inline: Vec::new(), named, children: Vec::new() }
     }
 
     /// Notes a path that starts at `crate`, `self` or `super`; others name other crates or items
     /// in scope (child modules, reached through their parent, are one unit with it anyway).
     fn note(&mut self, segments: &[String]) {
+        if let Some(path) = self.resolve(segments) {
+            self.named.paths.entry(module_name(&self.module)).or_default().push(path);
+        }
+    }
+
+    /// `segments` from the crate's root, if it starts at `crate`, `self` or `super`.
+    fn resolve(&self, segments: &[String]) -> Option<Vec<String>> {
         let (base, rest) = match segments.first().map(String::as_str) {
             Some("crate") => (self.krate.clone(), &segments[1..]),
             Some("self") => (self.module.clone(), &segments[1..]),
@@ -62,10 +91,17 @@ impl Scanner {
                 let kept = self.module.len().saturating_sub(ups).max(self.krate.len());
                 (self.module[..kept].to_vec(), &segments[ups..])
             }
-            _ => return,
+            _ => return None,
         };
-        let path = base.into_iter().chain(rest.iter().cloned()).collect();
-        self.named.entry(module_name(&self.module)).or_default().push(path);
+        Some(base.into_iter().chain(rest.iter().cloned()).collect())
+    }
+
+    /// Notes that a `use` brings `path` in as `name`: a path that does not start at `crate`,
+    /// `self` or `super` is taken as relative to this module (a child module's item; another
+    /// crate's path then names no module of this one and changes nothing).
+    fn alias(&mut self, name: String, path: &[String]) {
+        let full = self.resolve(path).unwrap_or_else(|| self.module.iter().chain(path).cloned().collect());
+        self.named.aliases.entry(module_name(&self.module)).or_default().insert(name, full);
     }
 
     /// Every path a `use` tree names: one per leaf of each group.
@@ -77,8 +113,14 @@ impl Scanner {
                 prefix.pop();
             }
             syn::UseTree::Name(n) if n.ident == "self" => self.note(prefix),
-            syn::UseTree::Name(n) => self.note_with(prefix, n.ident.to_string()),
-            syn::UseTree::Rename(r) => self.note_with(prefix, r.ident.to_string()),
+            syn::UseTree::Name(n) => {
+                self.note_with(prefix, n.ident.to_string());
+                self.alias_with(prefix, n.ident.to_string(), n.ident.to_string());
+            }
+            syn::UseTree::Rename(r) => {
+                self.note_with(prefix, r.ident.to_string());
+                self.alias_with(prefix, r.rename.to_string(), r.ident.to_string());
+            }
             syn::UseTree::Glob(_) => self.note(prefix),
             syn::UseTree::Group(g) => g.items.iter().for_each(|t| self.use_tree(prefix, t)),
         }
@@ -87,6 +129,11 @@ impl Scanner {
     fn note_with(&mut self, prefix: &[String], last: String) {
         let path: Vec<String> = prefix.iter().cloned().chain(std::iter::once(last)).collect();
         self.note(&path);
+    }
+
+    fn alias_with(&mut self, prefix: &[String], name: String, last: String) {
+        let path: Vec<String> = prefix.iter().cloned().chain(std::iter::once(last)).collect();
+        self.alias(name, &path);
     }
 
     /// The paths in a macro's tokens that do not parse as expressions (`json!({..})`,
@@ -172,7 +219,7 @@ impl<'ast> Visit<'ast> for Scanner {
         };
         self.module.push(name.clone());
         self.inline.push(name);
-        self.named.entry(module_name(&self.module)).or_default();
+        self.named.paths.entry(module_name(&self.module)).or_default();
         items.iter().for_each(|item| self.visit_item(item));
         self.inline.pop();
         self.module.pop();
@@ -208,9 +255,7 @@ fn read_module(file: &Path, dir: &Path, krate: &[String], module: &[String], nam
     let ast = syn::parse_file(&text).unwrap_or_else(|e| panic!("parse {}: {e}", file.display()));
     let mut scanner = Scanner::new(krate, module);
     scanner.visit_file(&ast);
-    for (name, paths) in scanner.named {
-        named.entry(name).or_default().extend(paths);
-    }
+    named.merge(scanner.named);
     for (inline, name) in scanner.children {
         let dir: PathBuf = inline.iter().fold(dir.to_path_buf(), |d, m| d.join(m));
         let own = dir.join(format!("{name}.rs"));
@@ -223,7 +268,7 @@ fn read_module(file: &Path, dir: &Path, krate: &[String], module: &[String], nam
 /// The main crate (src/lib.rs and src/main.rs) and the store crate (store/src, as `store`).
 fn sources() -> Named {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut named = Named::new();
+    let mut named = Named::default();
     for root in ["lib.rs", "main.rs"] {
         read_module(&repo.join("src").join(root), &repo.join("src"), &[], &[], &mut named);
     }
@@ -232,9 +277,49 @@ fn sources() -> Named {
     named
 }
 
-/// The deepest known module that `segments` (from the crate root) names.
-fn module_of(segments: &[String], modules: &BTreeSet<String>) -> Option<String> {
-    (0..=segments.len()).rev().map(|n| module_name(&segments[..n])).find(|m| modules.contains(m))
+/// Every crate of the workspace by name, each read from its roots as a module of that name (the
+/// store within docket's own graph, as `store`, the way docket names it): docket with the store,
+/// the toolkit's runtime, the generator's library and its command.
+fn crates() -> Vec<(&'static str, Named)> {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let one = |name: &str, root: &str| {
+        let file = repo.join(root);
+        let dir = file.parent().expect("a crate root has a folder");
+        let krate = [name.to_string()];
+        let mut named = Named::default();
+        read_module(&file, dir, &krate, &krate, &mut named);
+        named
+    };
+    vec![
+        ("docket", sources()),
+        ("toolkit_runtime", one("toolkit_runtime", "toolkit/runtime/src/lib.rs")),
+        ("codegen", one("codegen", "codegen/src/lib.rs")),
+        ("codegen_bin", one("codegen_bin", "codegen/src/bin/codegen.rs")),
+    ]
+}
+
+/// Every crate's graph of modules.
+fn crate_graphs() -> Vec<(&'static str, Graph)> {
+    crates().into_iter().map(|(name, named)| (name, graph_of(&named))).collect()
+}
+
+/// The deepest known module that `segments` (from the crate root) names, through the names that
+/// modules' `use` items bring in (a re-export names the module the item comes from).
+fn module_of(segments: &[String], named: &Named) -> Option<String> {
+    let mut segments = segments.to_vec();
+    // A bound, for `use` items that name each other round (`use a::*` does not count anyway).
+    for _ in 0..16 {
+        let n = (0..=segments.len()).rev().find(|n| named.paths.contains_key(&module_name(&segments[..*n])))?;
+        let module = module_name(&segments[..n]);
+        let through = segments.get(n).and_then(|next| named.aliases.get(&module)?.get(next));
+        match through {
+            Some(target) if target[..] != segments[..=n] => {
+                segments = target.iter().chain(&segments[n + 1..]).cloned().collect();
+            }
+            _ => return Some(module),
+        }
+    }
+    None
 }
 
 fn nested(a: &str, b: &str) -> bool {
@@ -242,10 +327,9 @@ fn nested(a: &str, b: &str) -> bool {
 }
 
 fn graph_of(named: &Named) -> Graph {
-    let modules: BTreeSet<String> = named.keys().cloned().collect();
     let mut edges = Graph::new();
-    for (module, paths) in named {
-        for target in paths.iter().filter_map(|p| module_of(p, &modules)) {
+    for (module, paths) in &named.paths {
+        for target in paths.iter().filter_map(|p| module_of(p, named)) {
             if !nested(module, &target) {
                 edges.entry(module.clone()).or_default().insert(target);
             }
@@ -256,14 +340,12 @@ fn graph_of(named: &Named) -> Graph {
 
 /// The graph of modules given as (name, source text) pairs, all in the main crate.
 fn graph_of_sources(modules: &[(&str, &str)]) -> Graph {
-    let mut named = Named::new();
+    let mut named = Named::default();
     for (name, text) in modules {
         let module: Vec<String> = name.split("::").filter(|s| *s != "crate").map(str::to_string).collect();
         let mut scanner = Scanner::new(&[], &module);
         scanner.visit_file(&syn::parse_file(text).expect("parse"));
-        for (name, paths) in scanner.named {
-            named.entry(name).or_default().extend(paths);
-        }
+        named.merge(scanner.named);
     }
     graph_of(&named)
 }
@@ -473,4 +555,40 @@ fn a_circle_through_a_parent_and_its_child_is_a_circle_of_floors() {
     ]);
     assert!(cycles(&edges).is_empty(), "no two modules name each other: {edges:?}");
     assert_eq!(cycles(&floors(&edges)), ["files -> workspace -> files"]);
+}
+
+#[test]
+fn every_crate_has_no_import_circle() {
+    let graphs = crate_graphs();
+    let found: Vec<(&str, Vec<String>)> =
+        graphs.iter().map(|(name, edges)| (*name, cycles(edges))).filter(|(_, c)| !c.is_empty()).collect();
+    for (name, edges) in &graphs {
+        let counted = edges.values().map(BTreeSet::len).sum::<usize>();
+        eprintln!("{name}: {} modules import {counted} others", edges.len());
+    }
+    for name in ["docket", "toolkit_runtime", "codegen"] {
+        let edges = &graphs.iter().find(|(n, _)| *n == name).expect("the crate is read").1;
+        assert!(!edges.is_empty(), "the scan finds {name}'s imports: {edges:?}");
+    }
+    assert!(found.is_empty(), "import cycles: {found:#?}");
+}
+
+#[test]
+fn in_every_crate_the_modules_under_one_parent_depend_on_each_other_one_way() {
+    let found: Vec<(&str, Vec<String>)> = crate_graphs()
+        .iter()
+        .map(|(name, edges)| (*name, cycles(&floors(edges))))
+        .filter(|(_, c)| !c.is_empty())
+        .collect();
+    assert!(found.is_empty(), "floors that depend on each other: {found:#?}");
+}
+
+#[test]
+fn a_path_through_a_re_export_names_the_module_the_item_lives_in() {
+    let edges = graph_of_sources(&[
+        ("crate", "mod a; mod b; pub use b::B; pub use self::a::Renamed as A2;"),
+        ("a", "use crate::B; pub struct Renamed;"),
+        ("b", "pub struct B(crate::A2);"),
+    ]);
+    assert_eq!(cycles(&edges), ["a -> b -> a"]);
 }

@@ -1,6 +1,6 @@
 //! The toolkit's second user, examples/bookmarks: built with cargo as its README says, served
 //! over stdio to rmcp's client, its manifest's samples run, its call observer logging each call;
-//! kept up over a raw pipe by the same malformed lines docket survives (tests/abuse.rs), each
+//! kept up over a raw pipe by the same malformed lines docket survives (tests/hostile/abuse_stdio.rs), each
 //! answered by the toolkit's guarded stdio transport; served over Streamable HTTP to two sessions sharing its bookmarks; and a copy of the folder outside the
 //! repository, its path dependencies pointing back, builds too, and fails to build, naming the
 //! tool, when its manifest gains a tool it has no handler for.
@@ -108,19 +108,31 @@ async fn the_example_serves_its_consolidated_profile_from_the_runtime() {
     client.cancel().await.expect("stop");
 }
 
-/// The stdio abuse cases of tests/abuse.rs, sent to the example: it stays up through each, and
-/// the lines rmcp cannot read get the answers the toolkit's stdio transport gives (docket's).
+/// The example's tools for the stdio cases: the hostile strings go to bookmarks_find's tag.
+const EXAMPLE_TARGETS: crate::abuse_stdio::Targets = crate::abuse_stdio::Targets {
+    id_tool: "bookmarks_find",
+    id_key: "tag",
+    deep_tool: "bookmarks_find",
+    deep_arguments: r#"{"word":"w","tag":@DEEP@}"#,
+    big_tool: "bookmarks_find",
+    big_key: "word",
+};
+
+/// The stdio abuse cases of tests/hostile/abuse_stdio.rs, sent to the example: it stays up through
+/// each, and the lines rmcp cannot read get the answers the toolkit's stdio transport gives
+/// (docket's).
 #[test]
 fn the_example_survives_the_malformed_lines_docket_survives() {
+    use crate::abuse_stdio::{check_replies, feed, malformed_lines, reply_to};
     assert_built(Path::new(EXAMPLE), false);
     let mut server = common::RawServer::spawn_command(Command::new(target_dir(false).join("debug/bookmarks")));
     let init = server.initialize();
     assert_eq!(init["result"]["serverInfo"]["name"], "bookmarks", "{init}");
-    let lines = crate::abuse::malformed_lines();
-    let messages = crate::abuse::answer_malformed_lines(&mut server, &lines);
+    let lines = malformed_lines(&EXAMPLE_TARGETS);
+    let messages = feed(&mut server, &lines);
+    check_replies(&messages);
     let code_of = |label: &str| {
-        let i = lines.iter().position(|(l, _)| *l == label).expect("known label");
-        let reply = messages.iter().find(|m| m["id"] == json!(500 + i));
+        let reply = reply_to(&lines, &messages, label);
         reply.unwrap_or_else(|| panic!("{label}: no reply")).pointer("/error/code").and_then(|c| c.as_i64())
     };
     for (label, code) in [

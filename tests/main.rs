@@ -1,93 +1,71 @@
 //! docket's integration tests: one test crate, so the application and its dev-dependencies are
 //! linked once, not once per file (53 binaries of about 100 MB each before; see
-//! docs/benchmarks.md, "One test crate"). Each file of tests/ is a module here; run one with
-//! `cargo test --test integration MODULE::` (e.g. `cargo test --test integration issue_tools::`).
+//! docs/benchmarks.md, "One test crate"). The tests are grouped by the room they drive (`mcp/`,
+//! `cli/`, `web/`, `teams/`, `wrangler/`, `limits/`, `hostile/`), each folder a module with a
+//! mod.rs; run one file's tests with `cargo test --test integration MODULE::` (a filter matches
+//! inside the name, so `issue_tools::` runs `mcp::issue_tools::…`, and `teams::` a whole room).
+//! The store's own tests, which need no server, are in store/tests.
 //!
-//! `autotests = false` in Cargo.toml: a new tests/NAME.rs must be declared below, and
-//! `every_test_file_is_declared_here` fails until it is.
+//! `autotests = false` in Cargo.toml: a new file must be declared, in its room's mod.rs (a new
+//! room or a file of no room below), and `every_test_file_is_declared_here` fails until it is.
 
 mod common;
 
-mod abuse;
-mod agents;
-mod architecture;
-mod browser;
-mod chains;
-mod claims_network;
-mod claims_outside_git;
-mod claims_scale;
+// The rooms the tests drive, each a folder with a mod.rs that declares its files.
 mod cli;
-mod cli_daily;
-mod cli_work;
-mod compatibility;
-mod config;
-mod consolidated;
-mod crash;
-mod deferred_words;
-mod doc_counts;
-mod error_intelligence;
-mod escape;
-mod example_server;
-mod fifth_ring;
-mod generated;
-mod golden_compiles;
-mod hostile_files;
-mod hostile_hooks;
-mod http;
-mod import;
-mod import_finished;
-mod input_schemas;
-mod issue_tools;
-mod kept_orders;
-mod leases;
+mod hostile;
 mod limits;
-mod lossless;
-mod merge_hooks;
-mod one_shot;
-mod output_schemas;
-mod polish;
-mod protocol_errors;
-mod published_limits;
-mod races;
-mod reading;
-mod remote_claims;
-mod resources;
-mod search_index;
-mod search_pages;
-mod search_ranking;
-mod session_tools;
-mod soak;
-mod start_anywhere;
-mod stdio_server;
-mod store_workspace;
+mod mcp;
 mod teams;
-mod terminal;
-mod token_budget;
-mod tombstones;
-mod tool_budgets;
-mod unpulled;
 mod web;
-mod work_graph;
-mod worktrees;
-mod wrangler_compat;
-mod wrangler_docs;
-mod wrangler_dropin;
-mod wrangler_facts;
-mod write_caps;
+mod wrangler;
 
-/// A file of tests/ that this crate does not declare would never be compiled nor run.
+// The house's own checks, of no one room: the module graph of every crate, the counts docs/tools.md
+// holds, and what tools/list costs (docs/tools.md, generated, names tests/tool_budgets.rs).
+mod architecture;
+mod doc_counts;
+mod tool_budgets;
+
+// The toolkit's proofs (examples/bookmarks and the compiled golden), in docket's test crate for now.
+mod example_server;
+mod golden_compiles;
+
+// The stdio abuse cases are reused against other stdio servers (`crate::abuse_stdio::malformed_lines`).
+#[allow(unused_imports)]
+use hostile::abuse_stdio;
+
+/// A file of tests/ that this crate does not declare would never be compiled nor run: each file
+/// of tests/ is declared here, and each file of a room's folder in the room's mod.rs.
 #[test]
 fn every_test_file_is_declared_here() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
-    let this = std::fs::read_to_string(dir.join("main.rs")).expect("read tests/main.rs");
     let mut missing = Vec::new();
-    for entry in std::fs::read_dir(&dir).expect("read tests/") {
-        let path = entry.expect("entry").path();
-        let Some(name) = path.file_stem().and_then(|s| s.to_str()) else { continue };
-        if path.extension().is_some_and(|e| e == "rs") && name != "main" && !this.contains(&format!("\nmod {name};\n"))
-        {
-            missing.push(name.to_string());
+    let mut check = |folder: &std::path::Path, declared_in: &str| {
+        let this = std::fs::read_to_string(folder.join(declared_in)).expect("read the declaring file");
+        let mut names = Vec::new();
+        for entry in std::fs::read_dir(folder).expect("read the folder") {
+            let path = entry.expect("entry").path();
+            let Some(name) = path.file_stem().and_then(|s| s.to_str()).map(str::to_string) else { continue };
+            let file = path.extension().is_some_and(|e| e == "rs") && !["main", "mod"].contains(&name.as_str());
+            // A room: a folder with a mod.rs (common/ is the helpers' folder, declared the same way).
+            let room = folder == dir && path.join("mod.rs").is_file();
+            if (file || room)
+                && !this.contains(&format!("\nmod {name};\n"))
+                && !this.contains(&format!("\npub(crate) mod {name};\n"))
+            {
+                missing.push(format!("{}/{name}", folder.strip_prefix(&dir).unwrap_or(folder).display()));
+            }
+            if room && name != "common" {
+                names.push(path);
+            }
         }
+        names
+    };
+    for room in check(&dir, "main.rs") {
+        check(&room, "mod.rs");
     }
-    assert!(missing.is_empty(), "tests/ files that tests/main.rs does not declare (add `mod NAME;`): {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "files and rooms of tests/ that tests/main.rs or their room's mod.rs does not declare (add `mod NAME;`): {missing:?}"
+    );
 }

@@ -1,5 +1,5 @@
 //! `docket serve --http` and `docket web` as child processes on 127.0.0.1:0, for the tests that
-//! speak HTTP (tests/http.rs, tests/web.rs, the browser tests).
+//! speak HTTP (tests/web/http.rs, tests/web/board.rs, the browser tests).
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -98,6 +98,20 @@ impl HttpServer {
 
     pub fn logs(&self) -> String {
         self.stderr.lock().unwrap().join("\n")
+    }
+
+    /// Waits (up to `within`) for a stderr line holding `needle`; whether one came.
+    pub fn wait_for_log(&self, needle: &str, within: std::time::Duration) -> bool {
+        let deadline = std::time::Instant::now() + within;
+        loop {
+            if self.stderr.lock().unwrap().iter().any(|l| l.contains(needle)) {
+                return true;
+            }
+            if std::time::Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
     }
 }
 

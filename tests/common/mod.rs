@@ -1,7 +1,12 @@
 //! Shared helpers: start the real `docket` binary and talk to it over its stdio pipe.
 #![allow(dead_code)]
 
+pub mod abuse;
+#[path = "../../store/tests/common/fixture.rs"]
+pub mod fixture;
 pub mod many;
+/// The generated wrangler workspace lives with the store's tests, which run on it too.
+#[path = "../../store/tests/common/quirky.rs"]
 pub mod quirky;
 pub mod samples;
 pub mod wrangler;
@@ -127,12 +132,12 @@ pub struct RawServer {
 
 impl RawServer {
     pub fn spawn(workspace: &Path) -> RawServer {
-        let mut docket = std::process::Command::new(env!("CARGO_BIN_EXE_docket"));
-        docket.arg("serve").arg("--workspace").arg(workspace).env_remove("DOCKET_WORKSPACE");
-        RawServer::spawn_command(docket)
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_docket"));
+        command.arg("serve").arg("--workspace").arg(workspace).env_remove("DOCKET_WORKSPACE");
+        RawServer::spawn_command(command)
     }
 
-    /// Any stdio MCP server (the example's too), its stderr dropped.
+    /// Any stdio MCP server (`command` with its arguments and environment), its pipes as above.
     pub fn spawn_command(mut command: std::process::Command) -> RawServer {
         use std::process::Stdio;
         let mut child = command

@@ -10,7 +10,7 @@
 //! none of them can make docket write, or block, or read without bound, outside the root. Reads
 //! never block (`O_NONBLOCK`) and are bounded by the caller's limit.
 //!
-//! `tests/escape.rs` greps the sources: no module but this one calls a `std::fs` function that
+//! `tests/hostile/escape.rs` greps the sources: no module but this one calls a `std::fs` function that
 //! writes, so a new write site cannot bypass the layer.
 
 mod sys;

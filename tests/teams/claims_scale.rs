@@ -5,7 +5,7 @@
 
 use crate::common;
 use crate::common::many::origin_and_clones;
-use crate::leases::{Agent, eventually};
+use crate::teams::leases::{Agent, eventually};
 
 use std::path::Path;
 use std::time::Duration;

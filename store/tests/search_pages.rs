@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use docket::store::{SearchField, SearchHit, SearchQuery, Store, StoreOptions, Workspace};
+use docket_store::{SearchField, SearchHit, SearchQuery, Store, StoreOptions, Workspace};
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};

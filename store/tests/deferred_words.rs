@@ -8,8 +8,8 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use docket::store::generate::generate_workspace;
-use docket::store::{
+use docket_store::generate::generate_workspace;
+use docket_store::{
     IssueFilter, IssuePatch, IssueType, NewIssue, Priority, SearchField, SearchQuery, SortField, SortOrder, Status,
     Store, StoreOptions, Workspace,
 };

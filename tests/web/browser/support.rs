@@ -194,8 +194,9 @@ pub fn screenshots() -> PathBuf {
 }
 
 pub async fn shoot(c: &Client, name: &str) {
-    // Let fonts and the live indicator settle.
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // Fonts loaded and, on a page with the live indicator, the indicator on.
+    let settled = "document.fonts.status === 'loaded' && (!document.querySelector('#live') || document.querySelector('#live.on'))";
+    wait_js(c, settled, Duration::from_secs(5), "fonts and the live indicator").await;
     let png = c.screenshot().await.expect("screenshot");
     let dir = screenshots();
     std::fs::create_dir_all(&dir).expect("screenshots dir");

@@ -1,7 +1,7 @@
 //! The web board in a real browser: headless Chromium driven through chromedriver (WebDriver)
 //! against `docket web` on a generated workspace. Skips, saying why, when chromium or
 //! chromedriver is not installed (`apt-get install -y chromium chromium-driver`; CI does).
-//! More in tests/browser/: editing.rs (title, description, task boxes, the save model), graph.rs
+//! More in tests/web/browser/: editing.rs (title, description, task boxes, the save model), graph.rs
 //! (blocked cards, adding and removing blockers), duplicates.rs (a duplicated card's marker and refusal),
 //! problems.rs (warnings and the duplicate banner), views.rs (the list and the statistics),
 //! polish.rs (files without frontmatter, the axis years, repairing, the outline, one Edit).

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
 
-use docket::store::{
+use docket_store::{
     IssueFilter, IssuePatch, IssueType, NewIssue, Priority, SortField, SortOrder, Status, Store, StoreError,
     StoreOptions, Workspace,
 };
@@ -34,12 +34,12 @@ fn fresh_store() -> (tempfile::TempDir, Store) {
     (dir, Store::open(ws, StoreOptions::default()))
 }
 
-fn all(store: &Store) -> Vec<std::sync::Arc<docket::store::IssueMeta>> {
+fn all(store: &Store) -> Vec<std::sync::Arc<docket_store::IssueMeta>> {
     store.list(&IssueFilter::default(), SortField::Id, SortOrder::Asc).expect("list").value
 }
 
 /// The store over a wrangler fixture's `.wrangler/` folder.
-fn wrangler_store(fx: &common::wrangler::Fixture) -> Store {
+fn wrangler_store(fx: &common::fixture::Fixture) -> Store {
     let ws = Workspace::resolve(Some(fx.path())).expect("the fixture is a workspace");
     assert!(ws.dir.ends_with(".wrangler"));
     Store::open(ws, StoreOptions::default())
@@ -51,7 +51,7 @@ on_each_fixture! {
         let snap = store.list(&IssueFilter::default(), SortField::Updated, SortOrder::Desc).expect("list");
         assert_eq!(snap.value.len(), fx.facts.items, "every markdown issue, spec and idea file is listed");
         let duplicates: Vec<_> =
-            snap.warnings.iter().filter(|w| w.code == docket::store::StoreWarningCode::DuplicateId).collect();
+            snap.warnings.iter().filter(|w| w.code == docket_store::StoreWarningCode::DuplicateId).collect();
         assert!(duplicates.iter().any(|w| w.message.starts_with("ISS-000165 is used by 3 files")), "{duplicates:?}");
         let ids: Vec<&str> = snap.value.iter().map(|m| m.id.as_str()).collect();
         assert_eq!(
@@ -66,7 +66,7 @@ on_each_fixture! {
         let warning = first
             .warnings
             .iter()
-            .find(|w| w.code == docket::store::StoreWarningCode::DuplicateId)
+            .find(|w| w.code == docket_store::StoreWarningCode::DuplicateId)
             .expect("the duplicate is reported");
         assert_eq!(warning.paths.len(), 3, "{warning:?}");
         assert!(warning.message.contains("doctor"), "{}", warning.message);
@@ -76,7 +76,7 @@ on_each_fixture! {
         assert!(matches!(err, StoreError::Ambiguous { ref paths, .. } if paths.len() == 3), "{err}");
         let got = store.get("SPEC-000046").expect("spec by id");
         assert!(
-            got.warnings.iter().all(|w| w.code != docket::store::StoreWarningCode::DuplicateId),
+            got.warnings.iter().all(|w| w.code != docket_store::StoreWarningCode::DuplicateId),
             "a lookup only warns about its own id"
         );
         let spec = got.value;
@@ -151,7 +151,7 @@ fn a_broken_file_is_skipped_with_a_warning_and_left_byte_identical() {
     let warning = snap
         .warnings
         .iter()
-        .find(|w| w.code == docket::store::StoreWarningCode::SkippedFiles)
+        .find(|w| w.code == docket_store::StoreWarningCode::SkippedFiles)
         .expect("a SKIPPED_FILES warning");
     assert!(warning.message.contains("ISS-000009-broken.md"), "{}", warning.message);
     assert!(store.update("ISS-000009", IssuePatch { status: Some(Status::Closed), ..Default::default() }).is_err());
@@ -226,7 +226,7 @@ fn two_processes_creating_at_once_never_share_an_id() {
     let dir = tempfile::tempdir().expect("tmp");
     Workspace::init(dir.path()).expect("init");
     let exe = std::env::current_exe().expect("test binary");
-    // The harness names a test by its path below the crate: `store_workspace::create_worker`.
+    // The harness names a test by its path below the crate: `workspace::create_worker`.
     let worker = module_path!().split_once("::").map_or(String::new(), |(_, m)| format!("{m}::")) + "create_worker";
     let spawn = || {
         Command::new(&exe)
@@ -286,13 +286,13 @@ fn a_failed_revalidation_serves_the_last_good_index_with_a_stale_warning() {
     let snap =
         store.list(&IssueFilter::default(), SortField::Id, SortOrder::Asc).expect("served from the last good index");
     assert_eq!(snap.value.len(), 1);
-    assert!(snap.warnings.iter().any(|w| w.code == docket::store::StoreWarningCode::StaleIndex), "{:?}", snap.warnings);
+    assert!(snap.warnings.iter().any(|w| w.code == docket_store::StoreWarningCode::StaleIndex), "{:?}", snap.warnings);
 }
 
 #[test]
 fn a_new_process_starts_from_the_snapshot_but_rereads_what_changed() {
     let dir = tempfile::tempdir().expect("tmp");
-    let ws = docket::store::generate::generate_workspace(dir.path(), 300, 11);
+    let ws = docket_store::generate::generate_workspace(dir.path(), 300, 11);
     let list = |store: &Store| store.list(&IssueFilter::default(), SortField::Id, SortOrder::Asc).expect("list");
 
     let first = Store::open(ws.clone(), StoreOptions::default());
@@ -305,7 +305,7 @@ fn a_new_process_starts_from_the_snapshot_but_rereads_what_changed() {
     let second = Store::open(ws.clone(), StoreOptions::default());
     let warm = list(&second);
     assert!(warm.cached, "nothing changed, so no file is read");
-    let titles = |s: &docket::store::Snapshot<Vec<std::sync::Arc<docket::store::IssueMeta>>>| {
+    let titles = |s: &docket_store::Snapshot<Vec<std::sync::Arc<docket_store::IssueMeta>>>| {
         s.value.iter().map(|m| (m.id.clone(), m.title.clone(), m.status)).collect::<Vec<_>>()
     };
     assert_eq!(titles(&warm), titles(&cold), "the snapshot holds the same issues");

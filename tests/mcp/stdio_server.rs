@@ -249,7 +249,7 @@ fn server_survives_a_malformed_json_line() {
 /// the tools/list the server publishes in each profile.
 #[tokio::test]
 async fn codegen_schema_is_the_served_tools_list() {
-    let manifest = include_str!("../tools.yaml");
+    let manifest = include_str!("../../tools.yaml");
     for (style, expected) in [
         ("granular", codegen::tool_list_json("tools.yaml", manifest)),
         ("consolidated", codegen::consolidated_list_json("tools.yaml", manifest)),

@@ -1,7 +1,7 @@
 //! Values that get written are capped, and the caps hold over a real stdio client: a 10 MB body or
 //! assignee, 100,000 labels or a 10 MB label sent to the tools that write them come back as
 //! INVALID_ARGUMENT naming the field, and the workspace tree (every path and its bytes, outside
-//! `cache/`) is what it was before the call. tests/published_limits.rs proves the same caps are in
+//! `cache/`) is what it was before the call. tests/limits/published_limits.rs proves the same caps are in
 //! the published schemas.
 
 use crate::common;

@@ -1,4 +1,4 @@
-//! The web board over real HTTP (no browser; tests/browser.rs drives Chromium): the board beside
+//! The web board over real HTTP (no browser; tests/web/browser.rs drives Chromium): the board beside
 //! `/mcp`, `docket web` alone, the guard (Origin, CSRF, token cookie), writes through the tool
 //! handlers (files, error memory, MCP subscribers) and the event stream.
 

@@ -381,7 +381,7 @@ async fn ready_leaves_out_an_id_several_files_hold_and_says_so() {
     assert!(next.starts_with("Claimed ISS-000002"), "{next}");
 }
 
-/// The soak (tests/soak.rs) found issues closed twice: a close's tombstone is a compare-and-set
+/// The soak (tests/teams/soak.rs) found issues closed twice: a close's tombstone is a compare-and-set
 /// on the claim record, and the serving process's own renewal thread can replace the record
 /// between the close's read and its push. The tombstone was then lost, the record stayed "held"
 /// with nobody renewing it, and once its lease lapsed a clone that had not pulled claimed the

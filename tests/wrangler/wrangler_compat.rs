@@ -2,7 +2,7 @@
 //! public repository, bacchus-labs/wrangler at b02bd5f), made over stdio against a wrangler workspace:
 //! the generated one, and a copy of the real one when it is at hand (tests/common/wrangler.rs).
 //! Each test cites where its
-//! call comes from and asserts what that document expects; tests/wrangler_docs.rs has the rest of
+//! call comes from and asserts what that document expects; tests/wrangler/wrangler_docs.rs has the rest of
 //! the documented calls, docs/compatibility.md lists where docket differs.
 
 use crate::common;

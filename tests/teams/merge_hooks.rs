@@ -707,7 +707,7 @@ async fn a_write_guarded_by_what_was_read_before_a_merge_is_refused_after_it() {
     c.cancel().await.unwrap();
 }
 
-/// The soak (tests/soak.rs) found one issue become two: two clones each closed ISS-000001 (each
+/// The soak (tests/teams/soak.rs) found one issue become two: two clones each closed ISS-000001 (each
 /// move to `archived/` too small a file for git to see a rename), so both branches added
 /// `archived/ISS-000001-...md` with one `docketKey`; the driver took them for two hand copies of
 /// one file and split them, and the hook gave the copy a new id and key. They are one issue in

@@ -5,7 +5,7 @@
 //! tombstone of a close. Real processes: `docket serve` children signalled by pid, CLI processes.
 
 use crate::common;
-use crate::leases::{Agent, eventually};
+use crate::teams::leases::{Agent, eventually};
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

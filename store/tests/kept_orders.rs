@@ -7,8 +7,8 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use docket::store::generate::generate_workspace;
-use docket::store::{
+use docket_store::generate::generate_workspace;
+use docket_store::{
     GroupBy, IssueFilter, IssueMeta, IssuePatch, IssueType, NewIssue, Priority, SearchField, SearchQuery, SortField,
     SortOrder, Status, Store, StoreOptions,
 };
@@ -309,11 +309,11 @@ fn check_search(rng: &mut StdRng, store: &Store, filter: &IssueFilter, at: &str)
     let text = QUERIES.choose(rng).expect("queries").to_string();
     let q = SearchQuery { text, fields, filter: filter.clone() };
     let mut want = store.search(&q).expect("search").value;
-    want.sort_by(docket::store::SearchHit::best_first);
+    want.sort_by(docket_store::SearchHit::best_first);
     let offset = if rng.random_bool(0.7) { 0 } else { rng.random_range(0..=want.len() + 2) };
     let limit = rng.random_range(1..25);
     let page = store.search_page(&q, offset, limit).expect("search page").value;
-    let shown = |hits: &[docket::store::SearchHit]| -> Vec<(String, u32)> {
+    let shown = |hits: &[docket_store::SearchHit]| -> Vec<(String, u32)> {
         hits.iter().map(|h| (h.meta.path.display().to_string(), h.score)).collect()
     };
     let end = (offset + limit).min(want.len());
@@ -343,7 +343,7 @@ fn check_ready(store: &Store, dir: &std::path::Path, round: usize) {
         r.issues.iter().map(|(m, n)| (m.path.display().to_string(), *n, r.open_blocked)).collect()
     };
     store.flush();
-    let ws = docket::store::Workspace::at(dir).expect("ws");
+    let ws = docket_store::Workspace::at(dir).expect("ws");
     let fresh = Store::open(ws, StoreOptions { branch_aware_ids: false, ..StoreOptions::default() });
     assert_eq!(rows(store), rows(&fresh), "ready work, round {round}");
     for who in [None, Some("ann"), Some("bo"), Some("nobody")] {
@@ -353,7 +353,7 @@ fn check_ready(store: &Store, dir: &std::path::Path, round: usize) {
     }
     for m in everything(&fresh) {
         let (kept, built) = (store.blockers(&m).expect("blockers"), fresh.blockers(&m).expect("blockers"));
-        let view = |b: &docket::store::Blockers| (b.open.clone(), b.blocks.clone(), b.epic);
+        let view = |b: &docket_store::Blockers| (b.open.clone(), b.blocks.clone(), b.epic);
         assert_eq!(view(&kept), view(&built), "{}'s place in the graph, round {round}", m.id);
     }
 }
@@ -377,7 +377,7 @@ fn run(seed: u64, issues: usize, steps: usize) {
     // A new process starts from the snapshot and must derive the same.
     store.flush();
     drop(store);
-    let ws = docket::store::Workspace::at(dir.path()).expect("ws");
+    let ws = docket_store::Workspace::at(dir.path()).expect("ws");
     let again = Store::open(ws, StoreOptions { branch_aware_ids: false, ..StoreOptions::default() });
     check(&mut rng, &again, steps + 1);
 }

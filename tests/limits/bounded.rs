@@ -96,7 +96,16 @@ async fn an_idle_session_ends_and_frees_its_slot() {
         message.contains("limit of 1 open HTTP session (--max-sessions)") && message.contains("after 1 s"),
         "{message}"
     );
-    tokio::time::sleep(Duration::from_millis(2_500)).await;
+    // Awaited, not slept for: a new session is refused (503, no session made) until the idle one
+    // has ended and freed its slot.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let third = loop {
+        let third = post(&server.url).json(&initialize_body()).send().await.expect("initialize");
+        if third.status() != 503 || Instant::now() > deadline {
+            break third;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
     let expired = post(&server.url)
         .header("mcp-session-id", &session)
         .json(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}))
@@ -104,7 +113,6 @@ async fn an_idle_session_ends_and_frees_its_slot() {
         .await
         .expect("answered");
     assert_eq!(expired.status(), 404, "the idle session ended");
-    let third = post(&server.url).json(&initialize_body()).send().await.expect("initialize");
     assert_eq!(third.status(), 200, "its slot is free");
 }
 
@@ -279,7 +287,8 @@ async fn listening_beyond_loopback_needs_a_token_or_an_explicit_override() {
     );
 
     let with_token = HttpServer::start_on("0.0.0.0:0", &["--token", "s3cret", "--allow-host", "docket.lan"]);
-    std::thread::sleep(Duration::from_millis(200));
+    // No wait: start_on returns once the server has printed its URL, and every start-up warning
+    // is written to stderr before that line.
     assert!(!with_token.logs().contains("set --token"), "no token warning when a token is set: {}", with_token.logs());
     // The README's LAN example: clients name the host given to --allow-host and send the token.
     let port = with_token.authority().rsplit_once(':').expect("host:port").1.to_string();
@@ -291,8 +300,8 @@ async fn listening_beyond_loopback_needs_a_token_or_an_explicit_override() {
     assert_eq!(other.status(), 403, "another host name does not");
 
     let trusted = HttpServer::start_on("0.0.0.0:0", &["--allow-unauthenticated-network"]);
-    std::thread::sleep(Duration::from_millis(200));
-    assert!(trusted.logs().contains("without a token"), "the override is logged: {}", trusted.logs());
+    let logged = trusted.wait_for_log("without a token", Duration::from_secs(10));
+    assert!(logged && trusted.logs().contains("without a token"), "the override is logged: {}", trusted.logs());
 }
 
 #[tokio::test]
