@@ -8,8 +8,10 @@ use serde_json::{Map, Value};
 pub use crate::call::{Called, Write};
 use crate::config::Config;
 use crate::error_memory::ErrorMemory;
-use crate::generated::TOOLS;
+use crate::generated::{IssuesUpdateInput, TOOLS, ToolHandlers};
 use crate::handlers::Handlers;
+pub use crate::handlers::write::BlockerEdit;
+use crate::runtime::Reply;
 use crate::server::DocketServer;
 use crate::store::served::Served;
 use crate::store::{Store, StoreOptions, Workspace};
@@ -80,18 +82,50 @@ impl App {
         .hearing(self.writes.clone())
     }
 
+    /// issues_update with `edit`'s blockers added and removed by the store under its lock, to the
+    /// ones the issue has when it is written: `docket update --add-blocker/--remove-blocker`, one
+    /// call on the path every call takes ([`crate::call::run_dispatching`]), observed as an
+    /// issues_update.
+    pub async fn update_editing_blockers(
+        &self,
+        args: Map<String, Value>,
+        edit: BlockerEdit,
+        request_id: String,
+    ) -> Called {
+        let spec = TOOLS.iter().find(|t| t.name == "issues_update").expect("issues_update is a tool");
+        let switched = crate::call::resolve_again(spec, &self.store, &self.memory);
+        let core = self.core();
+        let handlers = self.handlers.as_ref();
+        let mut called = crate::call::run_dispatching(&core, spec, args, request_id, |args, _| async move {
+            let input = match IssuesUpdateInput::from_arguments(args) {
+                Ok(input) => input,
+                Err(e) => return Some(Err(e)),
+            };
+            if let Err(e) = handlers.refuse_write(spec.name) {
+                return Some(Err(e));
+            }
+            Some(handlers.issues_update_editing_blockers(input, edit).await.and_then(Reply::into_json))
+        })
+        .await;
+        called.warnings.splice(0..0, switched);
+        called
+    }
+
+    fn core(&self) -> crate::call::Core<'_, Handlers> {
+        crate::call::Core {
+            handlers: self.handlers.as_ref(),
+            memory: &self.memory,
+            writes: Some(&self.writes),
+            workspace: self.store.workspace(),
+        }
+    }
+
     /// A tool call from a front end other than MCP (the web board, the CLI): [`crate::call::run`],
     /// the path every call takes. `None` when no such tool exists.
     pub async fn call(&self, tool: &str, args: Map<String, Value>, request_id: String) -> Option<Called> {
         let spec = TOOLS.iter().find(|t| t.name == tool)?;
         let switched = crate::call::resolve_again(spec, &self.store, &self.memory);
-        let core = crate::call::Core {
-            handlers: self.handlers.as_ref(),
-            memory: &self.memory,
-            writes: Some(&self.writes),
-            workspace: self.store.workspace(),
-        };
-        let mut called = crate::call::run(&core, spec, args, request_id).await;
+        let mut called = crate::call::run(&self.core(), spec, args, request_id).await;
         called.warnings.splice(0..0, switched);
         Some(called)
     }

@@ -58,6 +58,20 @@ async fn run<T: Send + 'static>(
     crate::runtime::handlers::run(cx, move |h| crate::store::holder::within(session, || work(h))).await
 }
 
+impl Handlers {
+    /// issues_update with blockers added and removed by the store, under its lock, to the ones the
+    /// issue has when it is written ([`write::update_editing_blockers`]): an operation of the tool
+    /// layer that no MCP client sees (tools.yaml has no such tool), which the CLI calls through
+    /// [`crate::app::App::update_editing_blockers`].
+    pub(crate) async fn issues_update_editing_blockers(
+        &self,
+        input: IssuesUpdateInput,
+        edit: write::BlockerEdit,
+    ) -> ToolResult<IssuesUpdateOutput> {
+        run(self, move |h| write::update_editing_blockers(h, input, edit)).await
+    }
+}
+
 /// What the runtime asks of a handler context: whether writes are refused, with which error, and
 /// the error of a handler that stopped on the blocking pool.
 impl crate::runtime::handlers::HandlerContext for Handlers {
