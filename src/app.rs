@@ -41,7 +41,8 @@ impl App {
 
     /// [`App::load`] for a process that answers one command and exits (the CLI): no thread
     /// left to save the index, the snapshot saved at the end only when it drifted by many files
-    /// ([`Store::finish`]), blocking work run on the caller's thread ([`crate::util::blocking`]).
+    /// ([`Store::finish`]), blocking work (every tool's handler, error memory) run on the caller's thread
+    /// ([`crate::util::run_blocking_inline`]; tested in `handlers::tests`).
     pub fn load_one_shot(ws: Workspace) -> Result<App, crate::config::ConfigError> {
         let config = Config::load(&ws.dir, &[])?;
         let options = StoreOptions { one_shot: true, ..config.store_options() };
