@@ -19,7 +19,6 @@ mod human;
 mod listing;
 mod prime;
 mod setup;
-mod split;
 mod style;
 mod table;
 mod team;
