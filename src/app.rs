@@ -8,8 +8,10 @@ use serde_json::{Map, Value};
 pub use crate::call::{Called, Write};
 use crate::config::Config;
 use crate::error_memory::ErrorMemory;
-use crate::generated::TOOLS;
+use crate::generated::{IssuesUpdateInput, TOOLS, ToolHandlers};
 use crate::handlers::Handlers;
+pub use crate::handlers::write::BlockerEdit;
+use crate::runtime::Reply;
 use crate::store::served::Served;
 use crate::store::{Store, StoreOptions, Workspace};
 
@@ -38,7 +40,8 @@ impl App {
 
     /// [`App::load`] for a process that answers one command and exits (the CLI): no thread
     /// left to save the index, the snapshot saved at the end only when it drifted by many files
-    /// ([`Store::finish`]), blocking work run on the caller's thread ([`crate::util::blocking`]).
+    /// ([`Store::finish`]), blocking work (every tool's handler, error memory) run on the caller's thread
+    /// ([`crate::util::run_blocking_inline`]; tested in `handlers::tests`).
     pub fn load_one_shot(ws: Workspace) -> Result<App, crate::config::ConfigError> {
         let config = Config::load(&ws.dir, &[])?;
         let options = StoreOptions { one_shot: true, ..config.store_options() };
@@ -79,18 +82,50 @@ impl App {
         )
     }
 
+    /// issues_update with `edit`'s blockers added and removed by the store under its lock, to the
+    /// ones the issue has when it is written: `docket update --add-blocker/--remove-blocker`, one
+    /// call on the path every call takes ([`crate::call::run_dispatching`]), observed as an
+    /// issues_update.
+    pub async fn update_editing_blockers(
+        &self,
+        args: Map<String, Value>,
+        edit: BlockerEdit,
+        request_id: String,
+    ) -> Called {
+        let spec = TOOLS.iter().find(|t| t.name == "issues_update").expect("issues_update is a tool");
+        let switched = crate::call::resolve_again(spec, &self.store, &self.memory);
+        let core = self.core();
+        let handlers = Arc::clone(&self.handlers);
+        let mut called = crate::call::run_dispatching(&core, spec, args, request_id, |args, _| async move {
+            let input = match IssuesUpdateInput::from_arguments(args) {
+                Ok(input) => input,
+                Err(e) => return Some(Err(e)),
+            };
+            if let Err(e) = handlers.refuse_write(spec.name) {
+                return Some(Err(e));
+            }
+            Some(handlers.issues_update_editing_blockers(input, edit).await.and_then(Reply::into_json))
+        })
+        .await;
+        called.warnings.splice(0..0, switched);
+        called
+    }
+
+    fn core(&self) -> crate::call::Core<Handlers> {
+        crate::call::Core {
+            handlers: Arc::clone(&self.handlers),
+            memory: Arc::clone(&self.memory),
+            writes: self.writes.clone(),
+            store: Arc::clone(&self.store),
+        }
+    }
+
     /// A tool call from a front end other than MCP (the web board, the CLI): [`crate::call::run`],
     /// the path every call takes. `None` when no such tool exists.
     pub async fn call(&self, tool: &str, args: Map<String, Value>, request_id: String) -> Option<Called> {
         let spec = TOOLS.iter().find(|t| t.name == tool)?;
         let switched = crate::call::resolve_again(spec, &self.store, &self.memory);
-        let core = crate::call::Core {
-            handlers: Arc::clone(&self.handlers),
-            memory: Arc::clone(&self.memory),
-            writes: self.writes.clone(),
-            store: Arc::clone(&self.store),
-        };
-        let mut called = crate::call::run(&core, spec, args, request_id).await;
+        let mut called = crate::call::run(&self.core(), spec, args, request_id).await;
         called.warnings.splice(0..0, switched);
         Some(called)
     }

@@ -14,7 +14,6 @@ pub mod app;
 pub mod call;
 pub mod cli;
 pub mod config;
-pub mod doctor;
 pub mod error_memory;
 pub mod handlers;
 pub mod import;

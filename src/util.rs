@@ -4,14 +4,17 @@
 
 pub use toolkit_runtime::text::{Whole, clip, clip_saying, json_kind};
 
-/// Set once by a process that answers one command on one thread ([`run_blocking_inline`]).
-static INLINE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+thread_local! {
+    /// Set on the thread of a command that answers one command on it ([`run_blocking_inline`]).
+    static INLINE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
 
-/// From now on [`blocking`] and [`spawn_blocking`] run their work on the caller's thread: for a
-/// one-shot command on a current-thread runtime, where nothing else waits for the thread and a
-/// pool thread only costs its start and, at the runtime's end, its join.
+/// From now on [`blocking`] and [`spawn_blocking`] called on this thread run their work on it:
+/// for a one-shot command on a current-thread runtime, where nothing else waits for the thread
+/// and a pool thread only costs its start and, at the runtime's end, its join. Other threads
+/// (a server's workers, other tests) keep the pool.
 pub fn run_blocking_inline() {
-    INLINE.store(true, std::sync::atomic::Ordering::Relaxed);
+    INLINE.with(|i| i.set(true));
 }
 
 /// Runs `work` (store or file I/O, which blocks) on tokio's blocking pool, off the async worker
@@ -28,7 +31,7 @@ pub async fn blocking<T: Send + 'static, E: Send + 'static>(
 pub async fn spawn_blocking<T: Send + 'static>(
     work: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, tokio::task::JoinError> {
-    if INLINE.load(std::sync::atomic::Ordering::Relaxed) {
+    if INLINE.with(std::cell::Cell::get) {
         return Ok(work());
     }
     tokio::task::spawn_blocking(work).await

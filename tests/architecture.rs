@@ -7,6 +7,8 @@
 //! parent are floors that depend on each other one way, each with everything below it as one
 //! (store/src/files may not import store/src/index when anything under index imports files); the
 //! top-level modules (`server`, `config`, `store`, …) are the floors under the crate root.
+//! And the store owns every write: no file under src/ writes a file itself, except the few that
+//! write no workspace file, each listed with why.
 //!
 //! The code is parsed (syn), not scanned as text: every path of every `use` tree (`use super::{a,
 //! b::c}` names `a` and `b::c`), of the code and of the macros' arguments counts; comments and
@@ -591,4 +593,206 @@ fn a_path_through_a_re_export_names_the_module_the_item_lives_in() {
         ("b", "pub struct B(crate::A2);"),
     ]);
     assert_eq!(cycles(&edges), ["a -> b -> a"]);
+}
+
+/// What writes a file: a function of `std::fs` (or `tokio::fs`) that changes the disk, `File`'s
+/// constructors that create, `OpenOptions` (opens for writing), the store's file layer
+/// (`store::fs`: its functions, and `Root`'s writing methods) and `tempfile`'s persisting.
+const WRITING_FUNCTIONS: &[&str] = &[
+    "write",
+    "rename",
+    "remove_file",
+    "remove_dir",
+    "remove_dir_all",
+    "create_dir",
+    "create_dir_all",
+    "copy",
+    "hard_link",
+    "soft_link",
+    "symlink",
+    "set_permissions",
+];
+const WRITING_METHODS: &[&str] = &[
+    "write_atomic",
+    "create_atomic",
+    "remove_file",
+    "rename",
+    "create_dir_all",
+    "sqlite",
+    "persist",
+    "persist_noclobber",
+    "set_len",
+];
+const FILE_LAYER_FUNCTIONS: &[&str] = &["replace_named", "scratch_file"];
+
+/// The files of src/ that write files themselves, and why that is not a workspace file written
+/// past the store.
+const WRITES_ALLOWED: &[(&str, &str)] = &[
+    (
+        "src/cli/setup.rs",
+        "`docket setup` writes the agents' instruction files (AGENTS.md, CLAUDE.md, skills) in the project, outside the workspace, through the rooted layer",
+    ),
+    (
+        "src/error_memory.rs",
+        "the error memory opens its own SQLite database (cache/errors.db: docket's record of failed calls, no user's file) through the rooted layer",
+    ),
+];
+
+/// Every place in `source` (one file's text) that writes a file, by what it calls, leaving out
+/// what is compiled for tests only.
+fn writes_in(source: &str) -> Vec<String> {
+    struct Writes(Vec<String>);
+    fn text(path: &syn::Path) -> Vec<String> {
+        path.segments.iter().map(|s| s.ident.to_string()).collect()
+    }
+    fn writing(segments: &[String]) -> bool {
+        let Some((last, head)) = segments.split_last() else { return false };
+        let module = head.last().map(String::as_str);
+        (matches!(module, Some("fs")) && WRITING_FUNCTIONS.contains(&last.as_str()))
+            || (module == Some("File") && matches!(last.as_str(), "create" | "create_new"))
+            || segments.iter().any(|s| s == "OpenOptions")
+            || (FILE_LAYER_FUNCTIONS.contains(&last.as_str()) && module == Some("fs"))
+    }
+    impl Writes {
+        fn at(&mut self, what: String) {
+            self.0.push(what);
+        }
+    }
+    impl<'ast> Visit<'ast> for Writes {
+        fn visit_item(&mut self, item: &'ast syn::Item) {
+            if !for_tests(item_attrs(item)) {
+                visit::visit_item(self, item);
+            }
+        }
+        fn visit_impl_item(&mut self, item: &'ast syn::ImplItem) {
+            if !for_tests(impl_item_attrs(item)) {
+                visit::visit_impl_item(self, item);
+            }
+        }
+        fn visit_path(&mut self, path: &'ast syn::Path) {
+            let segments = text(path);
+            if writing(&segments) {
+                self.at(segments.join("::"));
+            }
+            visit::visit_path(self, path);
+        }
+        fn visit_use_tree(&mut self, tree: &'ast syn::UseTree) {
+            fn walk(tree: &syn::UseTree, mut prefix: Vec<String>, out: &mut Writes) {
+                match tree {
+                    syn::UseTree::Path(p) => {
+                        prefix.push(p.ident.to_string());
+                        walk(&p.tree, prefix, out);
+                    }
+                    syn::UseTree::Name(n) => {
+                        prefix.push(n.ident.to_string());
+                        if writing(&prefix) {
+                            out.at(format!("use {}", prefix.join("::")));
+                        }
+                    }
+                    syn::UseTree::Rename(r) => {
+                        prefix.push(r.ident.to_string());
+                        if writing(&prefix) {
+                            out.at(format!("use {}", prefix.join("::")));
+                        }
+                    }
+                    syn::UseTree::Glob(_) => {
+                        if prefix.last().is_some_and(|l| l == "fs") {
+                            out.at(format!("use {}::*", prefix.join("::")));
+                        }
+                    }
+                    syn::UseTree::Group(g) => g.items.iter().for_each(|t| walk(t, prefix.clone(), out)),
+                }
+            }
+            walk(tree, Vec::new(), self);
+        }
+        fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+            if WRITING_METHODS.contains(&call.method.to_string().as_str()) {
+                self.at(format!(".{}(…)", call.method));
+            }
+            visit::visit_expr_method_call(self, call);
+        }
+    }
+    let ast = syn::parse_file(source).unwrap_or_else(|e| panic!("parse: {e}"));
+    let mut writes = Writes(Vec::new());
+    writes.visit_file(&ast);
+    writes.0
+}
+
+/// Every .rs file under `dir`, as paths from the repository root.
+fn rust_files(repo: &Path, dir: &Path, out: &mut Vec<String>) {
+    for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("read {}: {e}", dir.display())) {
+        let path = entry.expect("entry").path();
+        if path.is_dir() {
+            rust_files(repo, &path, out);
+        } else if path.extension().is_some_and(|x| x == "rs") {
+            out.push(path.strip_prefix(repo).expect("under the repository").to_string_lossy().replace('\\', "/"));
+        }
+    }
+}
+
+/// The store owns every write of a workspace file: no file under src/ writes a file (std::fs,
+/// `File::create`, `OpenOptions`, the store's file layer `store::fs`, a `Root`'s writing methods)
+/// except the few of [`WRITES_ALLOWED`], which write no workspace file. A repair, a merge driver
+/// or an import that writes its own files belongs in the store (store/src/repair,
+/// store/src/git/driver.rs, `Store::write_import_file`).
+#[test]
+fn no_file_under_src_writes_a_workspace_file_past_the_store() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(repo, &repo.join("src"), &mut files);
+    files.sort();
+    assert!(files.len() > 50, "the scan reads src/: {files:?}");
+    let mut found = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(repo.join(file)).expect("read");
+        let writes = writes_in(&text);
+        if !writes.is_empty() && !WRITES_ALLOWED.iter().any(|(f, _)| f == file) {
+            found.extend(writes.into_iter().map(|w| format!("{file}: {w}")));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "these write files past the store (move the write into store/, or add the file to WRITES_ALLOWED saying why it writes no workspace file):\n{}",
+        found.join("\n")
+    );
+    for (file, _) in WRITES_ALLOWED {
+        let text = std::fs::read_to_string(repo.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert!(!writes_in(&text).is_empty(), "{file} writes nothing now: take it off WRITES_ALLOWED");
+    }
+}
+
+#[test]
+fn the_write_scan_finds_each_kind_of_write_and_none_in_tests() {
+    let source = r#"
+        use std::fs::remove_file;
+        use crate::store::fs::{Root, replace_named};
+        fn f(root: &Root, p: &std::path::Path) {
+            std::fs::write(p, "x").unwrap();
+            let _ = std::fs::File::create(p);
+            let _ = std::fs::OpenOptions::new().append(true).open(p);
+            root.write_atomic(p, b"x", None).unwrap();
+            root.rename(p, p).unwrap();
+            let mut v = vec![1];
+            v.append(&mut vec![2]);
+            let _ = std::fs::read(p);
+        }
+        #[cfg(test)]
+        mod tests {
+            fn g() { std::fs::write("a", "b").unwrap(); }
+        }
+    "#;
+    let found = writes_in(source);
+    assert_eq!(
+        found,
+        [
+            "use std::fs::remove_file",
+            "use crate::store::fs::replace_named",
+            "std::fs::write",
+            "std::fs::File::create",
+            "std::fs::OpenOptions::new",
+            ".write_atomic(…)",
+            ".rename(…)",
+        ],
+        "{found:?}"
+    );
 }

@@ -50,9 +50,30 @@ pub async fn run<H: ToolHandlers>(
     args: Map<String, Value>,
     request_id: String,
 ) -> Called {
+    run_dispatching(core, spec, args, request_id, |args, ctx| generated::dispatch(&*core.handlers, spec.name, args, ctx))
+        .await
+}
+
+/// [`run`] with `dispatch` in place of the generated dispatch: an operation of the tool layer
+/// that is no tool of its own, observed and answered as a call of `spec` (`None`: not implemented).
+pub async fn run_dispatching<H: ToolHandlers, F: Future<Output = Option<ToolResult<Value>>>>(
+    core: &Core<H>,
+    spec: &'static ToolSpec,
+    args: Map<String, Value>,
+    request_id: String,
+    dispatch: impl FnOnce(Map<String, Value>, CallContext) -> F,
+) -> Called {
     let ctx = CallContext { tool: spec.name.to_string(), request_id };
     let workspace = core.store.workspace();
-    crate::runtime::call::run(core, spec, args, |args| dispatch(&*core.handlers, spec.name, args, ctx, workspace)).await
+    crate::runtime::call::run(core, spec, args, |args| async move {
+        let strings: Vec<(String, String)> =
+            args.iter().filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_string()))).collect();
+        match dispatch(args, ctx).await {
+            Some(result) => result.map_err(|e| prefix_hint_only_with_prefixes(name_the_field(e, &strings), workspace)),
+            None => Err(generated::errors::not_implemented(spec.name)),
+        }
+    })
+    .await
 }
 
 /// Runs tool `name` through the generated dispatch, its errors said for `ws`: the field that held

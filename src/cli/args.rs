@@ -588,18 +588,10 @@ impl UpdateArgs {
         !self.add_blockers.is_empty() || !self.remove_blockers.is_empty()
     }
 
-    /// `current` blockers with --add-blocker and --remove-blocker applied (IDs compared without
-    /// regard to case; the order kept, additions last).
-    pub fn edited_blockers(&self, current: &[String]) -> Vec<String> {
-        let same = |x: &String, y: &String| x.eq_ignore_ascii_case(y);
-        let mut list: Vec<String> =
-            current.iter().filter(|b| !self.remove_blockers.iter().any(|r| same(r, b))).cloned().collect();
-        for b in &self.add_blockers {
-            if !list.iter().any(|x| same(x, b)) && !self.remove_blockers.iter().any(|r| same(r, b)) {
-                list.push(b.clone());
-            }
-        }
-        list
+    /// --add-blocker and --remove-blocker, for the store to apply to the blockers the issue has
+    /// when it is written.
+    pub fn blocker_edit(&self) -> crate::app::BlockerEdit {
+        crate::app::BlockerEdit { add: self.add_blockers.clone(), remove: self.remove_blockers.clone() }
     }
 }
 

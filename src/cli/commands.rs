@@ -14,9 +14,7 @@ use super::{human, style};
 use crate::generated::arguments::{
     IssueFilters, IssuesGetInput, IssuesLabelsInput, IssuesListInput, IssuesUpdateInput, ToolArguments,
 };
-use crate::generated::{
-    IssueField, IssuePriority, IssueStatus, IssuesLabelsOperation, IssuesUpdateOutput, StatsGroupBy, limits,
-};
+use crate::generated::{IssueField, IssuePriority, IssueStatus, IssuesLabelsOperation, StatsGroupBy, limits};
 use crate::handlers::aggregate::LABELS_COUNTED;
 
 pub(super) fn list(core: &Core, a: &ListArgs) -> Result<String, String> {
@@ -179,17 +177,24 @@ pub(super) fn create(core: &Core, a: &CreateArgs) -> Result<String, String> {
 pub(super) fn update(core: &Core, a: &UpdateArgs) -> Result<String, String> {
     let labels = a.label_change()?;
     let body = a.body.read()?;
-    let mut args = a.to_arguments(body);
+    let args = a.to_arguments(body);
     let (mut lines, mut json) = (Vec::new(), Map::new());
     let mut id = a.id.clone();
     // Label edits alone need no issues_update call (it would say nothing was given to change).
     let id_only = IssuesUpdateInput { id: a.id.clone(), ..IssuesUpdateInput::default() };
     if args != id_only || a.edits_blockers() || !matches!(labels, LabelChange::Edit { .. }) {
-        let (out, reply) = if a.edits_blockers() { update_blockers(core, a, &mut args)? } else { core.call_as(&args)? };
+        let (out, reply) = match a.edits_blockers() {
+            true => core.update_editing_blockers(&args, a.blocker_edit())?,
+            false => core.call_as(&args)?,
+        };
         json.insert("update".into(), reply.data);
         id = out.issue.id.clone();
-        // What was sent for each field the tool says changed (by its name on the wire).
-        let sent = args.to_map();
+        // What was sent for each field the tool says changed (by its name on the wire); for an
+        // edit of the blockers, the list the store wrote.
+        let mut sent = args.to_map();
+        if a.edits_blockers() {
+            sent.insert("blockedBy".into(), Value::from(out.issue.blocked_by.clone().unwrap_or_default()));
+        }
         for name in &out.changed {
             let value = match (name.as_str(), sent.get(name)) {
                 ("description", Some(Value::String(d))) => format!("({} characters)", d.chars().count()),
@@ -254,25 +259,6 @@ pub(super) fn update(core: &Core, a: &UpdateArgs) -> Result<String, String> {
         return Ok(format!("No change to {id}: the values given are already set.\n"));
     }
     Ok(format!("Updated {id}:\n{}\n", lines.join("\n")))
-}
-
-/// The update `args` with --add-blocker / --remove-blocker applied to the blockers the issue has
-/// now: read, then written only if nobody wrote between (ifVersion), read again if someone did.
-fn update_blockers(
-    core: &Core,
-    a: &UpdateArgs,
-    args: &mut IssuesUpdateInput,
-) -> Result<(IssuesUpdateOutput, crate::runtime::Reply<Value>), String> {
-    for _ in 0..5 {
-        let (got, _) = core.call_as(&IssuesGetInput { id: a.id.clone(), ..IssuesGetInput::default() })?;
-        args.blocked_by = Some(a.edited_blockers(&got.issue.blocked_by.unwrap_or_default()));
-        args.if_version = got.version;
-        match core.call_as(&*args) {
-            Err(e) if e.contains("changed since you read it") => continue,
-            answer => return answer,
-        }
-    }
-    Err(format!("{} kept changing while its blockers were being written; run the command again.", a.id))
 }
 
 /// A JSON value for people: strings bare, lists comma-separated, empty as `(none)`.

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::Command;
 
 use super::args::WorkspaceArg;
-use crate::store::{Store, StoreOptions, check_issue_text};
+use crate::store::{EditCopy, Store, StoreOptions, check_issue_text};
 
 pub(super) fn edit(ws: &WorkspaceArg, id: &str) -> Result<String, String> {
     let ws =
@@ -21,10 +21,7 @@ pub(super) fn edit(ws: &WorkspaceArg, id: &str) -> Result<String, String> {
         other => other.to_string(),
     })?;
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("issue.md");
-    let mut copy = crate::store::fs::scratch_file(&format!("docket-edit-{}-", name.trim_end_matches(".md")), ".md")
-        .map_err(|e| format!("cannot create a copy to edit: {e}"))?;
-    std::io::Write::write_all(copy.as_file_mut(), original.as_bytes())
-        .map_err(|e| format!("cannot write {}: {e}", copy.path().display()))?;
+    let copy = EditCopy::of(name, &original).map_err(|e| format!("cannot create a copy to edit: {e}"))?;
     run_editor(copy.path())?;
     let edited = std::fs::read_to_string(copy.path())
         .map_err(|e| format!("cannot read the edited copy {}: {e}", copy.path().display()))?;
@@ -33,9 +30,8 @@ pub(super) fn edit(ws: &WorkspaceArg, id: &str) -> Result<String, String> {
         return Ok(format!("No change to {id} ({rel}).\n"));
     }
     let keep = |why: String| -> String {
-        let kept = copy.path().with_extension("rejected.md");
-        let where_ = match crate::store::fs::replace_named(&kept, edited.as_bytes()) {
-            Ok(()) => format!("Your edit is kept in {}", kept.display()),
+        let where_ = match copy.keep_rejected(&edited) {
+            Ok(kept) => format!("Your edit is kept in {}", kept.display()),
             Err(e) => format!("(your edit could not be kept: {e})"),
         };
         format!("{why}. {rel} is unchanged. {where_}; fix it and copy it over, or run `docket edit {id}` again.")

@@ -14,8 +14,8 @@ use std::process::Command;
 
 use super::args::HookArgs;
 use crate::app::App;
-use crate::doctor::{self, Kind, fix::Scope};
 use crate::store::git::Repo;
+use crate::store::repair::{self as doctor, Kind, fix::Scope};
 use crate::store::{Workspace, Worktrees};
 
 /// Set while docket's own commit runs, so the post-commit hook it triggers does nothing.
@@ -73,7 +73,8 @@ pub(super) fn run(a: &HookArgs) -> Result<Vec<String>, String> {
     // Files the merge driver wrote beside a path two different issues were added at: untracked,
     // but the hook's own to commit.
     let spec = ws_spec(&repo, &ws);
-    let split: Vec<Vec<u8>> = super::split::listed(&repo.toplevel).into_iter().map(String::into_bytes).collect();
+    let split: Vec<Vec<u8>> =
+        crate::store::git::split::listed(&repo.toplevel).into_iter().map(String::into_bytes).collect();
     let dirty: HashSet<Vec<u8>> = dirty_paths(&repo, &spec)?.into_iter().filter(|p| !split.contains(p)).collect();
     // After a rebase, the references were written in the branch as it was (git keeps it as
     // ORIG_HEAD), where each names only the file it meant.
@@ -84,7 +85,7 @@ pub(super) fn run(a: &HookArgs) -> Result<Vec<String>, String> {
     if outcome.touched.is_empty() {
         return Ok(lines);
     }
-    super::split::forget(&repo.toplevel);
+    crate::store::git::split::forget(&repo.toplevel);
     // A split file renumbered away was never tracked: there is nothing to add at its old name.
     let gone_untracked = |p: &Path| !p.exists() && from_top(&repo, &ws, p).is_some_and(|r| split.contains(&r));
     let touched: Vec<&PathBuf> = outcome.touched.iter().filter(|p| !gone_untracked(p)).collect();

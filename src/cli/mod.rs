@@ -19,7 +19,6 @@ mod human;
 mod listing;
 mod prime;
 mod setup;
-mod split;
 mod style;
 mod table;
 mod team;
@@ -39,8 +38,9 @@ use args::WorkspaceArg;
 pub use team::setup_lines;
 
 use crate::app::App;
+use crate::generated::IssuesUpdateOutput;
 use crate::generated::ListFormat;
-use crate::generated::arguments::{IssuesListInput, ToolArguments};
+use crate::generated::arguments::{IssuesListInput, IssuesUpdateInput, ToolArguments};
 use crate::runtime::{Reply, WarningCode};
 
 /// Runs one command: its output on stdout, `docket: <message>` on stderr when it fails.
@@ -183,6 +183,24 @@ impl Core {
             .runtime
             .block_on(self.app.call(tool, args.to_map(), format!("cli-{}", self.calls.get())))
             .ok_or_else(|| format!("{tool} is not a docket tool. This is a docket bug; please report it."))?;
+        self.answer(called)
+    }
+
+    /// issues_update with blockers added and removed by the store as it writes
+    /// ([`App::update_editing_blockers`]): one call, read as [`Core::call_as`] reads one.
+    fn update_editing_blockers(
+        &self,
+        args: &IssuesUpdateInput,
+        edit: crate::app::BlockerEdit,
+    ) -> Result<(IssuesUpdateOutput, Reply<Value>), String> {
+        self.calls.set(self.calls.get() + 1);
+        let request = format!("cli-{}", self.calls.get());
+        let called = self.runtime.block_on(self.app.update_editing_blockers(args.to_map(), edit, request));
+        self.typed::<IssuesUpdateInput>(self.answer(called)?)
+    }
+
+    /// A call's warnings printed (or held) and its error turned into its message.
+    fn answer(&self, called: crate::call::Called) -> Result<Reply<Value>, String> {
         for w in called.warnings.iter().filter(|w| crate::runtime::for_a_person(w)) {
             if self.warned.borrow_mut().insert(w.message.clone()) {
                 self.warn(&words::in_cli_terms(&w.message));
@@ -255,7 +273,11 @@ impl Core {
 
     /// [`Core::call`], with the structured result read as the tool's generated output type.
     fn call_as<A: ToolArguments>(&self, args: &A) -> Result<(A::Output, Reply<Value>), String> {
-        let reply = self.call(args)?;
+        self.typed::<A>(self.call(args)?)
+    }
+
+    /// `reply`'s structured result read as `A`'s generated output type.
+    fn typed<A: ToolArguments>(&self, reply: Reply<Value>) -> Result<(A::Output, Reply<Value>), String> {
         let data = serde_json::from_value(reply.data.clone()).map_err(|e| {
             let tool = A::TOOL;
             format!("{tool} returned an unexpected result ({e}). This is a docket bug; please report it.")

@@ -1,16 +1,16 @@
 //! The commands for working in a team: `doctor`, `git-setup` and the `merge-file` driver. They
-//! work on the workspace files and the repository directly rather than through a tool call
-//! (`doctor` without `--fix` reads through the same check as the workspace_doctor tool).
+//! present what the store does (its check and repairs, `store::repair`; the git setup; the merge
+//! driver, `store::git::driver`), which writes every file (`doctor` without `--fix` reads through
+//! the same check as the workspace_doctor tool).
 
 use std::fmt::Write;
-use std::path::Path;
 
 use serde_json::{Value, json};
 
 use super::args::{DoctorArgs, GitSetupArgs, MergeFileArgs};
 use crate::app::App;
-use crate::doctor::{self, Problem, Verdict};
 use crate::store::Workspace;
+use crate::store::repair::{self as doctor, Problem, Verdict};
 
 fn problem_json(p: &Problem) -> Value {
     json!({"kind": p.kind.as_str(), "id": p.id, "paths": p.paths, "message": p.message, "fixable": p.fixable})
@@ -128,94 +128,12 @@ pub fn setup_lines(ws: &Workspace) -> Result<String, String> {
     Ok(lines.into_iter().map(|l| l + "\n").collect())
 }
 
-/// The version of the issue in `ours` and `theirs` (two files added at `path` on both branches
-/// with one `docketKey`) before either branch moved it to `path`: the file of that key at the
-/// same name in the other folder (`issues/` for `issues/archived/`, and back) in the merge base
-/// of HEAD and the branch whose file at `path` is `theirs` (a local or remote-tracking branch:
-/// `git pull` has just updated it), else in HEAD's history. `None` when neither held it: then
-/// the two are two issues (two hand copies of one file), as before.
-fn moved_from(path: &str, theirs_file: &Path, ours: &str, theirs: &str) -> Option<String> {
-    use crate::store::git::merge::identity_key;
-    use crate::store::git::run;
-    let key = identity_key(ours).filter(|k| identity_key(theirs).as_ref() == Some(k))?;
-    let (dir, name) = path.rsplit_once('/')?;
-    let other = match dir.strip_suffix("/archived") {
-        Some(folder) => format!("{folder}/{name}"),
-        None => format!("{dir}/archived/{name}"),
-    };
-    let here = Path::new(".");
-    let version = |rev: &str| {
-        run(here, &["cat-file", "blob", &format!("{}:{other}", rev.trim())])
-            .filter(|text| identity_key(text).as_deref() == Some(key.as_str()))
-    };
-    let blob = run(here, &["hash-object", "--", &theirs_file.to_string_lossy()])?;
-    let tips = run(here, &["for-each-ref", "--format=%(refname)", "refs/remotes", "refs/heads"]).unwrap_or_default();
-    let theirs_tip = tips.lines().find(|tip| {
-        run(here, &["rev-parse", "-q", "--verify", &format!("{tip}:{path}")]).is_some_and(|b| b.trim() == blob.trim())
-    });
-    if let Some(tip) = theirs_tip
-        && let Some(merge_base) = run(here, &["merge-base", "HEAD", tip])
-        && let Some(text) = version(&merge_base)
-    {
-        return Some(text);
-    }
-    // Our last version there: the commit that moved it away had it in its parent.
-    let last = run(here, &["rev-list", "-1", "HEAD", "--", &other])?;
-    version(&last).or_else(|| version(&format!("{}^", last.trim())))
-}
-
-/// `text` with each conflict of [`crate::store::git::merge::merge_file`] (`<<<<<<< ours`, ours,
-/// `=======`, theirs, `>>>>>>> theirs`, each marker a line of its own) replaced by ours then
-/// theirs: nothing either side wrote is lost.
-fn both_sides(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut inside = false;
-    for line in text.split_inclusive('\n') {
-        let bare = line.trim_end_matches(['\n', '\r']);
-        match bare {
-            "<<<<<<< ours" if !inside => inside = true,
-            "=======" if inside => {}
-            ">>>>>>> theirs" if inside => inside = false,
-            _ => out.push_str(line),
-        }
-    }
-    out
-}
-
-/// `docket merge-file %O %A %B %P`: true when the merge is clean.
+/// `docket merge-file %O %A %B %P`: true when the merge is clean (the store's merge driver,
+/// [`crate::store::git::driver`], writes the result; its words go to stderr, where git shows them).
 pub(super) fn merge_file(a: &MergeFileArgs) -> Result<bool, String> {
-    let read = |p: &Path| std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()));
-    let (mut base, ours, theirs) = (read(&a.base)?, read(&a.ours)?, read(&a.theirs)?);
-    let mut moved = false;
-    // Both branches moved one issue here (each closed it, or one closed it and git saw no
-    // rename): one issue in two states, merged against its version before the moves, never
-    // split into two issues.
-    if base.is_empty()
-        && let Some(path) = a.path.as_deref()
-        && let Some(before) = moved_from(path, &a.theirs, &ours, &theirs)
-    {
-        (base, moved) = (before, true);
+    let merged = crate::store::git::driver::merge_file(&a.base, &a.ours, &a.theirs, a.path.as_deref())?;
+    for line in &merged.said {
+        eprintln!("{line}");
     }
-    if let Some(path) = a.path.as_deref()
-        && (crate::store::git::merge::two_issues(&ours, &theirs)
-            || (base.is_empty() && !crate::store::git::merge::same_issue_added(&ours, &theirs)))
-    {
-        eprintln!("{}", super::split::split(&a.ours, &a.theirs, path, &ours, &theirs)?);
-        return Ok(true);
-    }
-    let mut merged = crate::store::git::merge::merge_file(&base, &ours, &theirs);
-    if moved && merged.conflicts {
-        // Both closes appended to the body (two completion notes, a hand-over): keep both.
-        merged.text = both_sides(&merged.text);
-        merged.conflicts = false;
-    }
-    // Rooted at the folder git named: the result replaces %A itself, never a link's target.
-    crate::store::fs::replace_named(&a.ours, merged.text.as_bytes()).map_err(|e| format!("cannot write {e}"))?;
-    if merged.conflicts {
-        eprintln!(
-            "docket merge-file: {}: the body has conflict markers (the frontmatter is merged); edit the body, then `git add` it",
-            a.path.as_deref().unwrap_or("the file")
-        );
-    }
-    Ok(!merged.conflicts)
+    Ok(merged.clean)
 }

@@ -3,12 +3,12 @@
 
 use super::Handlers;
 use super::convert::store_error;
-use crate::doctor;
 use crate::generated::{
     DoctorProblem, DoctorProblemKind, ResponseFormat, WorkspaceDoctorInput, WorkspaceDoctorOutput, errors,
 };
 use crate::runtime::{Reply, ResultCounts, ToolResult};
 use crate::store::Store;
+use crate::store::repair as doctor;
 
 pub fn check(cx: &Handlers, input: WorkspaceDoctorInput) -> ToolResult<WorkspaceDoctorOutput> {
     let store: &Store = &cx.store;

@@ -1,7 +1,8 @@
 //! The handwritten side of the tool layer: [`Handlers`] implements the generated `ToolHandlers`
 //! trait, one method per tool of tools.yaml, each running its function in one of the modules
 //! below (which takes the [`Handlers`] context and the tool's typed input and returns its typed
-//! output) on tokio's blocking pool, where its store work may block.
+//! output) on tokio's blocking pool, where its store work may block (on the caller's thread in a
+//! one-shot CLI command).
 
 pub(crate) mod aggregate;
 pub(crate) mod attributes;
@@ -48,14 +49,33 @@ tokio::task_local! {
     pub static SESSION: Arc<crate::store::holder::Session>;
 }
 
-/// Runs a handler function on the blocking pool ([`crate::runtime::handlers::run`]) as a call
-/// of the calling task's session ([`SESSION`]), which the store's claims read.
+/// Runs a handler function as a call of the calling task's session ([`SESSION`]), which the
+/// store's claims read: on the blocking pool, or on the caller's thread in a one-shot CLI
+/// command ([`crate::util::spawn_blocking`], [`crate::app::App::load_one_shot`]); a handler that
+/// panicked on the pool is a STORAGE_FAILED error.
 async fn run<T: Send + 'static>(
     cx: &Handlers,
     work: impl FnOnce(&Handlers) -> ToolResult<T> + Send + 'static,
 ) -> ToolResult<T> {
     let session = SESSION.try_with(Arc::clone).ok();
-    crate::runtime::handlers::run(cx, move |h| crate::store::holder::within(session, || work(h))).await
+    let worker = cx.clone();
+    crate::util::spawn_blocking(move || crate::store::holder::within(session, || work(&worker)))
+        .await
+        .unwrap_or_else(|e| Err(crate::runtime::handlers::HandlerContext::stopped(cx, e.to_string())))
+}
+
+impl Handlers {
+    /// issues_update with blockers added and removed by the store, under its lock, to the ones the
+    /// issue has when it is written ([`write::update_editing_blockers`]): an operation of the tool
+    /// layer that no MCP client sees (tools.yaml has no such tool), which the CLI calls through
+    /// [`crate::app::App::update_editing_blockers`].
+    pub(crate) async fn issues_update_editing_blockers(
+        &self,
+        input: IssuesUpdateInput,
+        edit: write::BlockerEdit,
+    ) -> ToolResult<IssuesUpdateOutput> {
+        run(self, move |h| write::update_editing_blockers(h, input, edit)).await
+    }
 }
 
 /// What the runtime asks of a handler context: whether writes are refused, with which error, and
@@ -197,5 +217,23 @@ impl ToolHandlers for Handlers {
 
     async fn init_workspace(&self, input: InitWorkspaceInput, _: CallContext) -> ToolResult<InitWorkspaceOutput> {
         run(self, move |h| workspace::init(h, input)).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// A one-shot command (the CLI) runs its handlers on its own thread, as
+    /// [`crate::app::App::load_one_shot`] says: no blocking-pool thread to start and join.
+    #[test]
+    fn a_one_shot_command_runs_its_handler_on_the_callers_thread() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let ws = crate::store::Workspace::init(dir.path()).expect("workspace");
+        let app = crate::app::App::load_one_shot(ws).expect("app");
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+        let here = std::thread::current().id();
+        let ran = runtime
+            .block_on(super::run(&app.handlers, |_| Ok(crate::runtime::Reply::new(std::thread::current().id()))))
+            .expect("ran");
+        assert_eq!(ran.data, here, "the handler ran on another thread (the blocking pool)");
     }
 }

@@ -89,6 +89,12 @@ impl Projection {
         }
     }
 
+    /// These fields and the blockers.
+    pub fn with_blockers(mut self) -> Self {
+        self.fields.insert(Part::Blockers);
+        self
+    }
+
     /// The whole issue, or only `fields` (the ID is always included).
     pub fn fields(fields: Option<&[IssueField]>) -> Self {
         let Some(fields) = fields else {

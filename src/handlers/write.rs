@@ -17,7 +17,33 @@ fn clearable(v: Option<Option<String>>) -> Option<Option<String>> {
 }
 
 pub fn update(cx: &Handlers, input: IssuesUpdateInput) -> ToolResult<IssuesUpdateOutput> {
+    update_editing_blockers(cx, input, BlockerEdit::default())
+}
+
+/// Blockers added to and removed from the ones an issue has when it is written: the CLI's
+/// `docket update --add-blocker/--remove-blocker` (see [`Handlers::issues_update_editing_blockers`]).
+#[derive(Debug, Clone, Default)]
+pub struct BlockerEdit {
+    pub add: Vec<String>,
+    pub remove: Vec<String>,
+}
+
+impl BlockerEdit {
+    fn is_empty(&self) -> bool {
+        self.add.is_empty() && self.remove.is_empty()
+    }
+}
+
+/// issues_update with `edit` applied by the store under its lock to the blockers the file has
+/// then: one write, no read before it, nothing to retry. The reply's record names the blockers
+/// written when `edit` is not empty (the caller did not send the list).
+pub fn update_editing_blockers(
+    cx: &Handlers,
+    input: IssuesUpdateInput,
+    edit: BlockerEdit,
+) -> ToolResult<IssuesUpdateOutput> {
     let store: &Store = &cx.store;
+    let edits_blockers = !edit.is_empty();
     let context = input
         .wrangler_context
         .map(|c| serde_json::to_value(c).ok().and_then(|v| v.as_object().cloned()).unwrap_or_default());
@@ -30,7 +56,8 @@ pub fn update(cx: &Handlers, input: IssuesUpdateInput) -> ToolResult<IssuesUpdat
         || input.assignee.is_some()
         || input.project.is_some()
         || context.is_some()
-        || input.blocked_by.is_some();
+        || input.blocked_by.is_some()
+        || edits_blockers;
     let patch = IssuePatch {
         title: input.title,
         description: input.description,
@@ -42,6 +69,8 @@ pub fn update(cx: &Handlers, input: IssuesUpdateInput) -> ToolResult<IssuesUpdat
         project: clearable(input.project),
         context,
         blocked_by: input.blocked_by,
+        add_blockers: edit.add,
+        remove_blockers: edit.remove,
         expect: input.if_updated_at.map(Expect::UpdatedAt),
         if_version: input.if_version,
         ..IssuePatch::default()
@@ -49,7 +78,8 @@ pub fn update(cx: &Handlers, input: IssuesUpdateInput) -> ToolResult<IssuesUpdat
     let (meta, changed) = apply(store, &input.id, patch)?;
     let closed = changed.iter().any(|c| c == "status") && meta.status.is_archived();
     let (unblocked, unblocked_line) = super::work::unblocked(store, &meta.id, closed);
-    let record = Projection::format(ListFormat::Summary).record(&meta, None);
+    let projection = Projection::format(ListFormat::Summary);
+    let record = if edits_blockers { projection.with_blockers() } else { projection }.record(&meta, None);
     let text = if !requested {
         format!(
             "Nothing to change on {}: the call gave no field to change (null counts as not given, except for \

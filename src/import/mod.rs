@@ -15,7 +15,6 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::store::fs::Root;
 use crate::store::{
     Imported, IssueFilter, IssueMeta, KeptLink, Link, MAX_FILE_BYTES, NewIssue, SortField, SortOrder, Store, StoreError,
 };
@@ -265,12 +264,8 @@ fn write_full_texts(store: &Store, full: &[(String, String)]) -> Result<(), Stor
     if full.is_empty() {
         return Ok(());
     }
-    let ws = store.workspace();
-    let dir = ws.dir.join("import").join("full");
-    let root = Root::workspace(ws)?;
-    root.create_dir_all(&dir)?;
     for (name, text) in full {
-        root.write_atomic(&dir.join(name), text.as_bytes(), None)?;
+        store.write_import_file(&format!("full/{name}"), text)?;
     }
     Ok(())
 }
@@ -306,11 +301,10 @@ fn write_id_map_of(store: &Store, all: &[Arc<IssueMeta>], source: Source) -> Res
         }
         .expect("a String takes every write");
     }
-    let path = ws.dir.join("import").join(format!("{}-idmap.tsv", source.name()));
-    let root = Root::workspace(ws)?;
+    let name = format!("{}-idmap.tsv", source.name());
+    let path = ws.dir.join("import").join(&name);
     if std::fs::read(&path).ok().as_deref() != Some(text.as_bytes()) {
-        root.create_dir_all(&ws.dir.join("import"))?;
-        root.write_atomic(&path, text.as_bytes(), None)?;
+        return store.write_import_file(&name, &text);
     }
     Ok(path)
 }

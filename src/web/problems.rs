@@ -1,7 +1,7 @@
 //! What is wrong with the workspace's files, as the board shows it: one line on the board (the
 //! way the command line sums it up), the doctor's full list on `/problems`, and on an issue
 //! page held by several files, a banner that says which file is shown and which one
-//! `docket doctor --fix` would keep (asked of [`crate::doctor::check`], so the two agree).
+//! `docket doctor --fix` would keep (asked of [`crate::store::repair::check`], so the two agree).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use super::Web;
 use super::answer::{ApiError, blocking, reply, store_error, workspace_name};
-use crate::doctor::{self, Kind};
+use crate::store::repair::{self as doctor, Kind};
 use crate::store::{IssueFilter, IssueMeta, SortField, SortOrder, Store, StoreWarning, StoreWarningCode};
 
 /// The board's one line about the workspace's warnings, or null when there are none:

@@ -15,6 +15,35 @@ use crate::files::{WorkspaceLock, iso, read_text};
 use crate::index::lookup::resolve_for_write;
 use crate::model::StoreError;
 
+/// A copy of an issue's file for an editor (`docket edit`), in the temporary folder, never in the
+/// workspace: the editor works on it, and [`Store::replace_text`] writes the issue file.
+pub struct EditCopy {
+    file: crate::fs::Scratch,
+}
+
+impl EditCopy {
+    /// A copy of `text` named after the issue file `name` (`docket-edit-NAME-….md`).
+    pub fn of(name: &str, text: &str) -> Result<EditCopy, StoreError> {
+        let mut file = crate::fs::scratch_file(&format!("docket-edit-{}-", name.trim_end_matches(".md")), ".md")?;
+        std::io::Write::write_all(file.as_file_mut(), text.as_bytes())
+            .map_err(|e| StoreError::Io { path: file.path().to_path_buf(), source: e })?;
+        Ok(EditCopy { file })
+    }
+
+    /// Where the copy is.
+    pub fn path(&self) -> &std::path::Path {
+        self.file.path()
+    }
+
+    /// Keeps an edit that was not saved beside the copy (`….rejected.md`, which outlives it);
+    /// returns where.
+    pub fn keep_rejected(&self, text: &str) -> Result<PathBuf, StoreError> {
+        let kept = self.path().with_extension("rejected.md");
+        crate::fs::replace_named(&kept, text.as_bytes())?;
+        Ok(kept)
+    }
+}
+
 impl Store {
     /// The one file holding `id` and its text, for editing.
     pub fn editable_file(&self, id: &str) -> Result<(PathBuf, String), StoreError> {

@@ -56,6 +56,26 @@ pub struct Imported {
 }
 
 impl Store {
+    /// Writes `text` to the workspace's `import/` folder at `name` (`full/NAME.md`,
+    /// `beads-idmap.tsv`: plain names, one folder deep at most), creating the folders, through the
+    /// rooted layer (atomic); returns the path. What an import keeps beside the issues: the id map
+    /// and the whole texts of the issues it had to cut.
+    pub fn write_import_file(&self, name: &str, text: &str) -> Result<std::path::PathBuf, StoreError> {
+        let ws = self.workspace();
+        let dir = ws.dir.join("import");
+        let plain = |part: &str| !part.is_empty() && part != "." && part != ".." && !part.contains('\\');
+        let parts: Vec<&str> = name.split('/').collect();
+        if parts.len() > 2 || !parts.iter().all(|p| plain(p)) {
+            let reason = "an import file is a plain name in import/ or one folder below it".into();
+            return Err(StoreError::Refused { path: dir.join(name), reason });
+        }
+        let path = dir.join(name);
+        let root = Root::workspace(ws)?;
+        root.create_dir_all(path.parent().unwrap_or(&dir))?;
+        root.write_atomic(&path, text.as_bytes(), None)?;
+        Ok(path)
+    }
+
     /// Creates every issue of `batch` in one hold of the workspace lock, numbered in batch order
     /// (per collection) above the highest id of the workspace and of every git branch; returns
     /// their metadata in batch order. A blocker or parent naming a place outside the batch is

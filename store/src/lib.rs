@@ -55,7 +55,7 @@
 //! [`generate`] (demo workspaces) and [`sessions`]. On top, this file: the [`Store`] and its
 //! reads, with its writes (`write`), whole-file edits (`editing`), the work graph's operations
 //! (`work`), claims (`claiming`), imports (`import`), the layout `init_workspace` checks
-//! (`layout`) and what it does off its callers' path (`background`: the snapshot's writer, the
+//! (`layout`), [`repair`] (`docket doctor`'s check and repairs) and what it does off its callers' path (`background`: the snapshot's writer, the
 //! pass for the words). Each floor imports from the floors below it, never from this file's
 //! helpers (tests/architecture.rs checks the floors).
 
@@ -75,6 +75,7 @@ mod index;
 mod layout;
 mod model;
 pub mod pending;
+pub mod repair;
 pub mod served;
 pub mod sessions;
 mod shown;
@@ -89,6 +90,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 pub use claiming::{HeldClaims, ReadyClaims, Released};
+pub use editing::EditCopy;
 pub use files::MAX_FILE_BYTES;
 pub use files::edit::check_issue_text;
 pub use files::frontmatter::{IDENTITY_KEY, new_identity};

@@ -281,6 +281,13 @@ pub struct IssuePatch {
     /// Replaces `blockedBy` (empty removes the key); refused for unknown IDs, the issue itself
     /// or a cycle.
     pub blocked_by: Option<Vec<String>>,
+    /// Blockers added to the ones the file has when it is written (read under the lock; to
+    /// `blocked_by` when it is given), IDs compared without regard to case, additions last; an ID
+    /// also in `remove_blockers` is not added. The list that results is checked as `blocked_by` is.
+    pub add_blockers: Vec<String>,
+    /// Blockers taken out of the ones the file has when it is written (IDs compared without
+    /// regard to case).
+    pub remove_blockers: Vec<String>,
     /// Checked under the lock against the file as it is before anything is written.
     pub expect: Option<Expect>,
     /// The version of the file the change was based on: refused (nothing written) when the

@@ -164,6 +164,19 @@ impl Store {
     }
 }
 
+/// `current` blockers with `remove` taken out and `add` appended (IDs compared without regard to
+/// case; the order kept, additions last; an ID in both is left out).
+pub(super) fn edited_blockers(current: &[String], add: &[String], remove: &[String]) -> Vec<String> {
+    let same = |x: &String, y: &String| x.eq_ignore_ascii_case(y);
+    let mut list: Vec<String> = current.iter().filter(|b| !remove.iter().any(|r| same(r, b))).cloned().collect();
+    for b in add {
+        if !list.iter().any(|x| same(x, b)) && !remove.iter().any(|r| same(r, b)) {
+            list.push(b.clone());
+        }
+    }
+    list
+}
+
 /// The blockers given for `id`, as the IDs of the issues they name (each once). Refused: an ID no
 /// issue holds, `id` itself, and a list that would close a cycle. Call under the workspace lock
 /// with the index fresh.

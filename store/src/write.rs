@@ -107,6 +107,8 @@ impl Store {
             patch.blocked_by = Some(crate::work::check_blockers(&mut index, &own, given)?);
         }
         drop(index);
+        // Blockers added or removed apply to the list as the file has it at each attempt.
+        let given_blockers = patch.blocked_by.clone();
         for _ in 0..ATTEMPTS {
             let original = settled_read(&path)?;
             let text = String::from_utf8(original.clone())
@@ -114,6 +116,11 @@ impl Store {
             let doc =
                 frontmatter::parse(&text).map_err(|reason| StoreError::Malformed { path: path.clone(), reason })?;
             let before = self.meta_of(&path, &doc);
+            if !patch.add_blockers.is_empty() || !patch.remove_blockers.is_empty() {
+                let base = given_blockers.as_deref().unwrap_or(&before.blocked_by);
+                let edited = crate::work::edited_blockers(base, &patch.add_blockers, &patch.remove_blockers);
+                patch.blocked_by = Some(crate::work::check_blockers(&mut self.lock(), &before.id, &edited)?);
+            }
             let version = files::version_of(&original);
             if let Some(expected) = patch.if_version.as_ref().filter(|v| **v != version) {
                 let (id, expected) = (before.id.clone(), expected.clone());

@@ -54,6 +54,40 @@ fn row_ids(table: &str) -> Vec<String> {
         .collect()
 }
 
+/// Blockers added and removed are the store's one write (no read before it, no compare-and-set
+/// to retry): applied under the lock to the list the file has then, whoever wrote it last (here a
+/// hand edit the store has not indexed), and named in the answer as written.
+#[test]
+fn blockers_added_and_removed_apply_to_the_file_as_it_is_when_written() {
+    let dir = common::workspace();
+    let ws = dir.path();
+    let ids: Vec<String> =
+        ["One", "Two", "Three", "Four"].iter().map(|t| ok(ws, &["create", t]).trim().to_string()).collect();
+    let [a, b, c, d] = [&ids[0], &ids[1], &ids[2], &ids[3]];
+    let store = Store::open(Workspace::at(ws).expect("workspace"), StoreOptions::default());
+    let path = store.get_meta(d).expect("issue").value.path.clone();
+    // An editor gives it two blockers behind the store's back.
+    let text = std::fs::read_to_string(&path).expect("read");
+    let edited = text.replacen("\n---\n", &format!("\nblockedBy:\n  - {a}\n  - {b}\n---\n"), 1);
+    assert_ne!(edited, text);
+    std::fs::write(&path, edited).expect("hand edit");
+    let patch = docket::store::IssuePatch {
+        add_blockers: vec![c.clone()],
+        remove_blockers: vec![a.to_lowercase()],
+        ..Default::default()
+    };
+    let updated = store.update(d, patch).expect("one write");
+    assert_eq!(updated.changed, ["blockedBy"]);
+    assert_eq!(updated.issue.meta.blocked_by, [b.as_str(), c.as_str()]);
+    assert_eq!(blockers(ws, d), [b.as_str(), c.as_str()]);
+
+    // The CLI's answer names the list written, which it did not send.
+    let json: serde_json::Value =
+        serde_json::from_str(&ok(ws, &["update", d, "--remove-blocker", b, "--json"])).expect("JSON");
+    assert_eq!(json["issue"]["blockedBy"], serde_json::json!([c]), "{json}");
+    assert_eq!(json["changed"], serde_json::json!(["blockedBy"]), "{json}");
+}
+
 #[test]
 fn update_adds_and_removes_blockers_keeping_the_others_and_show_and_board_name_them() {
     let dir = common::workspace();

@@ -86,6 +86,13 @@ impl WorkspaceLock {
         let file = Root::workspace(ws)?.lock(&ws.cache_dir().join("docket.lock"))?;
         Ok(WorkspaceLock { _file: file })
     }
+
+    /// Takes the lock of a workspace that exists, creating nothing (the repairs: a pending
+    /// workspace has nothing to repair, and an error says the lock was not taken).
+    pub fn acquire_existing(ws: &Workspace) -> Result<WorkspaceLock, StoreError> {
+        let file = Root::workspace(ws)?.lock(&ws.cache_dir().join("docket.lock"))?;
+        Ok(WorkspaceLock { _file: file })
+    }
 }
 
 /// wrangler's slug: lowercase, characters other than word characters, spaces and dashes removed,

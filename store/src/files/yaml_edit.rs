@@ -1,7 +1,10 @@
 //! Lossless editing of a frontmatter block: the lines of the keys being changed are replaced,
 //! every other byte (comments, quoting, key order, unknown keys, anchors elsewhere, line endings)
 //! stays as it was. The result is parsed again and must equal the old mapping with exactly the
-//! requested changes; anything else is refused instead of written.
+//! requested changes; anything else is refused instead of written. [`in_place`]: one value of a
+//! whole file replaced, its quoting kept (the repairs' edits).
+
+pub mod in_place;
 
 use serde_yaml::{Mapping, Value as Yaml};
 

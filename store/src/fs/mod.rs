@@ -452,8 +452,11 @@ pub fn scratch_dir() -> Result<tempfile::TempDir, StoreError> {
     tempfile::tempdir().map_err(io_err(&std::env::temp_dir()))
 }
 
+/// A file in the temporary folder, removed when dropped ([`scratch_file`]).
+pub type Scratch = tempfile::NamedTempFile;
+
 /// A private temp file in the system's temp folder (for `docket edit`'s copy), removed on drop.
-pub fn scratch_file(prefix: &str, suffix: &str) -> Result<tempfile::NamedTempFile, StoreError> {
+pub fn scratch_file(prefix: &str, suffix: &str) -> Result<Scratch, StoreError> {
     tempfile::Builder::new().prefix(prefix).suffix(suffix).tempfile().map_err(io_err(&std::env::temp_dir()))
 }
 

@@ -1,7 +1,8 @@
 //! git as the engine that shares a workspace between branches and worktrees: id allocation that
 //! sees every branch ([`ids`]), the merge driver for issue files ([`merge`]), the hooks that
 //! renumber ids a merge duplicated ([`hooks`]) and their setup ([`setup`]), and claims held in
-//! refs across worktrees and clones ([`claims`]).
+//! refs across worktrees and clones ([`claims`]); two different issues added at one path, which
+//! the merge driver keeps apart ([`split`]), and the driver itself ([`driver`]).
 //!
 //! docket talks to git through the `git` command line, not a Rust git library such as gix. The
 //! command line is present wherever worktrees and branches are (it made them), reads every
@@ -15,11 +16,13 @@
 #[allow(clippy::result_large_err)] // a refusal carries the claim it names
 pub mod claims;
 mod diff3;
+pub mod driver;
 pub mod hooks;
 pub mod ids;
 pub mod merge;
 pub mod remote;
 pub mod setup;
+pub mod split;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

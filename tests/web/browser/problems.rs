@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use docket::doctor::{self, Kind};
+use docket::store::repair::{self as doctor, Kind};
 use docket::store::{Store, StoreOptions, Workspace};
 use serde_json::json;
 

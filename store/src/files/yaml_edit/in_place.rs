@@ -1,13 +1,10 @@
-//! Byte-preserving edits of issue files: one frontmatter value replaced in place (never a YAML
-//! re-serialization), checked by parsing the result; atomic writes; the workspace lock.
-
-use std::fs::File;
-use std::path::Path;
+//! One frontmatter value replaced in place, for the repairs ([`crate::repair`]): the bytes of the
+//! value alone change (its quotes kept; never a re-rendered entry, as [`super::apply`] writes),
+//! and the result is parsed again and must be the same frontmatter with exactly that value
+//! changed and the same body, else nothing is returned. Also what a repair reads of a file whose
+//! frontmatter the index may not have: whether it has a key, its body, why it does not parse.
 
 use serde_yaml::{Mapping, Value as Yaml};
-
-use crate::store::fs::Root;
-use crate::store::{StoreError, Workspace};
 
 /// The frontmatter text of a file and its byte range, if it has a closed `---` block.
 fn front_range(text: &str) -> Option<(usize, usize)> {
@@ -172,23 +169,6 @@ pub fn replace_list_item(text: &str, key: &str, old: &str, new: &str) -> Option<
     }
     let (s2, e2) = front_range(&out)?;
     (parse_front(&out[s2..e2]).ok()? == expected && out[e2..] == text[end..]).then_some(out)
-}
-
-/// Writes `contents` to `path` through the rooted layer (a synced temp file beside it and a
-/// rename), keeping the file's mode.
-pub fn write_atomic(ws: &Workspace, path: &Path, contents: &str) -> Result<(), StoreError> {
-    Root::workspace(ws)?.write_atomic(path, contents.as_bytes(), None)
-}
-
-/// The store's workspace lock (`cache/docket.lock`): held while repairing, so no docket process
-/// allocates an id or rewrites a file meanwhile.
-pub struct Lock {
-    _file: File,
-}
-
-pub fn lock(ws: &Workspace) -> Result<Lock, StoreError> {
-    let file = Root::workspace(ws)?.lock(&ws.cache_dir().join("docket.lock"))?;
-    Ok(Lock { _file: file })
 }
 
 #[cfg(test)]

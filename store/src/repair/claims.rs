@@ -23,9 +23,9 @@
 use std::collections::{HashMap, HashSet};
 
 use super::{Kind, Problem, Scan};
-use crate::store::git::Repo;
-use crate::store::git::claims::Claim;
-use crate::store::{IssueMeta, Status, Store};
+use crate::git::Repo;
+use crate::git::claims::Claim;
+use crate::{IssueMeta, Status, Store};
 
 /// Notes about other clones' claims listed one by one; the rest are counted.
 const NOTES_SHOWN: usize = 10;
@@ -244,21 +244,21 @@ fn upstream_files(store: &Store, scan: &Scan) -> Upstream {
     let ws = store.workspace();
     let Some(repo) = Repo::discover(&ws.dir) else { return found };
     let Some(upstream) =
-        crate::store::git::run(&repo.toplevel, &["rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}"])
+        crate::git::run(&repo.toplevel, &["rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}"])
     else {
         return found;
     };
     let upstream = upstream.trim().to_string();
     let mut specs: Vec<(String, String)> = Vec::new();
     for m in &scan.issues {
-        for p in crate::store::git::paths_on_branch(&repo.toplevel, &m.path) {
+        for p in crate::git::paths_on_branch(&repo.toplevel, &m.path) {
             specs.push((m.id.to_uppercase(), format!("{upstream}:{p}")));
         }
     }
     if specs.is_empty() {
         return found;
     }
-    let text = crate::store::git::show_batch(&repo.toplevel, specs.iter().map(|(_, s)| s.as_str()));
+    let text = crate::git::show_batch(&repo.toplevel, specs.iter().map(|(_, s)| s.as_str()));
     for ((id, _), body) in specs.iter().zip(text) {
         if let Some(body) = body
             && let Some(state) = status_of(&body)

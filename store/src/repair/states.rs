@@ -7,8 +7,9 @@
 
 use std::sync::Arc;
 
-use crate::store::IssueMeta;
-use crate::store::git::merge::identity;
+use crate::IssueMeta;
+use crate::files::yaml_edit::in_place;
+use crate::git::merge::identity;
 
 /// How two copies of one issue become one file.
 #[derive(Debug)]
@@ -50,8 +51,8 @@ impl Merge {
 /// The merge of an interrupted pair whose contents differ but which are one issue, or `None`
 /// when they are two issues (different keys) or a file cannot be read.
 pub fn plan(a: &Arc<IssueMeta>, b: &Arc<IssueMeta>) -> Option<Merge> {
-    let ta = crate::store::read_file_safely(&a.path).ok()?;
-    let tb = crate::store::read_file_safely(&b.path).ok()?;
+    let ta = crate::read_file_safely(&a.path).ok()?;
+    let tb = crate::read_file_safely(&b.path).ok()?;
     if ta == tb || identity(&ta)? != identity(&tb)? {
         return None;
     }
@@ -61,7 +62,7 @@ pub fn plan(a: &Arc<IssueMeta>, b: &Arc<IssueMeta>) -> Option<Merge> {
         _ if a.updated_at >= b.updated_at => (a, b, &ta, &tb, "updated last"),
         _ => (b, a, &tb, &ta, "updated last"),
     };
-    let missing = lines_only_in(super::edit::body(drop_text), super::edit::body(keep_text));
+    let missing = lines_only_in(in_place::body(drop_text), in_place::body(keep_text));
     let mut text = keep_text.clone();
     if !missing.is_empty() {
         if !text.ends_with('\n') {

@@ -12,16 +12,21 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::states;
 use super::{Scan, check_files, id_parts, in_archive, interrupted_pair, parent_of, same_id};
-use super::{edit, states};
-use crate::store::fs::{Entry, Rename, Root};
-use crate::store::git::Repo;
-use crate::store::{IssueMeta, IssueType, Store, Workspace};
+use crate::files::WorkspaceLock;
+use crate::files::yaml_edit::in_place as edit;
+use crate::fs::{Entry, Rename, Root};
+use crate::git::Repo;
+use crate::git::split::split_origins;
+use crate::{IssueMeta, IssueType, Store, Workspace};
 
 /// What `--fix` did (`changes`) and what it leaves to a person (`notes`).
 #[derive(Debug, Default)]
 pub struct Outcome {
+    /// What was changed, one sentence each.
     pub changes: Vec<String>,
+    /// What is left to a person.
     pub notes: Vec<String>,
     /// Every file path a change removed, created or rewrote (absolute): what a git hook commits.
     pub touched: Vec<PathBuf>,
@@ -124,7 +129,7 @@ fn run(
     let ws = store.workspace().clone();
     let _lock = match apply {
         true => Some(
-            edit::lock(&ws)
+            WorkspaceLock::acquire_existing(&ws)
                 .map_err(|e| format!("cannot lock the workspace ({e}); retry when other docket calls are done"))?,
         ),
         false => None,
@@ -152,7 +157,7 @@ fn run(
     for tmp in scan.temps.iter().filter(|_| all) {
         let removed = if apply { root.remove_file(tmp) } else { Ok(()) };
         match removed.or_else(|e| match e {
-            crate::store::StoreError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            crate::StoreError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => Ok(()),
             e => Err(e),
         }) {
             Ok(()) => {
@@ -169,8 +174,9 @@ fn run(
         if let Some(merge) = states::plan(&holders[0], &holders[1]) {
             let words = merge.words(|p| scan.rel(p));
             let done = match apply {
-                true => edit::write_atomic(&ws, &merge.keep.path, &merge.text)
-                    .and_then(|()| root.remove_file(&merge.drop.path)),
+                true => {
+                    write_atomic(&ws, &merge.keep.path, &merge.text).and_then(|()| root.remove_file(&merge.drop.path))
+                }
                 false => Ok(()),
             };
             match done {
@@ -308,8 +314,8 @@ fn run(
         for m in &holders[1..] {
             let path = at(&moved, &m.path);
             let id = plan.iter().find(|r| r.path == m.path).map_or(m.id.as_str(), |r| r.new_id.as_str());
-            let fresh = crate::store::new_identity();
-            let result = set_value(&ws, &text_at(&moved, &m.path), &path, crate::store::IDENTITY_KEY, &fresh, apply);
+            let fresh = crate::new_identity();
+            let result = set_value(&ws, &text_at(&moved, &m.path), &path, crate::IDENTITY_KEY, &fresh, apply);
             match result {
                 Ok(()) => {
                     // The fresh key is not in the sentence: doctor says it before it is drawn.
@@ -346,22 +352,21 @@ fn run(
 
     for Rewrite { referrer: m, field, old, new, why } in &rewrites {
         let path = at(&moved, &m.path);
-        let result =
-            crate::store::read_file_safely(&text_at(&moved, &m.path)).map_err(|e| e.to_string()).and_then(|text| {
-                let edited = match field {
-                    Field::Parent => edit::replace_value(&text, Some("wranglerContext"), "parentTaskId", new)
-                        .ok_or_else(|| {
-                            "its parentTaskId is not a plain `parentTaskId: value` line under wranglerContext"
-                                .to_string()
-                        })?,
-                    Field::Blocker => edit::replace_list_item(&text, "blockedBy", old, new)
-                        .ok_or_else(|| format!("its blockedBy does not list {old} as a plain item"))?,
-                };
-                if !apply {
-                    return Ok(());
+        let result = crate::read_file_safely(&text_at(&moved, &m.path)).map_err(|e| e.to_string()).and_then(|text| {
+            let edited = match field {
+                Field::Parent => {
+                    edit::replace_value(&text, Some("wranglerContext"), "parentTaskId", new).ok_or_else(|| {
+                        "its parentTaskId is not a plain `parentTaskId: value` line under wranglerContext".to_string()
+                    })?
                 }
-                edit::write_atomic(&ws, &path, &edited).map_err(|e| e.to_string())
-            });
+                Field::Blocker => edit::replace_list_item(&text, "blockedBy", old, new)
+                    .ok_or_else(|| format!("its blockedBy does not list {old} as a plain item"))?,
+            };
+            if !apply {
+                return Ok(());
+            }
+            write_atomic(&ws, &path, &edited).map_err(|e| e.to_string())
+        });
         match result {
             Ok(()) => {
                 let why = why.as_deref().map(|w| format!("; {w}")).unwrap_or_default();
@@ -380,7 +385,7 @@ fn run(
     if !plan.is_empty() {
         for m in &scan.issues {
             let path = at(&moved, &m.path);
-            let Ok(text) = crate::store::read_file_safely(&text_at(&moved, &m.path)) else { continue };
+            let Ok(text) = crate::read_file_safely(&text_at(&moved, &m.path)) else { continue };
             // One note per file and old id, however many holders of that id were renumbered.
             let mut renumbered_to: Vec<(&str, Vec<&str>)> = Vec::new();
             for r in plan.iter().filter(|r| mentions(edit::body(&text), &r.old_id)) {
@@ -473,19 +478,25 @@ fn attribute_references<'a>(
 /// byte kept, and (when `apply`) writes it to `path`; why not, when the line is not a plain
 /// `key: value` line.
 fn set_value(ws: &Workspace, source: &Path, path: &Path, key: &str, value: &str, apply: bool) -> Result<(), String> {
-    let text = crate::store::read_file_safely(source).map_err(|e| e.to_string())?;
+    let text = crate::read_file_safely(source).map_err(|e| e.to_string())?;
     let edited = edit::replace_value(&text, None, key, value)
         .ok_or_else(|| format!("its `{key}:` line is not a plain `{key}: value` line"))?;
     match apply {
-        true => edit::write_atomic(ws, path, &edited).map_err(|e| e.to_string()),
+        true => write_atomic(ws, path, &edited).map_err(|e| e.to_string()),
         false => Ok(()),
     }
+}
+
+/// Writes `contents` to `path` through the rooted layer (a synced temp file beside it and a
+/// rename), keeping the file's mode.
+fn write_atomic(ws: &Workspace, path: &Path, contents: &str) -> Result<(), crate::StoreError> {
+    Root::workspace(ws)?.write_atomic(path, contents.as_bytes(), None)
 }
 
 /// Of each interrupted pair whose bodies differ, the copy updated first (ties: the one whose
 /// folder does not fit its status): it keeps its text under a new id.
 fn diverged_copies(scan: &Scan) -> Vec<Arc<IssueMeta>> {
-    let body = |m: &Arc<IssueMeta>| crate::store::read_file_safely(&m.path).ok().map(|t| edit::body(&t).to_string());
+    let body = |m: &Arc<IssueMeta>| crate::read_file_safely(&m.path).ok().map(|t| edit::body(&t).to_string());
     scan.duplicates
         .values()
         .filter(|h| interrupted_pair(h))
@@ -507,10 +518,8 @@ fn pick_copy<'a>(a: &'a Arc<IssueMeta>, b: &'a Arc<IssueMeta>) -> Option<(&'a Ar
     if a.updated_at != b.updated_at {
         return Some(if a.updated_at > b.updated_at { (a, b) } else { (b, a) });
     }
-    let same = crate::store::read_file_safely(&a.path)
-        .ok()
-        .zip(crate::store::read_file_safely(&b.path).ok())
-        .is_some_and(|(x, y)| x == y);
+    let same =
+        crate::read_file_safely(&a.path).ok().zip(crate::read_file_safely(&b.path).ok()).is_some_and(|(x, y)| x == y);
     if !same {
         return None;
     }
@@ -523,8 +532,7 @@ fn plan_renumbering(scan: &Scan, diverged: &[Arc<IssueMeta>]) -> Vec<Renumber> {
     let mut next: HashMap<IssueType, u64> = HashMap::new();
     for m in &scan.issues {
         let Some(t) = scan.folder_type(&m.path) else { continue };
-        let from_name =
-            m.path.file_name().and_then(|n| n.to_str()).and_then(crate::store::git::ids::number_in_file_name);
+        let from_name = m.path.file_name().and_then(|n| n.to_str()).and_then(crate::git::ids::number_in_file_name);
         let n = id_parts(&m.id).map(|(_, n)| n).into_iter().chain(from_name).max().unwrap_or(0);
         let e = next.entry(t).or_default();
         *e = (*e).max(n);
@@ -537,10 +545,10 @@ fn plan_renumbering(scan: &Scan, diverged: &[Arc<IssueMeta>]) -> Vec<Renumber> {
         let Some(t) = scan.folder_type(&m.path) else { continue };
         let n = next.entry(t).or_default();
         if asked_git.insert(t) {
-            *n = (*n).max(crate::store::git::highest_id_number(&scan.ws, t).unwrap_or(0));
+            *n = (*n).max(crate::git::highest_id_number(&scan.ws, t).unwrap_or(0));
         }
         // Never past the format's range (no wrap-around): a file left with its id is reported.
-        let Ok(new_id) = crate::store::id_after(t, *n, scan.ws.collection(t)) else { continue };
+        let Ok(new_id) = crate::id_after(t, *n, scan.ws.collection(t)) else { continue };
         *n += 1;
         plan.push(Renumber { old_id: m.id.clone(), new_id, path: m.path.clone() });
     }
@@ -552,7 +560,7 @@ fn plan_renumbering(scan: &Scan, diverged: &[Arc<IssueMeta>]) -> Vec<Renumber> {
 /// Its text is read at `source` (`path` itself, unless the file is only said to have moved there);
 /// without `apply` nothing is written, and the answer says where it would be.
 fn renumber(root: &Root, path: &Path, source: &Path, new: &str, apply: bool) -> Result<PathBuf, String> {
-    let text = crate::store::read_file_safely(source).map_err(|e| e.to_string())?;
+    let text = crate::read_file_safely(source).map_err(|e| e.to_string())?;
     let edited = if edit::has_key(&text, "id") {
         Some(edit::replace_value(&text, None, "id", new).ok_or("its `id:` line is not a plain `id: value` line")?)
     } else {
@@ -624,7 +632,7 @@ fn meant_holder(
         let prefix = if folder.is_empty() { String::new() } else { format!("{folder}/") };
         let found = ["", "archived/"].iter().filter_map(|sub| {
             let text = repo.git(&["cat-file", "blob", &format!("{oid}:{prefix}{sub}{name}")])?;
-            crate::store::git::merge::created_at(&text)
+            crate::git::merge::created_at(&text)
         });
         Some(found.collect())
     };
@@ -633,8 +641,7 @@ fn meant_holder(
         .iter()
         .enumerate()
         .filter(|(_, h)| {
-            !h.created_at.trim().is_empty()
-                && then.iter().any(|c| crate::store::git::merge::same_time(c, &h.created_at))
+            !h.created_at.trim().is_empty() && then.iter().any(|c| crate::git::merge::same_time(c, &h.created_at))
         })
         .map(|(i, _)| i)
         .collect();
@@ -644,24 +651,6 @@ fn meant_holder(
         ([], [one]) if then.is_empty() => Some(*one),
         _ => None,
     }
-}
-
-/// The list, in the (per-worktree) git directory, of the files the merge driver wrote beside a
-/// path where two branches added two different issues: `written<TAB>path` per line, from the top
-/// level (see `cli::split`).
-pub const SPLIT_LIST: &str = "docket-split";
-
-/// What the merge driver wrote beside a path and nobody committed yet: written file -> the path
-/// its issue had on its branch (both from the top level).
-pub fn split_origins(repo: &Repo) -> HashMap<String, String> {
-    let Some(gd) = repo.git(&["rev-parse", "--path-format=absolute", "--git-dir"]) else { return HashMap::new() };
-    let gd = PathBuf::from(gd.trim_end());
-    let bytes = Root::open(&gd).and_then(|r| r.read(&gd.join(SPLIT_LIST), 1 << 20)).unwrap_or_default();
-    String::from_utf8_lossy(&bytes)
-        .lines()
-        .filter_map(|l| l.split_once('\t'))
-        .map(|(written, path)| (written.to_string(), path.to_string()))
-        .collect()
 }
 
 /// The commit that first added the file of `m` in the history of `rev`: of the commits that
@@ -698,8 +687,8 @@ fn commit_adding(repo: &Repo, rev: &str, m: &IssueMeta) -> Option<String> {
             }
             let same = repo
                 .git(&["cat-file", "blob", &format!("{oid}:{path}")])
-                .and_then(|t| crate::store::git::merge::created_at(&t))
-                .is_some_and(|c| crate::store::git::merge::same_time(&c, created));
+                .and_then(|t| crate::git::merge::created_at(&t))
+                .is_some_and(|c| crate::git::merge::same_time(&c, created));
             if same {
                 oldest = Some((at, oid.to_string()));
             }

@@ -1,9 +1,12 @@
-//! `docket doctor`: what is wrong with a workspace's files, and (with `--fix`, see [`fix`]) the
-//! repairs that are safe. Reads the workspace through the [`Store`], so ids, statuses and broken
-//! files are exactly what every other docket call sees.
+//! `docket doctor`'s check and repairs, the store's own: what is wrong with a workspace's files,
+//! and (with `--fix`, see [`fix`]) the repairs that are safe, planned from the check's scan and
+//! written as every store write is, through the rooted layer ([`crate::fs::Root`]) under the
+//! workspace lock ([`crate::files::WorkspaceLock`]), one value at a time with the store's
+//! byte-preserving editor ([`crate::files::yaml_edit::in_place`]). Reads the workspace through the
+//! [`Store`], so ids, statuses and broken files are exactly what every other docket call sees.
+//! The CLI (`docket doctor`, the git hooks) and the workspace_doctor tool only present results.
 
 mod claims;
-mod edit;
 pub mod fix;
 mod states;
 
@@ -12,11 +15,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::store::{IssueFilter, IssueMeta, IssueType, SortField, SortOrder, Store, StoreError, Workspace};
+use crate::files::yaml_edit::in_place as edit;
+use crate::{IssueFilter, IssueMeta, IssueType, SortField, SortOrder, Store, StoreError, Workspace};
 
 /// A temp file of an atomic write lives for milliseconds; one older than this was abandoned.
 const STALE_TEMP_AFTER: Duration = Duration::from_secs(60);
 
+/// What kind of problem the doctor found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Kind {
     /// Several files hold one id.
@@ -30,9 +35,11 @@ pub enum Kind {
     Misplaced,
     /// The file name starts with another id than the file's own.
     NameMismatch,
+    /// A file whose frontmatter does not parse.
     BrokenFrontmatter,
     /// `wranglerContext.parentTaskId` names an id no file holds.
     MissingParent,
+    /// A temp file of an atomic write left behind (older than a minute).
     StaleTempFile,
     /// An id or file name whose number is beyond the id format's range: allocation ignores it.
     MalformedId,
@@ -45,6 +52,7 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// The kind's name on the wire (`duplicate_id`).
     pub fn as_str(&self) -> &'static str {
         match self {
             Kind::DuplicateId => "duplicate_id",
@@ -72,12 +80,16 @@ impl Kind {
     }
 }
 
+/// One problem the doctor found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
+    /// What kind of problem.
     pub kind: Kind,
+    /// The issue it is about, when one.
     pub id: Option<String>,
     /// Files concerned, relative to the workspace root.
     pub paths: Vec<String>,
+    /// What is wrong and what to do, in words.
     pub message: String,
     /// Whether `docket doctor --fix` (or workspace_doctor with fix: true) repairs it; the rest
     /// need a person, and the message says what to do.
@@ -96,6 +108,7 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// What `problems` ask for.
     pub fn of(problems: &[Problem]) -> Verdict {
         if problems.is_empty() {
             Verdict::Clean
@@ -106,6 +119,7 @@ impl Verdict {
         }
     }
 
+    /// `docket doctor`'s exit code for it.
     pub fn exit_code(self) -> u8 {
         match self {
             Verdict::Clean => 0,
@@ -117,6 +131,7 @@ impl Verdict {
 
 /// What the doctor found; `issues` is the scan it was found in (for [`fix`]).
 pub struct Report {
+    /// Every problem found.
     pub problems: Vec<Problem>,
     /// What is no problem but worth saying (claims made in other clones, not pulled yet).
     pub notes: Vec<String>,
@@ -176,7 +191,7 @@ pub(crate) fn in_archive(p: &Path) -> bool {
 pub(crate) fn id_parts(id: &str) -> Option<(String, u64)> {
     let split = id.find(|c: char| c.is_ascii_digit())?;
     let (prefix, digits) = id.split_at(split);
-    crate::store::bounded_id_number(digits).map(|n| (prefix.to_uppercase(), n))
+    crate::bounded_id_number(digits).map(|n| (prefix.to_uppercase(), n))
 }
 
 /// Two ids name the same issue: equal, or equal numbers where one has no prefix (`000042` and
@@ -220,7 +235,7 @@ impl Known {
 /// The id a file name starts with, if any (`ISS-000042-x.md`, `000042-x.md`).
 pub(crate) fn id_in_name(p: &Path) -> Option<String> {
     let name = p.file_name()?.to_str()?;
-    crate::store::git::ids::number_in_file_name(name)?;
+    crate::git::ids::number_in_file_name(name)?;
     let end = name.find(|c: char| c.is_ascii_digit())?;
     let digits = name[end..].chars().take_while(char::is_ascii_digit).count();
     Some(name[..end + digits].to_string())
@@ -233,7 +248,7 @@ pub(crate) fn number_out_of_range(text: &str) -> bool {
     let prefix = &text[..split];
     let known = prefix.is_empty() || IssueType::ALL.iter().any(|t| t.prefix().eq_ignore_ascii_case(prefix));
     let digits: String = text[split..].chars().take_while(char::is_ascii_digit).collect();
-    known && digits.len() >= 6 && crate::store::bounded_id_number(&digits).is_none()
+    known && digits.len() >= 6 && crate::bounded_id_number(&digits).is_none()
 }
 
 /// Whether `id` is in the numbered form docket allocates (`ISS-000042`, legacy `000042`), as
@@ -302,7 +317,7 @@ pub(crate) fn prefixed_id(scan: &Scan, m: &IssueMeta) -> Option<Result<String, S
             others.join(", ")
         )));
     }
-    let text = crate::store::read_file_safely(&m.path).ok()?;
+    let text = crate::read_file_safely(&m.path).ok()?;
     Some(match edit::replace_value(&text, None, "id", &wanted) {
         Some(_) => Ok(wanted),
         None => Err(format!("its `id:` line is not a plain `id: value` line: write {wanted} there by hand")),
@@ -311,8 +326,7 @@ pub(crate) fn prefixed_id(scan: &Scan, m: &IssueMeta) -> Option<Result<String, S
 
 /// Whether `--fix` can give the file a new id: its name starts with one, or it has an `id:` line.
 fn renumberable(m: &IssueMeta) -> bool {
-    id_in_name(&m.path).is_some()
-        || crate::store::read_file_safely(&m.path).is_ok_and(|text| edit::has_key(&text, "id"))
+    id_in_name(&m.path).is_some() || crate::read_file_safely(&m.path).is_ok_and(|text| edit::has_key(&text, "id"))
 }
 
 /// Which holder of a duplicate id a legacy bare `parentTaskId` (`000001`, no prefix) of an issue
@@ -358,7 +372,7 @@ pub(crate) fn parent_of(m: &IssueMeta) -> Option<&str> {
 /// The issue file names on any remote-tracking branch (what `git fetch` brought): files a
 /// teammate may already have. Empty outside git.
 fn published_names(ws: &Workspace) -> std::collections::HashSet<String> {
-    let Some(repo) = crate::store::git::Repo::discover(&ws.dir) else { return Default::default() };
+    let Some(repo) = crate::git::Repo::discover(&ws.dir) else { return Default::default() };
     let dirs: Vec<String> = IssueType::ALL
         .iter()
         .flat_map(|t| {
@@ -396,7 +410,7 @@ fn read_scan(store: &Store) -> Result<Scan, StoreError> {
     let broken: Vec<PathBuf> = snap
         .warnings
         .iter()
-        .filter(|w| w.code == crate::store::StoreWarningCode::SkippedFiles)
+        .filter(|w| w.code == crate::StoreWarningCode::SkippedFiles)
         .flat_map(|w| w.paths.clone())
         .collect();
     let mut by_id: BTreeMap<String, Vec<Arc<IssueMeta>>> = BTreeMap::new();
@@ -419,9 +433,9 @@ fn read_scan(store: &Store) -> Result<Scan, StoreError> {
 /// The `docketKey` line of a file's frontmatter, if any (read line by line: doctor reads every
 /// file, and a key is one plain line docket wrote).
 fn key_of(path: &Path) -> Option<String> {
-    let text = crate::store::read_file_safely(path).ok()?;
+    let text = crate::read_file_safely(path).ok()?;
     let rest = text.strip_prefix("---\n").or_else(|| text.strip_prefix("---\r\n"))?;
-    let prefix = format!("{}:", crate::store::IDENTITY_KEY);
+    let prefix = format!("{}:", crate::IDENTITY_KEY);
     rest.lines()
         .take_while(|l| l.trim_end() != "---")
         .find_map(|l| l.strip_prefix(prefix.as_str()))
@@ -464,7 +478,7 @@ pub fn check(store: &Store) -> Result<Report, StoreError> {
     report.problems.sort_by(|a, b| a.kind.cmp(&b.kind).then_with(|| a.paths.cmp(&b.paths)));
     report.notes = notes;
     if let Some(remote) = store.claiming_alone() {
-        report.notes.push(crate::store::pending::alone_warning(&remote));
+        report.notes.push(crate::pending::alone_warning(&remote));
     }
     Ok(report)
 }
@@ -633,8 +647,7 @@ pub fn check_files(store: &Store) -> Result<Report, StoreError> {
         });
     }
     for p in &scan.broken {
-        let why =
-            crate::store::read_file_safely(p).map(|t| edit::frontmatter_error(&t)).unwrap_or_else(|e| e.to_string());
+        let why = crate::read_file_safely(p).map(|t| edit::frontmatter_error(&t)).unwrap_or_else(|e| e.to_string());
         push(
             Kind::BrokenFrontmatter,
             None,
@@ -684,7 +697,7 @@ pub fn check_files(store: &Store) -> Result<Report, StoreError> {
                 format!(
                     "{}: {what} has a number beyond {}, the highest id docket allocates; new ids ignore it (they never wrap around). Give the file a free id by hand",
                     scan.rel(&m.path),
-                    crate::store::MAX_ID_NUMBER
+                    crate::MAX_ID_NUMBER
                 ),
             );
         }
@@ -703,11 +716,11 @@ pub fn check_files(store: &Store) -> Result<Report, StoreError> {
     }
     for cycle in cycles {
         // The files of the issues the message names (a long cycle's ends), not 10,000 paths.
-        let named = crate::store::cycle_named(&cycle);
+        let named = crate::cycle_named(&cycle);
         let paths = named.into_iter().filter_map(|id| path_of.get(id.as_str())).map(|p| scan.rel(p));
         let message = format!(
             "blockedBy goes round in a circle: {}; none of them can become ready until one of these blockers is removed",
-            crate::store::cycle_text(&cycle)
+            crate::cycle_text(&cycle)
         );
         push(
             Kind::BlockerCycle,

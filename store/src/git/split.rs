@@ -10,11 +10,31 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use crate::store::fs::{Entry, Root};
-use crate::store::git::merge::{created_at, identity, identity_key};
-use crate::store::git::run;
+use std::collections::HashMap;
 
-use crate::doctor::fix::SPLIT_LIST as LIST;
+use crate::fs::{Entry, Root};
+use crate::git::Repo;
+use crate::git::merge::{created_at, identity, identity_key};
+use crate::git::run;
+
+/// The list, in the (per-worktree) git directory, of the files the merge driver wrote beside a
+/// path where two branches added two different issues: `written<TAB>path` per line, from the top
+/// level.
+pub const SPLIT_LIST: &str = "docket-split";
+use SPLIT_LIST as LIST;
+
+/// What the merge driver wrote beside a path and nobody committed yet: written file -> the path
+/// its issue had on its branch (both from the top level).
+pub fn split_origins(repo: &Repo) -> HashMap<String, String> {
+    let Some(gd) = repo.git(&["rev-parse", "--path-format=absolute", "--git-dir"]) else { return HashMap::new() };
+    let gd = PathBuf::from(gd.trim_end());
+    let bytes = Root::open(&gd).and_then(|r| r.read(&gd.join(SPLIT_LIST), 1 << 20)).unwrap_or_default();
+    String::from_utf8_lossy(&bytes)
+        .lines()
+        .filter_map(|l| l.split_once('\t'))
+        .map(|(written, path)| (written.to_string(), path.to_string()))
+        .collect()
+}
 
 fn git_dir(top: &Path) -> Option<PathBuf> {
     run(top, &["rev-parse", "--path-format=absolute", "--git-dir"]).map(|s| PathBuf::from(s.trim_end()))
@@ -31,13 +51,7 @@ fn published(top: &Path, path: &str, file: &Path) -> bool {
 
 /// Resolves `ours` (%A) and `theirs` (%B), two different issues at `path`: writes the one that
 /// keeps the path to %A and the other to a new file beside it. Returns what to tell the user.
-pub(super) fn split(
-    ours_file: &Path,
-    theirs_file: &Path,
-    path: &str,
-    ours: &str,
-    theirs: &str,
-) -> Result<String, String> {
+pub fn split(ours_file: &Path, theirs_file: &Path, path: &str, ours: &str, theirs: &str) -> Result<String, String> {
     let top = run(Path::new("."), &["rev-parse", "--show-toplevel"])
         .map(|s| PathBuf::from(s.trim_end()))
         .ok_or("the merge driver runs outside a git work tree")?;
@@ -83,7 +97,7 @@ pub(super) fn split(
         }
     }
     let beside = beside.ok_or_else(|| format!("no free name beside {path}"))?;
-    crate::store::fs::replace_named(ours_file, keep.as_bytes()).map_err(|e| format!("cannot write {e}"))?;
+    crate::fs::replace_named(ours_file, keep.as_bytes()).map_err(|e| format!("cannot write {e}"))?;
     let rel_beside = rel(&top, &beside);
     if !listed.contains(&rel_beside)
         && let Some(gd) = git_dir(&top)
@@ -119,14 +133,12 @@ fn rel(top: &Path, p: &Path) -> String {
 
 /// The files the driver wrote beside a path and the hook has not committed yet, as paths from
 /// the top level.
-pub(super) fn listed(top: &Path) -> BTreeSet<String> {
-    crate::store::git::Repo::discover(top)
-        .map(|repo| crate::doctor::fix::split_origins(&repo).into_keys().collect())
-        .unwrap_or_default()
+pub fn listed(top: &Path) -> BTreeSet<String> {
+    Repo::discover(top).map(|repo| split_origins(&repo).into_keys().collect()).unwrap_or_default()
 }
 
 /// Forgets the list once the hook has dealt with its files.
-pub(super) fn forget(top: &Path) {
+pub fn forget(top: &Path) {
     if let Some(gd) = git_dir(top) {
         let _ = Root::open(&gd).and_then(|r| r.remove_file(&gd.join(LIST)));
     }
