@@ -50,8 +50,10 @@ pub async fn run<H: ToolHandlers>(
     args: Map<String, Value>,
     request_id: String,
 ) -> Called {
-    run_dispatching(core, spec, args, request_id, |args, ctx| generated::dispatch(&*core.handlers, spec.name, args, ctx))
-        .await
+    run_dispatching(core, spec, args, request_id, |args, ctx| {
+        generated::dispatch(&*core.handlers, spec.name, args, ctx)
+    })
+    .await
 }
 
 /// [`run`] with `dispatch` in place of the generated dispatch: an operation of the tool layer
