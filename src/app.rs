@@ -56,8 +56,7 @@ impl App {
         let first = open(ws);
         let store = Arc::new(Served::new(first, open));
         let memory = Arc::new(ErrorMemory::open(&store.workspace().dir, config.memory_settings()));
-        let handlers =
-            Arc::new(Handlers::new(Arc::clone(&store), Arc::clone(&memory), config.limits, config.read_only));
+        let handlers = Arc::new(Handlers::new(Arc::clone(&store), Arc::clone(&memory), config.limits));
         let (writes, _) = tokio::sync::broadcast::channel(WRITES_BUFFER);
         App { store, memory, handlers, config: Arc::new(config), writes }
     }
@@ -90,6 +89,7 @@ impl App {
             memory: &self.memory,
             writes: Some(&self.writes),
             workspace: self.store.workspace(),
+            read_only: self.config.read_only,
         };
         let mut called = crate::call::run(&core, spec, args, request_id).await;
         called.warnings.splice(0..0, switched);

@@ -4,35 +4,18 @@
 
 mod handlers {
     use super::generated::*;
-    use docket::runtime::{Reply, ToolResult};
+    use docket::runtime::{CallContext, Reply, ToolResult};
 
-    #[derive(Clone)]
     pub struct Handlers;
 
-    /// Never read-only; the runtime runs its handlers on the blocking pool.
-    impl toolkit_runtime::handlers::HandlerContext for Handlers {
-        fn read_only(&self) -> bool {
-            false
-        }
-
-        fn refused(&self, tool: &str) -> toolkit_runtime::ToolError {
-            errors::not_implemented(tool)
-        }
-
-        fn stopped(&self, why: String) -> toolkit_runtime::ToolError {
-            errors::invalid_arguments("a handler", why)
-        }
-    }
-
-    pub mod items {
-        use super::*;
-
-        pub fn list_items(_: &Handlers, input: ListItemsInput) -> ToolResult<ListItemsOutput> {
+    /// The server implements the generated trait for its own type.
+    impl ToolHandlers for Handlers {
+        async fn list_items(&self, input: ListItemsInput, _: CallContext) -> ToolResult<ListItemsOutput> {
             let names = input.tags.unwrap_or_default();
             Ok(Reply::new(ListItemsOutput { names }).with_text(format!("{:?}", input.color)))
         }
 
-        pub fn add_item(_: &Handlers, input: AddItemInput) -> ToolResult<AddItemOutput> {
+        async fn add_item(&self, input: AddItemInput, _: CallContext) -> ToolResult<AddItemOutput> {
             Ok(Reply::new(AddItemOutput { id: input.name }))
         }
     }

@@ -58,10 +58,13 @@ pub struct Output {
     pub files: Vec<(&'static str, String)>,
 }
 
-/// Parses and validates `text` (read from `file`, used in diagnostics) into the model, with the
-/// default [`Settings`].
+/// Parses and validates `text` (read from `file`, used in diagnostics) into the model (the
+/// settings only say where generated code finds what it names: they do not change the model).
 pub fn load(file: &str, text: &str) -> Result<model::Model, Vec<Diagnostic>> {
-    load_with(&Settings::default(), file, text)
+    let parsed: manifest::Manifest = serde_yaml::from_str(text).map_err(|e| vec![parse_error(file, &e)])?;
+    let locator = locate::Locator::index(text);
+    validate::check(file, &parsed, &locator)?;
+    Ok(lower::lower(&parsed))
 }
 
 /// Validates and renders every generated Rust file, with the default [`Settings`].
@@ -69,15 +72,8 @@ pub fn generate(file: &str, text: &str) -> Result<Output, Vec<Diagnostic>> {
     generate_with(&Settings::default(), file, text)
 }
 
-fn load_with(settings: &Settings, file: &str, text: &str) -> Result<model::Model, Vec<Diagnostic>> {
-    let parsed: manifest::Manifest = serde_yaml::from_str(text).map_err(|e| vec![parse_error(file, &e)])?;
-    let locator = locate::Locator::index(text);
-    validate::check(file, &parsed, &locator, settings.handler_functions.is_some())?;
-    Ok(lower::lower(&parsed))
-}
-
 fn generate_with(settings: &Settings, file: &str, text: &str) -> Result<Output, Vec<Diagnostic>> {
-    let model = load_with(settings, file, text)?;
+    let model = load(file, text)?;
     let bug = |e: String| vec![Diagnostic::new(file, Pos::default(), "generator-bug", e)];
     let tools = render::tools_rs(&model, settings).map_err(bug)?;
     let tests = render::tests_rs(&model, settings).map_err(bug)?;

@@ -39,6 +39,8 @@ pub struct Core<'a, H> {
     pub memory: &'a std::sync::Arc<ErrorMemory>,
     pub writes: Option<&'a Sender<Write>>,
     pub workspace: &'a Workspace,
+    /// `read_only` in the config: every call that writes is refused before it is dispatched.
+    pub read_only: bool,
 }
 
 /// Runs `spec` with `args`, through the runtime's call path with `core` observing.
@@ -120,6 +122,11 @@ impl<H: ToolHandlers> CallObserver for Core<'_, H> {
         warnings.extend(memory::deprecation(spec));
         let announce = (!spec.read_only && self.writes.is_some_and(|w| w.receiver_count() > 0)).then(|| args.clone());
         (Pending { error_context, announce }, warnings)
+    }
+
+    /// A read-only server refuses every write before its handler runs.
+    fn refuse_write(&self, spec: &'static ToolSpec) -> Option<ToolError> {
+        self.read_only.then(|| generated::errors::read_only(spec.name))
     }
 
     async fn after(&self, spec: &'static ToolSpec, pending: Pending, result: &ToolResult<Value>) -> Vec<Warning> {

@@ -24,7 +24,7 @@ use std::sync::Arc;
 use crate::config::ResponseLimits;
 use crate::error_memory::ErrorMemory;
 use crate::generated::*;
-use crate::runtime::{CallContext, ToolError, ToolResult};
+use crate::runtime::{CallContext, ToolResult};
 use crate::store::served::Served;
 
 /// What every tool's handler works with: one store, one error memory, the response limits.
@@ -33,13 +33,11 @@ pub struct Handlers {
     store: Arc<Served>,
     memory: Arc<ErrorMemory>,
     limits: ResponseLimits,
-    /// `read_only` in the config: every write is refused before its handler runs.
-    read_only: bool,
 }
 
 impl Handlers {
-    pub fn new(store: Arc<Served>, memory: Arc<ErrorMemory>, limits: ResponseLimits, read_only: bool) -> Self {
-        Handlers { store, memory, limits, read_only }
+    pub fn new(store: Arc<Served>, memory: Arc<ErrorMemory>, limits: ResponseLimits) -> Self {
+        Handlers { store, memory, limits }
     }
 }
 
@@ -48,41 +46,24 @@ tokio::task_local! {
     pub static SESSION: Arc<crate::store::holder::Session>;
 }
 
-/// Runs a handler function on the blocking pool ([`crate::runtime::handlers::run`]) as a call
-/// of the calling task's session ([`SESSION`]), which the store's claims read.
+/// Runs a handler function on tokio's blocking pool, off the async worker threads (its store or
+/// file work blocks), as a call of the calling task's session ([`SESSION`]), which the store's
+/// claims read; a panic becomes a storage error.
 async fn run<T: Send + 'static>(
     cx: &Handlers,
     work: impl FnOnce(&Handlers) -> ToolResult<T> + Send + 'static,
 ) -> ToolResult<T> {
     let session = SESSION.try_with(Arc::clone).ok();
-    crate::runtime::handlers::run(cx, move |h| crate::store::holder::within(session, || work(h))).await
-}
-
-/// What the runtime asks of a handler context: whether writes are refused, with which error, and
-/// the error of a handler that stopped on the blocking pool.
-impl crate::runtime::handlers::HandlerContext for Handlers {
-    fn read_only(&self) -> bool {
-        self.read_only
-    }
-
-    fn refused(&self, tool: &str) -> ToolError {
-        errors::read_only(tool)
-    }
-
-    fn stopped(&self, why: String) -> ToolError {
-        errors::storage_failed(format!("the operation stopped unexpectedly ({why})"))
-    }
+    let worker = cx.clone();
+    tokio::task::spawn_blocking(move || crate::store::holder::within(session, || work(&worker)))
+        .await
+        .unwrap_or_else(|e| Err(errors::storage_failed(format!("the operation stopped unexpectedly ({e})"))))
 }
 
 /// Every tool of tools.yaml, each running its function: a tool added to the manifest fails the build,
 /// naming it, until it has its method here.
 #[allow(deprecated)]
 impl ToolHandlers for Handlers {
-    /// A read-only server refuses every write before its handler runs (the generated dispatch asks).
-    fn refuse_write(&self, tool: &'static str) -> Result<(), ToolError> {
-        crate::runtime::handlers::refuse_if_read_only(self, tool)
-    }
-
     async fn issues_create(&self, input: IssuesCreateInput, _: CallContext) -> ToolResult<IssuesCreateOutput> {
         run(self, move |h| issues::create(h, input)).await
     }

@@ -8,7 +8,7 @@ pub mod uri;
 
 pub use toolkit_runtime::{
     CallContext, ErrorCode, Link, Reply, ResultCounts, Severity, ToolError, ToolResult, ToolSpec, Warning, aliases,
-    args, call, consolidated, envelope, handlers, server,
+    args, call, consolidated, envelope, server,
 };
 
 /// What a [`Warning`] is about: `_meta.warnings[].code`, as clients and the CLI read it. docket's

@@ -297,6 +297,7 @@ impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
                     memory: &self.memory,
                     writes: self.writes.as_ref(),
                     workspace: self.store.workspace(),
+                    read_only: self.config.read_only,
                 };
                 let session = Arc::clone(&self.session);
                 let called = crate::handlers::SESSION

@@ -420,7 +420,7 @@ pub fn module(model: &Model, rt: &TokenStream) -> TokenStream {
                 name: #name, title: #title, description: #description, group: #name,
                 read_only: #ro, destructive: #de, idempotent: #id, open_world: #ow,
                 deprecated_by: None, input_schema: #input, output_schema: "",
-                error_context: &[],
+                error_context: &[], writes_when: None,
             }
         }
     });

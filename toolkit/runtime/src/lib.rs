@@ -50,8 +50,6 @@ pub mod consolidated;
 #[cfg(feature = "rmcp")]
 pub mod envelope;
 #[cfg(feature = "rmcp")]
-pub mod handlers;
-#[cfg(feature = "rmcp")]
 pub mod server;
 pub mod text;
 
@@ -367,6 +365,18 @@ pub struct ToolSpec {
     pub output_schema: &'static str,
     /// Parameters that identify a failure for error intelligence.
     pub error_context: &'static [&'static str],
+    /// For a tool that is not `read_only`: the boolean parameter without which a call only reads
+    /// (the manifest's `writes_when:`); `None` when every call writes.
+    pub writes_when: Option<&'static str>,
+}
+
+impl ToolSpec {
+    /// Whether a call with `args` writes: never for a read-only tool; for a tool with
+    /// `writes_when`, only when that parameter is `true`; otherwise always. The call path asks it
+    /// before dispatch ([`call::CallObserver::refuse_write`]).
+    pub fn writes(&self, args: &serde_json::Map<String, serde_json::Value>) -> bool {
+        !self.read_only && self.writes_when.is_none_or(|flag| args.get(flag) == Some(&serde_json::Value::Bool(true)))
+    }
 }
 
 #[cfg(feature = "rmcp")]
