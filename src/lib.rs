@@ -13,6 +13,7 @@ pub mod agents;
 pub mod app;
 pub mod call;
 pub mod cli;
+pub mod codes;
 pub mod config;
 pub mod doctor;
 pub mod error_memory;

@@ -12,10 +12,11 @@ pub(crate) mod memory;
 use serde_json::{Map, Value};
 use tokio::sync::broadcast::Sender;
 
+use crate::codes;
 use crate::error_memory::ErrorMemory;
 use crate::generated::{self, ToolHandlers};
 use crate::runtime::call::CallObserver;
-use crate::runtime::{CallContext, ToolError, ToolResult, ToolSpec, Warning, WarningCode};
+use crate::runtime::{CallContext, ToolError, ToolResult, ToolSpec, Warning};
 use crate::store::Workspace;
 use crate::store::served::Served;
 
@@ -161,13 +162,13 @@ pub fn resolve_again(spec: &ToolSpec, store: &Served, memory: &ErrorMemory) -> O
     }
     let switched = store.resolve_again()?;
     memory.move_to(&switched.to.dir);
-    Some(Warning::visible(WarningCode::WorkspaceAppeared, switched.sentence()))
+    Some(Warning::visible(codes::WORKSPACE_APPEARED, switched.sentence()))
 }
 
 /// The one-line hint of a call made before the workspace exists.
 pub fn no_workspace_yet(ws: &Workspace) -> Warning {
     Warning::visible(
-        WarningCode::NoWorkspace,
+        codes::NO_WORKSPACE,
         format!(
             "No workspace yet in {}: nothing is stored until the first write creates {} (issues_create, session_start, or init_workspace with fix: true).",
             ws.root.display(),

@@ -23,6 +23,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
+use crate::codes;
 use crate::config::Config;
 use crate::error_memory::ErrorMemory;
 use crate::generated::{self, ToolHandlers};
@@ -325,6 +326,7 @@ impl<H: ToolHandlers> ServerHandler for DocketServer<H> {
             started,
             version: env!("CARGO_PKG_VERSION"),
             extra: index_meta(&self.store.index_info()),
+            cached: true,
             warnings,
             count_tokens: tokens::count,
         };
@@ -340,7 +342,7 @@ impl<H> DocketServer<H> {
     /// Keeps the DUPLICATE_ID warnings of ids this session has not heard of yet; the others
     /// become one warning that counts them.
     fn say_duplicates_once(&self, warnings: &mut Vec<crate::runtime::Warning>) {
-        let code = crate::runtime::WarningCode::DuplicateId;
+        let code = codes::DUPLICATE_ID;
         let mut told = self.told_duplicates.lock().unwrap_or_else(|p| p.into_inner());
         let before = warnings.len();
         warnings.retain(|w| {

@@ -1,4 +1,4 @@
-//! The consolidated profile (`docket serve --tool-style consolidated`): one tool per group, named
+//! The consolidated profile (a server's second tool style): one tool per group, named
 //! after the group, whose `action` enum picks one of the group's tools (`issues_get_batch` ->
 //! action `get_batch`). Its input schema is one flat object: `action` plus the union of the
 //! group's parameters, each described with the actions that take it.

@@ -26,7 +26,7 @@ impl Checker<'_> {
                     &format!("{path}.name"),
                     "bad-tool-name",
                     format!("tool name `{}` must be 1-64 characters of [a-zA-Z0-9_-]", t.name),
-                    Some("clients (Claude, OpenAI) reject other names; use snake_case like issues_list"),
+                    Some("clients (Claude, OpenAI) reject other names; use snake_case like list_items"),
                 );
             }
             if let Some(first) = first_seen.get(t.name.as_str()) {

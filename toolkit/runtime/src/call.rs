@@ -1,7 +1,8 @@
 //! The one call path of a generated tool set, whoever makes the call (an MCP session over stdio
 //! or HTTP, or a server's own front ends): a [`CallObserver`] hears of each call before its
-//! handler runs and after, and may add warnings to it. docket's error memory ("this call failed
-//! the same way before") and its announcements of writes to subscribed sessions are observers.
+//! handler runs and after, may add warnings to it, and may refuse a call that writes. A memory of
+//! failed calls ("this call failed the same way before") or announcements of writes to
+//! subscribed sessions are observers.
 
 use std::future::Future;
 

@@ -73,7 +73,7 @@ pub struct CallContext {
     pub request_id: String,
 }
 
-/// The tool-error codes of SPEC section 3; the manifest's templates pick one each.
+/// The tool-error codes clients see; the manifest's templates pick one each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorCode {
     /// `NOT_FOUND`: what the call names does not exist.
@@ -243,7 +243,8 @@ pub struct Reply<T> {
     pub text: Option<String>,
     /// Warnings for `_meta.warnings` (and, when visible, the text).
     pub warnings: Vec<Warning>,
-    /// Whether the data came from the in-memory index without reading files.
+    /// Whether the data came from a cache rather than its source (`_meta.cached`, written when the
+    /// server asks for it: `envelope::CallFacts::cached`).
     pub cached: Option<bool>,
     /// Counts of a list-like reply (`_meta.results_*`).
     pub results: Option<ResultCounts>,
@@ -270,12 +271,12 @@ impl<T> Reply<T> {
         Reply { data, text: None, warnings: Vec::new(), cached: None, results: None, links: Vec::new(), context: None }
     }
 
-    /// Points at the whole of a body this reply cut, and says so in a TRUNCATED warning.
+    /// Points at a resource the model can read for more (a `resource_link` block), such as the
+    /// whole of a body this reply cut; saying so (a [`WarningCode::TRUNCATED`] warning) is the
+    /// server's.
     pub fn with_link(mut self, uri: String, name: String, description: String) -> Self {
-        let message =
-            format!("The description of {name} was cut to the character limit; read {uri} or its chunks for the rest.");
         self.links.push(Link { uri, name, description });
-        self.warn_visibly(WarningCode::TRUNCATED, message)
+        self
     }
 
     /// The text block, instead of compact JSON of the data.
@@ -363,7 +364,8 @@ pub struct ToolSpec {
     /// JSON Schema of structuredContent; empty when the tool publishes none (the consolidated
     /// profile's tools, whose structuredContent differs per action).
     pub output_schema: &'static str,
-    /// Parameters that identify a failure for error intelligence.
+    /// Parameters that identify "the same failure" of this tool (the manifest's `error_context`),
+    /// for a server that remembers failures.
     pub error_context: &'static [&'static str],
     /// For a tool that is not `read_only`: the boolean parameter without which a call only reads
     /// (the manifest's `writes_when:`); `None` when every call writes.

@@ -228,6 +228,7 @@ impl<S: ToolSet, O: CallObserver + 'static> ServerHandler for Server<S, O> {
             started,
             version: self.version,
             extra: Map::new(),
+            cached: false,
             warnings: Vec::new(),
             count_tokens: estimate_tokens,
         };
