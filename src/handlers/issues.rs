@@ -14,7 +14,8 @@ use crate::generated::{
     IssueField, IssueRecord, IssuesCreateInput, IssuesCreateOutput, IssuesGetInput, IssuesGetOutput, IssuesListInput,
     IssuesListOutput, ListFormat, ResponseFormat, errors, limits,
 };
-use crate::runtime::{Reply, ResultCounts, ToolError, ToolResult, WarningCode, bodies};
+use crate::handlers::bodies;
+use crate::runtime::{Reply, ResultCounts, ToolError, ToolResult, WarningCode};
 use crate::store::{IssueMeta, NewIssue, SortField, SortOrder, Store, StoreWarning, StoreWarningCode};
 
 pub fn create(cx: &Handlers, input: IssuesCreateInput) -> ToolResult<IssuesCreateOutput> {

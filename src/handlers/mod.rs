@@ -5,6 +5,7 @@
 
 pub(crate) mod aggregate;
 pub(crate) mod attributes;
+pub(crate) mod bodies;
 mod convert;
 pub(crate) mod doctor;
 pub(crate) mod issues;
@@ -15,6 +16,7 @@ mod records;
 pub(crate) mod search;
 pub(crate) mod session;
 mod text;
+pub(crate) mod uri;
 pub(crate) mod work;
 pub(crate) mod workspace;
 pub(crate) mod write;

@@ -6,8 +6,8 @@ use std::fmt::Write;
 
 use crate::codes;
 use crate::generated::IssueRecord;
+use crate::handlers::bodies::{self, Section};
 use crate::runtime::WarningCode;
-use crate::runtime::bodies::{self, Section};
 
 /// Outline lines shown when no depth is asked for: the shallowest levels that fit.
 const DEFAULT_OUTLINE_LINES: usize = 60;

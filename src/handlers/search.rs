@@ -12,7 +12,8 @@ use crate::config::ResponseLimits;
 use crate::generated::{
     IssuesSearchInput, IssuesSearchOutput, ListFormat, ResponseFormat, SearchField, SortBy, SortOrder, errors,
 };
-use crate::runtime::{Reply, ResultCounts, ToolResult, WarningCode, bodies};
+use crate::handlers::bodies;
+use crate::runtime::{Reply, ResultCounts, ToolResult, WarningCode};
 use crate::store::{self, IssueFilter, SearchHit, SearchQuery};
 
 pub fn search(cx: &Handlers, input: IssuesSearchInput) -> ToolResult<IssuesSearchOutput> {

@@ -27,9 +27,10 @@ use crate::codes;
 use crate::config::Config;
 use crate::error_memory::ErrorMemory;
 use crate::generated::{self, ToolHandlers};
-use crate::runtime::{envelope, tokens};
+use crate::runtime::envelope;
 use crate::store::IndexInfo;
 use crate::store::served::Served;
+use crate::tokens;
 
 pub use crate::config::ToolStyle;
 
