@@ -30,7 +30,6 @@ mod escape;
 mod example_server;
 mod fifth_ring;
 mod generated;
-mod golden_compiles;
 mod hostile_files;
 mod hostile_hooks;
 mod http;

@@ -28,7 +28,7 @@
 //!
 //! Then `include!(concat!(env!("OUT_DIR"), "/tools.rs"))` in a `generated` module, implement its
 //! `ToolHandlers` trait and serve `generated::Tools(handlers)` (toolkit-runtime's docs). The
-//! manifest's format: docs/manifest.md; [`Settings`] says where the generated code finds the
+//! manifest's format: toolkit/docs/manifest.md; [`Settings`] says where the generated code finds the
 //! runtime.
 //!
 //! Passes: parse (serde_yaml) -> locate (YAML path -> line:col) -> validate (every semantic rule,
@@ -132,6 +132,7 @@ fn parse_error(file: &str, e: &serde_yaml::Error) -> Diagnostic {
     // serde_yaml appends " at line L column C"; the position is already in front.
     let message = e.to_string();
     let message = message.split(" at line ").next().unwrap_or(&message).to_string();
-    Diagnostic::new(file, pos, "invalid-manifest", message)
-        .with_help("see docs/manifest.md for the format; unknown keys are rejected so typos cannot slip through")
+    Diagnostic::new(file, pos, "invalid-manifest", message).with_help(
+        "see toolkit/docs/manifest.md for the format; unknown keys are rejected so typos cannot slip through",
+    )
 }

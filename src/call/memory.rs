@@ -48,7 +48,7 @@ pub fn classify(e: &ToolError) -> &'static str {
 pub fn deprecation(spec: &ToolSpec) -> Option<Warning> {
     let (tool, replacement) = (spec.name, spec.deprecated_by?);
     Some(Warning {
-        code: WarningCode::DEPRECATED_TOOL.into(),
+        code: WarningCode::DEPRECATED_TOOL,
         message: format!("{tool} is deprecated and will be removed; call {replacement} instead (same operation)."),
         severity: Severity::Warning,
         visible: false,
@@ -57,7 +57,7 @@ pub fn deprecation(spec: &ToolSpec) -> Option<Warning> {
 
 fn unavailable(why: String) -> Warning {
     Warning {
-        code: codes::ERROR_MEMORY_UNAVAILABLE.into(),
+        code: codes::ERROR_MEMORY_UNAVAILABLE,
         message: format!("Error intelligence is off for this call: {why}. Tools work without it."),
         severity: Severity::Info,
         visible: false,
@@ -72,7 +72,7 @@ fn known_failure(p: &Pattern, days: i64) -> Warning {
         }
     };
     Warning {
-        code: codes::KNOWN_FAILURE.into(),
+        code: codes::KNOWN_FAILURE,
         message: format!(
             "{} failed {} times in the last {days} days with these arguments ({}: {}). {advice}",
             p.operation, p.frequency, p.error_class, p.message

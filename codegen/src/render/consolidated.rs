@@ -11,7 +11,7 @@
 //! `resolve` checks, with catalogue messages.
 //!
 //! Consolidated tools publish no outputSchema: structuredContent differs per action (see
-//! docs/manifest.md for why a merged schema is not published instead).
+//! toolkit/docs/manifest.md for why a merged schema is not published instead).
 
 use proc_macro2::TokenStream;
 use quote::quote;

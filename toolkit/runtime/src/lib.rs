@@ -36,7 +36,7 @@
 //! `Server::serve_http` (feature `http`) serves the same tools over Streamable HTTP, and
 //! `Server::consolidated` publishes the manifest's consolidated profile instead.
 //!
-//! examples/bookmarks in the docket repository is a whole server built this way.
+//! toolkit/examples/bookmarks beside this crate is a whole server built this way.
 //!
 //! Without the default `rmcp` feature only the parts the generator shares at build time are
 //! compiled: [`aliases`], [`ErrorCode`], [`text`] and the argument rules.

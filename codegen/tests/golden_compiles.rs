@@ -1,10 +1,10 @@
-//! The generator's pinned output builds: codegen/tests/golden/ok_full.tools.rs, the Rust that
-//! codegen emits for its smallest fixture manifest, is compiled here against the real runtime with
-//! two stub handlers, and its dispatch runs. A golden that does not build fails this test target.
+//! The generator's pinned output builds: golden/ok_full.tools.rs, the Rust that codegen emits for
+//! its fullest fixture manifest, is compiled here against the real runtime with two stub
+//! handlers, and its dispatch runs. A golden that does not build fails this test target.
 
 mod handlers {
     use super::generated::*;
-    use docket::runtime::{CallContext, Reply, ToolResult};
+    use toolkit_runtime::{CallContext, Reply, ToolResult};
 
     pub struct Handlers;
 
@@ -23,11 +23,11 @@ mod handlers {
 
 #[allow(dead_code, clippy::all)]
 mod generated {
-    include!("../codegen/tests/golden/ok_full.tools.rs");
+    include!("golden/ok_full.tools.rs");
 }
 
-use docket::runtime::CallContext;
 use serde_json::json;
+use toolkit_runtime::CallContext;
 
 fn ctx(tool: &str) -> CallContext {
     CallContext { tool: tool.into(), request_id: "1".into() }
