@@ -430,4 +430,111 @@ mod tests {
             Some((ErrorCode::InvalidArgument, "one\ntwo".into()))
         );
     }
+
+    fn spec(name: &'static str, read_only: bool, writes_when: Option<&'static str>) -> ToolSpec {
+        ToolSpec {
+            name,
+            title: name,
+            description: "",
+            group: "",
+            read_only,
+            destructive: false,
+            idempotent: false,
+            open_world: false,
+            deprecated_by: None,
+            input_schema: "{}",
+            output_schema: "",
+            error_context: &[],
+            writes_when,
+        }
+    }
+
+    fn args(v: Value) -> serde_json::Map<String, Value> {
+        v.as_object().cloned().expect("object")
+    }
+
+    #[test]
+    fn a_call_writes_unless_its_tool_only_reads_or_its_flag_is_not_true() {
+        use serde_json::json;
+        assert!(!spec("list", true, None).writes(&args(json!({}))));
+        assert!(spec("add", false, None).writes(&args(json!({}))));
+        let doctor = spec("doctor", false, Some("fix"));
+        assert!(!doctor.writes(&args(json!({}))));
+        assert!(!doctor.writes(&args(json!({"fix": false}))));
+        assert!(!doctor.writes(&args(json!({"fix": "true"}))), "not a boolean: the checks refuse it");
+        assert!(doctor.writes(&args(json!({"fix": true}))));
+    }
+
+    /// Refuses every write, like a read-only server.
+    #[cfg(feature = "rmcp")]
+    struct ReadOnly;
+
+    #[cfg(feature = "rmcp")]
+    impl call::CallObserver for ReadOnly {
+        type Pending = ();
+
+        async fn before(&self, _: &'static ToolSpec, _: &serde_json::Map<String, Value>) -> ((), Vec<Warning>) {
+            ((), Vec::new())
+        }
+
+        fn refuse_write(&self, spec: &'static ToolSpec) -> Option<ToolError> {
+            Some(ToolError::new(ErrorCode::Conflict, "read_only", format!("{} would write", spec.name)))
+        }
+
+        async fn after(&self, _: &'static ToolSpec, _: (), _: &ToolResult<Value>) -> Vec<Warning> {
+            Vec::new()
+        }
+    }
+
+    /// The call path refuses a write the observer refuses before dispatch, and dispatches reads
+    /// (and a flagged tool's call without its flag).
+    #[cfg(feature = "rmcp")]
+    #[test]
+    fn the_call_path_refuses_a_refused_write_before_dispatch() {
+        static ADD: std::sync::LazyLock<ToolSpec> = std::sync::LazyLock::new(|| spec("add", false, None));
+        static DOCTOR: std::sync::LazyLock<ToolSpec> = std::sync::LazyLock::new(|| spec("doctor", false, Some("fix")));
+        let rt = tokio::runtime::Builder::new_current_thread().build().expect("runtime");
+        let dispatched = std::cell::Cell::new(0);
+        let run = |spec: &'static ToolSpec, a: Value| {
+            rt.block_on(call::run(&ReadOnly, spec, args(a), |_| {
+                dispatched.set(dispatched.get() + 1);
+                async { Ok(Reply::new(Value::Null)) }
+            }))
+        };
+        let refused = run(&ADD, serde_json::json!({})).result.expect_err("refused");
+        assert_eq!((refused.template, refused.message.as_str()), ("read_only", "add would write"));
+        assert!(run(&DOCTOR, serde_json::json!({"fix": true})).result.is_err());
+        assert_eq!(dispatched.get(), 0, "no refused call reached its handler");
+        assert!(run(&DOCTOR, serde_json::json!({})).result.is_ok());
+        assert_eq!(dispatched.get(), 1);
+        // Without an observer that refuses, writes run.
+        let ran =
+            rt.block_on(call::run(&(), &ADD, args(serde_json::json!({})), |_| async { Ok(Reply::new(Value::Null)) }));
+        assert!(ran.result.is_ok());
+    }
+
+    /// `_meta.cached` only for a server that asks for it: then on every answer, `false` unless
+    /// the reply says otherwise.
+    #[cfg(feature = "rmcp")]
+    #[test]
+    fn cached_is_written_only_for_a_server_that_asks() {
+        let facts = |cached: bool| envelope::CallFacts {
+            request_id: "req-1".into(),
+            started: std::time::Instant::now(),
+            version: "0",
+            extra: serde_json::Map::new(),
+            cached,
+            warnings: Vec::new(),
+            count_tokens: |t| t.len(),
+        };
+        let meta = |r: rmcp::model::CallToolResult| r.meta.expect("meta").0;
+        let reply = || Ok(Reply::new(Value::Null));
+        let error = || Err(ToolError::new(ErrorCode::NotFound, "not_found", "gone".into()));
+        assert!(!meta(envelope::call_result(reply(), &facts(false))).contains_key("cached"));
+        assert!(!meta(envelope::call_result(error(), &facts(false))).contains_key("cached"));
+        assert_eq!(meta(envelope::call_result(reply(), &facts(true)))["cached"], false);
+        assert_eq!(meta(envelope::call_result(error(), &facts(true)))["cached"], false);
+        let hit = Ok(Reply::new(Value::Null).with_cached(true));
+        assert_eq!(meta(envelope::call_result(hit, &facts(true)))["cached"], true);
+    }
 }
