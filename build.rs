@@ -21,9 +21,10 @@ fn main() {
             return;
         }
     };
-    // The runtime is named through docket's own module (it adds docket's warning codes);
-    // src/handlers/ implements the generated `ToolHandlers` trait for its `Handlers`.
-    let settings = codegen::Settings::new().runtime_path("::docket::runtime").generated_path("::docket::generated");
+    // The generated code names the runtime at its default path (`::toolkit_runtime`); the
+    // generated tests (tests/generated.rs) name the module through the crate. src/handlers/
+    // implements the generated `ToolHandlers` trait for its `Handlers`.
+    let settings = codegen::Settings::new().generated_path("::docket::generated");
     let output = match settings.generate(manifest, &text) {
         Ok(output) => output,
         Err(diagnostics) => {

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 pub use crate::call::{Called, Write};
 use crate::config::Config;
 use crate::error_memory::ErrorMemory;
-use crate::generated::{IssuesUpdateInput, TOOLS, ToolHandlers};
+use crate::generated::{IssuesUpdateInput, TOOLS};
 use crate::handlers::Handlers;
 pub use crate::handlers::write::BlockerEdit;
 use crate::runtime::Reply;
@@ -58,8 +58,7 @@ impl App {
         let first = open(ws);
         let store = Arc::new(Served::new(first, open));
         let memory = Arc::new(ErrorMemory::open(&store.workspace().dir, config.memory_settings()));
-        let handlers =
-            Arc::new(Handlers::new(Arc::clone(&store), Arc::clone(&memory), config.limits, config.read_only));
+        let handlers = Arc::new(Handlers::new(Arc::clone(&store), Arc::clone(&memory), config.limits));
         let (writes, _) = tokio::sync::broadcast::channel(WRITES_BUFFER);
         App { store, memory, handlers, config: Arc::new(config), writes }
     }
@@ -101,9 +100,6 @@ impl App {
                 Ok(input) => input,
                 Err(e) => return Some(Err(e)),
             };
-            if let Err(e) = handlers.refuse_write(spec.name) {
-                return Some(Err(e));
-            }
             Some(handlers.issues_update_editing_blockers(input, edit).await.and_then(Reply::into_json))
         })
         .await;
@@ -117,6 +113,7 @@ impl App {
             memory: Arc::clone(&self.memory),
             writes: self.writes.clone(),
             store: Arc::clone(&self.store),
+            read_only: self.config.read_only,
         }
     }
 

@@ -12,8 +12,8 @@ use serde_json::{Value, json};
 
 use crate::error_memory;
 use crate::generated::limits;
-use crate::runtime::tokens::Counter;
 use crate::store::{StoreOptions, Worktrees};
+use crate::tokens::Counter;
 
 /// Which tool surface the server publishes (`docket serve --tool-style`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]

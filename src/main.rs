@@ -181,7 +181,7 @@ fn serve(
     if let Some(style) = tool_style {
         config.set_tool_style(style);
     }
-    docket::runtime::tokens::configure(config.token_count);
+    docket::tokens::configure(config.token_count);
     let app = App::open(ws, config);
     let store = std::sync::Arc::clone(&app.store);
     // The claims this server's sessions hold live as long as the sessions do.

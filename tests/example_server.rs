@@ -1,4 +1,4 @@
-//! The toolkit's second user, examples/bookmarks: built with cargo as its README says, served
+//! The toolkit's second user, toolkit/examples/bookmarks: built with cargo as its README says, served
 //! over stdio to rmcp's client, its manifest's samples run, its call observer logging each call;
 //! kept up over a raw pipe by the same malformed lines docket survives (tests/hostile/abuse_stdio.rs), each
 //! answered by the toolkit's guarded stdio transport; served over Streamable HTTP to two sessions sharing its bookmarks; and a copy of the folder outside the
@@ -14,7 +14,7 @@ use rmcp::ServiceExt;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::json;
 
-const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/bookmarks");
+const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/toolkit/examples/bookmarks");
 
 /// The target folder of the example's builds (under target/, beside the test binaries); the
 /// copy outside has its own: cargo names a workspace's root package by its path inside the
@@ -226,7 +226,9 @@ fn copy_outside(to: &Path) {
     for file in ["Cargo.toml", "Cargo.lock", "build.rs", "tools.yaml", "src/main.rs", "src/handlers.rs", "src/log.rs"] {
         let text = std::fs::read_to_string(Path::new(EXAMPLE).join(file)).expect("example file");
         let root = env!("CARGO_MANIFEST_DIR");
-        let text = text.replace("\"../../", &format!("\"{root}/"));
+        // `../../runtime` is the toolkit's runtime, `../../../codegen` the generator.
+        let text =
+            text.replace("\"../../../", &format!("\"{root}/")).replace("\"../../", &format!("\"{root}/toolkit/"));
         std::fs::create_dir_all(to.join(file).parent().expect("parent")).expect("mkdir");
         std::fs::write(to.join(file), text).expect("write copy");
     }

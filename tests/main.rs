@@ -26,9 +26,8 @@ mod architecture;
 mod doc_counts;
 mod tool_budgets;
 
-// The toolkit's proofs (examples/bookmarks and the compiled golden), in docket's test crate for now.
+// The toolkit's example server (toolkit/examples/bookmarks), in docket's test crate for now.
 mod example_server;
-mod golden_compiles;
 
 // The stdio abuse cases are reused against other stdio servers (`crate::abuse_stdio::malformed_lines`).
 #[allow(unused_imports)]

@@ -10,7 +10,7 @@
 //! MCP tool schemas on demand, and every client that does not still gets a list smaller than
 //! wrangler's own (3,460 tokens for its 18 tools). The room left under 3,000 is for the claim
 //! parameters of issue 46 (about 40 tokens) and the batch's ifVersion; a tool that needs more must
-//! make room elsewhere (docs/manifest.md lists what is left unpublished and how).
+//! make room elsewhere (toolkit/docs/manifest.md lists what is left unpublished and how).
 
 use crate::common;
 

@@ -31,7 +31,7 @@ from mcp.client.stdio import stdio_client
 
 LABEL = "python mcp client"
 SAMPLES = os.environ.get("DOCKET_SAMPLES", "target/samples.json")
-# Another server of the toolkit (examples/bookmarks): its serverInfo.name; the checks of docket's
+# Another server of the toolkit (toolkit/examples/bookmarks): its serverInfo.name; the checks of docket's
 # own tools and resources (paging, resources) run for docket only.
 SERVER = os.environ.get("CLIENT_SERVER", "docket")
 

@@ -18,7 +18,7 @@ pub struct Diagnostic {
     pub file: String,
     /// Where the problem is.
     pub pos: Pos,
-    /// The rule broken (`missing-handler`), shown in brackets.
+    /// The rule broken (`missing-sample`), shown in brackets.
     pub code: &'static str,
     /// What is wrong.
     pub message: String,

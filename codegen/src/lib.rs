@@ -28,7 +28,7 @@
 //!
 //! Then `include!(concat!(env!("OUT_DIR"), "/tools.rs"))` in a `generated` module, implement its
 //! `ToolHandlers` trait and serve `generated::Tools(handlers)` (toolkit-runtime's docs). The
-//! manifest's format: docs/manifest.md; [`Settings`] says where the generated code finds the
+//! manifest's format: toolkit/docs/manifest.md; [`Settings`] says where the generated code finds the
 //! runtime.
 //!
 //! Passes: parse (serde_yaml) -> locate (YAML path -> line:col) -> validate (every semantic rule,
@@ -58,10 +58,13 @@ pub struct Output {
     pub files: Vec<(&'static str, String)>,
 }
 
-/// Parses and validates `text` (read from `file`, used in diagnostics) into the model, with the
-/// default [`Settings`].
+/// Parses and validates `text` (read from `file`, used in diagnostics) into the model (the
+/// settings only say where generated code finds what it names: they do not change the model).
 pub fn load(file: &str, text: &str) -> Result<model::Model, Vec<Diagnostic>> {
-    load_with(&Settings::default(), file, text)
+    let parsed: manifest::Manifest = serde_yaml::from_str(text).map_err(|e| vec![parse_error(file, &e)])?;
+    let locator = locate::Locator::index(text);
+    validate::check(file, &parsed, &locator)?;
+    Ok(lower::lower(&parsed))
 }
 
 /// Validates and renders every generated Rust file, with the default [`Settings`].
@@ -69,15 +72,8 @@ pub fn generate(file: &str, text: &str) -> Result<Output, Vec<Diagnostic>> {
     generate_with(&Settings::default(), file, text)
 }
 
-fn load_with(settings: &Settings, file: &str, text: &str) -> Result<model::Model, Vec<Diagnostic>> {
-    let parsed: manifest::Manifest = serde_yaml::from_str(text).map_err(|e| vec![parse_error(file, &e)])?;
-    let locator = locate::Locator::index(text);
-    validate::check(file, &parsed, &locator, settings.handler_functions.is_some())?;
-    Ok(lower::lower(&parsed))
-}
-
 fn generate_with(settings: &Settings, file: &str, text: &str) -> Result<Output, Vec<Diagnostic>> {
-    let model = load_with(settings, file, text)?;
+    let model = load(file, text)?;
     let bug = |e: String| vec![Diagnostic::new(file, Pos::default(), "generator-bug", e)];
     let tools = render::tools_rs(&model, settings).map_err(bug)?;
     let tests = render::tests_rs(&model, settings).map_err(bug)?;
@@ -136,6 +132,7 @@ fn parse_error(file: &str, e: &serde_yaml::Error) -> Diagnostic {
     // serde_yaml appends " at line L column C"; the position is already in front.
     let message = e.to_string();
     let message = message.split(" at line ").next().unwrap_or(&message).to_string();
-    Diagnostic::new(file, pos, "invalid-manifest", message)
-        .with_help("see docs/manifest.md for the format; unknown keys are rejected so typos cannot slip through")
+    Diagnostic::new(file, pos, "invalid-manifest", message).with_help(
+        "see toolkit/docs/manifest.md for the format; unknown keys are rejected so typos cannot slip through",
+    )
 }

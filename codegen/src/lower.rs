@@ -96,11 +96,7 @@ impl Lower {
     pub fn tool(&mut self, t: &manifest::Tool, errors: &[ErrorTemplate]) -> Tool {
         let a = &t.annotations;
         let (input, output) = self.tool_objects(t);
-        let writes_when = t
-            .writes_when
-            .as_ref()
-            .and_then(|wire| input.fields.iter().find(|f| &f.wire == wire))
-            .map(|f| f.rust.clone());
+        let writes_when = t.writes_when.clone().filter(|wire| input.fields.iter().any(|f| &f.wire == wire));
         let samples = t.samples.iter().map(|s| sample_json(&t.name, s)).collect();
         self.rust_types.push(RustType::Struct(input.clone()));
         self.rust_types.push(RustType::Struct(output.clone()));
@@ -109,7 +105,6 @@ impl Lower {
             title: t.title.clone().unwrap_or_else(|| t.name.clone()),
             description: t.description.clone().unwrap_or_default(),
             group: t.group.clone(),
-            handler: t.handler.clone().unwrap_or_default(),
             annotations: Annotations {
                 read_only: a.read_only,
                 destructive: a.destructive,

@@ -102,8 +102,6 @@ pub struct Tool {
     /// Its group; empty without `groups:`.
     #[serde(default)]
     pub group: String,
-    /// The function that implements the tool, a path under `crate::handlers` (`issues::list`).
-    pub handler: Option<String>,
     /// The four MCP hints.
     pub annotations: Annotations,
     /// Parameters, in order.

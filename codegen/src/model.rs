@@ -177,8 +177,6 @@ pub struct Tool {
     pub description: String,
     /// Its group; empty without groups.
     pub group: String,
-    /// Path of the handler function under `crate::handlers`, e.g. `issues::list`.
-    pub handler: String,
     /// The four MCP hints.
     pub annotations: Annotations,
     /// `{Tool}Input`.
@@ -193,7 +191,7 @@ pub struct Tool {
     pub error_context: Vec<String>,
     /// Set when deprecated.
     pub deprecated: Option<Deprecation>,
-    /// The Rust field of the boolean parameter that makes a call of this write tool a write
+    /// The wire name of the boolean parameter that makes a call of this write tool a write
     /// (`writes_when:`); `None` for a tool whose every call writes (or that never writes).
     pub writes_when: Option<String>,
     /// Validated sample calls as JSON objects: `args`, and `read`, `save`, `expect`, `error` when set.

@@ -1,6 +1,5 @@
 //! Where the generated code finds what it names, like prost-build's `prost_path`: the runtime
-//! crate, the generated module (for the generated tests) and, optionally, the functions that
-//! implement the handler trait.
+//! crate and the generated module (for the generated tests).
 
 use proc_macro2::TokenStream;
 
@@ -9,7 +8,7 @@ use crate::{Output, model};
 
 /// Generator settings. The defaults serve any server: the generated code names the runtime as
 /// `::toolkit_runtime`, its tests name the generated module `crate::generated`, and the server
-/// implements the generated `ToolHandlers` trait for its own type (no `handler:` keys needed).
+/// implements the generated `ToolHandlers` trait for its own type, as tonic's users do.
 ///
 /// ```no_run
 /// // build.rs
@@ -20,16 +19,11 @@ use crate::{Output, model};
 pub struct Settings {
     pub(crate) runtime_path: String,
     pub(crate) generated_path: String,
-    pub(crate) handler_functions: Option<String>,
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings {
-            runtime_path: "::toolkit_runtime".into(),
-            generated_path: "crate::generated".into(),
-            handler_functions: None,
-        }
+        Settings { runtime_path: "::toolkit_runtime".into(), generated_path: "crate::generated".into() }
     }
 }
 
@@ -52,19 +46,9 @@ impl Settings {
         self
     }
 
-    /// Every tool names a function under `module` in its `handler:` key, and the generated code
-    /// implements `ToolHandlers` for `{module}::Handlers` by calling it on the blocking pool,
-    /// refusing writes first when read-only (`Handlers` implements the runtime's
-    /// `handlers::HandlerContext`).
-    /// Without this setting the server implements the trait itself and `handler:` is refused.
-    pub fn handler_functions(mut self, module: impl Into<String>) -> Self {
-        self.handler_functions = Some(module.into());
-        self
-    }
-
     /// Parses and validates `text` (read from `file`, used in diagnostics) into the model.
     pub fn load(&self, file: &str, text: &str) -> Result<model::Model, Vec<Diagnostic>> {
-        crate::load_with(self, file, text)
+        crate::load(file, text)
     }
 
     /// Validates and renders every generated Rust file.
@@ -78,10 +62,6 @@ impl Settings {
 
     pub(crate) fn generated(&self) -> Result<TokenStream, String> {
         path_tokens("generated_path", &self.generated_path)
-    }
-
-    pub(crate) fn handlers(&self) -> Result<Option<TokenStream>, String> {
-        self.handler_functions.as_deref().map(|p| path_tokens("handler_functions", p)).transpose()
     }
 }
 

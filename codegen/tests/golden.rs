@@ -2,7 +2,7 @@
 //! `ok_*` fixtures pin generated Rust; `err_*` fixtures pin each validation error verbatim.
 //! After an intended change, regenerate with `EXPECTORATE=overwrite cargo test -p codegen` and
 //! review the diff. The pinned `ok_full.tools.rs` is also compiled and run, against the real
-//! runtime, by the docket crate's tests/golden_compiles.rs: a golden that does not build fails.
+//! runtime, by tests/golden_compiles.rs beside this file: a golden that does not build fails.
 
 use std::path::Path;
 
@@ -13,9 +13,9 @@ fn fixture(stem: &str) -> (String, String) {
     (name, text)
 }
 
-/// docket's settings: the fixtures name handler functions and are compiled by docket's tests.
+/// The default settings: the runtime at `::toolkit_runtime`, the generated module at `crate::generated`.
 fn settings() -> codegen::Settings {
-    codegen::Settings::new().generated_path("::docket::generated").handler_functions("super::handlers")
+    codegen::Settings::default()
 }
 
 fn golden(file: &str) -> String {
@@ -55,8 +55,8 @@ fn ok_full_publishes_pinned_tool_list() {
     expectorate::assert_contents(golden("ok_full.tools.json"), &serde_json::to_string_pretty(&json).expect("JSON"));
 }
 
-/// A manifest without the optional features, with the default settings: built-in templates get
-/// their default messages, no consolidated tools, no handler impl, the runtime at `::toolkit_runtime`.
+/// A manifest without the optional features: built-in templates get their default messages, no
+/// consolidated tools.
 #[test]
 fn ok_minimal_generates_pinned_code() {
     assert_generates("ok_minimal", &codegen::Settings::default());
@@ -146,7 +146,7 @@ rejects! {
     two_tools_with_the_same_action_are_rejected: "err_duplicate_action" => "duplicate-action",
     unpublishable_or_undescribed_fields_are_rejected: "err_bad_publish" => "bad-publish",
     samples_that_do_not_fit_the_tool_are_rejected: "err_bad_samples" => "unknown-sample-argument",
-    tools_without_handler_or_working_sample_are_rejected: "err_missing_handler" => "missing-handler",
+    tools_without_a_working_sample_are_rejected: "err_missing_sample" => "missing-sample",
     flatten_of_anything_but_a_named_object_is_rejected: "err_bad_flatten" => "bad-flatten",
 }
 

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use crate::codes;
 use crate::error_memory::{ErrorMemory, Pattern};
 use crate::runtime::{ErrorCode, Severity, ToolError, ToolSpec, Warning, WarningCode};
 
@@ -47,7 +48,7 @@ pub fn classify(e: &ToolError) -> &'static str {
 pub fn deprecation(spec: &ToolSpec) -> Option<Warning> {
     let (tool, replacement) = (spec.name, spec.deprecated_by?);
     Some(Warning {
-        code: WarningCode::DeprecatedTool.into(),
+        code: WarningCode::DEPRECATED_TOOL,
         message: format!("{tool} is deprecated and will be removed; call {replacement} instead (same operation)."),
         severity: Severity::Warning,
         visible: false,
@@ -56,7 +57,7 @@ pub fn deprecation(spec: &ToolSpec) -> Option<Warning> {
 
 fn unavailable(why: String) -> Warning {
     Warning {
-        code: WarningCode::ErrorMemoryUnavailable.into(),
+        code: codes::ERROR_MEMORY_UNAVAILABLE,
         message: format!("Error intelligence is off for this call: {why}. Tools work without it."),
         severity: Severity::Info,
         visible: false,
@@ -71,7 +72,7 @@ fn known_failure(p: &Pattern, days: i64) -> Warning {
         }
     };
     Warning {
-        code: WarningCode::KnownFailure.into(),
+        code: codes::KNOWN_FAILURE,
         message: format!(
             "{} failed {} times in the last {days} days with these arguments ({}: {}). {advice}",
             p.operation, p.frequency, p.error_class, p.message
@@ -141,7 +142,7 @@ mod tests {
         let current = TOOLS.iter().find(|t| t.name == "issues_search").copied().expect("issues_search is declared");
         let old = ToolSpec { name: "issues_find", deprecated_by: Some("issues_search"), ..current };
         let w = deprecation(&old).expect("a warning");
-        assert_eq!(w.code, WarningCode::DeprecatedTool);
+        assert_eq!(w.code, WarningCode::DEPRECATED_TOOL);
         assert!(w.message.contains("call issues_search instead"), "{}", w.message);
         assert!(deprecation(&current).is_none());
         assert!(TOOLS.iter().all(|t| deprecation(t).is_some() == t.deprecated_by.is_some()));

@@ -14,10 +14,11 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 use tokio::sync::broadcast::Sender;
 
+use crate::codes;
 use crate::error_memory::ErrorMemory;
 use crate::generated::{self, ToolHandlers};
 use crate::runtime::call::CallObserver;
-use crate::runtime::{CallContext, ToolError, ToolResult, ToolSpec, Warning, WarningCode};
+use crate::runtime::{CallContext, ToolError, ToolResult, ToolSpec, Warning};
 use crate::store::Workspace;
 use crate::store::served::Served;
 
@@ -41,6 +42,8 @@ pub struct Core<H> {
     pub memory: Arc<ErrorMemory>,
     pub writes: Sender<Write>,
     pub store: Arc<Served>,
+    /// `read_only` in the config: every call that writes is refused before it is dispatched.
+    pub read_only: bool,
 }
 
 /// Runs `spec` with `args`, through the runtime's call path with `core` observing.
@@ -155,6 +158,11 @@ impl<H: ToolHandlers> CallObserver for Core<H> {
         (Pending { error_context, announce }, warnings)
     }
 
+    /// A read-only server refuses every write before its handler runs.
+    fn refuse_write(&self, spec: &'static ToolSpec) -> Option<ToolError> {
+        self.read_only.then(|| generated::errors::read_only(spec.name))
+    }
+
     async fn after(&self, spec: &'static ToolSpec, pending: Pending, result: &ToolResult<Value>) -> Vec<Warning> {
         let mut warnings = Vec::new();
         match result {
@@ -204,13 +212,13 @@ pub fn resolve_again(spec: &ToolSpec, store: &Served, memory: &ErrorMemory) -> O
     }
     let switched = store.resolve_again()?;
     memory.move_to(&switched.to.dir);
-    Some(Warning::visible(WarningCode::WorkspaceAppeared, switched.sentence()))
+    Some(Warning::visible(codes::WORKSPACE_APPEARED, switched.sentence()))
 }
 
 /// The one-line hint of a call made before the workspace exists.
 pub fn no_workspace_yet(ws: &Workspace) -> Warning {
     Warning::visible(
-        WarningCode::NoWorkspace,
+        codes::NO_WORKSPACE,
         format!(
             "No workspace yet in {}: nothing is stored until the first write creates {} (issues_create, session_start, or init_workspace with fix: true).",
             ws.root.display(),

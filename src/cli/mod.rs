@@ -38,6 +38,7 @@ use args::WorkspaceArg;
 pub use team::setup_lines;
 
 use crate::app::App;
+use crate::codes;
 use crate::generated::IssuesUpdateOutput;
 use crate::generated::ListFormat;
 use crate::generated::arguments::{IssuesListInput, IssuesUpdateInput, ToolArguments};
@@ -201,7 +202,7 @@ impl Core {
 
     /// A call's warnings printed (or held) and its error turned into its message.
     fn answer(&self, called: crate::call::Called) -> Result<Reply<Value>, String> {
-        for w in called.warnings.iter().filter(|w| crate::runtime::for_a_person(w)) {
+        for w in called.warnings.iter().filter(|w| codes::for_a_person(w)) {
             if self.warned.borrow_mut().insert(w.message.clone()) {
                 self.warn(&words::in_cli_terms(&w.message));
             }
@@ -210,17 +211,14 @@ impl Core {
         // The MCP summary of workspace problems is replaced by the CLI's own line at the end.
         // DEPRECATED_PARAMETER: `--page` is sent as the tools' old offset on purpose.
         let shown = |w: &&crate::runtime::Warning| {
-            !matches!(
-                WarningCode::of(w.code),
-                Some(WarningCode::Truncated | WarningCode::WorkspaceProblems | WarningCode::DeprecatedParameter)
-            )
+            ![WarningCode::TRUNCATED, codes::WORKSPACE_PROBLEMS, WarningCode::DEPRECATED_PARAMETER].contains(&w.code)
         };
         for w in reply.warnings.iter().filter(shown) {
             if let Some(kind) = WORKSPACE_PROBLEMS.iter().find(|k| **k == w.code) {
                 // Counted by the id a warning is about (its first word): a read and a list word
                 // the warning for one duplicated id differently.
-                let key = match kind {
-                    WarningCode::DuplicateId => w.message.split_whitespace().next().unwrap_or_default().to_uppercase(),
+                let key = match *kind {
+                    codes::DUPLICATE_ID => w.message.split_whitespace().next().unwrap_or_default().to_uppercase(),
                     _ => w.message.clone(),
                 };
                 self.problems.borrow_mut().entry(*kind).or_default().insert(key);
@@ -292,13 +290,13 @@ fn duplicate_note(reply: &Reply<Value>, id: &str) -> Option<String> {
     reply
         .warnings
         .iter()
-        .filter(|w| WarningCode::DuplicateId == w.code)
+        .filter(|w| codes::DUPLICATE_ID == w.code)
         .find(|w| w.message.split_whitespace().next().is_some_and(|first| first.eq_ignore_ascii_case(id)))
         .map(|w| words::in_cli_terms(&w.message))
 }
 
 /// Warnings about the workspace's files, which `docket doctor` lists in full.
-const WORKSPACE_PROBLEMS: [WarningCode; 2] = [WarningCode::DuplicateId, WarningCode::SkippedFiles];
+const WORKSPACE_PROBLEMS: [WarningCode; 2] = [codes::DUPLICATE_ID, codes::SKIPPED_FILES];
 
 impl Drop for Core {
     /// One line for every workspace problem the command met, instead of one warning each.
@@ -320,10 +318,10 @@ impl Drop for Core {
         }
         let problems = self.problems.borrow();
         let mut parts = Vec::new();
-        if let Some(dups) = problems.get(&WarningCode::DuplicateId) {
+        if let Some(dups) = problems.get(&codes::DUPLICATE_ID) {
             parts.push(format!("{} duplicate id(s)", dups.len()));
         }
-        if let Some(skipped) = problems.get(&WarningCode::SkippedFiles) {
+        if let Some(skipped) = problems.get(&codes::SKIPPED_FILES) {
             // The message starts with the number of files it lists.
             let files: usize =
                 skipped.iter().filter_map(|m| m.split_whitespace().next()?.parse::<usize>().ok()).max().unwrap_or(1);

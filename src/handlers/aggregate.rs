@@ -6,12 +6,13 @@ use super::convert::{issue_filter, issue_type, store_error};
 use super::reading;
 use super::records::Projection;
 use super::text;
+use crate::codes;
 use crate::config::ResponseLimits;
 use crate::generated::{
     CountEntry, IssuesAllCompleteInput, IssuesAllCompleteOutput, IssuesGetBatchInput, IssuesGetBatchOutput,
     IssuesStatsInput, IssuesStatsOutput, ListFormat, ResponseFormat, StatsGroupBy, limits,
 };
-use crate::runtime::{Reply, ResultCounts, ToolResult, WarningCode};
+use crate::runtime::{Reply, ResultCounts, ToolResult};
 use crate::store::{GroupBy, IssueFilter, Store, StoreError, Unfinished};
 use serde_json::{Value, json};
 
@@ -97,9 +98,9 @@ pub fn get_batch(cx: &Handlers, input: IssuesGetBatchInput) -> ToolResult<Issues
         issues.iter().filter(|r| r.truncated.is_some()).map(|r| super::issues::link_to(&r.id)).collect();
     let mut reply = Reply::new(IssuesGetBatchOutput { issues, not_found }).with_cached(cached).with_results(counts);
     reply.text = text;
-    let reply = links.into_iter().fold(reply, |r, (uri, name, about)| r.with_link(uri, name, about));
+    let reply = links.into_iter().fold(reply, super::issues::with_whole_body);
     let reply = part_warnings.into_iter().fold(reply, |r, (code, w)| r.warn_visibly(code, w));
-    Ok(reply_warnings.into_iter().fold(reply, |r, w| r.warn(WarningCode::IdProblem, w)))
+    Ok(reply_warnings.into_iter().fold(reply, |r, w| r.warn(codes::ID_PROBLEM, w)))
 }
 
 /// What a count by labels says about its sums.

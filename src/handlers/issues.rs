@@ -8,12 +8,14 @@ use super::paging::{Page, Query};
 use super::reading;
 use super::records::Projection;
 use super::text;
+use crate::codes;
 use crate::config::ResponseLimits;
 use crate::generated::{
     IssueField, IssueRecord, IssuesCreateInput, IssuesCreateOutput, IssuesGetInput, IssuesGetOutput, IssuesListInput,
     IssuesListOutput, ListFormat, ResponseFormat, errors, limits,
 };
-use crate::runtime::{Reply, ResultCounts, ToolError, ToolResult, WarningCode, bodies};
+use crate::handlers::bodies;
+use crate::runtime::{Reply, ResultCounts, ToolError, ToolResult, WarningCode};
 use crate::store::{IssueMeta, NewIssue, SortField, SortOrder, Store, StoreWarning, StoreWarningCode};
 
 pub fn create(cx: &Handlers, input: IssuesCreateInput) -> ToolResult<IssuesCreateOutput> {
@@ -113,7 +115,7 @@ pub fn get(cx: &Handlers, input: IssuesGetInput) -> ToolResult<IssuesGetOutput> 
         };
         let output = IssuesGetOutput { issue: part.record, version: Some(version) };
         let mut reply = Reply::new(output).with_cached(snap.cached);
-        reply = snap.warnings.into_iter().fold(reply, |r, w| r.warn_visibly(WarningCode::from(w.code), w.message));
+        reply = snap.warnings.into_iter().fold(reply, |r, w| r.warn_visibly(codes::of_store(w.code), w.message));
         reply = part.warnings.into_iter().fold(reply, |r, (code, w)| r.warn_visibly(code, w));
         reply.text = text;
         return Ok(reply);
@@ -148,13 +150,13 @@ pub fn get(cx: &Handlers, input: IssuesGetInput) -> ToolResult<IssuesGetOutput> 
     let mut reply = warnings
         .into_iter()
         .fold(Reply::new(IssuesGetOutput { issue: record, version: Some(version) }).with_cached(cached), |r, w| {
-            r.warn_visibly(WarningCode::from(w.code), w.message)
+            r.warn_visibly(codes::of_store(w.code), w.message)
         });
     reply.text = text;
     if let Some(c) = claim {
         reply = reply.with_context(serde_json::json!({ "claim": c }));
     }
-    Ok(link.into_iter().fold(reply, |r, (uri, name, about)| r.with_link(uri, name, about)))
+    Ok(link.into_iter().fold(reply, with_whole_body))
 }
 
 /// A claim record in words: holder, since, lease end, or whose lease lapsed, or the tombstone.
@@ -211,7 +213,7 @@ pub fn list(cx: &Handlers, input: IssuesListInput) -> ToolResult<IssuesListOutpu
         (Some(c), _) => query.offset(c).map_err(|why| errors::invalid_cursor("issues_list", why))?,
         (None, Some(o)) => {
             warnings.push((
-                WarningCode::DeprecatedParameter,
+                WarningCode::DEPRECATED_PARAMETER,
                 "offset is deprecated; pass the cursor from the previous page instead.".to_string(),
             ));
             o.max(0) as usize
@@ -280,8 +282,8 @@ pub fn list(cx: &Handlers, input: IssuesListInput) -> ToolResult<IssuesListOutpu
     for (code, message) in warnings {
         reply = reply.warn_visibly(code, message);
     }
-    for (uri, name, about) in links {
-        reply = reply.with_link(uri, name, about);
+    for link in links {
+        reply = with_whole_body(reply, link);
     }
     Ok(with_warnings(reply, snap.warnings))
 }
@@ -301,9 +303,9 @@ fn with_warnings<T>(reply: Reply<T>, warnings: Vec<StoreWarning>) -> Reply<T> {
     }
     let summary = (!parts.is_empty())
         .then(|| format!("The workspace has {}; call workspace_doctor for the list and fixes.", parts.join(" and ")));
-    let reply = warnings.into_iter().fold(reply, |r, w| r.warn(WarningCode::from(w.code), w.message));
+    let reply = warnings.into_iter().fold(reply, |r, w| r.warn(codes::of_store(w.code), w.message));
     match summary {
-        Some(s) => reply.warn_visibly(WarningCode::WorkspaceProblems, s),
+        Some(s) => reply.warn_visibly(codes::WORKSPACE_PROBLEMS, s),
         None => reply,
     }
 }
@@ -315,4 +317,12 @@ pub fn link_to(id: &str) -> (String, String, String) {
         id.to_string(),
         format!("The whole of {id}; its chunk/{{start}}-{{end}} and structure resources read parts."),
     )
+}
+
+/// Points `reply` at the whole of a body it cut ([`link_to`]), and says so in a visible TRUNCATED
+/// warning.
+pub fn with_whole_body<T>(reply: Reply<T>, (uri, name, about): (String, String, String)) -> Reply<T> {
+    let message =
+        format!("The description of {name} was cut to the character limit; read {uri} or its chunks for the rest.");
+    reply.with_link(uri, name, about).warn_visibly(WarningCode::TRUNCATED, message)
 }

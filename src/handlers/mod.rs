@@ -6,6 +6,7 @@
 
 pub(crate) mod aggregate;
 pub(crate) mod attributes;
+pub(crate) mod bodies;
 mod convert;
 pub(crate) mod doctor;
 pub(crate) mod issues;
@@ -16,6 +17,7 @@ mod records;
 pub(crate) mod search;
 pub(crate) mod session;
 mod text;
+pub(crate) mod uri;
 pub(crate) mod work;
 pub(crate) mod workspace;
 pub(crate) mod write;
@@ -25,7 +27,7 @@ use std::sync::Arc;
 use crate::config::ResponseLimits;
 use crate::error_memory::ErrorMemory;
 use crate::generated::*;
-use crate::runtime::{CallContext, ToolError, ToolResult};
+use crate::runtime::{CallContext, ToolResult};
 use crate::store::served::Served;
 
 /// What every tool's handler works with: one store, one error memory, the response limits.
@@ -34,13 +36,11 @@ pub struct Handlers {
     store: Arc<Served>,
     memory: Arc<ErrorMemory>,
     limits: ResponseLimits,
-    /// `read_only` in the config: every write is refused before its handler runs.
-    read_only: bool,
 }
 
 impl Handlers {
-    pub fn new(store: Arc<Served>, memory: Arc<ErrorMemory>, limits: ResponseLimits, read_only: bool) -> Self {
-        Handlers { store, memory, limits, read_only }
+    pub fn new(store: Arc<Served>, memory: Arc<ErrorMemory>, limits: ResponseLimits) -> Self {
+        Handlers { store, memory, limits }
     }
 }
 
@@ -61,7 +61,7 @@ async fn run<T: Send + 'static>(
     let worker = cx.clone();
     crate::util::spawn_blocking(move || crate::store::holder::within(session, || work(&worker)))
         .await
-        .unwrap_or_else(|e| Err(crate::runtime::handlers::HandlerContext::stopped(cx, e.to_string())))
+        .unwrap_or_else(|e| Err(errors::storage_failed(format!("the operation stopped unexpectedly ({e})"))))
 }
 
 impl Handlers {
@@ -78,31 +78,10 @@ impl Handlers {
     }
 }
 
-/// What the runtime asks of a handler context: whether writes are refused, with which error, and
-/// the error of a handler that stopped on the blocking pool.
-impl crate::runtime::handlers::HandlerContext for Handlers {
-    fn read_only(&self) -> bool {
-        self.read_only
-    }
-
-    fn refused(&self, tool: &str) -> ToolError {
-        errors::read_only(tool)
-    }
-
-    fn stopped(&self, why: String) -> ToolError {
-        errors::storage_failed(format!("the operation stopped unexpectedly ({why})"))
-    }
-}
-
 /// Every tool of tools.yaml, each running its function: a tool added to the manifest fails the build,
 /// naming it, until it has its method here.
 #[allow(deprecated)]
 impl ToolHandlers for Handlers {
-    /// A read-only server refuses every write before its handler runs (the generated dispatch asks).
-    fn refuse_write(&self, tool: &'static str) -> Result<(), ToolError> {
-        crate::runtime::handlers::refuse_if_read_only(self, tool)
-    }
-
     async fn issues_create(&self, input: IssuesCreateInput, _: CallContext) -> ToolResult<IssuesCreateOutput> {
         run(self, move |h| issues::create(h, input)).await
     }

@@ -4,9 +4,10 @@
 
 use std::fmt::Write;
 
+use crate::codes;
 use crate::generated::IssueRecord;
+use crate::handlers::bodies::{self, Section};
 use crate::runtime::WarningCode;
-use crate::runtime::bodies::{self, Section};
 
 /// Outline lines shown when no depth is asked for: the shallowest levels that fit.
 const DEFAULT_OUTLINE_LINES: usize = 60;
@@ -99,12 +100,12 @@ pub fn read(id: &str, body: &str, req: &Request, limit: usize) -> Result<Piece, 
                 range = (sections[found.at].start, sections[found.at].end);
                 piece.section = Some(tree.reference(found.at));
                 if found.matches.len() > 1 {
-                    piece.warnings.push((WarningCode::DuplicateSection, tree.duplicates(id, &found)));
+                    piece.warnings.push((codes::DUPLICATE_SECTION, tree.duplicates(id, &found)));
                 }
             }
             None => {
                 missing = true;
-                piece.warnings.push((WarningCode::NoSuchSection, format!(
+                piece.warnings.push((codes::NO_SUCH_SECTION, format!(
                     "No heading of {id} matches section \"{wanted}\"; its outline follows. Pass one of its headings, or a path like Parent/Heading."
                 )));
             }
@@ -130,7 +131,7 @@ pub fn read(id: &str, body: &str, req: &Request, limit: usize) -> Result<Piece, 
         // The offset counts characters of a body that is gone: text would be skipped or repeated.
         offset = None;
         let at = piece.section.as_ref().map_or(String::new(), |s| format!(" of section \"{s}\""));
-        piece.warnings.push((WarningCode::BodyChanged, format!(
+        piece.warnings.push((codes::BODY_CHANGED, format!(
             "{id}'s description changed since the page that gave this offset (version {seen}, now {version}): this answer starts again at the beginning{at}, and what you read before may be out of date."
         )));
     }
@@ -439,7 +440,7 @@ mod tests {
     #[test]
     fn an_unknown_section_answers_with_the_outline() {
         let p = section_text(Request { section: Some("Rollout"), ..Request::default() });
-        assert_eq!(p.warnings[0].0, WarningCode::NoSuchSection, "{:?}", p.warnings);
+        assert_eq!(p.warnings[0].0, codes::NO_SUCH_SECTION, "{:?}", p.warnings);
         assert!(p.text.is_none());
         let outline = p.outline.expect("outline");
         assert_eq!(outline.lines().count(), 4, "{outline}");

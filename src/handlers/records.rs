@@ -4,9 +4,9 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use crate::generated::{IssueField, IssueRecord, ListFormat};
+use crate::handlers::bodies;
 use crate::handlers::convert::{issue_type_out, priority_out, status_out};
 use crate::handlers::reading;
-use crate::runtime::bodies;
 use crate::store::IssueMeta;
 
 /// Which fields of an issue to include.

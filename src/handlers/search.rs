@@ -7,11 +7,13 @@ use super::convert::{issue_filter, store_error};
 use super::paging::{Page, Query};
 use super::records::Projection;
 use super::text;
+use crate::codes;
 use crate::config::ResponseLimits;
 use crate::generated::{
     IssuesSearchInput, IssuesSearchOutput, ListFormat, ResponseFormat, SearchField, SortBy, SortOrder, errors,
 };
-use crate::runtime::{Reply, ResultCounts, ToolResult, WarningCode, bodies};
+use crate::handlers::bodies;
+use crate::runtime::{Reply, ResultCounts, ToolResult, WarningCode};
 use crate::store::{self, IssueFilter, SearchHit, SearchQuery};
 
 pub fn search(cx: &Handlers, input: IssuesSearchInput) -> ToolResult<IssuesSearchOutput> {
@@ -136,8 +138,8 @@ pub fn search(cx: &Handlers, input: IssuesSearchInput) -> ToolResult<IssuesSearc
     let context = json!({"sort": sort_key, "page_size": size, "offset": page.offset, "fields_searched": searched});
     let mut reply = Reply::new(output).with_cached(cached).with_results(counts).with_context(context);
     reply.text = text;
-    let reply = deprecated.into_iter().fold(reply, |r, w| r.warn_visibly(WarningCode::DeprecatedParameter, w));
-    Ok(warnings.into_iter().fold(reply, |r, w| r.warn(WarningCode::from(w.code), w.message)))
+    let reply = deprecated.into_iter().fold(reply, |r, w| r.warn_visibly(WarningCode::DEPRECATED_PARAMETER, w));
+    Ok(warnings.into_iter().fold(reply, |r, w| r.warn(codes::of_store(w.code), w.message)))
 }
 
 /// Relevance (score, then newest, then ID) unless a sort key is given (then ID breaks ties).

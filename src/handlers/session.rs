@@ -2,12 +2,13 @@
 
 use super::Handlers;
 use super::convert::store_error;
+use crate::codes;
 use crate::generated::{
     SessionCheckpointInput, SessionCheckpointOutput, SessionCompleteInput, SessionCompleteOutput,
     SessionCompleteStatus, SessionGetInput, SessionGetOutput, SessionPhaseInput, SessionPhaseOutput, SessionRecord,
     SessionStartInput, SessionStartOutput, SessionStatusInput, SessionStatusOutput, errors,
 };
-use crate::runtime::{ErrorCode, Reply, ToolError, ToolResult, WarningCode};
+use crate::runtime::{ErrorCode, Reply, ToolError, ToolResult};
 use crate::store::sessions::{CheckpointData, Completion, Session, SessionProgress, StartSession};
 use crate::store::{Store, StoreError};
 
@@ -100,7 +101,7 @@ pub fn start(cx: &Handlers, input: SessionStartInput) -> ToolResult<SessionStart
         reply
     } else {
         reply.warn_visibly(
-            WarningCode::NoGit,
+            codes::NO_GIT,
             "The working directory is not in a git repository: no worktree or branch was created, and the session \
              works in place (branchName 'current'). Run git init and commit, then start a new session to get one.",
         )

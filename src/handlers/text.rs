@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use crate::generated::IssueRecord;
-use crate::runtime::uri::ResourceUri;
+use crate::handlers::uri::ResourceUri;
 
 /// `ISS-000042 open high Title (labels: a, b; updated 2026-02-17)`; fields absent from the
 /// record are left out, so the same function serves every format. Status and priority are bare

@@ -8,10 +8,11 @@ use super::convert::store_error;
 use super::paging::{Page, Query};
 use super::records::Projection;
 use super::text;
+use crate::codes;
 use crate::generated::{
     IssueRecord, IssuesClaimInput, IssuesClaimOutput, IssuesReadyInput, IssuesReadyOutput, ListFormat, errors, limits,
 };
-use crate::runtime::{Reply, ResultCounts, ToolError, ToolResult, WarningCode};
+use crate::runtime::{Reply, ResultCounts, ToolError, ToolResult};
 use crate::store::{IssueFilter, Store};
 
 pub fn ready(cx: &Handlers, input: IssuesReadyInput) -> ToolResult<IssuesReadyOutput> {
@@ -114,19 +115,19 @@ pub fn ready(cx: &Handlers, input: IssuesReadyInput) -> ToolResult<IssuesReadyOu
     reply.text = text;
     if let Some(why) = &claims.unchecked {
         let message = format!("Claims held elsewhere were not checked: {why}. Some of these may be taken.");
-        reply = reply.warn(WarningCode::StaleIndex, message);
+        reply = reply.warn(codes::STALE_INDEX, message);
     }
     if let Some(why) = &claims.stale {
         let message = format!(
             "{why}; the claims shown are the last it listed, {} old, so some of these may be taken since.",
             crate::store::git::remote::seconds(std::time::Duration::from_secs(claims.age.as_secs()))
         );
-        reply = reply.warn(WarningCode::StaleIndex, message);
+        reply = reply.warn(codes::STALE_INDEX, message);
     }
     if let Some(remote) = store.claiming_alone() {
-        reply = reply.warn(WarningCode::ClaimsRemote, crate::store::pending::alone_warning(&remote));
+        reply = reply.warn(codes::CLAIMS_REMOTE, crate::store::pending::alone_warning(&remote));
     }
-    Ok(snap.warnings.into_iter().fold(reply, |r, w| r.warn(WarningCode::from(w.code), w.message)))
+    Ok(snap.warnings.into_iter().fold(reply, |r, w| r.warn(codes::of_store(w.code), w.message)))
 }
 
 pub fn claim(cx: &Handlers, input: IssuesClaimInput) -> ToolResult<IssuesClaimOutput> {
@@ -186,7 +187,7 @@ pub fn claim(cx: &Handlers, input: IssuesClaimInput) -> ToolResult<IssuesClaimOu
     };
     let mut reply = Reply::new(IssuesClaimOutput { issue: Some(record), claimed }).with_text(text);
     if let Some(remote) = store.claiming_alone() {
-        reply = reply.warn(WarningCode::ClaimsRemote, crate::store::pending::alone_warning(&remote));
+        reply = reply.warn(codes::CLAIMS_REMOTE, crate::store::pending::alone_warning(&remote));
     }
     Ok(reply)
 }

@@ -4,11 +4,12 @@ use std::path::{Path, PathBuf};
 
 use super::Handlers;
 use super::convert::store_error;
+use crate::codes;
 use crate::generated::{
     AssetReport, AssetsReport, ConfigReport, GitignoreReport, InitWorkspaceInput, InitWorkspaceOutput,
     InitWorkspaceOutputStatus, PathReport, errors,
 };
-use crate::runtime::{Reply, ToolResult, WarningCode};
+use crate::runtime::{Reply, ToolResult};
 use crate::store::{Split, Store};
 
 pub fn init(cx: &Handlers, input: InitWorkspaceInput) -> ToolResult<InitWorkspaceOutput> {
@@ -63,7 +64,7 @@ pub fn init(cx: &Handlers, input: InitWorkspaceInput) -> ToolResult<InitWorkspac
     let mut reply = Reply::new(output).with_text(text);
     if !report.refused.is_empty() {
         reply = reply.warn_visibly(
-            WarningCode::SkippedFiles,
+            codes::SKIPPED_FILES,
             format!(
                 "The plugin's workspace schema names directories outside the workspace folder, left alone: {}. \
                  init_workspace creates only folders inside {}; fix those paths in the plugin's schema.",
@@ -74,7 +75,7 @@ pub fn init(cx: &Handlers, input: InitWorkspaceInput) -> ToolResult<InitWorkspac
     }
     Ok(match (report.plugin_root_empty && report.schema_source.is_none(), plugin_root) {
         (true, Some(root)) => reply.warn_visibly(
-            WarningCode::NoAssets,
+            codes::NO_ASSETS,
             format!(
                 "pluginRoot {} has none of .wrangler/config/workspace-schema.json, workflows/agents, \
                  workflows/prompts or workflows/*.yaml; the built-in layout was used and no assets were copied. Pass \

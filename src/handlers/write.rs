@@ -4,11 +4,12 @@ use super::Handlers;
 use super::convert::{issue_type, priority, status, store_error};
 use super::records::Projection;
 use super::text;
+use crate::codes;
 use crate::generated::{
     BatchFailure, IssuesDeleteInput, IssuesDeleteOutput, IssuesMarkCompleteInput, IssuesMarkCompleteOutput,
     IssuesUpdateBatchInput, IssuesUpdateBatchOutput, IssuesUpdateInput, IssuesUpdateOutput, ListFormat, errors,
 };
-use crate::runtime::{Reply, ResultCounts, ToolError, ToolResult, WarningCode};
+use crate::runtime::{Reply, ResultCounts, ToolError, ToolResult};
 use crate::store::{Expect, IssueMeta, IssuePatch, Status, Store};
 
 /// `""` (wrangler's convention) or `null` clears an optional text field; absent leaves it.
@@ -104,7 +105,7 @@ pub fn with_queued_release<T>(store: &Store, id: &str, reply: Reply<T>) -> Reply
         "{id} is changed here, but {}'s claim of it is still on the claims remote: {why}. Its release is queued in this workspace and finished by the next issues_claim or issues_ready that reaches the remote, or by `docket doctor --fix`; until then other clones see it claimed.",
         p.holder
     );
-    reply.warn(WarningCode::ClaimsRemote, message)
+    reply.warn(codes::CLAIMS_REMOTE, message)
 }
 
 /// Applies `patch` (under the store's lock, to the file as it is now) and reports which fields

@@ -41,7 +41,7 @@ fn warning(tool: &str, i: &Ignored) -> Warning {
         n => format!(" {n} more undeclared parameters beside it were ignored too."),
     };
     Warning::visible(
-        WarningCode::IgnoredParameter,
+        WarningCode::IGNORED_PARAMETER,
         format!(
             "Parameter '{}' is not a parameter of {tool} and was ignored.{hint}{more} Valid parameters here: {allowed}.",
             i.param
@@ -60,7 +60,7 @@ mod tests {
         let w = normalize("issues_search", &mut args);
         assert_eq!(args, json!({"query": "auth"}).as_object().cloned().expect("object"));
         assert_eq!(w.len(), 1);
-        assert!(w[0].visible && w[0].code == WarningCode::IgnoredParameter);
+        assert!(w[0].visible && w[0].code == WarningCode::IGNORED_PARAMETER);
         assert!(w[0].message.contains("'type' is not a parameter of issues_search"), "{}", w[0].message);
         assert!(w[0].message.contains("filters.type"), "{}", w[0].message);
     }

@@ -28,10 +28,12 @@ use serde_json::{Map, Value};
 use toolkit_runtime::server::{Inner, Renaming, Server};
 use toolkit_runtime::{ToolResult, ToolSpec, Warning};
 
+use crate::codes;
 use crate::config::Config;
 use crate::error_memory::ErrorMemory;
 use crate::generated::{self, ToolHandlers, consolidated};
 use crate::store::served::Served;
+use crate::tokens;
 
 pub use crate::config::ToolStyle;
 
@@ -63,6 +65,7 @@ pub fn new<H: ToolHandlers>(
         memory: Arc::clone(&memory),
         writes: writes.clone(),
         store: Arc::clone(&store),
+        read_only: config.read_only,
     };
     let tools = tools::SessionTools::new(handlers, Arc::clone(&store));
     let style = config.tool_style;
@@ -81,7 +84,8 @@ pub fn new<H: ToolHandlers>(
         .with_inner(inner)
         .with_hints(HINTS)
         .with_instructions(instructions(style))
-        .with_token_count(crate::runtime::tokens::count);
+        .with_token_count(tokens::count)
+        .with_cached_meta();
     let server = match style {
         ToolStyle::Granular => server,
         // docket's manifest declares groups, so the profile exists (tests/consolidated.rs).
@@ -294,7 +298,7 @@ impl DocketServer {
     /// Keeps the DUPLICATE_ID warnings of ids this session has not heard of yet; the others
     /// become one warning that counts them.
     fn say_duplicates_once(&self, warnings: &mut Vec<crate::runtime::Warning>) {
-        let code = crate::runtime::WarningCode::DuplicateId;
+        let code = codes::DUPLICATE_ID;
         let mut told = self.told_duplicates.lock().unwrap_or_else(|p| p.into_inner());
         let before = warnings.len();
         warnings.retain(|w| {

@@ -15,7 +15,7 @@ use rmcp::service::Peer;
 use rmcp::{ErrorData, RoleServer};
 use serde_json::{Map, Value, json};
 
-use crate::runtime::uri::ResourceUri;
+use crate::handlers::uri::ResourceUri;
 use crate::runtime::{ToolError, ToolSpec};
 
 pub use crate::call::Write;

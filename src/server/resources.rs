@@ -11,8 +11,8 @@ use serde_json::json;
 
 use crate::config::Config;
 use crate::error_memory::ErrorMemory;
-use crate::runtime::bodies;
-use crate::runtime::uri::ResourceUri;
+use crate::handlers::bodies;
+use crate::handlers::uri::ResourceUri;
 use crate::store::{IssueFilter, SortField, SortOrder, Status, Store, StoreError};
 
 const PAGE: usize = 50;

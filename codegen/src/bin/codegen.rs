@@ -9,8 +9,7 @@ const USAGE: &str = "usage: codegen <check|dump|docs [--check] [--out=PATH]|sche
   docs    write the tool reference to docs/tools.md, or to --out=PATH (--check: fail if it differs)\n\
   schema  print the tools/list JSON clients see (--consolidated: of the consolidated profile)\n\
   samples print every tool's sample calls as JSON, in the order the tests and CI clients run them\n\
-settings, as build.rs passes them (codegen::Settings): --runtime-path=PATH, --generated-path=PATH,\n\
-  --handler-functions=MODULE (docket's build.rs: --runtime-path=::docket::runtime --generated-path=::docket::generated)";
+settings, as build.rs passes them (codegen::Settings): --runtime-path=PATH, --generated-path=PATH";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -33,8 +32,6 @@ fn main() -> ExitCode {
             settings = settings.runtime_path(path);
         } else if let Some(path) = arg.strip_prefix("--generated-path=") {
             settings = settings.generated_path(path);
-        } else if let Some(module) = arg.strip_prefix("--handler-functions=") {
-            settings = settings.handler_functions(module);
         }
     }
     let result = match command.as_str() {

@@ -1,4 +1,4 @@
-//! The consolidated profile (`docket serve --tool-style consolidated`): one tool per group, named
+//! The consolidated profile (a server's second tool style): one tool per group, named
 //! after the group, whose `action` enum picks one of the group's tools (`issues_get_batch` ->
 //! action `get_batch`). Its input schema is one flat object: `action` plus the union of the
 //! group's parameters, each described with the actions that take it.
@@ -11,7 +11,7 @@
 //! `resolve` checks, with catalogue messages.
 //!
 //! Consolidated tools publish no outputSchema: structuredContent differs per action (see
-//! docs/manifest.md for why a merged schema is not published instead).
+//! toolkit/docs/manifest.md for why a merged schema is not published instead).
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -420,7 +420,7 @@ pub fn module(model: &Model, rt: &TokenStream) -> TokenStream {
                 name: #name, title: #title, description: #description, group: #name,
                 read_only: #ro, destructive: #de, idempotent: #id, open_world: #ow,
                 deprecated_by: None, input_schema: #input, output_schema: "",
-                error_context: &[],
+                error_context: &[], writes_when: None,
             }
         }
     });

@@ -30,7 +30,6 @@ pub fn tools_rs(model: &Model, settings: &Settings) -> Result<String, String> {
     let parse = tools::argument_errors(rt);
     let inputs = tools::input_impls(&model.tools, rt);
     let handler_trait = tools::handler_trait(&model.tools);
-    let handler_impl = settings.handlers()?.map(|module| tools::handler_impl(&model.tools, &module, rt));
     let table = tools::tool_table(model);
     let dispatch = tools::dispatch(&model.tools);
     let arguments = arguments::module(model);
@@ -62,7 +61,6 @@ pub fn tools_rs(model: &Model, settings: &Settings) -> Result<String, String> {
         #parse
         #inputs
         #handler_trait
-        #handler_impl
         #table
 
         /// The rmcp tool definitions of [`TOOLS`], as tools/list publishes them.

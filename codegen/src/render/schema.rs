@@ -124,7 +124,7 @@ pub fn field_schema(f: &Field, side: Side) -> Value {
     if let Some(d) = published_default(f) {
         map.insert("default".into(), d.clone());
     }
-    // A nullable result is sent as an explicit null (wrangler's callers test for it); inputs keep
+    // A nullable result is sent as an explicit null (callers may test for it); inputs keep
     // one type, since null there means "clear it" and every client can send it anyway.
     if let (true, Side::Output, Some(t)) = (f.nullable, side, map.get("type").cloned()) {
         map.insert("type".into(), json!([t, "null"]));
@@ -132,8 +132,8 @@ pub fn field_schema(f: &Field, side: Side) -> Value {
     s
 }
 
-/// The default a property publishes: every declared one, a flag's `false` too (wrangler publishes
-/// `fix: false`, and a client that fills defaults from the schema sends what the server assumes).
+/// The default a property publishes: every declared one, a flag's `false` too (a client that fills
+/// defaults from the schema sends what the server assumes).
 pub fn published_default(f: &Field) -> Option<&Value> {
     f.default.as_ref()
 }

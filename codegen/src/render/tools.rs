@@ -136,43 +136,6 @@ pub fn handler_trait(tools: &[Tool]) -> TokenStream {
         /// its own type. Return typed output; the generated dispatch and the runtime own arguments,
         /// JSON and the result envelope.
         pub trait ToolHandlers: Send + Sync + 'static {
-            /// Refuses a call of `tool`, which would write, when this server does not write (a
-            /// read-only server). The generated dispatch asks before every call that writes
-            /// (`read_only: false`; with `writes_when:`, when its flag is set), once its arguments
-            /// have parsed and before the handler runs. Writes are allowed by default.
-            fn refuse_write(&self, tool: &'static str) -> ::std::result::Result<(), ToolError> {
-                let _ = tool;
-                Ok(())
-            }
-
-            #( #methods )*
-        }
-    }
-}
-
-/// `impl ToolHandlers for {module}::Handlers` (the `handler_functions` setting): each method runs
-/// the function the manifest names in `handler:` (`issues::list` is `{module}::issues::list(cx,
-/// input)`) on the blocking pool, so a maintainer writes that function and nothing else.
-pub fn handler_impl(tools: &[Tool], module: &TokenStream, rt: &TokenStream) -> TokenStream {
-    let methods = tools.iter().map(|t| {
-        let m = format_ident!("{}", t.name);
-        let input = ident(&t.input.rust_name);
-        let output = ident(&t.output.rust_name);
-        let segments = t.handler.split("::").map(|s| format_ident!("{}", s));
-        quote! {
-            async fn #m(&self, input: #input, _: CallContext) -> ToolResult<#output> {
-                #rt::handlers::run(self, move |cx| #module :: #( #segments )::* (cx, input)).await
-            }
-        }
-    });
-    quote! {
-        /// Every tool runs its tools.yaml `handler:`.
-        #[allow(deprecated)]
-        impl ToolHandlers for #module::Handlers {
-            fn refuse_write(&self, tool: &'static str) -> ::std::result::Result<(), ToolError> {
-                #rt::handlers::refuse_if_read_only(self, tool)
-            }
-
             #( #methods )*
         }
     }
@@ -190,6 +153,10 @@ pub fn tool_table(model: &Model) -> TokenStream {
         let input = input_schema(&t.input).to_string();
         let output = output_schema(&t.output).to_string();
         let error_context = &t.error_context;
+        let writes_when = match &t.writes_when {
+            Some(flag) => quote! { Some(#flag) },
+            None => quote! { None },
+        };
         let deprecated_by = match &t.deprecated {
             Some(d) => {
                 let r = &d.replacement;
@@ -202,7 +169,7 @@ pub fn tool_table(model: &Model) -> TokenStream {
                 name: #name, title: #title, description: #description, group: #group,
                 read_only: #ro, destructive: #de, idempotent: #id, open_world: #ow,
                 deprecated_by: #deprecated_by, input_schema: #input, output_schema: #output,
-                error_context: &[ #( #error_context ),* ],
+                error_context: &[ #( #error_context ),* ], writes_when: #writes_when,
             }
         }
     });
@@ -219,24 +186,9 @@ pub fn dispatch(tools: &[Tool]) -> TokenStream {
         let m = format_ident!("{}", t.name);
         let input = ident(&t.input.rust_name);
         let allow = t.deprecated.as_ref().map(|_| quote! { #[allow(deprecated)] });
-        // A server that does not write refuses a write before the handler runs.
-        let refuse = quote! {
-            if let Err(e) = handlers.refuse_write(#name) {
-                return Some(Err(e));
-            }
-        };
-        let guard = match (&t.writes_when, t.annotations.read_only) {
-            (_, true) => quote! {},
-            (Some(flag), false) => {
-                let flag = format_ident!("{}", flag);
-                quote! { if input.#flag { #refuse } }
-            }
-            (None, false) => refuse,
-        };
         quote! {
             #name => match #input::from_arguments(args) {
                 Ok(input) => {
-                    #guard
                     #allow handlers.#m(input, ctx).await.and_then(Reply::into_json)
                 }
                 Err(e) => Err(e),

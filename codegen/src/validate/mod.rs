@@ -6,7 +6,7 @@
 //! position. The rules are split by what they look at:
 //! - [`types`]: named types and enum values;
 //! - [`errors`]: the error-message catalogue;
-//! - [`tools`]: a tool's names, group, handler, annotations, references and `writes_when`;
+//! - [`tools`]: a tool's names, group, annotations, references and `writes_when`;
 //! - [`parameters`]: the properties of inputs, outputs and object types (descriptions, defaults,
 //!   `nullable`, `flatten`, `publish`);
 //! - [`limits`]: types, `items`, and the constraints (`minimum`, `max_length`, ...) a type allows;
@@ -30,9 +30,8 @@ use crate::lower::Lower;
 use crate::manifest;
 
 /// Checks `m` (read from `file`, located by `loc`); every problem found, sorted by position.
-/// `handlers_named`: every tool must name its handler function (`handler:`).
-pub fn check(file: &str, m: &manifest::Manifest, loc: &Locator, handlers_named: bool) -> Result<(), Vec<Diagnostic>> {
-    let mut c = Checker { file, loc, diags: Vec::new(), lower: Lower::default(), handlers_named };
+pub fn check(file: &str, m: &manifest::Manifest, loc: &Locator) -> Result<(), Vec<Diagnostic>> {
+    let mut c = Checker { file, loc, diags: Vec::new(), lower: Lower::default() };
     for (path, pos, first) in &loc.duplicates {
         c.diags.push(
             Diagnostic::new(file, *pos, "duplicate-key", format!("duplicate key `{path}`"))
@@ -64,8 +63,6 @@ struct Checker<'a> {
     diags: Vec<Diagnostic>,
     /// Named types registered as they are checked, and the shapes the checks need.
     lower: Lower,
-    /// Whether `handler:` is required (codegen's `handler_functions` setting).
-    handlers_named: bool,
 }
 
 impl Checker<'_> {

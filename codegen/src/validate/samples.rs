@@ -79,7 +79,7 @@ impl Checker<'_> {
                         &where_,
                         "bad-pointer",
                         format!("`{pointer}` is not a JSON pointer"),
-                        Some("write it like /issue/id"),
+                        Some("write it like /items/0/name"),
                     );
                 }
             }

@@ -1,4 +1,4 @@
-//! A tool's own rules: its name, group, consolidated action, reserved parameters, handler,
+//! A tool's own rules: its name, group, consolidated action, reserved parameters,
 //! annotations, the error templates and replacement it names, `error_context` and `writes_when`.
 
 use std::collections::{BTreeSet, HashMap};
@@ -6,7 +6,6 @@ use std::collections::{BTreeSet, HashMap};
 use heck::{ToSnakeCase, ToUpperCamelCase};
 
 use super::Checker;
-use crate::lower::RUST_KEYWORDS;
 use crate::manifest;
 use crate::model::{Object, Shape, action_name};
 
@@ -27,7 +26,7 @@ impl Checker<'_> {
                     &format!("{path}.name"),
                     "bad-tool-name",
                     format!("tool name `{}` must be 1-64 characters of [a-zA-Z0-9_-]", t.name),
-                    Some("clients (Claude, OpenAI) reject other names; use snake_case like issues_list"),
+                    Some("clients (Claude, OpenAI) reject other names; use snake_case like list_items"),
                 );
             }
             if let Some(first) = first_seen.get(t.name.as_str()) {
@@ -80,7 +79,6 @@ impl Checker<'_> {
                     Some(&format!("the action is the tool name without `{}_`; rename one of the tools", t.group)),
                 );
             }
-            self.handler(&path, t);
             let a = &t.annotations;
             if a.read_only && a.destructive {
                 self.error(
@@ -118,36 +116,6 @@ impl Checker<'_> {
                 "reserved-parameter",
                 format!("tool `{}` declares output `{}`, which every tool gets", t.name, crate::render::WARNINGS),
                 Some("the server fills `warnings` with the call's visible warnings; rename the property"),
-            );
-        }
-    }
-
-    /// `handler:` is a path of snake_case names under the handler module, required with the
-    /// `handler_functions` setting (and not read without it).
-    fn handler(&mut self, path: &str, t: &manifest::Tool) {
-        if !self.handlers_named {
-            return;
-        }
-        let handler = t.handler.clone().unwrap_or_default();
-        let handler_ok = !handler.is_empty()
-            && handler.split("::").all(|seg| {
-                seg.chars().next().is_some_and(|c| c.is_ascii_lowercase() || c == '_')
-                    && seg.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
-                    && !RUST_KEYWORDS.contains(&seg)
-            });
-        if t.handler.is_none() {
-            self.error_at_key(
-                &format!("{path}.name"),
-                "missing-handler",
-                format!("tool `{}` names no handler", t.name),
-                Some("add `handler: module::function`, the function under src/handlers/ that implements it"),
-            );
-        } else if !handler_ok {
-            self.error(
-                &format!("{path}.handler"),
-                "bad-handler",
-                format!("handler `{handler}` is not a path of snake_case names"),
-                Some("write the function's path under src/handlers/, e.g. issues::list"),
             );
         }
     }

@@ -28,6 +28,7 @@ pub mod consolidated {
             input_schema: "{\"type\":\"object\",\"properties\":{\"action\":{\"type\":\"string\",\"enum\":[\"list\",\"get\",\"remove\",\"get_all\"]},\"color\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"enum\":[\"red\",\"dark_blue\"]},\"maxItems\":2,\"description\":\"remove: Only if it has this color, as items(action=get) shows it.\"},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":500,\"description\":\"list: Page size. Default 25. get: Page size. Default 50.\"},\"size\":{\"description\":\"list, get: Type: string. remove: Size in cm. Type: integer.\"},\"tag\":{\"type\":\"string\",\"description\":\"Only items with this tag.\"},\"id\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":20,\"description\":\"Item ID.\"},\"ids\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"minItems\":1,\"description\":\"Item IDs.\"}},\"required\":[\"action\"]}",
             output_schema: "",
             error_context: &[],
+            writes_when: None,
         },
         ToolSpec {
             name: "notes",
@@ -42,6 +43,7 @@ pub mod consolidated {
             input_schema: "{\"type\":\"object\",\"properties\":{\"action\":{\"type\":\"string\",\"enum\":[\"take_note\"]},\"text\":{\"type\":\"string\"}},\"required\":[\"action\",\"text\"]}",
             output_schema: "",
             error_context: &[],
+            writes_when: None,
         },
     ];
     /// Granular tool name -> its consolidated call, longest names first (for rewriting texts).

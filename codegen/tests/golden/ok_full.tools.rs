@@ -657,14 +657,6 @@ pub fn input_rules(name: &str) -> ::std::option::Option<&'static [ParamRule]> {
 /// its own type. Return typed output; the generated dispatch and the runtime own arguments,
 /// JSON and the result envelope.
 pub trait ToolHandlers: Send + Sync + 'static {
-    /// Refuses a call of `tool`, which would write, when this server does not write (a
-    /// read-only server). The generated dispatch asks before every call that writes
-    /// (`read_only: false`; with `writes_when:`, when its flag is set), once its arguments
-    /// have parsed and before the handler runs. Writes are allowed by default.
-    fn refuse_write(&self, tool: &'static str) -> ::std::result::Result<(), ToolError> {
-        let _ = tool;
-        Ok(())
-    }
     /// List items by color.
     fn list_items(
         &self,
@@ -677,35 +669,6 @@ pub trait ToolHandlers: Send + Sync + 'static {
         input: AddItemInput,
         ctx: CallContext,
     ) -> impl ::std::future::Future<Output = ToolResult<AddItemOutput>> + Send;
-}
-/// Every tool runs its tools.yaml `handler:`.
-#[allow(deprecated)]
-impl ToolHandlers for super::handlers::Handlers {
-    fn refuse_write(&self, tool: &'static str) -> ::std::result::Result<(), ToolError> {
-        ::toolkit_runtime::handlers::refuse_if_read_only(self, tool)
-    }
-    async fn list_items(
-        &self,
-        input: ListItemsInput,
-        _: CallContext,
-    ) -> ToolResult<ListItemsOutput> {
-        ::toolkit_runtime::handlers::run(
-                self,
-                move |cx| super::handlers::items::list_items(cx, input),
-            )
-            .await
-    }
-    async fn add_item(
-        &self,
-        input: AddItemInput,
-        _: CallContext,
-    ) -> ToolResult<AddItemOutput> {
-        ::toolkit_runtime::handlers::run(
-                self,
-                move |cx| super::handlers::items::add_item(cx, input),
-            )
-            .await
-    }
 }
 /// Every tool declared in tools.yaml, in manifest order.
 pub const TOOLS: &[ToolSpec] = &[
@@ -722,6 +685,7 @@ pub const TOOLS: &[ToolSpec] = &[
         input_schema: "{\"type\":\"object\",\"properties\":{\"color\":{\"type\":\"string\",\"enum\":[\"red\",\"dark_blue\"],\"description\":\"Color filter.\",\"default\":\"red\"},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"description\":\"Page size.\",\"default\":25},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":5},\"cursor\":{\"type\":\"string\",\"maxLength\":100}}}",
         output_schema: "{\"type\":\"object\",\"properties\":{\"names\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Item names.\"},\"warnings\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Warnings to read (also at the end of the text).\"}},\"required\":[\"names\"]}",
         error_context: &[],
+        writes_when: None,
     },
     ToolSpec {
         name: "add_item",
@@ -736,6 +700,7 @@ pub const TOOLS: &[ToolSpec] = &[
         input_schema: "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":1},\"note\":{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\",\"maxLength\":10}},\"required\":[\"text\"],\"description\":\"Optional note.\"},\"type\":{\"type\":\"string\",\"enum\":[\"small\",\"large\"],\"description\":\"Size.\"},\"notes\":{\"type\":\"array\",\"items\":{\"type\":\"object\"},\"maxItems\":3,\"description\":\"More notes: {text}.\"}},\"required\":[\"name\"]}",
         output_schema: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"},\"warnings\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Warnings to read (also at the end of the text).\"}},\"required\":[\"id\"]}",
         error_context: &[],
+        writes_when: None,
     },
 ];
 /// The rmcp tool definitions of [`TOOLS`], as tools/list publishes them.
@@ -762,9 +727,6 @@ pub async fn dispatch<H: ToolHandlers>(
             "add_item" => {
                 match AddItemInput::from_arguments(args) {
                     Ok(input) => {
-                        if let Err(e) = handlers.refuse_write("add_item") {
-                            return Some(Err(e));
-                        }
                         handlers.add_item(input, ctx).await.and_then(Reply::into_json)
                     }
                     Err(e) => Err(e),
@@ -826,6 +788,7 @@ pub mod consolidated {
             input_schema: "{\"type\":\"object\",\"properties\":{\"action\":{\"type\":\"string\",\"enum\":[\"list\",\"add_item\"]},\"color\":{\"type\":\"string\",\"enum\":[\"red\",\"dark_blue\"],\"description\":\"Color filter.\",\"default\":\"red\"},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"description\":\"Page size.\",\"default\":25},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":5},\"cursor\":{\"type\":\"string\",\"maxLength\":100},\"name\":{\"type\":\"string\",\"minLength\":1},\"note\":{\"type\":\"object\",\"description\":\"Optional note. Keys: text*.\"},\"type\":{\"type\":\"string\",\"enum\":[\"small\",\"large\"],\"description\":\"Size.\"},\"notes\":{\"type\":\"array\",\"items\":{\"type\":\"object\"},\"maxItems\":3,\"description\":\"More notes: {text}.\"}},\"required\":[\"action\"]}",
             output_schema: "",
             error_context: &[],
+            writes_when: None,
         },
     ];
     /// Granular tool name -> its consolidated call, longest names first (for rewriting texts).

@@ -3,7 +3,7 @@
 
 use ::serde_json::{json, Value};
 fn published(name: &str) -> Value {
-    let tools = ::docket::generated::tool_definitions();
+    let tools = crate::generated::tool_definitions();
     let tool = tools
         .iter()
         .find(|t| t.name == name)
@@ -40,7 +40,7 @@ fn derived<T: ::schemars::JsonSchema>(serialize: bool) -> Value {
 }
 #[test]
 fn every_declared_tool_is_published_once() {
-    let tools = ::docket::generated::tool_definitions();
+    let tools = crate::generated::tool_definitions();
     assert_eq!(tools.len(), 2usize);
     let mut names: Vec<_> = tools.iter().map(|t| t.name.to_string()).collect();
     names.sort();
@@ -137,7 +137,7 @@ fn list_items_is_published_as_declared() {
 fn list_items_accepts_only_its_required_arguments() {
     let args: ::serde_json::Map<String, Value> = ::serde_json::from_str("{}")
         .expect("sample is JSON");
-    if let Err(e) = ::docket::generated::ListItemsInput::from_arguments(args) {
+    if let Err(e) = crate::generated::ListItemsInput::from_arguments(args) {
         panic!("required-only arguments {} were rejected: {}", "{}", e.message);
     }
 }
@@ -146,8 +146,8 @@ fn list_items_accepts_only_its_required_arguments() {
 /// has exactly the published output properties, and the required ones are always sent.
 #[test]
 fn list_items_rust_types_carry_its_schemas() {
-    let input = derived::<::docket::generated::ListItemsInput>(false);
-    let mut rules: Vec<String> = ::docket::generated::ListItemsInput::RULES
+    let input = derived::<crate::generated::ListItemsInput>(false);
+    let mut rules: Vec<String> = crate::generated::ListItemsInput::RULES
         .iter()
         .map(|r| r.name.to_string())
         .collect();
@@ -155,14 +155,14 @@ fn list_items_rust_types_carry_its_schemas() {
     rules.sort();
     fields.sort();
     assert_eq!(fields, rules, "input fields");
-    let mut required: Vec<String> = ::docket::generated::ListItemsInput::RULES
+    let mut required: Vec<String> = crate::generated::ListItemsInput::RULES
         .iter()
         .filter(|r| r.required)
         .map(|r| r.name.to_string())
         .collect();
     required.sort();
     assert_eq!(sorted(& input["required"]), required, "required input fields");
-    let output = derived::<::docket::generated::ListItemsOutput>(true);
+    let output = derived::<crate::generated::ListItemsOutput>(true);
     let published = published("list_items")["outputSchema"].clone();
     let mut sent = property_names(&output);
     sent.push("warnings".to_string());
@@ -181,7 +181,7 @@ fn add_item_still_accepts_size() {
             "{\"name\":\"x\",\"size\":\"small\"}",
         )
         .expect("sample is JSON");
-    if let Err(e) = ::docket::generated::AddItemInput::from_arguments(args) {
+    if let Err(e) = crate::generated::AddItemInput::from_arguments(args) {
         panic!("{} is no longer accepted: {}", "size", e.message);
     }
 }
@@ -191,7 +191,7 @@ fn add_item_still_accepts_notes() {
             "{\"name\":\"x\",\"notes\":[{\"text\":\"x\"}]}",
         )
         .expect("sample is JSON");
-    if let Err(e) = ::docket::generated::AddItemInput::from_arguments(args) {
+    if let Err(e) = crate::generated::AddItemInput::from_arguments(args) {
         panic!("{} is no longer accepted: {}", "notes", e.message);
     }
 }
@@ -201,7 +201,7 @@ fn add_item_still_checks_notes() {
             "{\"name\":\"x\",\"notes\":[{\"text\":1}]}",
         )
         .expect("sample is JSON");
-    let err = ::docket::generated::AddItemInput::from_arguments(args)
+    let err = crate::generated::AddItemInput::from_arguments(args)
         .expect_err("a wrong-typed property");
     assert!(
         err.message.contains("notes[0].text"), "message should name `{}`: {}",
@@ -284,7 +284,7 @@ fn add_item_accepts_only_its_required_arguments() {
             "{\"name\":\"x\"}",
         )
         .expect("sample is JSON");
-    if let Err(e) = ::docket::generated::AddItemInput::from_arguments(args) {
+    if let Err(e) = crate::generated::AddItemInput::from_arguments(args) {
         panic!(
             "required-only arguments {} were rejected: {}", "{\"name\":\"x\"}", e.message
         );
@@ -295,8 +295,8 @@ fn add_item_accepts_only_its_required_arguments() {
 /// has exactly the published output properties, and the required ones are always sent.
 #[test]
 fn add_item_rust_types_carry_its_schemas() {
-    let input = derived::<::docket::generated::AddItemInput>(false);
-    let mut rules: Vec<String> = ::docket::generated::AddItemInput::RULES
+    let input = derived::<crate::generated::AddItemInput>(false);
+    let mut rules: Vec<String> = crate::generated::AddItemInput::RULES
         .iter()
         .map(|r| r.name.to_string())
         .collect();
@@ -304,14 +304,14 @@ fn add_item_rust_types_carry_its_schemas() {
     rules.sort();
     fields.sort();
     assert_eq!(fields, rules, "input fields");
-    let mut required: Vec<String> = ::docket::generated::AddItemInput::RULES
+    let mut required: Vec<String> = crate::generated::AddItemInput::RULES
         .iter()
         .filter(|r| r.required)
         .map(|r| r.name.to_string())
         .collect();
     required.sort();
     assert_eq!(sorted(& input["required"]), required, "required input fields");
-    let output = derived::<::docket::generated::AddItemOutput>(true);
+    let output = derived::<crate::generated::AddItemOutput>(true);
     let published = published("add_item")["outputSchema"].clone();
     let mut sent = property_names(&output);
     sent.push("warnings".to_string());
@@ -331,7 +331,7 @@ fn add_item_without_name_names_it() {
         )
         .expect("sample is JSON");
     args.remove("name");
-    let err = ::docket::generated::AddItemInput::from_arguments(args)
+    let err = crate::generated::AddItemInput::from_arguments(args)
         .expect_err("a required argument is missing");
     assert!(
         err.message.contains("name"), "message should name `{}`: {}", "name", err.message

@@ -421,14 +421,6 @@ pub fn input_rules(name: &str) -> ::std::option::Option<&'static [ParamRule]> {
 /// its own type. Return typed output; the generated dispatch and the runtime own arguments,
 /// JSON and the result envelope.
 pub trait ToolHandlers: Send + Sync + 'static {
-    /// Refuses a call of `tool`, which would write, when this server does not write (a
-    /// read-only server). The generated dispatch asks before every call that writes
-    /// (`read_only: false`; with `writes_when:`, when its flag is set), once its arguments
-    /// have parsed and before the handler runs. Writes are allowed by default.
-    fn refuse_write(&self, tool: &'static str) -> ::std::result::Result<(), ToolError> {
-        let _ = tool;
-        Ok(())
-    }
     /// List items.
     fn list_items(
         &self,
@@ -457,6 +449,7 @@ pub const TOOLS: &[ToolSpec] = &[
         input_schema: "{\"type\":\"object\",\"properties\":{\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"description\":\"Page size.\",\"default\":25}}}",
         output_schema: "{\"type\":\"object\",\"properties\":{\"names\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Item names.\"},\"warnings\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Warnings to read (also at the end of the text).\"}},\"required\":[\"names\"]}",
         error_context: &[],
+        writes_when: None,
     },
     ToolSpec {
         name: "forget_items",
@@ -471,6 +464,7 @@ pub const TOOLS: &[ToolSpec] = &[
         input_schema: "{\"type\":\"object\",\"properties\":{}}",
         output_schema: "{\"type\":\"object\",\"properties\":{\"warnings\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Warnings to read (also at the end of the text).\"}}}",
         error_context: &[],
+        writes_when: None,
     },
 ];
 /// The rmcp tool definitions of [`TOOLS`], as tools/list publishes them.
@@ -497,9 +491,6 @@ pub async fn dispatch<H: ToolHandlers>(
             "forget_items" => {
                 match ForgetItemsInput::from_arguments(args) {
                     Ok(input) => {
-                        if let Err(e) = handlers.refuse_write("forget_items") {
-                            return Some(Err(e));
-                        }
                         handlers
                             .forget_items(input, ctx)
                             .await

@@ -80,9 +80,13 @@ pub struct Ignored {
 pub const MAX_REPORTED: usize = 10;
 
 /// Removes every undeclared parameter from `args`, at any depth, and reports each one (the first
-/// [`MAX_REPORTED`] of an object by name, the rest as a count). wrangler's
-/// zod schemas strip unknown keys silently, so prompts written for it send some (`issues_search`
-/// with `type`); the runtime ignores them too, but says so instead of staying silent.
+/// [`MAX_REPORTED`] of an object by name, the rest as a count).
+///
+/// Opt-in leniency, not the default: without it the checks refuse an undeclared parameter
+/// (`unknown_parameter`). A server whose callers were written for another server that drops
+/// unknown keys silently calls this before dispatch (in its argument adaptation) and tells the
+/// caller what was ignored, say in an [`IGNORED_PARAMETER`](crate::WarningCode::IGNORED_PARAMETER)
+/// warning, instead of failing those calls or staying silent.
 pub fn strip_unknown(args: &mut Map<String, Value>, rules: &[ParamRule]) -> Vec<Ignored> {
     let mut out = Vec::new();
     strip_object(args, rules, false, "", &mut out);
@@ -145,8 +149,8 @@ fn strip_value(v: &mut Value, kind: &Kind, path: &str, out: &mut Vec<Ignored>) {
 
 /// Wraps a lone string, number or boolean given where an array is declared into a one-item array
 /// (`status: "open"` -> `["open"]`), at any depth; the items are checked as usual afterwards.
-/// wrangler's own skills write calls that way (its refreshing-metrics skill), though its server
-/// rejected them.
+/// Opt-in leniency like [`strip_unknown`], for a server whose callers write single values that
+/// way; without it such a value is refused (`invalid_type`).
 pub fn wrap_lone_values(args: &mut Map<String, Value>, rules: &[ParamRule]) {
     for rule in rules {
         if let Some(value) = args.get_mut(rule.name) {

@@ -1,13 +1,14 @@
 //! The one call path of a generated tool set, whoever makes the call (an MCP session over stdio
 //! or HTTP, or a server's own front ends): a [`CallObserver`] hears of each call before its
-//! handler runs and after, and may add warnings to it. docket's error memory ("this call failed
-//! the same way before") and its announcements of writes to subscribed sessions are observers.
+//! handler runs and after, may add warnings to it, and may refuse a call that writes. A memory of
+//! failed calls ("this call failed the same way before") or announcements of writes to
+//! subscribed sessions are observers.
 
 use std::future::Future;
 
 use serde_json::{Map, Value};
 
-use crate::{ToolResult, ToolSpec, Warning};
+use crate::{ToolError, ToolResult, ToolSpec, Warning};
 
 /// Watches every call [`run`] makes. `before` sees the arguments before the handler takes them
 /// and hands `after` whatever it needs of them ([`CallObserver::Pending`]); both may return
@@ -22,6 +23,14 @@ pub trait CallObserver: Send + Sync {
         spec: &'static ToolSpec,
         args: &Map<String, Value>,
     ) -> impl Future<Output = (Self::Pending, Vec<Warning>)> + Send;
+
+    /// Refuses a call of `spec` that would write ([`ToolSpec::writes`]), asked after `before` and
+    /// instead of the dispatch: a server that does not write (a read-only one) returns its error.
+    /// Writes are allowed by default.
+    fn refuse_write(&self, spec: &'static ToolSpec) -> Option<ToolError> {
+        let _ = spec;
+        None
+    }
 
     /// After the handler ran, with its result (the reply or the tool error).
     fn after(
@@ -61,7 +70,8 @@ pub struct Called {
 }
 
 /// Runs one call of `spec`: the observer's `before`, then `dispatch` with the arguments (the
-/// generated dispatch to the handler), then the observer's `after`.
+/// generated dispatch to the handler) unless the observer refuses the call's write, then the
+/// observer's `after`.
 pub async fn run<O, F>(
     observer: &O,
     spec: &'static ToolSpec,
@@ -73,7 +83,11 @@ where
     F: Future<Output = ToolResult<Value>>,
 {
     let (pending, mut warnings) = observer.before(spec, &args).await;
-    let result = dispatch(args).await;
+    let refused = if spec.writes(&args) { observer.refuse_write(spec) } else { None };
+    let result = match refused {
+        Some(e) => Err(e),
+        None => dispatch(args).await,
+    };
     warnings.extend(observer.after(spec, pending, &result).await);
     Called { result, warnings }
 }

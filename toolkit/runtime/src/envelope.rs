@@ -17,8 +17,12 @@ pub struct CallFacts<'a> {
     pub started: Instant,
     /// `_meta.tool_version`: the server's version.
     pub version: &'a str,
-    /// The server's own `_meta` entries, after `timestamp` (docket: its index state).
+    /// The server's own `_meta` entries, after `timestamp` (an index's state, say).
     pub extra: Map<String, Value>,
+    /// Whether `_meta.cached` is written, after the server's entries: for a server whose replies
+    /// say whether they came from a cache ([`Reply::cached`], `false` when a reply does not say,
+    /// and on errors). Off: no `cached` entry.
+    pub cached: bool,
     /// Warnings about the call itself (an observer's), before the handler's own.
     pub warnings: Vec<Warning>,
     /// `_meta.tokens` of a text block.
@@ -34,8 +38,10 @@ pub fn call_result(result: Result<Reply<Value>, ToolError>, facts: &CallFacts) -
     meta.extend(facts.extra.clone());
     let result = match result {
         Ok(reply) => {
-            // Writes and session calls read files directly, so "not cached" is the honest default.
-            meta.insert("cached".into(), json!(reply.cached.unwrap_or(false)));
+            if facts.cached {
+                // A reply that does not say read its source, so "not cached" is the honest default.
+                meta.insert("cached".into(), json!(reply.cached.unwrap_or(false)));
+            }
             if let Some(r) = reply.results {
                 meta.insert("results_total".into(), json!(r.total));
                 meta.insert("results_returned".into(), json!(r.returned));
@@ -69,7 +75,9 @@ pub fn call_result(result: Result<Reply<Value>, ToolError>, facts: &CallFacts) -
         }
         Err(e) => {
             meta.insert("error".into(), json!({"code": e.code.as_str(), "template": e.template}));
-            meta.insert("cached".into(), json!(false));
+            if facts.cached {
+                meta.insert("cached".into(), json!(false));
+            }
             meta.insert("warnings".into(), json!(facts.warnings));
             // No structuredContent on errors: clients validate it against the success schema.
             let shown = visible(&facts.warnings.iter().collect::<Vec<_>>());

@@ -36,7 +36,7 @@
 //! `Server::serve_http` (feature `http`) serves the same tools over Streamable HTTP, and
 //! `Server::consolidated` publishes the manifest's consolidated profile instead.
 //!
-//! examples/bookmarks in the docket repository is a whole server built this way.
+//! toolkit/examples/bookmarks beside this crate is a whole server built this way.
 //!
 //! Without the default `rmcp` feature only the parts the generator shares at build time are
 //! compiled: [`aliases`], [`ErrorCode`], [`text`] and the argument rules.
@@ -49,8 +49,6 @@ pub mod call;
 pub mod consolidated;
 #[cfg(feature = "rmcp")]
 pub mod envelope;
-#[cfg(feature = "rmcp")]
-pub mod handlers;
 #[cfg(feature = "rmcp")]
 pub mod server;
 pub mod text;
@@ -75,7 +73,7 @@ pub struct CallContext {
     pub request_id: String,
 }
 
-/// The tool-error codes of SPEC section 3; the manifest's templates pick one each.
+/// The tool-error codes clients see; the manifest's templates pick one each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorCode {
     /// `NOT_FOUND`: what the call names does not exist.
@@ -245,7 +243,8 @@ pub struct Reply<T> {
     pub text: Option<String>,
     /// Warnings for `_meta.warnings` (and, when visible, the text).
     pub warnings: Vec<Warning>,
-    /// Whether the data came from the in-memory index without reading files.
+    /// Whether the data came from a cache rather than its source (`_meta.cached`, written when the
+    /// server asks for it: `envelope::CallFacts::cached`).
     pub cached: Option<bool>,
     /// Counts of a list-like reply (`_meta.results_*`).
     pub results: Option<ResultCounts>,
@@ -272,12 +271,12 @@ impl<T> Reply<T> {
         Reply { data, text: None, warnings: Vec::new(), cached: None, results: None, links: Vec::new(), context: None }
     }
 
-    /// Points at the whole of a body this reply cut, and says so in a TRUNCATED warning.
+    /// Points at a resource the model can read for more (a `resource_link` block), such as the
+    /// whole of a body this reply cut; saying so (a [`WarningCode::TRUNCATED`] warning) is the
+    /// server's.
     pub fn with_link(mut self, uri: String, name: String, description: String) -> Self {
-        let message =
-            format!("The description of {name} was cut to the character limit; read {uri} or its chunks for the rest.");
         self.links.push(Link { uri, name, description });
-        self.warn_visibly(WarningCode::TRUNCATED, message)
+        self
     }
 
     /// The text block, instead of compact JSON of the data.
@@ -365,8 +364,21 @@ pub struct ToolSpec {
     /// JSON Schema of structuredContent; empty when the tool publishes none (the consolidated
     /// profile's tools, whose structuredContent differs per action).
     pub output_schema: &'static str,
-    /// Parameters that identify a failure for error intelligence.
+    /// Parameters that identify "the same failure" of this tool (the manifest's `error_context`),
+    /// for a server that remembers failures.
     pub error_context: &'static [&'static str],
+    /// For a tool that is not `read_only`: the boolean parameter without which a call only reads
+    /// (the manifest's `writes_when:`); `None` when every call writes.
+    pub writes_when: Option<&'static str>,
+}
+
+impl ToolSpec {
+    /// Whether a call with `args` writes: never for a read-only tool; for a tool with
+    /// `writes_when`, only when that parameter is `true`; otherwise always. The call path asks it
+    /// before dispatch ([`call::CallObserver::refuse_write`]).
+    pub fn writes(&self, args: &serde_json::Map<String, serde_json::Value>) -> bool {
+        !self.read_only && self.writes_when.is_none_or(|flag| args.get(flag) == Some(&serde_json::Value::Bool(true)))
+    }
 }
 
 #[cfg(feature = "rmcp")]
@@ -417,5 +429,112 @@ mod tests {
             ToolError::combine(two).map(|e| (e.code, e.message)),
             Some((ErrorCode::InvalidArgument, "one\ntwo".into()))
         );
+    }
+
+    fn spec(name: &'static str, read_only: bool, writes_when: Option<&'static str>) -> ToolSpec {
+        ToolSpec {
+            name,
+            title: name,
+            description: "",
+            group: "",
+            read_only,
+            destructive: false,
+            idempotent: false,
+            open_world: false,
+            deprecated_by: None,
+            input_schema: "{}",
+            output_schema: "",
+            error_context: &[],
+            writes_when,
+        }
+    }
+
+    fn args(v: Value) -> serde_json::Map<String, Value> {
+        v.as_object().cloned().expect("object")
+    }
+
+    #[test]
+    fn a_call_writes_unless_its_tool_only_reads_or_its_flag_is_not_true() {
+        use serde_json::json;
+        assert!(!spec("list", true, None).writes(&args(json!({}))));
+        assert!(spec("add", false, None).writes(&args(json!({}))));
+        let doctor = spec("doctor", false, Some("fix"));
+        assert!(!doctor.writes(&args(json!({}))));
+        assert!(!doctor.writes(&args(json!({"fix": false}))));
+        assert!(!doctor.writes(&args(json!({"fix": "true"}))), "not a boolean: the checks refuse it");
+        assert!(doctor.writes(&args(json!({"fix": true}))));
+    }
+
+    /// Refuses every write, like a read-only server.
+    #[cfg(feature = "rmcp")]
+    struct ReadOnly;
+
+    #[cfg(feature = "rmcp")]
+    impl call::CallObserver for ReadOnly {
+        type Pending = ();
+
+        async fn before(&self, _: &'static ToolSpec, _: &serde_json::Map<String, Value>) -> ((), Vec<Warning>) {
+            ((), Vec::new())
+        }
+
+        fn refuse_write(&self, spec: &'static ToolSpec) -> Option<ToolError> {
+            Some(ToolError::new(ErrorCode::Conflict, "read_only", format!("{} would write", spec.name)))
+        }
+
+        async fn after(&self, _: &'static ToolSpec, _: (), _: &ToolResult<Value>) -> Vec<Warning> {
+            Vec::new()
+        }
+    }
+
+    /// The call path refuses a write the observer refuses before dispatch, and dispatches reads
+    /// (and a flagged tool's call without its flag).
+    #[cfg(feature = "rmcp")]
+    #[test]
+    fn the_call_path_refuses_a_refused_write_before_dispatch() {
+        static ADD: std::sync::LazyLock<ToolSpec> = std::sync::LazyLock::new(|| spec("add", false, None));
+        static DOCTOR: std::sync::LazyLock<ToolSpec> = std::sync::LazyLock::new(|| spec("doctor", false, Some("fix")));
+        let rt = tokio::runtime::Builder::new_current_thread().build().expect("runtime");
+        let dispatched = std::cell::Cell::new(0);
+        let run = |spec: &'static ToolSpec, a: Value| {
+            rt.block_on(call::run(&ReadOnly, spec, args(a), |_| {
+                dispatched.set(dispatched.get() + 1);
+                async { Ok(Reply::new(Value::Null)) }
+            }))
+        };
+        let refused = run(&ADD, serde_json::json!({})).result.expect_err("refused");
+        assert_eq!((refused.template, refused.message.as_str()), ("read_only", "add would write"));
+        assert!(run(&DOCTOR, serde_json::json!({"fix": true})).result.is_err());
+        assert_eq!(dispatched.get(), 0, "no refused call reached its handler");
+        assert!(run(&DOCTOR, serde_json::json!({})).result.is_ok());
+        assert_eq!(dispatched.get(), 1);
+        // Without an observer that refuses, writes run.
+        let ran =
+            rt.block_on(call::run(&(), &ADD, args(serde_json::json!({})), |_| async { Ok(Reply::new(Value::Null)) }));
+        assert!(ran.result.is_ok());
+    }
+
+    /// `_meta.cached` only for a server that asks for it: then on every answer, `false` unless
+    /// the reply says otherwise.
+    #[cfg(feature = "rmcp")]
+    #[test]
+    fn cached_is_written_only_for_a_server_that_asks() {
+        let facts = |cached: bool| envelope::CallFacts {
+            request_id: "req-1".into(),
+            started: std::time::Instant::now(),
+            version: "0",
+            extra: serde_json::Map::new(),
+            cached,
+            warnings: Vec::new(),
+            count_tokens: |t| t.len(),
+        };
+        let meta = |r: rmcp::model::CallToolResult| r.meta.expect("meta").0;
+        let reply = || Ok(Reply::new(Value::Null));
+        let error = || Err(ToolError::new(ErrorCode::NotFound, "not_found", "gone".into()));
+        assert!(!meta(envelope::call_result(reply(), &facts(false))).contains_key("cached"));
+        assert!(!meta(envelope::call_result(error(), &facts(false))).contains_key("cached"));
+        assert_eq!(meta(envelope::call_result(reply(), &facts(true)))["cached"], false);
+        assert_eq!(meta(envelope::call_result(error(), &facts(true)))["cached"], false);
+        let hit = Ok(Reply::new(Value::Null).with_cached(true));
+        assert_eq!(meta(envelope::call_result(hit, &facts(true)))["cached"], true);
     }
 }

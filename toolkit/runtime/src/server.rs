@@ -74,6 +74,8 @@ pub struct Server<S, O = (), I = NoInner> {
     structured: bool,
     version: &'static str,
     count_tokens: fn(&str) -> usize,
+    /// Whether `_meta` says `cached` (for a server whose answers come from a cache it keeps).
+    cached: bool,
     calls: Arc<AtomicU64>,
 }
 
@@ -90,6 +92,7 @@ impl<S, O, I> Clone for Server<S, O, I> {
             structured: self.structured,
             version: self.version,
             count_tokens: self.count_tokens,
+            cached: self.cached,
             calls: self.calls.clone(),
         }
     }
@@ -110,6 +113,7 @@ impl<S: ToolSet> Server<S> {
             structured: true,
             version,
             count_tokens: estimate_tokens,
+            cached: false,
             calls: Arc::new(AtomicU64::new(0)),
         }
     }
@@ -119,20 +123,68 @@ impl<S: ToolSet, O: CallObserver + 'static, I: Inner> Server<S, O, I> {
     /// The same server with `observer` watching every call (see [`crate::call`]).
     pub fn with_observer<P: CallObserver + 'static>(self, observer: P) -> Server<S, P, I> {
         let Server {
-            set, inner, tools, profile, hints, instructions, structured, version, count_tokens, calls, ..
+            set,
+            inner,
+            tools,
+            profile,
+            hints,
+            instructions,
+            structured,
+            version,
+            count_tokens,
+            cached,
+            calls,
+            ..
         } = self;
         let observer = Arc::new(observer);
-        Server { set, observer, inner, tools, profile, hints, instructions, structured, version, count_tokens, calls }
+        Server {
+            set,
+            observer,
+            inner,
+            tools,
+            profile,
+            hints,
+            instructions,
+            structured,
+            version,
+            count_tokens,
+            cached,
+            calls,
+        }
     }
 
     /// The same server handing every method but the tools' to `inner` (its `get_info` gives the
     /// capabilities besides tools), which may also adapt each call and see each result.
     pub fn with_inner<J: Inner>(self, inner: J) -> Server<S, O, J> {
         let Server {
-            set, observer, tools, profile, hints, instructions, structured, version, count_tokens, calls, ..
+            set,
+            observer,
+            tools,
+            profile,
+            hints,
+            instructions,
+            structured,
+            version,
+            count_tokens,
+            cached,
+            calls,
+            ..
         } = self;
         let inner = Arc::new(inner);
-        Server { set, observer, inner, tools, profile, hints, instructions, structured, version, count_tokens, calls }
+        Server {
+            set,
+            observer,
+            inner,
+            tools,
+            profile,
+            hints,
+            instructions,
+            structured,
+            version,
+            count_tokens,
+            cached,
+            calls,
+        }
     }
 
     /// The same server publishing the manifest's consolidated profile instead of its tools: one
@@ -167,6 +219,11 @@ impl<S: ToolSet, O: CallObserver + 'static, I: Inner> Server<S, O, I> {
     /// The same server counting `_meta.tokens` with `count` instead of [`estimate_tokens`].
     pub fn with_token_count(self, count: fn(&str) -> usize) -> Self {
         Server { count_tokens: count, ..self }
+    }
+
+    /// The same server saying `_meta.cached` in every answer (its answers come from a cache).
+    pub fn with_cached_meta(self) -> Self {
+        Server { cached: true, ..self }
     }
 
     fn republished(self) -> Self {
@@ -272,6 +329,7 @@ impl<S: ToolSet, O: CallObserver + 'static, I: Inner> Server<S, O, I> {
             started,
             version: self.version,
             extra: self.observer.meta(),
+            cached: self.cached,
             warnings,
             count_tokens: self.count_tokens,
         };

@@ -27,6 +27,7 @@ const ECHO: ToolSpec = ToolSpec {
     input_schema: r#"{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}"#,
     output_schema: "",
     error_context: &[],
+    writes_when: None,
 };
 
 struct Echo;

@@ -1,38 +1,21 @@
-//! The generator's pinned output builds: codegen/tests/golden/ok_full.tools.rs, the Rust that
-//! codegen emits for its smallest fixture manifest, is compiled here against the real runtime with
-//! two stub handlers, and its dispatch runs. A golden that does not build fails this test target.
+//! The generator's pinned output builds: golden/ok_full.tools.rs, the Rust that codegen emits for
+//! its fullest fixture manifest, is compiled here against the real runtime with two stub
+//! handlers, and its dispatch runs. A golden that does not build fails this test target.
 
 mod handlers {
     use super::generated::*;
-    use docket::runtime::{Reply, ToolResult};
+    use toolkit_runtime::{CallContext, Reply, ToolResult};
 
-    #[derive(Clone)]
     pub struct Handlers;
 
-    /// Never read-only; the runtime runs its handlers on the blocking pool.
-    impl toolkit_runtime::handlers::HandlerContext for Handlers {
-        fn read_only(&self) -> bool {
-            false
-        }
-
-        fn refused(&self, tool: &str) -> toolkit_runtime::ToolError {
-            errors::not_implemented(tool)
-        }
-
-        fn stopped(&self, why: String) -> toolkit_runtime::ToolError {
-            errors::invalid_arguments("a handler", why)
-        }
-    }
-
-    pub mod items {
-        use super::*;
-
-        pub fn list_items(_: &Handlers, input: ListItemsInput) -> ToolResult<ListItemsOutput> {
+    /// The server implements the generated trait for its own type.
+    impl ToolHandlers for Handlers {
+        async fn list_items(&self, input: ListItemsInput, _: CallContext) -> ToolResult<ListItemsOutput> {
             let names = input.tags.unwrap_or_default();
             Ok(Reply::new(ListItemsOutput { names }).with_text(format!("{:?}", input.color)))
         }
 
-        pub fn add_item(_: &Handlers, input: AddItemInput) -> ToolResult<AddItemOutput> {
+        async fn add_item(&self, input: AddItemInput, _: CallContext) -> ToolResult<AddItemOutput> {
             Ok(Reply::new(AddItemOutput { id: input.name }))
         }
     }
@@ -40,11 +23,11 @@ mod handlers {
 
 #[allow(dead_code, clippy::all)]
 mod generated {
-    include!("../codegen/tests/golden/ok_full.tools.rs");
+    include!("golden/ok_full.tools.rs");
 }
 
-use docket::runtime::CallContext;
 use serde_json::json;
+use toolkit_runtime::CallContext;
 
 fn ctx(tool: &str) -> CallContext {
     CallContext { tool: tool.into(), request_id: "1".into() }
