@@ -66,4 +66,18 @@ impl Store {
         };
         same_issue && !meta.status.is_archived()
     }
+
+    /// Renews the tombstone of `id` if it is still this session's own (a close that was paused
+    /// between its tombstone and its file): whether it was.
+    pub(crate) fn renew_own_tombstone(&self, id: &str) -> bool {
+        let Ok(Some(refs)) = self.claim_refs() else { return false };
+        let session = crate::holder::current_id();
+        match refs.read(id) {
+            Ok(Some(c)) if c.state == State::Closed && !session.is_empty() && c.session == session => {
+                let renewed = Claim { taken_at: crate::git::claims::now(), ..c.clone() };
+                matches!(refs.replace(&c, &renewed), Ok(Some(_)))
+            }
+            _ => false,
+        }
+    }
 }

@@ -87,8 +87,29 @@ impl Store {
         self.refuse_in_pending(id)?;
         // Who holds the issue is the claim record's to say: a fenced-off writer or a claim of
         // someone else's is refused before anything is written.
+        let gate = std::time::Instant::now();
         let tombstoned = self.claim_gate(id, &patch)?;
-        let done = self.update_unfenced(id, patch);
+        // A holder's close pushed its tombstone first. A tombstone of this checkout a lease old
+        // whose file is not closed reads as a close that died (`Store::interrupted_close`), so the
+        // file is written within a lease of the tombstone (counted from before it was pushed: a
+        // pause in the push counts); a call paused past that renews the tombstone if it is
+        // still its own, or writes nothing.
+        let lease = |from: std::time::Instant| from + self.claim_ttl;
+        let mut until = tombstoned.as_ref().map(|_| lease(gate));
+        let done = loop {
+            match self.update_unfenced(id, patch.clone(), until) {
+                Ok(Some(updated)) => break Ok(updated),
+                Err(e) => break Err(e),
+                Ok(None) => {
+                    let renewing = std::time::Instant::now();
+                    if !self.renew_own_tombstone(id) {
+                        let reason = "this close was paused past its lease, and the issue is someone else's since (nothing was written); issues_ready lists work to claim".to_string();
+                        return Err(StoreError::ClaimLost { id: id.to_string(), reason });
+                    }
+                    until = Some(lease(renewing));
+                }
+            }
+        };
         if let Some(claim) = tombstoned
             && !matches!(&done, Ok(u) if u.issue.meta.status.is_archived())
         {
@@ -97,8 +118,14 @@ impl Store {
         done
     }
 
-    /// [`Store::update`] once the claim record allowed it.
-    fn update_unfenced(&self, id: &str, mut patch: IssuePatch) -> Result<Updated, StoreError> {
+    /// [`Store::update`] once the claim record allowed it; `None` (nothing written) when `until`
+    /// passed before the write.
+    fn update_unfenced(
+        &self,
+        id: &str,
+        mut patch: IssuePatch,
+        until: Option<std::time::Instant>,
+    ) -> Result<Option<Updated>, StoreError> {
         let lock = WorkspaceLock::acquire(&self.ws)?;
         let (mut index, _) = self.fresh()?;
         let path = resolve_for_write(&index, id)?;
@@ -138,7 +165,7 @@ impl Store {
             let plan = plan(&path, &doc, &before, &patch)?;
             if plan.changed.is_empty() {
                 let issue = Issue { meta: before.clone(), body: doc.body, version };
-                return Ok(Updated { issue, before, changed: vec![] });
+                return Ok(Some(Updated { issue, before, changed: vec![] }));
             }
             let new_text = doc
                 .edited(&plan.edits, plan.body.as_deref())
@@ -147,6 +174,9 @@ impl Store {
             // to a file that says `status: Closed` outside archived/ does not move it.
             let moves = plan.changed.iter().any(|c| matches!(*c, "status" | "type"));
             let dest = if moves { self.destination(&path, &plan.meta) } else { path.clone() };
+            if until.is_some_and(|u| std::time::Instant::now() > u) {
+                return Ok(None);
+            }
             if self.replace(&path, &original, &dest, &new_text)? {
                 let mut meta = plan.meta;
                 meta.path = dest.clone();
@@ -163,7 +193,7 @@ impl Store {
                 drop(lock);
                 self.claim_ended(&before, Some(&meta));
                 let version = files::version_of(new_text.as_bytes());
-                return Ok(Updated { before, issue: Issue { meta, body, version }, changed: plan.changed });
+                return Ok(Some(Updated { before, issue: Issue { meta, body, version }, changed: plan.changed }));
             }
             tracing::info!(path = %path.display(), "the file changed while it was being updated; applying again");
         }

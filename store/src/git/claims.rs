@@ -586,19 +586,7 @@ impl Claims {
     ) -> Result<(Option<Taken>, Option<Claim>), Refusal> {
         let holder = one_line(holder);
         let current = self.read(id)?;
-        let mut claim = Claim {
-            id: id.to_string(),
-            holder: holder.clone(),
-            session: one_line(session),
-            taken_at: now(),
-            lease: lease_end(self.ttl),
-            state: State::Held,
-            oid: String::new(),
-            takeover: None,
-            lapsed_from: None,
-            at: self.here(),
-            key: None,
-        };
+        let mut claim = self.new_claim(id, &holder, session);
         match &current {
             Some(c) if c.state == State::Closed => return Err(Refusal::Held(c.clone())),
             Some(c) if c.is_held_by(&holder, session) => {
@@ -635,21 +623,30 @@ impl Claims {
     pub fn take_after_unfinished_close(&self, tomb: &Claim, holder: &str, session: &str) -> Result<Taken, Refusal> {
         let holder = one_line(holder);
         let claim = Claim {
-            id: tomb.id.clone(),
-            holder: holder.clone(),
+            lapsed_from: Some(format!("{} (a close at {} that did not finish)", tomb.holder, tomb.taken_at)),
+            key: tomb.key.clone(),
+            ..self.new_claim(&tomb.id, &holder, session)
+        };
+        match self.replace(tomb, &claim)? {
+            Some(taken) => Ok(Taken::New(taken)),
+            None => self.lost(&tomb.id, &holder, session),
+        }
+    }
+
+    /// A claim of `id` by `holder` in `session` taken here now, its lease starting (not written).
+    fn new_claim(&self, id: &str, holder: &str, session: &str) -> Claim {
+        Claim {
+            id: id.to_string(),
+            holder: holder.to_string(),
             session: one_line(session),
             taken_at: now(),
             lease: lease_end(self.ttl),
             state: State::Held,
             oid: String::new(),
             takeover: None,
-            lapsed_from: Some(format!("{} (a close at {} that did not finish)", tomb.holder, tomb.taken_at)),
+            lapsed_from: None,
             at: self.here(),
-            key: tomb.key.clone(),
-        };
-        match self.replace(tomb, &claim)? {
-            Some(taken) => Ok(Taken::New(taken)),
-            None => self.lost(&tomb.id, &holder, session),
+            key: None,
         }
     }
 
