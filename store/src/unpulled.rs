@@ -57,14 +57,17 @@ impl Store {
         }
         let Ok(meta) = self.get_meta(&c.id) else { return false };
         let meta = meta.value;
-        let same_issue = match &c.key {
+        // Closed here (the usual case): no file to read.
+        if meta.status.is_archived() {
+            return false;
+        }
+        match &c.key {
             Some(key) => crate::files::read_text(&meta.path)
                 .ok()
                 .and_then(|t| crate::git::merge::identity_key(&t))
                 .is_some_and(|k| &k == key),
             None => true,
-        };
-        same_issue && !meta.status.is_archived()
+        }
     }
 
     /// Renews the tombstone of `id` if it is still this session's own (a close that was paused
