@@ -23,7 +23,7 @@ use std::time::Duration;
 
 use crate::Store;
 use crate::git::Repo;
-use crate::git::claims::{Claim, ClaimRead, Claims, Refusal, State, Taken};
+use crate::git::claims::{Claim, ClaimRead, Claims, Refusal, State, Taken, lease_end};
 use crate::holder::{self, Session};
 use crate::model::{Expect, IssueFilter, IssueMeta, IssuePatch, Status, StoreError, Updated};
 use crate::workspace::Worktrees;
@@ -232,16 +232,12 @@ impl Store {
         }
         // Paused (a stopped process, a sleeping laptop) past the lease it has just taken: the
         // file is written only if the claim is still this session's.
-        if new && claim.lapsed(self.claim_ttl).is_some() {
-            let still = refs
-                .read(&meta.id)
-                .ok()
-                .flatten()
-                .is_some_and(|c| c.state == State::Held && c.is_held_by(assignee, &sid));
-            if !still {
-                let reason = "this call was paused past the lease it had just taken, and the claim is no longer this session's (nothing was written); issues_ready lists work to claim".to_string();
-                return Err(refuse(&meta.id, reason));
-            }
+        let still_ours = || {
+            refs.read(&meta.id).ok().flatten().is_some_and(|c| c.state == State::Held && c.is_held_by(assignee, &sid))
+        };
+        if new && claim.lapsed(self.claim_ttl).is_some() && !still_ours() {
+            let reason = "this call was paused past the lease it had just taken, and the claim is no longer this session's (nothing was written); issues_ready lists work to claim".to_string();
+            return Err(refuse(&meta.id, reason));
         }
         // A claim of an issue the file says someone else is working on, with no record of it (a
         // claim made before records): refused as before, needing a takeover.
@@ -272,6 +268,12 @@ impl Store {
                 }
                 // The remote answered: finish what earlier calls left queued.
                 self.settle_claims(refs.until());
+                // Paused after the write, past the lease: another session may have taken the
+                // issue (and closed it) since, and "Claimed" would be an answer from the past.
+                if new && claim.lapsed(self.claim_ttl).is_some() && !still_ours() {
+                    let reason = "this call was paused past the lease it had just taken, and the issue is someone else's since; issues_ready lists work to claim".to_string();
+                    return Err(refuse(&meta.id, reason));
+                }
                 Ok(updated)
             }
             Err(e) => {
@@ -463,7 +465,7 @@ impl Store {
                 && c.state == State::Held
                 && c.session == session.id()
             {
-                match refs.close_keyed(&meta.id, Some(c), &c.holder, session.id(), key_of(&meta.path)) {
+                match refs.begin_close(&meta.id, Some(c), &c.holder, session.id(), key_of(&meta.path)) {
                     Ok(true) => return Ok(Some(c.clone())),
                     // The record moved since it was read (this process's renewal, or a takeover):
                     // read it again; a takeover is refused below.
@@ -558,9 +560,10 @@ impl Store {
                 let mut tried = Ok(false);
                 for _ in 0..5 {
                     tried = refs.read(&before.id).and_then(|current| {
-                        // The holder's close put its tombstone before the write.
-                        if current.as_ref().is_some_and(|c| c.state == State::Closed) {
-                            return Ok(true);
+                        // The holder's close put its tombstone before the write, with the time
+                        // by which the file had to be written: it is, so that time goes.
+                        if let Some(tomb) = current.as_ref().filter(|c| c.state == State::Closed) {
+                            return refs.finish_close(tomb);
                         }
                         let by = current
                             .as_ref()
@@ -674,11 +677,6 @@ fn claim_refused(id: &str, reason: String) -> StoreError {
 }
 
 /// The end of a lease of `ttl` from now.
-fn lease_end(ttl: Duration) -> String {
-    let ttl = chrono::Duration::from_std(ttl).unwrap_or_else(|_| chrono::Duration::seconds(900));
-    (chrono::Utc::now() + ttl).to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
-}
-
 /// The `docketKey` of the issue file at `path`, if it has one.
 fn key_of(path: &std::path::Path) -> Option<String> {
     crate::files::read_text(path).ok().and_then(|t| crate::git::merge::identity_key(&t))

@@ -91,6 +91,8 @@ impl Store {
             }
             let outcome = match p.op.as_str() {
                 "close" => match refs.read(&p.id) {
+                    // The close's own tombstone, its file since written: it is finished.
+                    Ok(Some(tomb)) if tomb.state == crate::git::claims::State::Closed => refs.finish_close(&tomb),
                     Ok(current) => refs.close(&p.id, current.as_ref(), &p.holder),
                     Err(r) => Err(r),
                 },

@@ -48,16 +48,24 @@ impl Store {
         out
     }
 
-    /// Whether tombstone `c` is a close this workspace began and never finished: taken here, a
-    /// lease and its skew ago, and the issue it names (the same `docketKey`) still not closed in
-    /// the files here. Such an issue is offered again, like a lapsed claim.
+    /// Whether tombstone `c` is a close that began and never finished, so its issue is offered
+    /// again like a lapsed claim. Its lease (the time by which the file was to be written) has
+    /// lapsed, which every clone can see; a tombstone without one (a close before closes had
+    /// leases) counts only where it was taken, a lease and its skew after it. Either way the
+    /// issue it names (the same `docketKey`) is still not closed in the files here: where the file
+    /// says closed, the close did finish and only its record is behind.
     pub(crate) fn interrupted_close(&self, refs: &Claims, c: &Claim) -> bool {
-        if c.state != State::Closed || !refs.taken_here(c) || !c.older_than(self.claim_ttl + skew(self.claim_ttl)) {
+        let ttl = self.claim_ttl;
+        let dead = match c.lease.is_empty() {
+            false => c.close_lapsed(ttl),
+            true => c.state == State::Closed && refs.taken_here(c) && c.older_than(ttl + skew(ttl)),
+        };
+        if !dead {
             return false;
         }
         let Ok(meta) = self.get_meta(&c.id) else { return false };
         let meta = meta.value;
-        // Closed here (the usual case): no file to read.
+        // Closed here (the usual case where it was taken): no file to read.
         if meta.status.is_archived() {
             return false;
         }
@@ -77,7 +85,11 @@ impl Store {
         let session = crate::holder::current_id();
         match refs.read(id) {
             Ok(Some(c)) if c.state == State::Closed && !session.is_empty() && c.session == session => {
-                let renewed = Claim { taken_at: crate::git::claims::now(), ..c.clone() };
+                let renewed = Claim {
+                    taken_at: crate::git::claims::now(),
+                    lease: crate::git::claims::lease_end(self.claim_ttl),
+                    ..c.clone()
+                };
                 matches!(refs.replace(&c, &renewed), Ok(Some(_)))
             }
             _ => false,

@@ -9,8 +9,9 @@ use crate::common::many::origin_and_clones;
 
 use std::path::Path;
 
-use common::git;
-use common::many::{docket_in, ok_in};
+use common::many::{docket_in, ok_in, serve_in};
+use common::{call, git, is_error, text};
+use serde_json::json;
 
 const REMOTE: (&str, &str) = ("DOCKET_CLAIMS_REMOTE", "origin");
 
@@ -78,6 +79,71 @@ fn an_issue_created_since_the_last_push_is_claimed_next_only_once_pushed() {
     assert!(next.contains("ISS-000003"), "{next}");
 }
 
+/// Pushes `text` as the claim record of `id` from clone `dir`, over whatever is there.
+fn push_record(dir: &Path, id: &str, text: &str) {
+    use std::io::Write;
+    let mut hash = common::git_command(dir);
+    hash.args(["hash-object", "-w", "--stdin"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped());
+    let mut child = hash.spawn().expect("git");
+    child.stdin.take().expect("stdin").write_all(text.as_bytes()).expect("write");
+    let oid = String::from_utf8(child.wait_with_output().expect("git").stdout).expect("utf-8").trim().to_string();
+    git(dir, &["push", "-q", "--force", "origin", &format!("{oid}:refs/docket/claims/{id}")]);
+}
+
+fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname").expect("hostname").trim().replace(':', "_")
+}
+
+fn ago(secs: i64) -> String {
+    (chrono::Utc::now() - chrono::Duration::seconds(secs)).to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+/// The soak's stranded issue: a close killed between its tombstone and its file in clone A was
+/// offered again only in A, so B's agents (and B's ready) never saw it free. A holder's close now
+/// pushes its tombstone with the time its file must be written by, and clears it once written:
+/// every clone tells a dead close from a finished one that is not pulled yet.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_close_that_died_in_another_clone_is_offered_there_and_a_finished_one_is_not() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (origin, clones) = origin_and_clones(tmp.path(), 3, 2);
+    let env = [REMOTE, ("DOCKET_CLAIM_TTL", "1s")];
+    let (a, b) = (&clones[0], &clones[1]);
+    // A close that finished in A (by its holder's session), not pushed: its record says so.
+    let ann = serve_in(a, &env).await;
+    let claimed = call(&ann, "issues_claim", json!({"id": "ISS-000001", "assignee": "ann"})).await;
+    assert!(!is_error(&claimed), "{}", text(&claimed));
+    let closed = call(&ann, "issues_update", json!({"id": "ISS-000001", "status": "closed"})).await;
+    assert!(!is_error(&closed), "{}", text(&closed));
+    let record = claim_ref(&origin, "ISS-000001").expect("a tombstone");
+    assert!(record.contains("state closed") && !record.contains("\nlease "), "a finished close: {record}");
+    // A close killed in A after its tombstone: the file was to be written by 5 s ago.
+    let top = a.canonicalize().expect("canonical");
+    let dead = format!(
+        "docket claim\nissue ISS-000002\nholder ann\ntaken {}\nlease {}\nstate closed\nat {}:{}\n",
+        ago(7),
+        ago(5),
+        hostname(),
+        top.display()
+    );
+    push_record(a, "ISS-000002", &dead);
+    // Both tombstones are older than a lease and its skew.
+    tokio::time::sleep(std::time::Duration::from_millis(1600)).await;
+    let ready = ok_in(b, &["ready"], &env);
+    assert!(ready.contains("ISS-000002") && ready.contains("did not finish"), "B offers the dead close: {ready}");
+    assert!(!ready.contains("ISS-000001 "), "B does not offer the finished close it has not pulled: {ready}");
+    let next = ok_in(b, &["claim", "--next", "--as", "bob"], &env);
+    assert!(next.contains("ISS-000002"), "claim-next takes the dead close's issue: {next}");
+    let refused = docket_in(b, &["claim", "ISS-000001", "--as", "bob"], &env);
+    assert!(
+        !refused.status.success(),
+        "the finished close is not claimable: {}",
+        String::from_utf8_lossy(&refused.stdout)
+    );
+    assert!(stderr(&refused).contains("closed by ann"), "{}", stderr(&refused));
+}
+
 #[test]
 fn a_close_whose_process_died_before_its_file_was_written_is_offered_again() {
     let tmp = tempfile::tempdir().expect("tmp");
@@ -87,25 +153,14 @@ fn a_close_whose_process_died_before_its_file_was_written_is_offered_again() {
     ok_in(a, &["claim", "ISS-000001", "--as", "ann"], env);
     // What a server killed inside its close leaves: the tombstone on the remote (written first),
     // and the file still in progress. Ten seconds ago, in this clone.
-    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").expect("hostname").trim().replace(':', "_");
     let top = a.canonicalize().expect("canonical");
-    let taken =
-        (chrono::Utc::now() - chrono::Duration::seconds(10)).to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
     let tomb = format!(
-        "docket claim\nissue ISS-000001\nholder ann\ntaken {taken}\nstate closed\nat {host}:{}\n",
+        "docket claim\nissue ISS-000001\nholder ann\ntaken {}\nstate closed\nat {}:{}\n",
+        ago(10),
+        hostname(),
         top.display()
     );
-    let oid = {
-        use std::io::Write;
-        let mut hash = common::git_command(a);
-        hash.args(["hash-object", "-w", "--stdin"])
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped());
-        let mut child = hash.spawn().expect("git");
-        child.stdin.take().expect("stdin").write_all(tomb.as_bytes()).expect("write");
-        String::from_utf8(child.wait_with_output().expect("git").stdout).expect("utf-8").trim().to_string()
-    };
-    git(a, &["push", "-q", "--force", "origin", &format!("{oid}:refs/docket/claims/ISS-000001")]);
+    push_record(a, "ISS-000001", &tomb);
     let ready = ok_in(a, &["ready"], env);
     assert!(ready.contains("ISS-000001") && ready.contains("did not finish"), "{ready}");
     let claimed = ok_in(a, &["claim", "ISS-000001", "--as", "bob"], env);

@@ -143,9 +143,21 @@ impl Claim {
 
     /// When the lease ended, if it has lapsed (ended more than [`skew`] ago, on this clock).
     pub fn lapsed(&self, ttl: Duration) -> Option<chrono::DateTime<chrono::Utc>> {
-        if self.state != State::Held {
-            return None;
+        match self.state {
+            State::Held => self.lease_ended(ttl),
+            State::Closed => None,
         }
+    }
+
+    /// Whether this tombstone is a close that did not finish: its file was to be written within
+    /// the lease the tombstone was pushed with, and the closing session would have cleared that
+    /// lease once it was ([`Claims::finish_close`]). Every clone can judge it, and so every clone
+    /// offers the issue again, not only the one whose files show the close missing.
+    pub fn close_lapsed(&self, ttl: Duration) -> bool {
+        self.state == State::Closed && self.lease_ended(ttl).is_some()
+    }
+
+    fn lease_ended(&self, ttl: Duration) -> Option<chrono::DateTime<chrono::Utc>> {
         let end = chrono::DateTime::parse_from_rfc3339(&self.lease).ok()?.with_timezone(&chrono::Utc);
         let grace = chrono::Duration::from_std(skew(ttl)).unwrap_or_default();
         (chrono::Utc::now() > end + grace).then_some(end)
@@ -208,7 +220,7 @@ pub fn now() -> String {
 }
 
 /// The end of a lease of `ttl` starting now.
-fn lease_end(ttl: Duration) -> String {
+pub fn lease_end(ttl: Duration) -> String {
     let ttl = chrono::Duration::from_std(ttl).unwrap_or_else(|_| chrono::Duration::seconds(900));
     (chrono::Utc::now() + ttl).to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
@@ -708,12 +720,48 @@ impl Claims {
         session: &str,
         key: Option<String>,
     ) -> Result<bool, Refusal> {
+        self.tombstone(id, current, by, session, key, String::new())
+    }
+
+    /// The tombstone a holder's close pushes before it writes the file: [`Claims::close_keyed`]
+    /// with a lease, the time by which the file must be written. [`Claims::finish_close`] clears
+    /// it once the file is; past it (and its skew) the close counts as dead everywhere
+    /// ([`Claim::close_lapsed`]).
+    pub fn begin_close(
+        &self,
+        id: &str,
+        current: Option<&Claim>,
+        by: &str,
+        session: &str,
+        key: Option<String>,
+    ) -> Result<bool, Refusal> {
+        self.tombstone(id, current, by, session, key, lease_end(self.ttl))
+    }
+
+    /// Marks tombstone `tomb` finished (its file says closed): its lease goes, compare-and-set;
+    /// whether the record is a finished tombstone now (`false`: it moved since it was read).
+    pub fn finish_close(&self, tomb: &Claim) -> Result<bool, Refusal> {
+        if tomb.state != State::Closed || tomb.lease.is_empty() {
+            return Ok(tomb.state == State::Closed);
+        }
+        Ok(self.replace(tomb, &Claim { lease: String::new(), ..tomb.clone() })?.is_some())
+    }
+
+    fn tombstone(
+        &self,
+        id: &str,
+        current: Option<&Claim>,
+        by: &str,
+        session: &str,
+        key: Option<String>,
+        lease: String,
+    ) -> Result<bool, Refusal> {
         let tomb = Claim {
             id: id.to_string(),
             holder: one_line(by),
             session: session.to_string(),
             taken_at: now(),
-            lease: String::new(),
+            lease,
             state: State::Closed,
             oid: String::new(),
             takeover: None,

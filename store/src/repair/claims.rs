@@ -101,7 +101,7 @@ fn mismatches(store: &Store, scan: &Scan) -> Findings {
         let ttl = store.claim_ttl();
         let lapsed = c.lapsed(ttl).is_some();
         // A claim made before leases never lapses, but stops counting as live a lease after it.
-        let stopped = lapsed || (c.lease.is_empty() && c.older_than(ttl));
+        let stopped = lapsed || c.close_lapsed(ttl) || (c.lease.is_empty() && c.older_than(ttl));
         let here = refs.taken_here(&c);
         let issue = scan.issues.iter().find(|m| m.id.eq_ignore_ascii_case(&c.id));
         let open_for_holder = |m: &IssueMeta| {
