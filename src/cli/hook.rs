@@ -216,6 +216,10 @@ fn confined(top: &Path, rel: &Path) -> Result<PathBuf, String> {
 /// doing unless two of its holders were together in one tree before it (either side of the
 /// merge, the branch before a rebase, or a remote-tracking branch). After a rebase the new
 /// commits hold both sides already, so only the branch as it was (`ORIG_HEAD`) counts.
+///
+/// A holder is known by its file's name in its collection, whatever folder its state puts it
+/// in: an issue closed here since (moved to `archived/`) was together with the other holder on
+/// the remote all the same, and the clone that pushed them together is the one to renumber.
 fn made_by_merge(repo: &Repo, ws: &Workspace, report: &doctor::Report, hook: &str) -> (HashSet<String>, Vec<String>) {
     let spec = ws_spec(repo, ws);
     let before: &[&str] = if hook == "post-rewrite" { &["ORIG_HEAD"] } else { &["HEAD^1", "HEAD^2", "ORIG_HEAD"] };
@@ -230,18 +234,31 @@ fn made_by_merge(repo: &Repo, ws: &Workspace, report: &doctor::Report, hook: &st
         }
         let args = ["ls-tree", "-r", "--name-only", "-z", oid.trim(), "--"].map(OsStr::new);
         let Ok(names) = git(&repo.toplevel, &[&args[..], &[spec.as_os_str()]].concat()) else { continue };
-        trees.push(nul_separated(&names).collect());
+        trees.push(nul_separated(&names).map(|p| issue_name(&p)).collect());
     }
     let (mut made, mut before) = (HashSet::new(), Vec::new());
     for (id, holders) in report.holders_of_duplicates() {
-        let paths: Vec<Vec<u8>> = holders.iter().filter_map(|p| from_top(repo, ws, p)).collect();
-        if trees.iter().any(|t| paths.iter().filter(|p| t.contains(*p)).count() >= 2) {
+        // The two copies of an interrupted move are one name: one issue, not two.
+        let names: HashSet<Vec<u8>> =
+            holders.iter().filter_map(|p| from_top(repo, ws, p)).map(|p| issue_name(&p)).collect();
+        if trees.iter().any(|t| names.iter().filter(|n| t.contains(*n)).count() >= 2) {
             before.push(id);
         } else {
             made.insert(id.to_uppercase());
         }
     }
     (made, before)
+}
+
+/// Who a path from the top names: the path with an `archived` folder before the file's name
+/// left out (`.docket/issues/archived/ISS-1-x.md` is `.docket/issues/ISS-1-x.md`).
+fn issue_name(path: &[u8]) -> Vec<u8> {
+    let path = Path::new(OsStr::from_bytes(path));
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return path.as_os_str().as_bytes().to_vec();
+    };
+    let dir = if dir.file_name().is_some_and(|d| d == "archived") { dir.parent().unwrap_or(dir) } else { dir };
+    dir.join(name).into_os_string().into_vec()
 }
 
 /// Commits the index on top of HEAD with plumbing: inside post-merge git still has the merge's

@@ -764,3 +764,69 @@ fn one_issue_closed_in_two_clones_stays_one_issue() {
     assert!(!text.contains("<<<<<<<"), "no conflict markers: {text}");
     assert!(git(b, &["status", "--porcelain"]).is_empty(), "merged and committed: {pulled}");
 }
+
+/// The soak's rename/rename: one clone's hook renumbered a follow-up in its working tree (the
+/// file had changes of its own, so the repair was left uncommitted) and the merge went out with
+/// both issues at one id. A second clone, where the other issue had been closed since (moved to
+/// `archived/`), pulled that merge: judged by paths, the two files were never together in one
+/// tree, so its hook renumbered the follow-up too, to its own next number, and the next pull of
+/// either clone stopped on a rename/rename. Judged by the issue files' names, whatever folder
+/// their state puts them in, the duplicate came from the other side, and is left to the clone
+/// whose repair is on its way.
+#[test]
+fn a_duplicate_pulled_from_the_remote_is_renumbered_by_one_clone_only() {
+    let (_tmp, clones) = origin_and_clones(3);
+    let (x, y, z) = (&clones[0], &clones[1], &clones[2]);
+    let commit = |dir: &Path, message: &str| {
+        git(dir, &["add", "-A"]);
+        git(dir, &["commit", "-q", "-m", message]);
+    };
+    let pull = |dir: &Path| git_all(dir, &["pull", "--no-rebase", "--no-edit", "origin", "main"]);
+    let a = create(y, "first, from y", None);
+    commit(y, "a");
+    git(y, &["push", "-q", "origin", "main"]);
+    pull(z);
+    // x made its own issue meanwhile, with the same id, and is still editing it.
+    let b = create(x, "second, from x", None);
+    assert_eq!(a, b, "two clones, one number");
+    commit(x, "b");
+    let b_file = x.join(".docket/issues").join(
+        std::fs::read_dir(x.join(".docket/issues"))
+            .expect("issues")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .find(|n| n.contains("second"))
+            .expect("b's file"),
+    );
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&b_file)
+        .and_then(|mut f| {
+            use std::io::Write;
+            f.write_all(b"\nStill writing.\n")
+        })
+        .expect("edit");
+    let pulled = pull(x);
+    assert!(pulled.contains("left in the working tree"), "{pulled}");
+    git(x, &["push", "-q", "origin", "main"]);
+    // z closed a (to archived/) and made an issue of its own, both committed, then pulls x's merge.
+    ok(z, &["close", &a]);
+    create(z, "third, from z", None);
+    commit(z, "z's work");
+    let pulled = pull(z);
+    assert!(!pulled.contains("docket: renumbered"), "the duplicate came from x, whose repair is on its way: {pulled}");
+    git(z, &["push", "-q", "origin", "main"]);
+    // x's repair goes out; then everyone pulls until level.
+    commit(x, "x's repair");
+    let pulled = pull(x);
+    assert!(!pulled.contains("CONFLICT"), "{pulled}");
+    git(x, &["push", "-q", "origin", "main"]);
+    for dir in [y, z] {
+        let pulled = pull(dir);
+        assert!(!pulled.contains("CONFLICT"), "{pulled}");
+    }
+    let issues = all_issues(z);
+    let ids: BTreeSet<&str> = issues.iter().map(|i| i["id"].as_str().expect("id")).collect();
+    let titles: BTreeSet<&str> = issues.iter().map(|i| i["title"].as_str().expect("title")).collect();
+    assert_eq!((ids.len(), titles.len(), issues.len()), (3, 3, 3), "three issues, three ids: {issues:?}");
+}
