@@ -277,7 +277,17 @@ impl Store {
                 Ok(updated)
             }
             Err(e) => {
-                if new && let Err(e) = refs.drop_claim(&claim) {
+                tracing::warn!(id = %meta.id, error = %e, "a claim whose file write failed is taken back");
+                // A claim that replaced a record (a lapsed lease, a close that did not finish, a
+                // takeover) is given up rather than deleted: with no record, the file's
+                // in_progress would read as a claim made before records, which only a takeover
+                // frees, and the issue would be stranded.
+                let back = match new && (claim.lapsed_from.is_some() || claim.takeover.is_some()) {
+                    true => refs.give_up(&claim),
+                    false if new => refs.drop_claim(&claim),
+                    false => Ok(true),
+                };
+                if let Err(e) = back {
                     tracing::warn!(id = %meta.id, error = ?e, "could not take back a claim record whose file write failed");
                 }
                 Err(e)

@@ -773,6 +773,15 @@ impl Claims {
         Ok(self.replace(current.unwrap_or(&empty), &tomb)?.is_some())
     }
 
+    /// Ends `claim`'s lease now (compare-and-set): the record stays, lapsed, so the issue is
+    /// free to anyone, as after a lease that ran out; whether it was written.
+    pub fn give_up(&self, claim: &Claim) -> Result<bool, Refusal> {
+        let past = skew(self.ttl) + Duration::from_secs(1);
+        let ended = chrono::Utc::now() - chrono::Duration::from_std(past).unwrap_or_default();
+        let lease = ended.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+        Ok(self.replace(claim, &Claim { lease, ..claim.clone() })?.is_some())
+    }
+
     /// Deletes `claim`'s ref if it still points at that claim; whether it did.
     pub fn drop_claim(&self, claim: &Claim) -> Result<bool, Refusal> {
         let name = ref_of(&claim.id)?;
@@ -1288,6 +1297,39 @@ mod tests {
         assert_eq!(listed.refs.iter().map(|(id, _)| id.as_str()).collect::<Vec<_>>(), ["ISS-000001"]);
         let refused = claims.take("ISS-000001", "bob", None);
         assert!(matches!(refused, Err(Refusal::Held(c)) if c.state == State::Closed), "a tombstone is never taken");
+    }
+
+    #[test]
+    fn a_close_is_dead_once_its_lease_lapses_unless_it_finished() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let ws = tmp.path().join(".docket");
+        std::fs::create_dir_all(&ws).expect("mkdir");
+        let claims = Claims::in_files(&ws).with_ttl(Duration::from_millis(200));
+        let Ok(Taken::New(ann)) = claims.take("ISS-000001", "ann", None) else { panic!("ann takes it") };
+        assert!(claims.begin_close("ISS-000001", Some(&ann), "ann", "s1", None).expect("tombstone"));
+        let closing = claims.read("ISS-000001").expect("read").expect("a record");
+        assert!(closing.state == State::Closed && !closing.lease.is_empty() && !closing.close_lapsed(claims.ttl));
+        std::thread::sleep(Duration::from_millis(400));
+        assert!(closing.close_lapsed(claims.ttl), "a lease and its skew later, the close is dead");
+        // The same, finished before then: no lease, never dead.
+        assert!(claims.finish_close(&closing).expect("finished"));
+        let done = claims.read("ISS-000001").expect("read").expect("a record");
+        assert!(done.state == State::Closed && done.lease.is_empty() && !done.close_lapsed(claims.ttl));
+        assert!(claims.finish_close(&done).expect("already finished"), "finishing twice writes nothing and says so");
+    }
+
+    #[test]
+    fn a_claim_given_up_stays_as_a_lapsed_lease_anyone_may_take() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let ws = tmp.path().join(".docket");
+        std::fs::create_dir_all(&ws).expect("mkdir");
+        let claims = Claims::in_files(&ws).with_ttl(Duration::from_secs(60));
+        let Ok(Taken::New(ann)) = claims.take("ISS-000001", "ann", None) else { panic!("ann takes it") };
+        assert!(claims.give_up(&ann).expect("given up"));
+        let record = claims.read("ISS-000001").expect("read").expect("the record stays");
+        assert!(record.lapsed(claims.ttl).is_some(), "{record:?}");
+        let Ok(Taken::New(bob)) = claims.take("ISS-000001", "bob", None) else { panic!("bob takes it, no reason") };
+        assert!(bob.lapsed_from.as_deref().is_some_and(|l| l.starts_with("ann at ")), "{bob:?}");
     }
 
     #[test]
