@@ -20,7 +20,7 @@ use std::process::{Child, Output, Stdio};
 use std::time::Duration;
 
 use common::git;
-use common::many::{docket_cmd, docket_in, ok_in, origin_and_clones, status_of};
+use common::many::{Layout, docket_cmd, docket_in, ok_in, origin_and_clones, repo_with_issues, status_of};
 use serde_json::json;
 
 const ID: &str = "ISS-000001";
@@ -35,20 +35,29 @@ gate="$RACE_GATE"
 dir=.
 if [ "$1" = "-C" ]; then dir=$2; fi
 case " $* " in
-*" push "*) ;;
+*" push "* | *" update-ref "*) ;;
 *) exec "$real" "$@" ;;
 esac
-hit=
+# The claim record written: `OID:refs/docket/claims/ID` (push), `refs/docket/claims/ID OID OLD`
+# (update-ref, the common git directory of linked worktrees).
+oid=
+prev=
 for arg in "$@"; do
   case "$arg" in
-  *:refs/docket/claims/*)
-    oid=${arg%%:*}
-    case "$RACE_MODE" in
-    stop-after-tombstone) "$real" -C "$dir" cat-file blob "$oid" 2>/dev/null | grep -qx 'state closed' && hit=1 ;;
-    hold-claim) hit=1 ;;
-    esac ;;
+  *:refs/docket/claims/*) oid=${arg%%:*} ;;
   esac
+  case "$prev" in
+  refs/docket/claims/*) [ -n "$oid" ] || oid=$arg ;;
+  esac
+  prev=$arg
 done
+hit=
+if [ -n "$oid" ]; then
+  case "$RACE_MODE" in
+  stop-after-tombstone) "$real" -C "$dir" cat-file blob "$oid" 2>/dev/null | grep -qx 'state closed' && hit=1 ;;
+  hold-claim) hit=1 ;;
+  esac
+fi
 if [ -z "$hit" ] || ! mkdir "$gate/once" 2>/dev/null; then exec "$real" "$@"; fi
 case "$RACE_MODE" in
 stop-after-tombstone)
@@ -133,9 +142,10 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-/// The claim record of `ID` on the bare remote.
-fn record(origin: &Path) -> String {
-    git(origin, &["cat-file", "blob", &format!("refs/docket/claims/{ID}")])
+/// The claim record of `ID` in the repository at `dir` (the bare remote, or a repository whose
+/// linked worktrees share its refs).
+fn record(dir: &Path) -> String {
+    git(dir, &["cat-file", "blob", &format!("refs/docket/claims/{ID}")])
 }
 
 fn field(record: &str, key: &str) -> String {
@@ -169,35 +179,86 @@ fn close_paused_after_its_tombstone(
     (closing, pid)
 }
 
+/// ann's close in `checkout` is stopped right after its tombstone, and resumed once that
+/// tombstone reads as a close that died; nobody took the issue meanwhile, so the close renews its
+/// tombstone and finishes. `files` and `records` as for [`a_paused_close_loses_to_a_taker`].
+fn a_paused_close_renews_its_tombstone(
+    checkout: &Path,
+    files: &Path,
+    records: &Path,
+    gate: &Gate,
+    base: &[(&str, &str)],
+) {
+    let (closing, pid) = close_paused_after_its_tombstone(gate, checkout, base);
+    let tomb = record(records);
+    assert!(tomb.contains("state closed") && tomb.contains("holder ann"), "{tomb}");
+    assert_eq!(status_of(files, ID), "in_progress", "the file is not written yet");
+    // Past a lease and its skew, the paused close reads here as a close that died.
+    let ready = || ok_in(checkout, &["ready"], base);
+    assert!(
+        eventually(Duration::from_secs(20), || ready().contains("did not finish")),
+        "the paused close is taken for a dead one: {}",
+        ready()
+    );
+    resume(&pid);
+    let (err, t) = closing.join().expect("the close answers");
+    assert!(!err, "the tombstone is still ann's: the close finishes: {t}");
+    let archived = files.join("issues/archived").read_dir().expect("archived/");
+    assert!(archived.flatten().any(|e| e.file_name().to_string_lossy().starts_with(ID)), "the file is closed");
+    let after = record(records);
+    assert!(after.contains("state closed") && after.contains("holder ann"), "{after}");
+    assert!(
+        field(&after, "taken") > field(&tomb, "taken"),
+        "the resumed close renewed its tombstone before writing the file: {tomb} then {after}"
+    );
+    let late = docket_in(checkout, &["claim", ID, "--as", "bob"], base);
+    assert!(!late.status.success() && stderr(&late).contains("closed"), "{}", stderr(&late));
+    assert!(!ready().contains(ID), "closed work is not offered");
+}
+
 #[test]
 fn a_close_paused_past_its_lease_after_its_tombstone_renews_it_and_finishes() {
     let tmp = tempfile::tempdir().expect("tmp");
     let (origin, clones) = origin_and_clones(tmp.path(), 2, 1);
     let gate = Gate::new(tmp.path());
     let base: &[(&str, &str)] = &[("DOCKET_CLAIMS_REMOTE", "origin"), ("DOCKET_CLAIM_TTL", "1s")];
-    let clone = &clones[0];
-    let (closing, pid) = close_paused_after_its_tombstone(&gate, clone, base);
-    let tomb = record(&origin);
+    a_paused_close_renews_its_tombstone(&clones[0], &clones[0].join(".docket"), &origin, &gate, base);
+}
+
+#[test]
+fn a_close_paused_past_its_lease_in_a_linked_worktree_renews_its_tombstone_and_finishes() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let main = tmp.path().join("main");
+    repo_with_issues(&main, ".docket", 2);
+    let wt = Layout::Sibling.add(&main, "wt");
+    let gate = Gate::new(tmp.path());
+    let files = main.join(".docket");
+    a_paused_close_renews_its_tombstone(&wt, &files, &main, &gate, &[("DOCKET_CLAIM_TTL", "1s")]);
+}
+
+/// ann's close in `checkout` is stopped right after its tombstone; past its lease bob takes the
+/// issue there for a close that died; ann's resumed close must write nothing. `files` is the
+/// workspace folder the checkout writes (a linked worktree writes its main checkout's), `records`
+/// the repository with the claim refs (the bare remote, or the repository of linked worktrees).
+fn a_paused_close_loses_to_a_taker(checkout: &Path, files: &Path, records: &Path, gate: &Gate, base: &[(&str, &str)]) {
+    let (closing, pid) = close_paused_after_its_tombstone(gate, checkout, base);
+    let tomb = record(records);
     assert!(tomb.contains("state closed") && tomb.contains("holder ann"), "{tomb}");
-    assert_eq!(status_of(&clone.join(".docket"), ID), "in_progress", "the file is not written yet");
-    // Past a lease and its skew, the paused close reads here as a close that died.
-    assert!(
-        eventually(Duration::from_secs(20), || ok_in(clone, &["ready"], base).contains("did not finish")),
-        "the paused close is taken for a dead one: {}",
-        ok_in(clone, &["ready"], base)
-    );
+    let took = eventually(Duration::from_secs(20), || {
+        docket_in(checkout, &["claim", ID, "--as", "bob"], base).status.success()
+    });
+    assert!(took, "the paused close's issue is taken once its tombstone is a lease old");
+    let before = common::snapshot(files);
     resume(&pid);
     let (err, t) = closing.join().expect("the close answers");
-    assert!(!err, "the tombstone is still ann's: the close finishes: {t}");
-    let after = record(&origin);
-    assert!(after.contains("state closed") && after.contains("holder ann"), "{after}");
     assert!(
-        field(&after, "taken") > field(&tomb, "taken"),
-        "the resumed close renewed its tombstone before writing the file: {tomb} then {after}"
+        err && t.starts_with("CONFLICT") && t.contains("paused past its lease") && t.contains("someone else's"),
+        "{t}"
     );
-    let late = docket_in(clone, &["claim", ID, "--as", "bob"], base);
-    assert!(!late.status.success() && stderr(&late).contains("closed"), "{}", stderr(&late));
-    assert!(!ok_in(clone, &["ready"], base).contains(ID), "closed work is not offered");
+    assert_eq!(common::snapshot(files), before, "nothing written");
+    assert_eq!(status_of(files, ID), "in_progress");
+    let now = record(records);
+    assert!(now.contains("holder bob") && !now.contains("state closed"), "bob holds it still: {now}");
 }
 
 #[test]
@@ -206,20 +267,18 @@ fn a_close_paused_past_its_lease_after_another_took_the_issue_writes_nothing() {
     let (origin, clones) = origin_and_clones(tmp.path(), 2, 1);
     let gate = Gate::new(tmp.path());
     let base: &[(&str, &str)] = &[("DOCKET_CLAIMS_REMOTE", "origin"), ("DOCKET_CLAIM_TTL", "1s")];
-    let clone = &clones[0];
-    let (closing, pid) = close_paused_after_its_tombstone(&gate, clone, base);
-    // While ann's close sleeps, bob takes the issue for a close that died.
-    let took =
-        eventually(Duration::from_secs(20), || docket_in(clone, &["claim", ID, "--as", "bob"], base).status.success());
-    assert!(took, "the paused close's issue is taken once its tombstone is a lease old");
-    let before = common::snapshot(&clone.join(".docket"));
-    resume(&pid);
-    let (err, t) = closing.join().expect("the close answers");
-    assert!(err && t.contains("paused past its lease") && t.contains("someone else's"), "{t}");
-    assert_eq!(common::snapshot(&clone.join(".docket")), before, "nothing written");
-    assert_eq!(status_of(&clone.join(".docket"), ID), "in_progress");
-    let now = record(&origin);
-    assert!(now.contains("holder bob") && !now.contains("state closed"), "bob holds it still: {now}");
+    a_paused_close_loses_to_a_taker(&clones[0], &clones[0].join(".docket"), &origin, &gate, base);
+}
+
+#[test]
+fn a_close_paused_past_its_lease_in_a_linked_worktree_after_another_took_the_issue_writes_nothing() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let main = tmp.path().join("main");
+    repo_with_issues(&main, ".docket", 2);
+    let wt = Layout::Sibling.add(&main, "wt");
+    let gate = Gate::new(tmp.path());
+    let files = main.join(".docket");
+    a_paused_close_loses_to_a_taker(&wt, &files, &main, &gate, &[("DOCKET_CLAIM_TTL", "1s")]);
 }
 
 /// `docket claim ID --as bob --force REASON` in `clone`, its claim push held by the fake git.
