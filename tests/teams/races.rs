@@ -1,7 +1,7 @@
-//! Two claim races made to happen every time (issue 45), with real processes, real git and real
-//! clones of a local bare remote. A `git` of the test's own on the PATH of one docket process
-//! runs the real git for every call except one claim push, which it pauses at the moment the
-//! race needs:
+//! Two claim races made to happen every time (issue 45), with real processes, real git, real
+//! clones of a local bare remote and real linked worktrees. A `git` of the test's own on the PATH
+//! of one docket process runs the real git for every call except one write of a claim record,
+//! which it pauses at the moment the race needs (no seam in docket itself):
 //! - **a close paused past its lease.** A holder's close pushes its tombstone first, then writes
 //!   its file; a tombstone of this clone older than a lease (and its skew) whose file is not
 //!   closed reads to everyone else as a close that died, and they may take the issue. The server
@@ -25,10 +25,11 @@ use serde_json::json;
 
 const ID: &str = "ISS-000001";
 
-/// The test's `git`: the real one, except for the first push of a claim ref that `RACE_MODE`
-/// names (`stop-after-tombstone`: a push writing a tombstone, run, and once the remote took it the
-/// docket process that started it is stopped and its pid written to `$RACE_GATE/stopped`; `hold-claim`: any claim
-/// push, held until `$RACE_GATE/go` exists, `$RACE_GATE/holding` saying it waits).
+/// The test's `git`: the real one, except for the first write of a claim ref (a push, or an
+/// update-ref in the common git directory) that `RACE_MODE` names. `stop-after-tombstone`: a write
+/// of a tombstone is run, and once it took, the docket process that started it is stopped and its
+/// pid written to `$RACE_GATE/stopped`. `hold-claim`: any claim push waits until `$RACE_GATE/go`
+/// exists, `$RACE_GATE/holding` saying it waits.
 const FAKE_GIT: &str = r#"#!/bin/sh
 real="$RACE_REAL_GIT"
 gate="$RACE_GATE"
@@ -317,6 +318,7 @@ fn a_takeover_that_loses_to_the_holders_renewal_tries_again_and_leaves_one_holde
     // One holder: ann's server, renewing again, does not win it back, and her writes are fenced.
     let (err, t) = ann.call("issues_update", json!({"id": ID, "description": "mine"}));
     assert!(err && t.contains("now held by bob"), "{t}");
+    // Three of her renewal rounds (every third of the lease) later, it is still bob's.
     std::thread::sleep(Duration::from_secs(2));
     let later = record(&origin);
     assert!(later.contains("holder bob"), "{later}");
