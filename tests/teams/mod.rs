@@ -8,6 +8,7 @@ mod claims_scale;
 mod fifth_ring;
 mod leases;
 mod merge_hooks;
+mod races;
 mod remote_claims;
 mod soak;
 mod tombstones;
