@@ -5,18 +5,11 @@
 //! one tombstone that must not stand: a close that this workspace's own server began and never
 //! finished (the process died between the tombstone and the file's write).
 
+use std::path::Path;
+
 use crate::Store;
 use crate::git::claims::{Claim, Claims, OnBranch, State, Upstream, skew};
 use crate::model::IssueMeta;
-
-/// Ready issues the branch says not to offer.
-#[derive(Debug, Default)]
-pub(crate) struct NotOffered {
-    /// Closed on the branch, open in this clone's files.
-    pub closed: Vec<String>,
-    /// Not on the branch yet.
-    pub not_pushed: Vec<String>,
-}
 
 impl Store {
     /// The claims remote's default branch, if claims go through a remote and it can be read: its
@@ -29,23 +22,16 @@ impl Store {
 
     /// Where `meta`'s file stands on `upstream`.
     pub(crate) fn on_branch(&self, upstream: &Upstream, meta: &IssueMeta) -> OnBranch {
-        match meta.path.strip_prefix(&self.ws.dir) {
+        self.on_branch_at(upstream, &meta.path)
+    }
+
+    /// Where the issue file at `path` stands on `upstream` (ready says not to offer one that is
+    /// closed there or not there yet).
+    pub(crate) fn on_branch_at(&self, upstream: &Upstream, path: &Path) -> OnBranch {
+        match path.strip_prefix(&self.ws.dir) {
             Ok(in_ws) => upstream.state(in_ws),
             Err(_) => OnBranch::Pushed,
         }
-    }
-
-    /// Which of `rows` (ready by the files) `upstream` says not to offer.
-    pub(crate) fn not_offered<'a>(&self, upstream: &Upstream, rows: impl Iterator<Item = &'a IssueMeta>) -> NotOffered {
-        let mut out = NotOffered::default();
-        for m in rows {
-            match self.on_branch(upstream, m) {
-                OnBranch::Pushed => {}
-                OnBranch::Closed => out.closed.push(m.id.clone()),
-                OnBranch::NotYet => out.not_pushed.push(m.id.clone()),
-            }
-        }
-        out
     }
 
     /// Whether tombstone `c` is a close that began and never finished, so its issue is offered

@@ -1,6 +1,7 @@
 //! The work graph through the store: ready work, blockers of an issue, claims, and the checks a
 //! write of `blockedBy` (or a compare-and-set) must pass under the workspace lock.
 
+use std::path::Path;
 use std::sync::Arc;
 
 use crate::Store;
@@ -8,7 +9,7 @@ use crate::index::Index;
 use crate::index::filter::matches;
 use crate::index::graph::{ChainLink, cycle_text, holder};
 use crate::index::lookup::candidates;
-use crate::index::record::Record;
+use crate::index::record::{Fields, Record};
 use crate::model::{Expect, IssueFilter, IssueMeta, IssuePatch, Snapshot, Status, StoreError, Updated};
 
 /// Ready work: each issue with how many open or in-progress issues it blocks directly.
@@ -59,6 +60,21 @@ impl Store {
         offset: usize,
         limit: usize,
     ) -> Result<Snapshot<Ready>, StoreError> {
+        self.ready_without(filter, assignee, offset, limit, None)
+    }
+
+    /// [`Store::ready`] without the rows `leave_out` says to leave out: it is given each ready
+    /// row that matches (its ID and its file) once, in order, and the rows it leaves out are in
+    /// neither the page nor the total. A caller counts what it leaves out as it goes, so one
+    /// walk of the ready list makes both the page and the counts.
+    pub(crate) fn ready_without(
+        &self,
+        filter: &IssueFilter,
+        assignee: Option<&str>,
+        offset: usize,
+        limit: usize,
+        mut leave_out: Option<&mut dyn FnMut(&str, &Path) -> bool>,
+    ) -> Result<Snapshot<Ready>, StoreError> {
         let (mut index, cached) = self.fresh()?;
         let warnings = index.warnings();
         let graph = index.graph();
@@ -68,9 +84,10 @@ impl Store {
         // Who holds a row as the graph counts it, so a kept total and a walk agree.
         let mine = |m: &Record| holder(m).is_none_or(|a| assignee == Some(a));
         // The ready list is kept in order with the graph: a page clones only its own rows, and
-        // the total is a count, not a copy. Without a filter the graph keeps that count, and the
-        // walk stops at the end of the page.
-        let unfiltered = filter.priority.is_empty()
+        // the total is a count, not a copy. Without a filter (nor rows to leave out) the graph
+        // keeps that count, and the walk stops at the end of the page.
+        let unfiltered = leave_out.is_none()
+            && filter.priority.is_empty()
             && filter.labels.is_empty()
             && filter.project.is_none()
             && filter.types.is_empty()
@@ -85,9 +102,16 @@ impl Store {
             if !mine(&item.0) || !matches(&filter, &item.0) {
                 continue;
             }
+            let file = || item.0.path_in(&folders[item.0.folder() as usize]);
+            let mut path = None;
+            if let Some(out) = leave_out.as_mut() {
+                let at = path.insert(file());
+                if out(item.0.id(), at) {
+                    continue;
+                }
+            }
             if total >= offset && issues.len() < limit {
-                let path = item.0.path_in(&folders[item.0.folder() as usize]);
-                issues.push((Arc::new(item.0.meta(path)), item.1));
+                issues.push((Arc::new(item.0.meta(path.unwrap_or_else(file))), item.1));
             }
             total += 1;
         }

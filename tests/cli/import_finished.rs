@@ -46,12 +46,24 @@ fn bounded(cmd: &mut Command, what: &str) -> Output {
     Output { status, stdout: read(out), stderr: read(err) }
 }
 
-/// `docket ARGS --workspace ROOT`, bounded.
-fn docket(root: &Path, args: &[&str]) -> Output {
+/// The command `docket ARGS --workspace ROOT`.
+fn docket_cmd(root: &Path, args: &[&str]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_docket"));
     cmd.args(args);
     common::in_workspace(&mut cmd, root);
-    bounded(&mut cmd, &format!("docket {args:?}"))
+    cmd
+}
+
+/// The command `docket ARGS` run in `dir` as a user types it there, naming no workspace.
+fn docket_here(dir: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_docket"));
+    cmd.args(args).current_dir(dir).env_remove("DOCKET_WORKSPACE").env_remove("WRANGLER_WORKSPACE_ROOT");
+    cmd
+}
+
+/// `docket ARGS --workspace ROOT`, bounded.
+fn docket(root: &Path, args: &[&str]) -> Output {
+    bounded(&mut docket_cmd(root, args), &format!("docket {args:?}"))
 }
 
 fn ok(root: &Path, args: &[&str]) -> String {
@@ -69,14 +81,14 @@ fn ok(root: &Path, args: &[&str]) -> String {
 fn repo() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temp dir");
     common::git(dir.path(), &["init", "-q", "-b", "main"]);
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_docket"));
-    cmd.args(["init", "."])
-        .current_dir(dir.path())
-        .env_remove("DOCKET_WORKSPACE")
-        .env_remove("WRANGLER_WORKSPACE_ROOT");
-    let o = bounded(&mut cmd, "docket init .");
+    let o = bounded(&mut docket_here(dir.path(), &["init", "."]), "docket init .");
     assert!(o.status.success(), "docket init: {}", String::from_utf8_lossy(&o.stderr));
     dir
+}
+
+/// [`repo`], and a folder outside it for what is imported.
+fn repo_and_input() -> (tempfile::TempDir, tempfile::TempDir) {
+    (repo(), tempfile::tempdir().expect("temp dir"))
 }
 
 fn write(path: &Path, text: &str) {
@@ -138,15 +150,12 @@ fn imported_froms(root: &Path) -> Vec<String> {
 
 #[test]
 fn two_imports_at_once_bring_each_issue_once() {
-    let dir = repo();
+    let (dir, input) = repo_and_input();
     let root = dir.path();
-    let input = tempfile::tempdir().expect("temp dir");
     let file = input.path().join("issues.jsonl");
     std::fs::write(&file, many_beads(300)).unwrap();
     let spawn = || {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_docket"));
-        cmd.args(["import", "beads", file.to_str().unwrap()]);
-        common::in_workspace(&mut cmd, root);
+        let mut cmd = docket_cmd(root, &["import", "beads", file.to_str().unwrap()]);
         cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("runs")
     };
     let (a, b) = (spawn(), spawn());
@@ -170,9 +179,8 @@ fn two_imports_at_once_bring_each_issue_once() {
 
 #[test]
 fn two_backlog_projects_into_one_workspace_keep_both() {
-    let dir = repo();
+    let (dir, input) = repo_and_input();
     let root = dir.path();
-    let input = tempfile::tempdir().expect("temp dir");
     for project in ["projA", "projB"] {
         for n in 1..=3 {
             let file = input.path().join(format!("{project}/backlog/tasks/task-{n} - T.md"));
@@ -212,9 +220,8 @@ fn needs_a_person(summary: &str) -> &str {
 
 #[test]
 fn a_byte_that_is_not_utf8_skips_its_line_and_the_rest_comes_in() {
-    let dir = repo();
+    let (dir, input) = repo_and_input();
     let root = dir.path();
-    let input = tempfile::tempdir().expect("temp dir");
     let file = input.path().join("issues.jsonl");
     let lines = many_beads(3);
     let mut bytes = Vec::new();
@@ -243,9 +250,8 @@ fn a_byte_that_is_not_utf8_skips_its_line_and_the_rest_comes_in() {
 
 #[test]
 fn links_and_special_files_are_refused_and_named() {
-    let dir = repo();
+    let (dir, input) = repo_and_input();
     let root = dir.path();
-    let input = tempfile::tempdir().expect("temp dir");
     let outside = tempfile::tempdir().expect("temp dir");
     let secret = outside.path().join("secret.md");
     std::fs::write(&secret, backlog_task("task-2", "OUTSIDE-TEXT-1234")).unwrap();
@@ -281,9 +287,8 @@ fn links_and_special_files_are_refused_and_named() {
 
 #[test]
 fn an_issue_too_large_to_read_is_cut_with_its_whole_text_kept_once() {
-    let dir = repo();
+    let (dir, input) = repo_and_input();
     let root = dir.path();
-    let input = tempfile::tempdir().expect("temp dir");
     let file = input.path().join("issues.jsonl");
     // 12 MB of text, over the 8 MB an issue file may hold, in lines of 100 bytes.
     let line = format!("{}\n", "y".repeat(99));
@@ -319,14 +324,46 @@ fn an_issue_too_large_to_read_is_cut_with_its_whole_text_kept_once() {
     assert_eq!(common::snapshot_diff(&before, &common::snapshot(&root.join(".docket"))), Vec::<String>::new());
 }
 
-#[tokio::test]
-async fn old_ids_still_name_the_issues_they_became() {
-    let dir = repo();
-    let root = dir.path().to_path_buf();
-    let input = tempfile::tempdir().expect("temp dir");
-    let project = input.path().join("proj");
+/// A Backlog.md project in `input` with the tasks BACK-100 ("Hundred") and BACK-2.1 ("Sub
+/// task"), which an import into an empty workspace makes ISS-000001 and ISS-000002.
+fn hundred_and_sub_task(input: &Path) -> std::path::PathBuf {
+    let project = input.join("proj");
     write(&project.join("backlog/tasks/back-100 - H.md"), &backlog_task("BACK-100", "Hundred"));
     write(&project.join("backlog/tasks/back-2.1 - S.md"), &backlog_task("BACK-2.1", "Sub task"));
+    project
+}
+
+/// `docket show OLD` shows NEW (titled TITLE) and says which issue OLD became; `docket search
+/// OLD` finds NEW.
+fn names(root: &Path, old: &str, new: &str, title: &str) {
+    let o = docket(root, &["show", old]);
+    let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.success(), "show {old}: {err}");
+    assert!(out.starts_with(&format!("{new}  {title}")), "show {old}: {out}");
+    assert!(err.contains(&format!("it is {new}")), "show {old} says which issue it became: {err}");
+    let found = ok(root, &["search", old]);
+    assert!(found.contains(new), "search {old}: {found}");
+}
+
+/// A write through `old` (ISS-000001's old id) changes ISS-000001.
+fn writes_through(root: &Path, old: &str) {
+    ok(root, &["update", old, "--priority", "high"]);
+    assert!(ok(root, &["show", "ISS-000001"]).contains("high"));
+}
+
+/// issues_get of `old` (ISS-000002's old id) answers with ISS-000002.
+async fn get_through(client: &common::Client, old: &str) -> rmcp::model::CallToolResult {
+    let r = common::call(client, "issues_get", serde_json::json!({"id": old})).await;
+    assert!(!common::is_error(&r), "{}", common::text(&r));
+    assert_eq!(common::structured(&r)["issue"]["id"], "ISS-000002");
+    r
+}
+
+#[tokio::test]
+async fn old_ids_still_name_the_issues_they_became() {
+    let (dir, input) = repo_and_input();
+    let root = dir.path().to_path_buf();
+    let project = hundred_and_sub_task(input.path());
     ok(&root, &["import", "backlog", project.to_str().unwrap()]);
     let file = input.path().join("issues.jsonl");
     std::fs::write(&file, many_beads(2).replace("bd-1", "bd-a1b2.3")).unwrap();
@@ -338,23 +375,14 @@ async fn old_ids_still_name_the_issues_they_became() {
         ("back-2.1", "ISS-000002", "Sub task"),
         ("bd-a1b2.3", "ISS-000004", "Issue 1"),
     ] {
-        let o = docket(&root, &["show", old]);
-        let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
-        assert!(o.status.success(), "show {old}: {err}");
-        assert!(out.starts_with(&format!("{new}  {title}")), "show {old}: {out}");
-        assert!(err.contains(&format!("it is {new}")), "show {old} says which issue it became: {err}");
-        let found = ok(&root, &["search", old]);
-        assert!(found.contains(new), "search {old}: {found}");
+        names(&root, old, new, title);
     }
     // A write through the old id changes the issue it became.
-    ok(&root, &["update", "BACK-100", "--priority", "high"]);
-    assert!(ok(&root, &["show", "ISS-000001"]).contains("high"));
+    writes_through(&root, "BACK-100");
 
     // MCP: a tool's id argument takes the old id too, and the warning says which issue it is.
     let client = common::start(&root).await;
-    let r = common::call(&client, "issues_get", serde_json::json!({"id": "BACK-2.1"})).await;
-    assert!(!common::is_error(&r), "{}", common::text(&r));
-    assert_eq!(common::structured(&r)["issue"]["id"], "ISS-000002");
+    let r = get_through(&client, "BACK-2.1").await;
     let meta = serde_json::to_value(&r.meta).expect("meta");
     assert_eq!(meta["warnings"][0]["code"], "IMPORTED_ID", "{meta}");
     let r = common::call(&client, "issues_search", serde_json::json!({"query": "bd-a1b2.3"})).await;
@@ -371,12 +399,9 @@ async fn old_ids_still_name_the_issues_they_became() {
 /// draft's number and another tracker's prefix do not.
 #[tokio::test]
 async fn old_backlog_ids_in_every_spelling_name_the_task() {
-    let dir = repo();
+    let (dir, input) = repo_and_input();
     let root = dir.path().to_path_buf();
-    let input = tempfile::tempdir().expect("temp dir");
-    let project = input.path().join("proj");
-    write(&project.join("backlog/tasks/back-100 - H.md"), &backlog_task("BACK-100", "Hundred"));
-    write(&project.join("backlog/tasks/back-2.1 - S.md"), &backlog_task("BACK-2.1", "Sub task"));
+    let project = hundred_and_sub_task(input.path());
     write(&project.join("backlog/drafts/draft-3 - D.md"), &backlog_task("DRAFT-3", "Draft three"));
     ok(&root, &["import", "backlog", project.to_str().unwrap()]);
     // ISS-000001 BACK-100, ISS-000002 BACK-2.1, IDEA-000001 DRAFT-3.
@@ -388,26 +413,17 @@ async fn old_backlog_ids_in_every_spelling_name_the_task() {
         ("Task-2.1", "ISS-000002", "Sub task"),
         ("draft-3", "IDEA-000001", "Draft three"),
     ] {
-        let o = docket(&root, &["show", old]);
-        let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
-        assert!(o.status.success(), "show {old}: {err}");
-        assert!(out.starts_with(&format!("{new}  {title}")), "show {old}: {out}");
-        assert!(err.contains(&format!("it is {new}")), "show {old} says which issue it became: {err}");
-        let found = ok(&root, &["search", old]);
-        assert!(found.contains(new), "search {old}: {found}");
+        names(&root, old, new, title);
     }
     for unknown in ["task-3", "bd-100", "task-999", "idea-100"] {
         let o = docket(&root, &["show", unknown]);
         assert!(!o.status.success(), "show {unknown} names nothing: {}", String::from_utf8_lossy(&o.stdout));
     }
     // A write through the old spelling changes the issue it became.
-    ok(&root, &["update", "task-100", "--priority", "high"]);
-    assert!(ok(&root, &["show", "ISS-000001"]).contains("high"));
+    writes_through(&root, "task-100");
 
     let client = common::start(&root).await;
-    let r = common::call(&client, "issues_get", serde_json::json!({"id": "task-2.1"})).await;
-    assert!(!common::is_error(&r), "{}", common::text(&r));
-    assert_eq!(common::structured(&r)["issue"]["id"], "ISS-000002");
+    get_through(&client, "task-2.1").await;
     let r = common::call(&client, "issues_search", serde_json::json!({"query": "TASK-100"})).await;
     assert!(common::text(&r).contains("ISS-000001"), "{}", common::text(&r));
     client.cancel().await.expect("close");
@@ -420,11 +436,16 @@ async fn old_backlog_ids_in_every_spelling_name_the_task() {
     assert!(!page.contains("ISS-000002"), "and only it: {page}");
 }
 
+/// The ids `docket ready --json` lists.
+fn ready_ids(root: &Path) -> Vec<String> {
+    let ready: serde_json::Value = serde_json::from_str(&ok(root, &["ready", "--json"])).expect("JSON");
+    ready["issues"].as_array().unwrap().iter().map(|i| i["id"].as_str().unwrap().to_string()).collect()
+}
+
 #[test]
 fn drafts_stay_off_ready_kinds_show_and_the_summary_has_a_line_per_collection() {
-    let dir = repo();
+    let (dir, input) = repo_and_input();
     let root = dir.path();
-    let input = tempfile::tempdir().expect("temp dir");
     let project = input.path().join("proj");
     write(&project.join("backlog/tasks/task-1 - One.md"), &backlog_task("task-1", "Work"));
     // The draft is older: were it offered, it would come first.
@@ -435,8 +456,7 @@ fn drafts_stay_off_ready_kinds_show_and_the_summary_has_a_line_per_collection() 
     let summary = ok(root, &["import", "backlog", project.to_str().unwrap()]);
     assert!(summary.contains("Created 1 issue(s): ISS-000001 .. ISS-000001.\n"), "{summary}");
     assert!(summary.contains("Created 1 idea(s): IDEA-000001 .. IDEA-000001.\n"), "{summary}");
-    let ready: serde_json::Value = serde_json::from_str(&ok(root, &["ready", "--json"])).expect("JSON");
-    let ids: Vec<&str> = ready["issues"].as_array().unwrap().iter().map(|i| i["id"].as_str().unwrap()).collect();
+    let ids = ready_ids(root);
     assert_eq!(ids, ["ISS-000001"], "the draft stays off the ready queue");
 
     // beads' issue_type: a label a person and the filters see; an epic of open work is held back.
@@ -451,9 +471,9 @@ fn drafts_stay_off_ready_kinds_show_and_the_summary_has_a_line_per_collection() 
     let titles: Vec<&str> = epics["issues"].as_array().unwrap().iter().map(|i| i["title"].as_str().unwrap()).collect();
     assert_eq!(titles, ["The epic"]);
     assert!(ok(root, &["show", "bd-e.1"]).contains("kind:bug"));
-    let ready: serde_json::Value = serde_json::from_str(&ok(root, &["ready", "--json"])).expect("JSON");
-    let ids: Vec<&str> = ready["issues"].as_array().unwrap().iter().map(|i| i["id"].as_str().unwrap()).collect();
-    assert!(ids.contains(&"ISS-000003") && !ids.contains(&"ISS-000002"), "the epic is a container: {ids:?}");
+    let ids = ready_ids(root);
+    let has = |id: &str| ids.iter().any(|i| i == id);
+    assert!(has("ISS-000003") && !has("ISS-000002"), "the epic is a container: {ids:?}");
 }
 
 #[test]
@@ -466,13 +486,8 @@ fn a_dry_run_names_the_workspace_and_creates_nothing() {
     write(&project.join("backlog/tasks/task-1 - One.md"), &backlog_task("task-1", "Work"));
     write(&project.join("backlog/drafts/draft-1 - Idea.md"), &backlog_task("draft-1", "Someday"));
     let before = common::snapshot(root);
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_docket"));
-    cmd.args(["import", "backlog", project.to_str().unwrap(), "--dry-run"])
-        .current_dir(root)
-        .env_remove("DOCKET_WORKSPACE")
-        .env_remove("WRANGLER_WORKSPACE_ROOT")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null");
+    let mut cmd = docket_here(root, &["import", "backlog", project.to_str().unwrap(), "--dry-run"]);
+    cmd.env("GIT_CONFIG_NOSYSTEM", "1").env("GIT_CONFIG_GLOBAL", "/dev/null");
     let o = bounded(&mut cmd, "docket import --dry-run");
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));

@@ -5,7 +5,8 @@
 //! outside the repository (`NAME::generated`). It runs a second time on a copy of a real wrangler
 //! workspace (`NAME::real_fixture`) when `DOCKET_REAL_FIXTURE=PATH` names one at build time;
 //! without it that run is listed as ignored, saying so. CI names the shared fixture, so there it
-//! runs, and a missing fixture fails it.
+//! runs, and a missing fixture fails it. `on_each_fixture!` (store/tests/common/fixture.rs, shared
+//! with the store's tests) makes the two runs of a body.
 
 use std::path::{Path, PathBuf};
 
@@ -23,57 +24,6 @@ impl Fixture {
         git(self.path(), &["commit", "-q", "-m", "fixture"]);
         self
     }
-}
-
-/// A test body run on each fixture: `NAME::generated` always, `NAME::real_fixture` on the real
-/// workspace when `DOCKET_REAL_FIXTURE` names one. `async fn` bodies run under tokio; plain `fn` bodies as they are.
-#[macro_export]
-macro_rules! on_each_fixture {
-    ($(#[$meta:meta])* async fn $name:ident($fx:ident) $body:block $($rest:tt)*) => {
-        $(#[$meta])*
-        mod $name {
-            #[allow(unused_imports)]
-            use super::*;
-            use $crate::common::wrangler::Fixture;
-
-            async fn body($fx: Fixture) $body
-
-            #[tokio::test]
-            async fn generated() {
-                body(Fixture::generated()).await
-            }
-
-            #[tokio::test]
-            #[cfg_attr(not(docket_real_fixture), ignore = "no real wrangler workspace: set DOCKET_REAL_FIXTURE=PATH")]
-            async fn real_fixture() {
-                body(Fixture::real()).await
-            }
-        }
-        $crate::on_each_fixture! { $($rest)* }
-    };
-    ($(#[$meta:meta])* fn $name:ident($fx:ident) $body:block $($rest:tt)*) => {
-        $(#[$meta])*
-        mod $name {
-            #[allow(unused_imports)]
-            use super::*;
-            use $crate::common::wrangler::Fixture;
-
-            fn body($fx: Fixture) $body
-
-            #[test]
-            fn generated() {
-                body(Fixture::generated())
-            }
-
-            #[test]
-            #[cfg_attr(not(docket_real_fixture), ignore = "no real wrangler workspace: set DOCKET_REAL_FIXTURE=PATH")]
-            fn real_fixture() {
-                body(Fixture::real())
-            }
-        }
-        $crate::on_each_fixture! { $($rest)* }
-    };
-    () => {};
 }
 
 pub fn git(dir: &Path, args: &[&str]) -> String {

@@ -33,6 +33,17 @@ fn record(root: &Path, id: &str) -> Option<String> {
     std::fs::read_to_string(root.join(".docket/cache/claims").join(id)).ok()
 }
 
+/// A [`plain_workspace`] of `issues` tasks, and ann's server (started with `env`) holding `ids`.
+fn ann_holding(tmp: &Path, issues: usize, env: &[(&str, &str)], ids: &[&str]) -> (PathBuf, Agent) {
+    let root = plain_workspace(tmp, issues);
+    let mut ann = Agent::start(&root, env);
+    for id in ids {
+        let (err, t) = ann.call("issues_claim", json!({"id": id, "assignee": "ann"}));
+        assert!(!err, "{t}");
+    }
+    (root, ann)
+}
+
 fn lease(record: &str) -> Option<String> {
     record.lines().find_map(|l| l.strip_prefix("lease ")).map(str::to_string)
 }
@@ -44,13 +55,8 @@ fn stderr(o: &std::process::Output) -> String {
 #[test]
 fn a_killed_servers_claims_outside_git_lapse_and_another_server_takes_them_without_a_reason() {
     let tmp = tempfile::tempdir().expect("tmp");
-    let root = plain_workspace(tmp.path(), 3);
     let env: &[(&str, &str)] = &[("DOCKET_CLAIM_TTL", "2s")];
-    let mut ann = Agent::start(&root, env);
-    for id in ["ISS-000001", "ISS-000002"] {
-        let (err, t) = ann.call("issues_claim", json!({"id": id, "assignee": "ann"}));
-        assert!(!err, "{t}");
-    }
+    let (root, mut ann) = ann_holding(tmp.path(), 3, env, &["ISS-000001", "ISS-000002"]);
     let held = record(&root, "ISS-000001").expect("a claim record in the cache");
     assert!(held.contains("holder ann") && lease(&held).is_some(), "{held}");
     ann.kill9();
@@ -80,11 +86,8 @@ fn a_killed_servers_claims_outside_git_lapse_and_another_server_takes_them_witho
 #[test]
 fn a_live_server_outside_git_idle_for_several_leases_keeps_its_claims() {
     let tmp = tempfile::tempdir().expect("tmp");
-    let root = plain_workspace(tmp.path(), 2);
     let env: &[(&str, &str)] = &[("DOCKET_CLAIM_TTL", "1s")];
-    let mut ann = Agent::start(&root, env);
-    let (err, t) = ann.call("issues_claim", json!({"id": "ISS-000001", "assignee": "ann"}));
-    assert!(!err, "{t}");
+    let (root, mut ann) = ann_holding(tmp.path(), 2, env, &["ISS-000001"]);
     let first = record(&root, "ISS-000001").expect("a claim record in the cache");
     // Six leases of silence from the model: the server renews on its own.
     let start = Instant::now();
@@ -103,11 +106,8 @@ fn a_live_server_outside_git_idle_for_several_leases_keeps_its_claims() {
 #[test]
 fn a_paused_holder_outside_git_that_wakes_after_another_took_the_issue_cannot_close_it() {
     let tmp = tempfile::tempdir().expect("tmp");
-    let root = plain_workspace(tmp.path(), 2);
     let env: &[(&str, &str)] = &[("DOCKET_CLAIM_TTL", "1s")];
-    let mut ann = Agent::start(&root, env);
-    let (err, t) = ann.call("issues_claim", json!({"id": "ISS-000001", "assignee": "ann"}));
-    assert!(!err, "{t}");
+    let (root, mut ann) = ann_holding(tmp.path(), 2, env, &["ISS-000001"]);
     ann.signal(libc::SIGSTOP);
     let took = eventually(Duration::from_secs(20), || {
         docket_in(&root, &["claim", "ISS-000001", "--as", "bob"], env).status.success()

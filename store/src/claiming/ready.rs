@@ -1,10 +1,13 @@
 //! The ready page as the claim records see it: held and closed issues left out, lapsed claims
 //! offered again, and (through a claims remote) what its default branch says (`unpulled.rs`).
 
+use std::collections::BTreeSet;
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
 use crate::Store;
+use crate::git::claims::OnBranch;
 use crate::model::{IssueFilter, IssueMeta, Snapshot, SortField, SortOrder, Status, StoreError};
 use crate::work::Ready;
 
@@ -92,50 +95,36 @@ impl Store {
                 }
             }
         }
-        let count = |ids: &[String]| -> Result<usize, StoreError> {
-            if ids.is_empty() {
-                return Ok(0);
-            }
-            let only = IssueFilter { ids: ids.to_vec(), ..filter.clone() };
-            Ok(self.ready(&only, assignee, 0, ids.len())?.value.total)
-        };
-        info.hidden = count(&held)?;
-        info.duplicates = match duplicates.is_empty() {
-            true => 0,
-            false => {
-                let only = IssueFilter { ids: duplicates.clone(), ..filter.clone() };
-                let rows = self.ready(&only, assignee, 0, usize::MAX)?.value.issues;
-                let mut ids: Vec<String> = rows.iter().map(|(m, _)| m.id.to_uppercase()).collect();
-                ids.sort();
-                ids.dedup();
-                ids.len()
-            }
-        };
-        let mut excluded = held;
-        excluded.extend(duplicates);
         if let Some(up) = &upstream {
-            let all = self.ready(filter, assignee, 0, usize::MAX)?.value.issues;
-            let not = self.not_offered(up, all.iter().map(|(m, _)| m.as_ref()));
-            (info.closed_upstream, info.not_pushed) = (not.closed.len(), not.not_pushed.len());
             info.branch = Some(up.branch.clone());
-            excluded.extend(not.closed);
-            excluded.extend(not.not_pushed);
             // A lapsed claim of an issue closed on the branch, or not there yet, is not offered.
-            lapsed.retain(|(id, _)| {
-                self.get_meta(id).map_or(true, |m| self.on_branch(up, &m.value) == crate::git::claims::OnBranch::Pushed)
-            });
+            lapsed
+                .retain(|(id, _)| self.get_meta(id).map_or(true, |m| self.on_branch(up, &m.value) == OnBranch::Pushed));
         }
-        let left_out = count(&excluded)?;
-        let mut snap = if left_out == 0 {
-            self.ready(filter, assignee, offset, size)?
-        } else {
-            let mut snap = self.ready(filter, assignee, 0, offset + size + left_out)?;
-            let ready = &mut snap.value;
-            ready.issues.retain(|(m, _)| !excluded.iter().any(|h| h.eq_ignore_ascii_case(&m.id)));
-            ready.issues = ready.issues.drain(..).skip(offset).take(size).collect();
-            ready.total = ready.total.saturating_sub(left_out);
-            snap
+        // One walk of the ready list makes the page and says what it left out: held, an ID of
+        // several files (counted once each), closed on the branch or not there yet.
+        let mut duplicated = BTreeSet::new();
+        let mut leave_out = |id: &str, path: &Path| {
+            let among = |ids: &[String]| ids.iter().any(|h| h.eq_ignore_ascii_case(id));
+            let on = upstream.as_ref().map_or(OnBranch::Pushed, |up| self.on_branch_at(up, path));
+            let (is_held, is_duplicate) = (among(&held), among(&duplicates));
+            info.hidden += usize::from(is_held);
+            if is_duplicate {
+                duplicated.insert(id.to_uppercase());
+            }
+            info.closed_upstream += usize::from(on == OnBranch::Closed);
+            info.not_pushed += usize::from(on == OnBranch::NotYet);
+            is_held || is_duplicate || on != OnBranch::Pushed
         };
+        let classify = !held.is_empty() || !duplicates.is_empty() || upstream.is_some();
+        let mut snap = self.ready_without(
+            filter,
+            assignee,
+            offset,
+            size,
+            classify.then_some(&mut leave_out as &mut dyn FnMut(&str, &Path) -> bool),
+        )?;
+        info.duplicates = duplicated.len();
         if !lapsed.is_empty() {
             // Lapsed claims whose file still says in_progress (this clone or worktree saw the
             // claim): offered first, blockers and the filter still apply.

@@ -7,6 +7,60 @@ use std::path::{Path, PathBuf};
 
 use super::quirky::{self, Facts};
 
+/// A test body run on each fixture: `NAME::generated` always, `NAME::real_fixture` on the real
+/// workspace when `DOCKET_REAL_FIXTURE` names one at build time (the crate's build.rs sets the
+/// `docket_real_fixture` cfg), listed as ignored otherwise. `async fn` bodies run under tokio
+/// (the crate must depend on it); plain `fn` bodies as they are. The fixture is
+/// `crate::common::fixture::Fixture`: each crate that includes this file does so as that module.
+#[macro_export]
+macro_rules! on_each_fixture {
+    ($(#[$meta:meta])* async fn $name:ident($fx:ident) $body:block $($rest:tt)*) => {
+        $(#[$meta])*
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+            use $crate::common::fixture::Fixture;
+
+            async fn body($fx: Fixture) $body
+
+            #[tokio::test]
+            async fn generated() {
+                body(Fixture::generated()).await
+            }
+
+            #[tokio::test]
+            #[cfg_attr(not(docket_real_fixture), ignore = "no real wrangler workspace: set DOCKET_REAL_FIXTURE=PATH")]
+            async fn real_fixture() {
+                body(Fixture::real()).await
+            }
+        }
+        $crate::on_each_fixture! { $($rest)* }
+    };
+    ($(#[$meta:meta])* fn $name:ident($fx:ident) $body:block $($rest:tt)*) => {
+        $(#[$meta])*
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+            use $crate::common::fixture::Fixture;
+
+            fn body($fx: Fixture) $body
+
+            #[test]
+            fn generated() {
+                body(Fixture::generated())
+            }
+
+            #[test]
+            #[cfg_attr(not(docket_real_fixture), ignore = "no real wrangler workspace: set DOCKET_REAL_FIXTURE=PATH")]
+            fn real_fixture() {
+                body(Fixture::real())
+            }
+        }
+        $crate::on_each_fixture! { $($rest)* }
+    };
+    () => {};
+}
+
 /// A writable wrangler workspace in a temporary directory, and what it holds.
 pub struct Fixture {
     dir: tempfile::TempDir,

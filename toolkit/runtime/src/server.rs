@@ -64,6 +64,15 @@ pub struct Server<S, O = (), I = NoInner> {
     set: Arc<S>,
     observer: Arc<O>,
     inner: Arc<I>,
+    /// Everything else, whatever `S`, `O` and `I` are: a builder that changes one of those moves
+    /// this as it is.
+    settings: Settings,
+}
+
+/// What a [`Server`] publishes and how it answers, apart from its tool set, observer and inner
+/// handler; and its request counter, shared by its clones.
+#[derive(Clone)]
+struct Settings {
     /// What tools/list publishes: the granular tools, or the consolidated profile's.
     tools: Arc<Vec<Tool>>,
     /// The consolidated profile, when this server publishes it.
@@ -85,15 +94,7 @@ impl<S, O, I> Clone for Server<S, O, I> {
             set: self.set.clone(),
             observer: self.observer.clone(),
             inner: self.inner.clone(),
-            tools: self.tools.clone(),
-            profile: self.profile,
-            hints: self.hints,
-            instructions: self.instructions.clone(),
-            structured: self.structured,
-            version: self.version,
-            count_tokens: self.count_tokens,
-            cached: self.cached,
-            calls: self.calls.clone(),
+            settings: self.settings.clone(),
         }
     }
 }
@@ -106,15 +107,17 @@ impl<S: ToolSet> Server<S> {
             set: Arc::new(set),
             observer: Arc::new(()),
             inner: Arc::new(NoInner),
-            tools: published(S::tools(), true),
-            profile: None,
-            hints: &[],
-            instructions: None,
-            structured: true,
-            version,
-            count_tokens: estimate_tokens,
-            cached: false,
-            calls: Arc::new(AtomicU64::new(0)),
+            settings: Settings {
+                tools: published(S::tools(), true),
+                profile: None,
+                hints: &[],
+                instructions: None,
+                structured: true,
+                version,
+                count_tokens: estimate_tokens,
+                cached: false,
+                calls: Arc::new(AtomicU64::new(0)),
+            },
         }
     }
 }
@@ -122,118 +125,71 @@ impl<S: ToolSet> Server<S> {
 impl<S: ToolSet, O: CallObserver + 'static, I: Inner> Server<S, O, I> {
     /// The same server with `observer` watching every call (see [`crate::call`]).
     pub fn with_observer<P: CallObserver + 'static>(self, observer: P) -> Server<S, P, I> {
-        let Server {
-            set,
-            inner,
-            tools,
-            profile,
-            hints,
-            instructions,
-            structured,
-            version,
-            count_tokens,
-            cached,
-            calls,
-            ..
-        } = self;
-        let observer = Arc::new(observer);
-        Server {
-            set,
-            observer,
-            inner,
-            tools,
-            profile,
-            hints,
-            instructions,
-            structured,
-            version,
-            count_tokens,
-            cached,
-            calls,
-        }
+        let Server { set, inner, settings, .. } = self;
+        Server { set, observer: Arc::new(observer), inner, settings }
     }
 
     /// The same server handing every method but the tools' to `inner` (its `get_info` gives the
     /// capabilities besides tools), which may also adapt each call and see each result.
     pub fn with_inner<J: Inner>(self, inner: J) -> Server<S, O, J> {
-        let Server {
-            set,
-            observer,
-            tools,
-            profile,
-            hints,
-            instructions,
-            structured,
-            version,
-            count_tokens,
-            cached,
-            calls,
-            ..
-        } = self;
-        let inner = Arc::new(inner);
-        Server {
-            set,
-            observer,
-            inner,
-            tools,
-            profile,
-            hints,
-            instructions,
-            structured,
-            version,
-            count_tokens,
-            cached,
-            calls,
-        }
+        let Server { set, observer, settings, .. } = self;
+        Server { set, observer, inner: Arc::new(inner), settings }
     }
 
     /// The same server publishing the manifest's consolidated profile instead of its tools: one
     /// tool per group, whose `action` names the underlying tool. Calls are checked and resolved
     /// by [`consolidated::resolve`], and tool names in answers are renamed to their consolidated
     /// calls, user data excepted ([`Renaming`]). An error when the manifest declares no groups.
-    pub fn consolidated(self) -> Result<Self, String> {
+    pub fn consolidated(mut self) -> Result<Self, String> {
         let profile = S::consolidated().ok_or_else(|| {
             format!("{} declares no groups, so it has no consolidated profile: serve its tools as they are", S::NAME)
         })?;
-        Ok(Server { profile: Some(profile), ..self }.republished())
+        self.settings.profile = Some(profile);
+        Ok(self.republished())
     }
 
     /// The same server renaming, in the consolidated profile, the hints its answers hold at
     /// `hints` (see [`Renaming::hints`]) instead of keeping them as user data.
-    pub fn with_hints(self, hints: &'static [&'static str]) -> Self {
-        Server { hints, ..self }
+    pub fn with_hints(mut self, hints: &'static [&'static str]) -> Self {
+        self.settings.hints = hints;
+        self
     }
 
     /// The same server sending `instructions` at initialization instead of the manifest's.
-    pub fn with_instructions(self, instructions: impl Into<String>) -> Self {
-        Server { instructions: Some(Arc::from(instructions.into())), ..self }
+    pub fn with_instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.settings.instructions = Some(Arc::from(instructions.into()));
+        self
     }
 
     /// The same server answering without structuredContent and publishing no outputSchema (a
     /// result without structuredContent must not be checked against one), for clients that
     /// show structuredContent instead of the text.
-    pub fn without_structured_content(self) -> Self {
-        Server { structured: false, ..self }.republished()
+    pub fn without_structured_content(mut self) -> Self {
+        self.settings.structured = false;
+        self.republished()
     }
 
     /// The same server counting `_meta.tokens` with `count` instead of [`estimate_tokens`].
-    pub fn with_token_count(self, count: fn(&str) -> usize) -> Self {
-        Server { count_tokens: count, ..self }
+    pub fn with_token_count(mut self, count: fn(&str) -> usize) -> Self {
+        self.settings.count_tokens = count;
+        self
     }
 
     /// The same server saying `_meta.cached` in every answer (its answers come from a cache).
-    pub fn with_cached_meta(self) -> Self {
-        Server { cached: true, ..self }
+    pub fn with_cached_meta(mut self) -> Self {
+        self.settings.cached = true;
+        self
     }
 
-    fn republished(self) -> Self {
-        let table = self.profile.map_or(S::tools(), |p| p.tools);
-        Server { tools: published(table, self.structured), ..self }
+    fn republished(mut self) -> Self {
+        let table = self.settings.profile.map_or(S::tools(), |p| p.tools);
+        self.settings.tools = published(table, self.settings.structured);
+        self
     }
 
     /// The renaming of answers, in the consolidated profile.
     fn renaming(&self) -> Option<Renaming> {
-        self.profile.map(|p| Renaming { aliases: p.aliases, hints: self.hints })
+        self.settings.profile.map(|p| Renaming { aliases: p.aliases, hints: self.settings.hints })
     }
 
     /// What initialize answers: the inner handler's capabilities with tools, this server's name,
@@ -241,10 +197,10 @@ impl<S: ToolSet, O: CallObserver + 'static, I: Inner> Server<S, O, I> {
     fn info(&self) -> ServerConfig {
         let mut info = rmcp::ServerHandler::get_info(&*self.inner);
         info.capabilities.tools.get_or_insert_with(Default::default);
-        info.server_info = Implementation::new(S::NAME, self.version).with_title(S::TITLE);
-        let instructions = match &self.instructions {
+        info.server_info = Implementation::new(S::NAME, self.settings.version).with_title(S::TITLE);
+        let instructions = match &self.settings.instructions {
             Some(text) => text.to_string(),
-            None => self.profile.map_or(S::INSTRUCTIONS, |p| p.instructions).to_string(),
+            None => self.settings.profile.map_or(S::INSTRUCTIONS, |p| p.instructions).to_string(),
         };
         info.with_instructions(instructions)
     }
@@ -259,10 +215,10 @@ impl<S: ToolSet, O: CallObserver + 'static, I: Inner> Server<S, O, I> {
         args: Map<String, Value>,
     ) -> Result<Result<(&'static ToolSpec, Map<String, Value>), ToolError>, ErrorData> {
         let spec = |tool: &str| S::tools().iter().find(|t| t.name == tool);
-        let Some(profile) = self.profile else {
+        let Some(profile) = self.settings.profile else {
             return spec(name).map(|s| Ok((s, args))).ok_or_else(|| self.unknown(name));
         };
-        let published = self.tools.iter().find(|t| t.name == name).ok_or_else(|| self.unknown(name))?;
+        let published = self.settings.tools.iter().find(|t| t.name == name).ok_or_else(|| self.unknown(name))?;
         if let Err(e) = consolidated::check_published_types(&published.input_schema, &args, profile.errors) {
             return Ok(Err(e));
         }
@@ -284,7 +240,7 @@ impl<S: ToolSet, O: CallObserver + 'static, I: Inner> Server<S, O, I> {
             }
             _ => String::new(),
         };
-        let count = self.tools.len();
+        let count = self.settings.tools.len();
         ErrorData::invalid_params(
             format!("Unknown tool '{shown}'. Call tools/list to see the {count} available tools.{hint}"),
             None,
@@ -299,11 +255,11 @@ impl<S: ToolSet, O: CallObserver + 'static, I: Inner> Server<S, O, I> {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let started = Instant::now();
-        let request_id = format!("req-{}", self.calls.fetch_add(1, Ordering::Relaxed) + 1);
+        let request_id = format!("req-{}", self.settings.calls.fetch_add(1, Ordering::Relaxed) + 1);
         let requested = request.name;
         let args = request.arguments.unwrap_or_default();
         // A refused call of a known action is told by its underlying tool.
-        let underlying = self.profile.and_then(|p| consolidated::underlying(p.groups, &requested, &args));
+        let underlying = self.settings.profile.and_then(|p| consolidated::underlying(p.groups, &requested, &args));
         let mut warnings = Vec::new();
         let (tool, mut result) = match self.resolve(&requested, args)? {
             Ok((spec, mut args)) => {
@@ -327,14 +283,14 @@ impl<S: ToolSet, O: CallObserver + 'static, I: Inner> Server<S, O, I> {
         let facts = CallFacts {
             request_id,
             started,
-            version: self.version,
+            version: self.settings.version,
             extra: self.observer.meta(),
-            cached: self.cached,
+            cached: self.settings.cached,
             warnings,
-            count_tokens: self.count_tokens,
+            count_tokens: self.settings.count_tokens,
         };
         let mut result = envelope::call_result(result, &facts);
-        if !self.structured {
+        if !self.settings.structured {
             result.structured_content = None;
         }
         Ok(result.into())

@@ -79,7 +79,7 @@ impl<S: super::ToolSet, O: CallObserver + 'static, I: Inner> ServerHandler for S
     ) -> Result<rmcp::model::ListToolsResult, ErrorData> {
         let _ = (request, context);
         // Every profile fits one page; several clients ignore nextCursor on tools/list.
-        Ok(rmcp::model::ListToolsResult::with_all_items(self.tools.to_vec()))
+        Ok(rmcp::model::ListToolsResult::with_all_items(self.settings.tools.to_vec()))
     }
 
     async fn call_tool(
@@ -91,7 +91,7 @@ impl<S: super::ToolSet, O: CallObserver + 'static, I: Inner> ServerHandler for S
     }
 
     fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
-        self.tools.iter().find(|t| t.name == name).cloned()
+        self.settings.tools.iter().find(|t| t.name == name).cloned()
     }
 
     async fn complete(
