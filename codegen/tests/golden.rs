@@ -2,7 +2,8 @@
 //! `ok_*` fixtures pin generated Rust; `err_*` fixtures pin each validation error verbatim.
 //! After an intended change, regenerate with `EXPECTORATE=overwrite cargo test -p codegen` and
 //! review the diff. The pinned `ok_full.tools.rs` is also compiled and run, against the real
-//! runtime, by tests/golden_compiles.rs beside this file: a golden that does not build fails.
+//! runtime, by the runtime's tests (toolkit/runtime/tests/golden_compiles.rs): a golden that does
+//! not build fails there.
 
 use std::path::Path;
 

@@ -1,6 +1,10 @@
-//! The generator's pinned output builds: golden/ok_full.tools.rs, the Rust that codegen emits for
-//! its fullest fixture manifest, is compiled here against the real runtime with two stub
-//! handlers, and its dispatch runs. A golden that does not build fails this test target.
+//! The generator's pinned output builds against this runtime: codegen/tests/golden/ok_full.tools.rs,
+//! the Rust that codegen emits for its fullest fixture manifest (kept up to date by codegen's
+//! golden tests), is compiled here with two stub handlers, and its dispatch runs. A golden that
+//! does not build fails this test crate. It lives with the runtime, not with codegen, because
+//! codegen is also docket's build-dependency: a dev-dependency of codegen on the whole runtime
+//! turns the runtime's `rmcp` feature on for the build-dependency too, and rmcp, tokio and
+//! their kin were compiled a second time, for the build script (docs/benchmarks.md).
 
 mod handlers {
     use super::generated::*;
@@ -23,7 +27,7 @@ mod handlers {
 
 #[allow(dead_code, clippy::all)]
 mod generated {
-    include!("golden/ok_full.tools.rs");
+    include!("../../../codegen/tests/golden/ok_full.tools.rs");
 }
 
 use serde_json::json;
