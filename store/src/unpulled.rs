@@ -2,8 +2,8 @@
 //! ([`crate::git::claims::Upstream`]): an issue closed there (its close not pulled here yet, and
 //! its tombstone perhaps ended already) and an issue not there yet (created here since the last
 //! push: its id may change in the merge that meets another clone's issue of that id). And the
-//! one tombstone that must not stand: a close that this workspace's own server began and never
-//! finished (the process died between the tombstone and the file's write).
+//! one tombstone that must not stand: a close that began and never finished (the process died
+//! between the tombstone and the file's write), which every clone can tell by its lease.
 
 use std::path::Path;
 

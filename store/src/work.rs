@@ -49,6 +49,9 @@ pub struct Blockers {
     pub epic: bool,
 }
 
+/// Asked of each ready row (its ID and its file): whether to leave it out.
+pub(crate) type LeaveOut<'a> = dyn FnMut(&str, &Path) -> bool + 'a;
+
 impl Store {
     /// Open issues none of whose blockers (nor their ancestors') is open or in progress, that
     /// are not epics, unassigned or assigned to `assignee`, matching `filter` (whose status,
@@ -73,7 +76,7 @@ impl Store {
         assignee: Option<&str>,
         offset: usize,
         limit: usize,
-        mut leave_out: Option<&mut dyn FnMut(&str, &Path) -> bool>,
+        mut leave_out: Option<&mut LeaveOut<'_>>,
     ) -> Result<Snapshot<Ready>, StoreError> {
         let (mut index, cached) = self.fresh()?;
         let warnings = index.warnings();
