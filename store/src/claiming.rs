@@ -686,7 +686,6 @@ fn claim_refused(id: &str, reason: String) -> StoreError {
     StoreError::ClaimRefused { id: id.to_string(), reason }
 }
 
-/// The end of a lease of `ttl` from now.
 /// The `docketKey` of the issue file at `path`, if it has one.
 fn key_of(path: &std::path::Path) -> Option<String> {
     crate::files::read_text(path).ok().and_then(|t| crate::git::merge::identity_key(&t))
