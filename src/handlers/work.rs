@@ -176,8 +176,12 @@ pub fn claim(cx: &Handlers, input: IssuesClaimInput) -> ToolResult<IssuesClaimOu
     };
     let record = record_of(&updated.issue.meta);
     let claimed = !updated.changed.is_empty();
-    let lease = store
-        .claim_of(&record.id)
+    // Read last: a call paused past its lease gives no "Claimed" for what is someone else's since.
+    let held = match claimed {
+        true => store.claim_still_ours(&record.id, assignee).map_err(store_error)?,
+        false => store.claim_of(&record.id),
+    };
+    let lease = held
         .filter(|c| !c.lease.is_empty())
         .map(|c| format!(" (lease until {}, renewed while this session lives)", c.lease))
         .unwrap_or_default();

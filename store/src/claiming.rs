@@ -23,7 +23,7 @@ use std::time::Duration;
 
 use crate::Store;
 use crate::git::Repo;
-use crate::git::claims::{Claim, ClaimRead, Claims, Refusal, State, Taken, lease_end};
+use crate::git::claims::{Claim, ClaimRead, Claims, Closing, Refusal, State, Taken, lease_end};
 use crate::holder::{self, Session};
 use crate::model::{Expect, IssueFilter, IssueMeta, IssuePatch, Status, StoreError, Updated};
 use crate::workspace::Worktrees;
@@ -159,6 +159,20 @@ impl Store {
         self.claim_refs().ok().flatten()?.read(id).ok().flatten()
     }
 
+    /// The claim record of `id` as an answer may still give it: `Ok(None)` where claims have no
+    /// record here, the record while it is `assignee`'s in the calling session, and a refusal
+    /// once it is not (another session took it while this call was paused past its lease, so
+    /// "Claimed" would be an answer from the past). Read last, just before answering.
+    pub fn claim_still_ours(&self, id: &str, assignee: &str) -> Result<Option<Claim>, StoreError> {
+        let Some(refs) = self.claim_refs().ok().flatten() else { return Ok(None) };
+        let record = refs.read(id).ok().flatten();
+        let sid = holder::current_id();
+        match record {
+            Some(c) if c.state == State::Held && c.is_held_by(assignee.trim(), &sid) => Ok(Some(c)),
+            other => Err(StoreError::ClaimRefused { id: id.to_string(), reason: paused_past_lease(other.as_ref()) }),
+        }
+    }
+
     /// Claims `id` for `assignee` in the calling session ([`holder::current`]), through the claim
     /// record first when there is one. A lapsed claim is taken without `takeover`; `takeover` (a
     /// reason) replaces another holder's live claim on purpose. Nothing is written when refused.
@@ -232,12 +246,15 @@ impl Store {
         }
         // Paused (a stopped process, a sleeping laptop) past the lease it has just taken: the
         // file is written only if the claim is still this session's.
-        let still_ours = || {
-            refs.read(&meta.id).ok().flatten().is_some_and(|c| c.state == State::Held && c.is_held_by(assignee, &sid))
+        let lost_to_a_pause = || -> Option<String> {
+            claim.lapsed(self.claim_ttl)?;
+            match refs.read(&meta.id).ok().flatten() {
+                Some(c) if c.state == State::Held && c.is_held_by(assignee, &sid) => None,
+                now => Some(paused_past_lease(now.as_ref())),
+            }
         };
-        if new && claim.lapsed(self.claim_ttl).is_some() && !still_ours() {
-            let reason = "this call was paused past the lease it had just taken, and the claim is no longer this session's (nothing was written); issues_ready lists work to claim".to_string();
-            return Err(refuse(&meta.id, reason));
+        if new && let Some(why) = lost_to_a_pause() {
+            return Err(refuse(&meta.id, format!("{why} (nothing was written)")));
         }
         // A claim of an issue the file says someone else is working on, with no record of it (a
         // claim made before records): refused as before, needing a takeover.
@@ -270,9 +287,8 @@ impl Store {
                 self.settle_claims(refs.until());
                 // Paused after the write, past the lease: another session may have taken the
                 // issue (and closed it) since, and "Claimed" would be an answer from the past.
-                if new && claim.lapsed(self.claim_ttl).is_some() && !still_ours() {
-                    let reason = "this call was paused past the lease it had just taken, and the issue is someone else's since; issues_ready lists work to claim".to_string();
-                    return Err(refuse(&meta.id, reason));
+                if new && let Some(why) = lost_to_a_pause() {
+                    return Err(refuse(&meta.id, why));
                 }
                 Ok(updated)
             }
@@ -475,7 +491,13 @@ impl Store {
                 && c.state == State::Held
                 && c.session == session.id()
             {
-                match refs.begin_close(&meta.id, Some(c), &c.holder, session.id(), key_of(&meta.path)) {
+                match refs.close_keyed(
+                    &meta.id,
+                    Some(c),
+                    (&c.holder, session.id()),
+                    key_of(&meta.path),
+                    Closing::Pending,
+                ) {
                     Ok(true) => return Ok(Some(c.clone())),
                     // The record moved since it was read (this process's renewal, or a takeover):
                     // read it again; a takeover is refused below.
@@ -541,7 +563,7 @@ impl Store {
     pub(crate) fn restore_claim(&self, claim: &Claim) {
         let Ok(Some(refs)) = self.claim_refs() else { return };
         let put_back = refs.read(&claim.id).and_then(|current| match current {
-            Some(t) if t.state == State::Closed => {
+            Some(t) if t.state == State::Closed && t.session == claim.session => {
                 refs.replace(&t, &Claim { lease: lease_end(self.claim_ttl), ..claim.clone() }).map(|c| c.is_some())
             }
             _ => Ok(false),
@@ -581,7 +603,7 @@ impl Store {
                             .map(|c| c.holder.clone())
                             .or(was.clone())
                             .unwrap_or_else(|| "someone".into());
-                        refs.close_keyed(&before.id, current.as_ref(), &by, "", key_of(&a.path))
+                        refs.close_keyed(&before.id, current.as_ref(), (&by, ""), key_of(&a.path), Closing::Done)
                     });
                     if !matches!(tried, Ok(false)) {
                         break;
@@ -684,6 +706,16 @@ impl Store {
 
 fn claim_refused(id: &str, reason: String) -> StoreError {
     StoreError::ClaimRefused { id: id.to_string(), reason }
+}
+
+/// Why a claim this call took is not given as taken: it was paused past the lease, and `now`
+/// (the record as read after the pause) is someone else's or ended.
+fn paused_past_lease(now: Option<&Claim>) -> String {
+    let since = match now {
+        Some(c) => format!("now it is {}", c.describe()),
+        None => "its claim has ended since".to_string(),
+    };
+    format!("this call was paused past the lease it had just taken, and {since}; issues_ready lists work to claim")
 }
 
 /// The `docketKey` of the issue file at `path`, if it has one.

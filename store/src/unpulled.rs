@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use crate::Store;
-use crate::git::claims::{Claim, Claims, OnBranch, State, Upstream, skew};
+use crate::git::claims::{Claim, Claims, OnBranch, Refusal, State, Upstream, skew};
 use crate::model::IssueMeta;
 
 impl Store {
@@ -80,5 +80,42 @@ impl Store {
             }
             _ => false,
         }
+    }
+
+    /// Once the file of this session's close is written, clears its tombstone's lease
+    /// ([`Claims::finish_close`], compare-and-set): the close counts from then on. `Err(now)`:
+    /// the record is someone else's since (the close was paused past its lease, another clone
+    /// judged it dead and took the issue), so the close must not stand. A remote that does not
+    /// answer gets the clear later (queued); no record at all gets a tombstone as any close does.
+    pub(crate) fn finish_own_close(&self, before: &IssueMeta, after: &IssueMeta) -> Result<(), Box<Claim>> {
+        let Ok(Some(refs)) = self.claim_refs() else { return Ok(()) };
+        let session = crate::holder::current_id();
+        for _ in 0..5 {
+            let finished = match refs.read(&before.id) {
+                Ok(Some(c)) if c.state == State::Closed && !session.is_empty() && c.session == session => {
+                    refs.finish_close(&c)
+                }
+                Ok(Some(now)) => return Err(Box::new(now)),
+                Ok(None) => {
+                    self.claim_ended(before, Some(after));
+                    return Ok(());
+                }
+                Err(e) => Err(e),
+            };
+            match finished {
+                Ok(true) => return Ok(()),
+                Ok(false) => continue,
+                Err(r @ (Refusal::Silent { .. } | Refusal::Unreachable { .. })) => {
+                    let holder = before.assignee.as_deref().unwrap_or("someone");
+                    self.queue_close(&before.id, holder, r.short());
+                    return Ok(());
+                }
+                Err(e) => {
+                    tracing::warn!(id = %before.id, error = ?e, "could not mark a close's tombstone finished");
+                    return Ok(());
+                }
+            }
+        }
+        Ok(())
     }
 }

@@ -14,6 +14,7 @@ use crate::files::frontmatter::{self, Document};
 use crate::files::yaml_edit::KeyEdit;
 use crate::files::{self, WorkspaceLock, iso};
 use crate::fs::{Rename, Root};
+use crate::git::claims::Claim;
 use crate::index::lookup::resolve_for_write;
 use crate::model::{Expect, Issue, IssueMeta, IssuePatch, IssueType, NewIssue, StoreError, Updated};
 
@@ -110,8 +111,10 @@ impl Store {
                 }
             }
         };
+        // A close undone because its claim was lost has nothing to put back: the record is not its own.
         if let Some(claim) = tombstoned
             && !matches!(&done, Ok(u) if u.issue.meta.status.is_archived())
+            && !matches!(&done, Err(StoreError::ClaimLost { .. }))
         {
             self.restore_claim(&claim);
         }
@@ -191,13 +194,51 @@ impl Store {
                 drop(index);
                 // The claim's release may reach the remote: never under the workspace lock.
                 drop(lock);
-                self.claim_ended(&before, Some(&meta));
+                // This session's close pushed its tombstone first: it stands only if that
+                // tombstone is still its own once the file is written.
+                match until.is_some() && meta.status.is_archived() {
+                    true => {
+                        if let Err(now) = self.finish_own_close(&before, &meta) {
+                            let undo = Undo { path: &path, original: &original, dest: &dest, written: &new_text };
+                            return Err(self.undo_lost_close(undo, &before, &doc.body, &now));
+                        }
+                    }
+                    false => self.claim_ended(&before, Some(&meta)),
+                }
                 let version = files::version_of(new_text.as_bytes());
                 return Ok(Some(Updated { before, issue: Issue { meta, body, version }, changed: plan.changed }));
             }
             tracing::info!(path = %path.display(), "the file changed while it was being updated; applying again");
         }
         Err(StoreError::Conflict { path, attempts: ATTEMPTS })
+    }
+
+    /// Puts back the file a close wrote after its claim was lost (see [`Store::finish_own_close`])
+    /// if no one has written it since, and says what happened.
+    fn undo_lost_close(&self, undo: Undo<'_>, before: &IssueMeta, body: &str, now: &Claim) -> StoreError {
+        let id = before.id.clone();
+        let put_back = WorkspaceLock::acquire(&self.ws).and_then(|_lock| {
+            let original = String::from_utf8_lossy(undo.original);
+            let back = self.replace(undo.dest, undo.written.as_bytes(), undo.path, &original)?;
+            if back {
+                let mut index = self.lock();
+                index.forget(undo.dest);
+                index.upsert(before.clone(), body);
+            }
+            Ok(back)
+        });
+        let what = match put_back {
+            Ok(true) => "so the close was undone (the file is as it was before it)".to_string(),
+            Ok(false) => format!(
+                "and the file has changed since the close wrote it, so it was left as it is; issues_get {id} shows it"
+            ),
+            Err(e) => format!("and putting the file back failed ({e}); issues_get {id} shows it"),
+        };
+        let reason = format!(
+            "this close was paused past its lease, and {id} is {} since, {what}; issues_ready lists work to claim",
+            now.describe()
+        );
+        StoreError::ClaimLost { id, reason }
     }
 
     /// Deletes the file of issue `id` under the workspace lock (an ID several files hold is
@@ -430,4 +471,13 @@ fn plan(path: &Path, doc: &Document, before: &IssueMeta, patch: &IssuePatch) -> 
 
 fn context_value(context: &Map<String, Value>) -> Option<Yaml> {
     (!context.is_empty()).then(|| serde_yaml::to_value(context).ok()).flatten()
+}
+
+/// A write as [`Store::replace`] made it: the file at `path` that held `original` is now `dest`
+/// holding `written`.
+struct Undo<'a> {
+    path: &'a Path,
+    original: &'a [u8],
+    dest: &'a Path,
+    written: &'a str,
 }

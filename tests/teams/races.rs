@@ -35,6 +35,16 @@ real="$RACE_REAL_GIT"
 gate="$RACE_GATE"
 dir=.
 if [ "$1" = "-C" ]; then dir=$2; fi
+# `stop-after-file`: the first git call once `$RACE_FILES` (a folder) holds a file stops the
+# docket process that made it, and runs only once that process is resumed.
+if [ "$RACE_MODE" = stop-after-file ]; then
+  if [ -n "$(ls -A "$RACE_FILES" 2>/dev/null)" ] && mkdir "$gate/once" 2>/dev/null; then
+    kill -STOP "$PPID"
+    echo "$PPID" > "$gate/stopped.tmp" && mv "$gate/stopped.tmp" "$gate/stopped"
+    while grep -q '^State:.*T' "/proc/$PPID/status" 2>/dev/null; do sleep 0.01; done
+  fi
+  exec "$real" "$@"
+fi
 case " $* " in
 *" push "* | *" update-ref "*) ;;
 *) exec "$real" "$@" ;;
@@ -280,6 +290,51 @@ fn a_close_paused_past_its_lease_in_a_linked_worktree_after_another_took_the_iss
     let gate = Gate::new(tmp.path());
     let files = main.join(".docket");
     a_paused_close_loses_to_a_taker(&wt, &files, &main, &gate, &[("DOCKET_CLAIM_TTL", "1s")]);
+}
+
+/// ann's close in clone 0 writes its file and is stopped before it marks its tombstone finished;
+/// past the tombstone's lease, bob in clone 1 (which has not pulled) takes the issue for a close
+/// that died. ann's resumed close must not stand: it is refused and her file is put back.
+#[test]
+fn a_close_paused_past_its_lease_after_its_file_write_is_undone_when_another_took_the_issue() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (origin, clones) = origin_and_clones(tmp.path(), 2, 2);
+    let gate = Gate::new(tmp.path());
+    let files = clones[0].join(".docket");
+    let archived = files.join("issues/archived");
+    let base: &[(&str, &str)] = &[("DOCKET_CLAIMS_REMOTE", "origin"), ("DOCKET_CLAIM_TTL", "1s")];
+    let mut env = gate.env(base, "stop-after-file");
+    let watched = archived.to_string_lossy().into_owned();
+    env.push(("RACE_FILES", &watched));
+    let mut ann = Agent::start(&clones[0], &env);
+    let (err, t) = ann.call("issues_claim", json!({"id": ID, "assignee": "ann"}));
+    assert!(!err, "{t}");
+    let before = common::snapshot(&files);
+    let closing = std::thread::spawn(move || {
+        let answer = ann.call("issues_update", json!({"id": ID, "status": "closed"}));
+        drop(ann);
+        answer
+    });
+    let stopped = gate.marker("stopped");
+    assert!(eventually(Duration::from_secs(20), || stopped.exists()), "the close wrote its file");
+    let pid = std::fs::read_to_string(&stopped).expect("pid").trim().to_string();
+    let tomb = record(&origin);
+    assert!(
+        tomb.contains("state closed") && tomb.contains("holder ann") && !field(&tomb, "lease").is_empty(),
+        "{tomb}"
+    );
+    let took = eventually(Duration::from_secs(20), || {
+        docket_in(&clones[1], &["claim", ID, "--as", "bob"], base).status.success()
+    });
+    assert!(took, "bob takes the issue once ann's unfinished close is a lease old");
+    resume(&pid);
+    let (err, t) = closing.join().expect("the close answers");
+    assert!(err && t.starts_with("CONFLICT") && t.contains("paused past its lease") && t.contains("undone"), "{t}");
+    let mut after = common::snapshot(&files);
+    after.remove("issues/archived/"); // the folder her close made, empty again
+    assert_eq!(after, before, "ann's file is as it was before her close");
+    let now = record(&origin);
+    assert!(now.contains("holder bob") && !now.contains("state closed"), "bob holds it still: {now}");
 }
 
 /// `docket claim ID --as bob --force REASON` in `clone`, its claim push held by the fake git.

@@ -58,6 +58,17 @@ pub fn skew(ttl: Duration) -> Duration {
     (ttl / 2).min(Duration::from_secs(60))
 }
 
+/// Whether the file of a closed issue already says closed when its tombstone is left.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Closing {
+    /// It does (or there is no file to write): the tombstone stands until the close is pulled.
+    Done,
+    /// A holder's close, before it writes the file: the tombstone carries a lease, the time by
+    /// which the file must be written. [`Claims::finish_close`] clears it once it is; past it
+    /// (and its skew) the close counts as dead everywhere ([`Claim::close_lapsed`]).
+    Pending,
+}
+
 /// What a claim record says about its issue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum State {
@@ -707,35 +718,25 @@ impl Claims {
     /// [`Claims::close`] naming the session that closed it, so that session's later writes are
     /// its own and every other session of the former holder is fenced off.
     pub fn close_in(&self, id: &str, current: Option<&Claim>, by: &str, session: &str) -> Result<bool, Refusal> {
-        self.close_keyed(id, current, by, session, None)
+        self.close_keyed(id, current, (by, session), None, Closing::Done)
     }
 
     /// [`Claims::close_in`] recording the closed issue's `docketKey`, so a tombstone is never
     /// taken for another issue that holds the same id before a merge renumbers one of them.
+    /// [`Closing::Pending`] is the tombstone a holder's close pushes before it writes the file.
     pub fn close_keyed(
         &self,
         id: &str,
         current: Option<&Claim>,
-        by: &str,
-        session: &str,
+        (by, session): (&str, &str),
         key: Option<String>,
+        closing: Closing,
     ) -> Result<bool, Refusal> {
-        self.tombstone(id, current, by, session, key, String::new())
-    }
-
-    /// The tombstone a holder's close pushes before it writes the file: [`Claims::close_keyed`]
-    /// with a lease, the time by which the file must be written. [`Claims::finish_close`] clears
-    /// it once the file is; past it (and its skew) the close counts as dead everywhere
-    /// ([`Claim::close_lapsed`]).
-    pub fn begin_close(
-        &self,
-        id: &str,
-        current: Option<&Claim>,
-        by: &str,
-        session: &str,
-        key: Option<String>,
-    ) -> Result<bool, Refusal> {
-        self.tombstone(id, current, by, session, key, lease_end(self.ttl))
+        let lease = match closing {
+            Closing::Done => String::new(),
+            Closing::Pending => lease_end(self.ttl),
+        };
+        self.tombstone(id, current, by, session, key, lease)
     }
 
     /// Marks tombstone `tomb` finished (its file says closed): its lease goes, compare-and-set;
@@ -1306,7 +1307,9 @@ mod tests {
         std::fs::create_dir_all(&ws).expect("mkdir");
         let claims = Claims::in_files(&ws).with_ttl(Duration::from_millis(200));
         let Ok(Taken::New(ann)) = claims.take("ISS-000001", "ann", None) else { panic!("ann takes it") };
-        assert!(claims.begin_close("ISS-000001", Some(&ann), "ann", "s1", None).expect("tombstone"));
+        assert!(
+            claims.close_keyed("ISS-000001", Some(&ann), ("ann", "s1"), None, Closing::Pending).expect("tombstone")
+        );
         let closing = claims.read("ISS-000001").expect("read").expect("a record");
         assert!(closing.state == State::Closed && !closing.lease.is_empty() && !closing.close_lapsed(claims.ttl));
         std::thread::sleep(Duration::from_millis(400));
