@@ -1,9 +1,9 @@
-//! Claims at scale (issues 38 and 45), release build: claim, claim-next, release and one renewal
+//! Claims at scale (issues 38 and 45), release build: claim, claim-next, release, close and one renewal
 //! round, with the claim records in the common git directory (a server in a linked worktree) and
 //! on a claims remote (a clone of a local bare repository, `DOCKET_CLAIMS_REMOTE=origin`);
 //! `issues_ready` warm with 1,000 live leases; and the pushes a serving agent makes for its
 //! renewals (counted by a `git` wrapper on PATH over a run with a short lease). Claim, claim-next,
-//! release and ready are client round trips over stdio; a renewal round is
+//! release, close and ready are client round trips over stdio; a renewal round is
 //! `Store::renew_sessions` in this process (the serving thread's work, no call from a client).
 //! Prints markdown tables of medians and 95th percentiles. It asserts nothing.
 //!
@@ -89,13 +89,15 @@ fn place(tmp: &Path, origin: &Path, name: &str, remote: bool) -> PathBuf {
     wt
 }
 
-/// Medians and p95 of: a claim by id, a claim of the next ready issue, a release.
-fn measure(server: &mut Server) -> [(f64, f64); 3] {
+/// Medians and p95 of: a claim by id, a claim of the next ready issue, a release, and the
+/// holder's close of the issue claim-next took (its tombstone pushed before the file is written,
+/// its lease cleared after).
+fn measure(server: &mut Server) -> [(f64, f64); 4] {
     // Claims by id from the end of the ready list; claim-next takes from its start.
     let ids = ready_ids(server, 100);
     assert!(ids.len() >= CLAIMS * 2, "not enough ready issues: {}", ids.len());
     let ids: Vec<String> = ids.into_iter().rev().take(CLAIMS).collect();
-    let (mut claim, mut next, mut release) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut claim, mut next, mut release, mut close) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (i, id) in ids.iter().enumerate() {
         let who = format!("bench-{i}");
         let c = server.call("issues_claim", json!({"id": id, "assignee": who}));
@@ -107,8 +109,13 @@ fn measure(server: &mut Server) -> [(f64, f64); 3] {
         let r = server.call("issues_claim", json!({"id": id, "assignee": who, "release": true}));
         assert!(r.result["isError"] != json!(true), "release: {}", r.result);
         release.push(r.client_ms);
+        let taken =
+            n.result["structuredContent"]["issue"]["id"].as_str().expect("claim-next names its issue").to_string();
+        let d = server.call("issues_update", json!({"id": taken, "status": "closed"}));
+        assert!(d.result["isError"] != json!(true), "close: {}", d.result);
+        close.push(d.client_ms);
     }
-    [quantiles(claim), quantiles(next), quantiles(release)]
+    [quantiles(claim), quantiles(next), quantiles(release), quantiles(close)]
 }
 
 /// One renewal round (`Store::renew_sessions`) with `held` claims of one session, medians/p95.
@@ -263,10 +270,13 @@ fn main() {
     let (pushes, lists) = renewal_rate(&bin, tmp.path(), &rate_dir, 5);
 
     println!("{ISSUES} issues; client round trips over stdio, ms (median / p95), {CLAIMS} of each\n");
-    println!("| claim records | issues_claim (id) | claim-next (no id) | release |");
-    println!("|---|---|---|---|");
-    for (label, [c, n, r]) in &calls {
-        println!("| {label} | {:.1} / {:.1} | {:.1} / {:.1} | {:.1} / {:.1} |", c.0, c.1, n.0, n.1, r.0, r.1);
+    println!("| claim records | issues_claim (id) | claim-next (no id) | release | the holder's close |");
+    println!("|---|---|---|---|---|");
+    for (label, [c, n, r, d]) in &calls {
+        println!(
+            "| {label} | {:.1} / {:.1} | {:.1} / {:.1} | {:.1} / {:.1} | {:.1} / {:.1} |",
+            c.0, c.1, n.0, n.1, r.0, r.1, d.0, d.1
+        );
     }
     println!("\nOne renewal round (`Store::renew_sessions`), ms (median / p95) of {ROUNDS}\n");
     println!("| claim records | claims held | one round |");

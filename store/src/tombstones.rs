@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 use crate::Store;
 use crate::git::Repo;
 use crate::git::claims::{Claim, Claims, State};
-use crate::model::Status;
+use crate::model::{IssueFilter, SortField, SortOrder, Status};
 use crate::workspace::Worktrees;
 
 /// The longest a tombstone is kept, whether or not its close was seen: by then every checkout
@@ -86,14 +86,13 @@ impl Store {
         if tombs.is_empty() {
             return Vec::new();
         }
-        let seen = self.closes_seen(refs, &tombs);
+        let seen = self.closes_seen(refs, self.closed_here(&tombs));
         let mut gone = Vec::new();
         for c in tombs {
             let why = match c.older_than(TOMBSTONE_MAX) {
                 true => Some("it is older than 7 days".to_string()),
                 false => seen.get(&c.id.to_uppercase()).map(|w| format!("the close can be seen {w}")),
             };
-            let why = why.or_else(|| self.another_issue(c));
             let Some(why) = why else { continue };
             match refs.drop_claim(c) {
                 Ok(true) => gone.push(format!("removed the tombstone of {} ({}): {why}", c.id, c.describe())),
@@ -108,30 +107,44 @@ impl Store {
         gone
     }
 
-    /// Why tombstone `c` is about another issue than the one that holds its id here, if it is:
-    /// before a merge two clones can give one id to two issues; once the merge renumbers the
-    /// closed one, its tombstone would hide the open one for ever.
-    fn another_issue(&self, c: &Claim) -> Option<String> {
-        let key = c.key.as_deref()?;
-        let here = self.get_meta(&c.id).ok()?.value;
-        if here.status.is_archived() {
-            return None;
+    /// Each tombstone's issue where it is closed in this checkout's files (upper-cased id, path):
+    /// the file of its id, or, when that id names another, open issue here, the closed file of
+    /// its `docketKey` under the id it has here. Before a merge two clones can give one id to two
+    /// issues, and a merge renumbers one: the tombstone stays until the close of its own issue
+    /// can be seen, for the clones where the id still names it.
+    fn closed_here(&self, tombs: &[&Claim]) -> Vec<(String, PathBuf)> {
+        let mut closed = Vec::new();
+        let mut by_key: Vec<(String, &str)> = Vec::new();
+        for c in tombs {
+            let Ok(here) = self.get_meta(&c.id).map(|m| m.value) else { continue };
+            let id = c.id.to_uppercase();
+            let own = || crate::files::read_text(&here.path).ok().and_then(|t| crate::git::merge::identity_key(&t));
+            match (here.status.is_archived(), c.key.as_deref()) {
+                (true, _) => closed.push((id, here.path.clone())),
+                (false, Some(key)) if own().is_some_and(|k| k != key) => by_key.push((id, key)),
+                (false, _) => {}
+            }
         }
-        let own = crate::files::read_text(&here.path).ok().and_then(|t| crate::git::merge::identity_key(&t))?;
-        (own != key).then(|| format!("it closed another issue (docketKey {key}); {} here is {own}, open", c.id))
+        if by_key.is_empty() {
+            return closed;
+        }
+        let archived = IssueFilter { status: vec![Status::Closed, Status::Cancelled], ..IssueFilter::default() };
+        let Ok(list) = self.list(&archived, SortField::Id, SortOrder::Asc) else { return closed };
+        for m in &list.value {
+            let Some(key) = crate::files::read_text(&m.path).ok().and_then(|t| crate::git::merge::identity_key(&t))
+            else {
+                continue;
+            };
+            closed.extend(by_key.iter().filter(|(_, k)| *k == key).map(|(id, _)| (id.clone(), m.path.clone())));
+        }
+        closed
     }
 
     /// The tombstones (upper-cased ids) whose close can be seen where the other checkouts look,
-    /// each with where.
-    fn closes_seen(&self, refs: &Claims, tombs: &[&Claim]) -> HashMap<String, String> {
+    /// each with where, of those in `closed_here` ([`Store::closed_here`]): this checkout's own
+    /// file must say closed too.
+    fn closes_seen(&self, refs: &Claims, closed_here: Vec<(String, PathBuf)>) -> HashMap<String, String> {
         let mut seen = HashMap::new();
-        // This checkout's own file of each: it must say closed too.
-        let closed_here: Vec<(String, PathBuf)> = tombs
-            .iter()
-            .filter_map(|c| self.get_meta(&c.id).ok().map(|m| m.value))
-            .filter(|m| m.status.is_archived())
-            .map(|m| (m.id.to_uppercase(), m.path.clone()))
-            .collect();
         if closed_here.is_empty() {
             return seen;
         }

@@ -184,3 +184,31 @@ fn outside_git_a_hand_over_a_wrangler_style_claim_a_release_and_a_close_go_throu
     ok_in(&root, &["ready"], &[]);
     assert!(record(&root, "ISS-000002").is_none(), "the close is in the files: the tombstone is gone");
 }
+
+/// A tombstone whose id names another, open issue here (two clones gave one id to two issues, and
+/// a merge renumbered the one that was closed) stays until the close of its own issue (by its
+/// `docketKey`) can be seen: a clone where the id still names that issue needs it till then.
+#[test]
+fn a_tombstone_of_another_issue_at_the_same_id_stays_until_that_issues_close_is_seen() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let root = plain_workspace(tmp.path(), 2);
+    let issue = |id: &str| {
+        let dir = root.join(".docket/issues");
+        let name = common::many::issue_files(&root.join(".docket")).into_iter().find(|n| n.starts_with(id));
+        std::fs::read_to_string(dir.join(name.expect("the issue's file"))).expect("read")
+    };
+    let key = issue("ISS-000001").lines().find_map(|l| l.strip_prefix("docketKey: ")).expect("a docketKey").to_string();
+    let taken = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    let tomb = format!("docket claim\nissue ISS-000002\nholder ann\ntaken {taken}\nstate closed\nkey {key}\n");
+    let records = root.join(".docket/cache/claims");
+    std::fs::create_dir_all(&records).expect("mkdir the records' folder");
+    std::fs::write(records.join("ISS-000002"), tomb).expect("write the tombstone");
+    let sweep = || docket_in(&root, &["doctor", "--fix"], &[]);
+    let o = sweep();
+    assert!(record(&root, "ISS-000002").is_some(), "kept while its own issue is open: {}", stderr(&o));
+    ok_in(&root, &["close", "ISS-000001"], &[]);
+    let o = sweep();
+    assert!(record(&root, "ISS-000002").is_none(), "its issue's close is seen here: {}", stderr(&o));
+    assert_eq!(status_of(&root.join(".docket"), "ISS-000002"), "open");
+    ok_in(&root, &["claim", "ISS-000002", "--as", "bob"], &[]);
+}

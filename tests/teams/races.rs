@@ -175,19 +175,31 @@ fn close_paused_after_its_tombstone(
     clone: &Path,
     base: &[(&str, &str)],
 ) -> (std::thread::JoinHandle<(bool, String)>, String) {
-    let env = gate.env(base, "stop-after-tombstone");
-    let mut ann = Agent::start(clone, &env);
+    let (closing, pid, _) = paused_close(gate, clone, &gate.env(base, "stop-after-tombstone"), None);
+    (closing, pid)
+}
+
+/// What a paused close leaves: its pending answer, the stopped server's pid, and the snapshot of
+/// the workspace folder asked for, taken between the claim and the close.
+type Paused = (std::thread::JoinHandle<(bool, String)>, String, Option<Snapshot>);
+type Snapshot = std::collections::BTreeMap<String, Vec<u8>>;
+
+/// ann's server in `clone`, with `env` (a mode of the fake git), claims `ID` and closes it; the
+/// fake git stops the server.
+fn paused_close(gate: &Gate, clone: &Path, env: &[(&str, &str)], files: Option<&Path>) -> Paused {
+    let mut ann = Agent::start(clone, env);
     let (err, t) = ann.call("issues_claim", json!({"id": ID, "assignee": "ann"}));
     assert!(!err, "{t}");
+    let claimed = files.map(common::snapshot);
     let closing = std::thread::spawn(move || {
         let answer = ann.call("issues_update", json!({"id": ID, "status": "closed"}));
         drop(ann);
         answer
     });
     let stopped = gate.marker("stopped");
-    assert!(eventually(Duration::from_secs(20), || stopped.exists()), "the close pushed its tombstone");
+    assert!(eventually(Duration::from_secs(20), || stopped.exists()), "the fake git stopped the close");
     let pid = std::fs::read_to_string(&stopped).expect("pid").trim().to_string();
-    (closing, pid)
+    (closing, pid, claimed)
 }
 
 /// ann's close in `checkout` is stopped right after its tombstone, and resumed once that
@@ -306,18 +318,7 @@ fn a_close_paused_past_its_lease_after_its_file_write_is_undone_when_another_too
     let mut env = gate.env(base, "stop-after-file");
     let watched = archived.to_string_lossy().into_owned();
     env.push(("RACE_FILES", &watched));
-    let mut ann = Agent::start(&clones[0], &env);
-    let (err, t) = ann.call("issues_claim", json!({"id": ID, "assignee": "ann"}));
-    assert!(!err, "{t}");
-    let before = common::snapshot(&files);
-    let closing = std::thread::spawn(move || {
-        let answer = ann.call("issues_update", json!({"id": ID, "status": "closed"}));
-        drop(ann);
-        answer
-    });
-    let stopped = gate.marker("stopped");
-    assert!(eventually(Duration::from_secs(20), || stopped.exists()), "the close wrote its file");
-    let pid = std::fs::read_to_string(&stopped).expect("pid").trim().to_string();
+    let (closing, pid, claimed) = paused_close(&gate, &clones[0], &env, Some(&files));
     let tomb = record(&origin);
     assert!(
         tomb.contains("state closed") && tomb.contains("holder ann") && !field(&tomb, "lease").is_empty(),
@@ -332,7 +333,7 @@ fn a_close_paused_past_its_lease_after_its_file_write_is_undone_when_another_too
     assert!(err && t.starts_with("CONFLICT") && t.contains("paused past its lease") && t.contains("undone"), "{t}");
     let mut after = common::snapshot(&files);
     after.remove("issues/archived/"); // the folder her close made, empty again
-    assert_eq!(after, before, "ann's file is as it was before her close");
+    assert_eq!(Some(after), claimed, "ann's file is as her claim left it");
     let now = record(&origin);
     assert!(now.contains("holder bob") && !now.contains("state closed"), "bob holds it still: {now}");
 }
