@@ -100,6 +100,9 @@ pub fn store_error(e: store::StoreError) -> ToolError {
             ),
         ),
         store::StoreError::Refused { path, reason } => errors::file_refused(path.display(), reason),
+        e @ store::StoreError::CloseStood { .. } => {
+            ToolError::new(ErrorCode::Conflict, errors::Template::FileNotEditable.name(), format!("{e}."))
+        }
         e @ store::StoreError::Conflict { .. } => errors::edit_conflict(e),
         store::StoreError::BadBlocker { id, blocker, reason } => errors::invalid_blocker(id, blocker, reason),
         store::StoreError::Cycle { id, cycle } => errors::blocker_cycle(id, cycle),

@@ -441,7 +441,7 @@ impl Store {
     /// own record, so a holder paused between this check and its file write cannot close work
     /// someone took meanwhile: its tombstone is refused, and nothing is written. The claim the
     /// tombstone replaced is returned, for [`Store::restore_claim`] when the write then fails.
-    pub(crate) fn claim_gate(&self, id: &str, patch: &IssuePatch) -> Result<Option<Claim>, StoreError> {
+    pub(crate) fn claim_gate(&self, id: &str, patch: &IssuePatch) -> Result<Option<(Claim, Claim)>, StoreError> {
         let Ok(Some(refs)) = self.claim_refs() else { return Ok(None) };
         let session = holder::current();
         let claims = matches!(&patch.assignee, Some(Some(a)) if !a.trim().is_empty())
@@ -498,16 +498,16 @@ impl Store {
                     key_of(&meta.path),
                     Closing::Pending,
                 ) {
-                    Ok(true) => return Ok(Some(c.clone())),
+                    Ok(Some(tomb)) => return Ok(Some((c.clone(), tomb))),
                     // The record moved since it was read (this process's renewal, or a takeover):
                     // read it again; a takeover is refused below.
-                    Ok(false) if tries < 5 => {
+                    Ok(None) if tries < 5 => {
                         tries += 1;
                         continue;
                     }
                     // A remote that does not answer: the close goes on and its tombstone is
                     // queued after the write, as before (the fence is the last record known).
-                    Ok(false) | Err(_) => return Ok(None),
+                    Ok(None) | Err(_) => return Ok(None),
                 }
             }
             return self.fence(&meta, &session, current).map(|()| None);
@@ -604,6 +604,7 @@ impl Store {
                             .or(was.clone())
                             .unwrap_or_else(|| "someone".into());
                         refs.close_keyed(&before.id, current.as_ref(), (&by, ""), key_of(&a.path), Closing::Done)
+                            .map(|t| t.is_some())
                     });
                     if !matches!(tried, Ok(false)) {
                         break;

@@ -663,6 +663,15 @@ pub enum StoreError {
         /// Who holds it now, since when, and the next call.
         reason: String,
     },
+    /// A close from a session whose claim was taken since, whose file could not be put back (it
+    /// was pushed already, or written again since): it stands beside the new holder's.
+    #[error("{id}'s close stands, but the issue is no longer yours: {reason}")]
+    CloseStood {
+        /// The issue.
+        id: String,
+        /// Who holds it now, why the close stands, and the next call.
+        reason: String,
+    },
     /// [`Expect::UpdatedAt`] failed: the file's `updatedAt` is no longer the one expected.
     #[error("{id} changed since it was read: updatedAt is {current}, not {expected}")]
     Stale {

@@ -199,7 +199,7 @@ fn says_closed(text: &str) -> bool {
 }
 
 /// The remote-tracking branch of `remote`'s default branch, as this clone last fetched it.
-fn default_branch(top: &Path, remote: &str) -> Option<String> {
+pub(crate) fn default_branch(top: &Path, remote: &str) -> Option<String> {
     let head = format!("refs/remotes/{remote}/HEAD");
     if let Some(b) = crate::git::run(top, &["symbolic-ref", "-q", "--end-of-options", &head]) {
         return Some(b.trim().to_string()).filter(|b| !b.is_empty());

@@ -65,9 +65,9 @@ impl Store {
     }
 
     /// Renews the tombstone of `id` if it is still this session's own (a close that was paused
-    /// between its tombstone and its file): whether it was.
-    pub(crate) fn renew_own_tombstone(&self, id: &str) -> bool {
-        let Ok(Some(refs)) = self.claim_refs() else { return false };
+    /// between its tombstone and its file): the renewed tombstone, if it was.
+    pub(crate) fn renew_own_tombstone(&self, id: &str) -> Option<Claim> {
+        let Ok(Some(refs)) = self.claim_refs() else { return None };
         let session = crate::holder::current_id();
         match refs.read(id) {
             Ok(Some(c)) if c.state == State::Closed && !session.is_empty() && c.session == session => {
@@ -76,9 +76,9 @@ impl Store {
                     lease: crate::git::claims::lease_end(self.claim_ttl),
                     ..c.clone()
                 };
-                matches!(refs.replace(&c, &renewed), Ok(Some(_)))
+                refs.replace(&c, &renewed).ok().flatten()
             }
-            _ => false,
+            _ => None,
         }
     }
 
@@ -87,9 +87,19 @@ impl Store {
     /// the record is someone else's since (the close was paused past its lease, another clone
     /// judged it dead and took the issue), so the close must not stand. A remote that does not
     /// answer gets the clear later (queued); no record at all gets a tombstone as any close does.
-    pub(crate) fn finish_own_close(&self, before: &IssueMeta, after: &IssueMeta) -> Result<(), Box<Claim>> {
+    /// `tomb` is the tombstone as this session last wrote it: cleared at once when it is still
+    /// the record (one write, no read), read again when it moved.
+    pub(crate) fn finish_own_close(
+        &self,
+        before: &IssueMeta,
+        after: &IssueMeta,
+        tomb: &Claim,
+    ) -> Result<(), Box<Claim>> {
         let Ok(Some(refs)) = self.claim_refs() else { return Ok(()) };
         let session = crate::holder::current_id();
+        if !tomb.lease.is_empty() && matches!(refs.finish_close(tomb), Ok(true)) {
+            return Ok(());
+        }
         for _ in 0..5 {
             let finished = match refs.read(&before.id) {
                 Ok(Some(c)) if c.state == State::Closed && !session.is_empty() && c.session == session => {
@@ -117,5 +127,20 @@ impl Store {
             }
         }
         Ok(())
+    }
+
+    /// Whether the file at `path` is on the claims remote's default branch with exactly the text
+    /// `written`, as this clone last fetched or pushed it: a close this clone has pushed already,
+    /// which other clones may have pulled, so taking it back would be a reopen, not an undo.
+    pub(crate) fn pushed_as_written(&self, path: &Path, written: &str) -> bool {
+        let Ok(Some(refs)) = self.claim_refs() else { return false };
+        let Some(remote) = refs.remote() else { return false };
+        let Some(repo) = crate::git::Repo::discover(&self.ws.dir) else { return false };
+        let Some(branch) = crate::tombstones::default_branch(&repo.toplevel, remote) else { return false };
+        let specs: Vec<String> =
+            crate::git::paths_on_branch(&repo.toplevel, path).into_iter().map(|p| format!("{branch}:{p}")).collect();
+        crate::git::show_batch(&repo.toplevel, specs.iter().map(String::as_str))
+            .into_iter()
+            .any(|t| t.as_deref() == Some(written))
     }
 }

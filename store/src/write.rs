@@ -96,25 +96,25 @@ impl Store {
         // pause in the push counts); a call paused past that renews the tombstone if it is
         // still its own, or writes nothing.
         let lease = |from: std::time::Instant| from + self.claim_ttl;
-        let mut until = tombstoned.as_ref().map(|_| lease(gate));
+        let mut until = tombstoned.as_ref().map(|(_, tomb)| (lease(gate), tomb.clone()));
         let done = loop {
-            match self.update_unfenced(id, patch.clone(), until) {
+            match self.update_unfenced(id, patch.clone(), until.as_ref()) {
                 Ok(Some(updated)) => break Ok(updated),
                 Err(e) => break Err(e),
                 Ok(None) => {
                     let renewing = std::time::Instant::now();
-                    if !self.renew_own_tombstone(id) {
+                    let Some(renewed) = self.renew_own_tombstone(id) else {
                         let reason = "this close was paused past its lease, and the issue is someone else's since (nothing was written); issues_ready lists work to claim".to_string();
                         return Err(StoreError::ClaimLost { id: id.to_string(), reason });
-                    }
-                    until = Some(lease(renewing));
+                    };
+                    until = Some((lease(renewing), renewed));
                 }
             }
         };
         // A close undone because its claim was lost has nothing to put back: the record is not its own.
-        if let Some(claim) = tombstoned
+        if let Some((claim, _)) = tombstoned
             && !matches!(&done, Ok(u) if u.issue.meta.status.is_archived())
-            && !matches!(&done, Err(StoreError::ClaimLost { .. }))
+            && !matches!(&done, Err(StoreError::ClaimLost { .. } | StoreError::CloseStood { .. }))
         {
             self.restore_claim(&claim);
         }
@@ -122,12 +122,13 @@ impl Store {
     }
 
     /// [`Store::update`] once the claim record allowed it; `None` (nothing written) when `until`
-    /// passed before the write.
+    /// (the time by which this session's close, its tombstone pushed, must be written) passed
+    /// before the write.
     fn update_unfenced(
         &self,
         id: &str,
         mut patch: IssuePatch,
-        until: Option<std::time::Instant>,
+        until: Option<&(std::time::Instant, Claim)>,
     ) -> Result<Option<Updated>, StoreError> {
         let lock = WorkspaceLock::acquire(&self.ws)?;
         let (mut index, _) = self.fresh()?;
@@ -177,7 +178,7 @@ impl Store {
             // to a file that says `status: Closed` outside archived/ does not move it.
             let moves = plan.changed.iter().any(|c| matches!(*c, "status" | "type"));
             let dest = if moves { self.destination(&path, &plan.meta) } else { path.clone() };
-            if until.is_some_and(|u| std::time::Instant::now() > u) {
+            if until.is_some_and(|(u, _)| std::time::Instant::now() > *u) {
                 return Ok(None);
             }
             if self.replace(&path, &original, &dest, &new_text)? {
@@ -196,14 +197,14 @@ impl Store {
                 drop(lock);
                 // This session's close pushed its tombstone first: it stands only if that
                 // tombstone is still its own once the file is written.
-                match until.is_some() && meta.status.is_archived() {
-                    true => {
-                        if let Err(now) = self.finish_own_close(&before, &meta) {
+                match until.filter(|_| meta.status.is_archived()) {
+                    Some((_, tomb)) => {
+                        if let Err(now) = self.finish_own_close(&before, &meta, tomb) {
                             let undo = Undo { path: &path, original: &original, dest: &dest, written: &new_text };
                             return Err(self.undo_lost_close(undo, &before, &doc.body, &now));
                         }
                     }
-                    false => self.claim_ended(&before, Some(&meta)),
+                    None => self.claim_ended(&before, Some(&meta)),
                 }
                 let version = files::version_of(new_text.as_bytes());
                 return Ok(Some(Updated { before, issue: Issue { meta, body, version }, changed: plan.changed }));
@@ -214,9 +215,16 @@ impl Store {
     }
 
     /// Puts back the file a close wrote after its claim was lost (see [`Store::finish_own_close`])
-    /// if no one has written it since, and says what happened.
+    /// if no one has written it since and it is not pushed yet, and says what happened.
     fn undo_lost_close(&self, undo: Undo<'_>, before: &IssueMeta, body: &str, now: &Claim) -> StoreError {
         let id = before.id.clone();
+        if self.pushed_as_written(undo.dest, undo.written) {
+            let reason = format!(
+                "this close was paused past its lease, and the issue is {} since; the close was written within its lease and pushed already, so it stands beside theirs; issues_ready lists work to claim",
+                now.describe()
+            );
+            return StoreError::CloseStood { id, reason };
+        }
         let put_back = WorkspaceLock::acquire(&self.ws).and_then(|_lock| {
             let original = String::from_utf8_lossy(undo.original);
             let back = self.replace(undo.dest, undo.written.as_bytes(), undo.path, &original)?;
@@ -227,18 +235,25 @@ impl Store {
             }
             Ok(back)
         });
-        let what = match put_back {
-            Ok(true) => "so the close was undone (the file is as it was before it)".to_string(),
-            Ok(false) => format!(
-                "and the file has changed since the close wrote it, so it was left as it is; issues_get {id} shows it"
-            ),
-            Err(e) => format!("and putting the file back failed ({e}); issues_get {id} shows it"),
-        };
-        let reason = format!(
-            "this close was paused past its lease, and {id} is {} since, {what}; issues_ready lists work to claim",
-            now.describe()
-        );
-        StoreError::ClaimLost { id, reason }
+        let lost = format!("this close was paused past its lease, and {id} is {} since", now.describe());
+        match put_back {
+            Ok(true) => StoreError::ClaimLost {
+                id,
+                reason: format!(
+                    "{lost}, so the close was undone (the file is as it was before it); issues_ready lists work to claim"
+                ),
+            },
+            Ok(false) => StoreError::CloseStood {
+                reason: format!(
+                    "{lost}, and the file has changed since the close wrote it, so it was left as it is; issues_get {id} shows it"
+                ),
+                id,
+            },
+            Err(e) => StoreError::CloseStood {
+                reason: format!("{lost}, and putting the file back failed ({e}); issues_get {id} shows it"),
+                id,
+            },
+        }
     }
 
     /// Deletes the file of issue `id` under the workspace lock (an ID several files hold is

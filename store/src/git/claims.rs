@@ -718,12 +718,13 @@ impl Claims {
     /// [`Claims::close`] naming the session that closed it, so that session's later writes are
     /// its own and every other session of the former holder is fenced off.
     pub fn close_in(&self, id: &str, current: Option<&Claim>, by: &str, session: &str) -> Result<bool, Refusal> {
-        self.close_keyed(id, current, (by, session), None, Closing::Done)
+        Ok(self.close_keyed(id, current, (by, session), None, Closing::Done)?.is_some())
     }
 
     /// [`Claims::close_in`] recording the closed issue's `docketKey`, so a tombstone is never
     /// taken for another issue that holds the same id before a merge renumbers one of them.
     /// [`Closing::Pending`] is the tombstone a holder's close pushes before it writes the file.
+    /// The tombstone as written, or `None` when the record moved since `current` was read.
     pub fn close_keyed(
         &self,
         id: &str,
@@ -731,7 +732,7 @@ impl Claims {
         (by, session): (&str, &str),
         key: Option<String>,
         closing: Closing,
-    ) -> Result<bool, Refusal> {
+    ) -> Result<Option<Claim>, Refusal> {
         let lease = match closing {
             Closing::Done => String::new(),
             Closing::Pending => lease_end(self.ttl),
@@ -756,7 +757,7 @@ impl Claims {
         session: &str,
         key: Option<String>,
         lease: String,
-    ) -> Result<bool, Refusal> {
+    ) -> Result<Option<Claim>, Refusal> {
         let tomb = Claim {
             id: id.to_string(),
             holder: one_line(by),
@@ -771,7 +772,7 @@ impl Claims {
             key,
         };
         let empty = Claim { oid: String::new(), ..tomb.clone() };
-        Ok(self.replace(current.unwrap_or(&empty), &tomb)?.is_some())
+        self.replace(current.unwrap_or(&empty), &tomb)
     }
 
     /// Ends `claim`'s lease now (compare-and-set): the record stays, lapsed, so the issue is
@@ -1308,7 +1309,10 @@ mod tests {
         let claims = Claims::in_files(&ws).with_ttl(Duration::from_millis(200));
         let Ok(Taken::New(ann)) = claims.take("ISS-000001", "ann", None) else { panic!("ann takes it") };
         assert!(
-            claims.close_keyed("ISS-000001", Some(&ann), ("ann", "s1"), None, Closing::Pending).expect("tombstone")
+            claims
+                .close_keyed("ISS-000001", Some(&ann), ("ann", "s1"), None, Closing::Pending)
+                .map(|t| t.is_some())
+                .expect("tombstone")
         );
         let closing = claims.read("ISS-000001").expect("read").expect("a record");
         assert!(closing.state == State::Closed && !closing.lease.is_empty() && !closing.close_lapsed(claims.ttl));
