@@ -97,8 +97,20 @@ impl Store {
     ) -> Result<(), Box<Claim>> {
         let Ok(Some(refs)) = self.claim_refs() else { return Ok(()) };
         let session = crate::holder::current_id();
-        if !tomb.lease.is_empty() && matches!(refs.finish_close(tomb), Ok(true)) {
-            return Ok(());
+        let queue = |r: Refusal| {
+            let holder = before.assignee.as_deref().unwrap_or("someone");
+            self.queue_close(&before.id, holder, r.short());
+        };
+        if !tomb.lease.is_empty() {
+            match refs.finish_close(tomb) {
+                Ok(true) => return Ok(()),
+                // The remote did not answer: one deadline is all a close waits.
+                Err(r @ (Refusal::Silent { .. } | Refusal::Unreachable { .. })) => {
+                    queue(r);
+                    return Ok(());
+                }
+                _ => {}
+            }
         }
         for _ in 0..5 {
             let finished = match refs.read(&before.id) {
@@ -116,8 +128,7 @@ impl Store {
                 Ok(true) => return Ok(()),
                 Ok(false) => continue,
                 Err(r @ (Refusal::Silent { .. } | Refusal::Unreachable { .. })) => {
-                    let holder = before.assignee.as_deref().unwrap_or("someone");
-                    self.queue_close(&before.id, holder, r.short());
+                    queue(r);
                     return Ok(());
                 }
                 Err(e) => {

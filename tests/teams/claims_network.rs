@@ -30,14 +30,14 @@ fn stderr(o: &Output) -> String {
 
 /// A loopback listener that accepts every connection and never answers; it stops when dropped
 /// (and after two minutes at most).
-struct BlackHole {
+pub(crate) struct BlackHole {
     port: u16,
     accepted: Arc<AtomicUsize>,
     stop: Arc<AtomicBool>,
 }
 
 impl BlackHole {
-    fn start() -> BlackHole {
+    pub(crate) fn start() -> BlackHole {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
         listener.set_nonblocking(true).expect("nonblocking");
         let port = listener.local_addr().expect("addr").port();
@@ -59,7 +59,7 @@ impl BlackHole {
         BlackHole { port, accepted, stop }
     }
 
-    fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("git://127.0.0.1:{}/x.git", self.port)
     }
 

@@ -338,6 +338,37 @@ fn a_close_paused_past_its_lease_after_its_file_write_is_undone_when_another_too
     assert!(now.contains("holder bob") && !now.contains("state closed"), "bob holds it still: {now}");
 }
 
+/// ann's close writes its file and is stopped before it marks its tombstone finished; while it is
+/// stopped the claims remote goes silent (a black hole). Resumed, the close waits one deadline for
+/// the remote, not one per step, and queues the rest; the remote back, the next call finishes it.
+#[test]
+fn a_close_whose_remote_goes_silent_after_its_file_write_waits_one_deadline_and_queues_the_rest() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (origin, clones) = origin_and_clones(tmp.path(), 2, 1);
+    let gate = Gate::new(tmp.path());
+    let archived = clones[0].join(".docket/issues/archived").to_string_lossy().into_owned();
+    let deadline = Duration::from_secs(5);
+    let base: &[(&str, &str)] =
+        &[("DOCKET_CLAIMS_REMOTE", "origin"), ("DOCKET_CLAIM_TTL", "30s"), ("DOCKET_REMOTE_TIMEOUT", "5")];
+    let mut env = gate.env(base, "stop-after-file");
+    env.push(("RACE_FILES", &archived));
+    let (closing, pid, _) = paused_close(&gate, &clones[0], &env, None);
+    let hole = super::claims_network::BlackHole::start();
+    git(&clones[0], &["remote", "set-url", "origin", &hole.url()]);
+    let resumed = std::time::Instant::now();
+    resume(&pid);
+    let (err, t) = closing.join().expect("the close answers");
+    let took = resumed.elapsed();
+    assert!(!err, "the file is closed; the remote's part is queued: {t}");
+    assert!(took < deadline * 2 - Duration::from_secs(1), "one deadline ({deadline:?}), not two: {took:?}");
+    let tomb = record(&origin);
+    assert!(tomb.contains("state closed") && !field(&tomb, "lease").is_empty(), "not cleared yet: {tomb}");
+    git(&clones[0], &["remote", "set-url", "origin", origin.to_str().expect("utf-8")]);
+    ok_in(&clones[0], &["ready"], base);
+    let done = record(&origin);
+    assert!(done.contains("state closed") && field(&done, "lease").is_empty(), "the queued clear is done: {done}");
+}
+
 /// `docket claim ID --as bob --force REASON` in `clone`, its claim push held by the fake git.
 fn held_takeover(gate: &Gate, clone: &Path, base: &[(&str, &str)], reason: &str) -> Child {
     let env = gate.env(base, "hold-claim");
