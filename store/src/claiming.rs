@@ -165,12 +165,9 @@ impl Store {
     /// "Claimed" would be an answer from the past). Read last, just before answering.
     pub fn claim_still_ours(&self, id: &str, assignee: &str) -> Result<Option<Claim>, StoreError> {
         let Some(refs) = self.claim_refs().ok().flatten() else { return Ok(None) };
-        let record = refs.read(id).ok().flatten();
-        let sid = holder::current_id();
-        match record {
-            Some(c) if c.state == State::Held && c.is_held_by(assignee.trim(), &sid) => Ok(Some(c)),
-            other => Err(StoreError::ClaimRefused { id: id.to_string(), reason: paused_past_lease(other.as_ref()) }),
-        }
+        still_held(refs, id, assignee.trim(), &holder::current_id())
+            .map(Some)
+            .map_err(|reason| claim_refused(id, reason))
     }
 
     /// Claims `id` for `assignee` in the calling session ([`holder::current`]), through the claim
@@ -248,10 +245,7 @@ impl Store {
         // file is written only if the claim is still this session's.
         let lost_to_a_pause = || -> Option<String> {
             claim.lapsed(self.claim_ttl)?;
-            match refs.read(&meta.id).ok().flatten() {
-                Some(c) if c.state == State::Held && c.is_held_by(assignee, &sid) => None,
-                now => Some(paused_past_lease(now.as_ref())),
-            }
+            still_held(refs, &meta.id, assignee, &sid).err()
         };
         if new && let Some(why) = lost_to_a_pause() {
             return Err(refuse(&meta.id, format!("{why} (nothing was written)")));
@@ -709,6 +703,15 @@ fn claim_refused(id: &str, reason: String) -> StoreError {
     StoreError::ClaimRefused { id: id.to_string(), reason }
 }
 
+/// The record of `id` if it is still `assignee`'s in session `sid`; else why the claim this call
+/// took is not given as taken ([`paused_past_lease`]).
+fn still_held(refs: &Claims, id: &str, assignee: &str, sid: &str) -> Result<Claim, String> {
+    match refs.read(id).ok().flatten() {
+        Some(c) if c.state == State::Held && c.is_held_by(assignee, sid) => Ok(c),
+        now => Err(paused_past_lease(now.as_ref())),
+    }
+}
+
 /// Why a claim this call took is not given as taken: it was paused past the lease, and `now`
 /// (the record as read after the pause) is someone else's or ended.
 fn paused_past_lease(now: Option<&Claim>) -> String {
@@ -720,6 +723,6 @@ fn paused_past_lease(now: Option<&Claim>) -> String {
 }
 
 /// The `docketKey` of the issue file at `path`, if it has one.
-fn key_of(path: &std::path::Path) -> Option<String> {
+pub(crate) fn key_of(path: &std::path::Path) -> Option<String> {
     crate::files::read_text(path).ok().and_then(|t| crate::git::merge::identity_key(&t))
 }

@@ -118,7 +118,7 @@ impl Store {
         for c in tombs {
             let Ok(here) = self.get_meta(&c.id).map(|m| m.value) else { continue };
             let id = c.id.to_uppercase();
-            let own = || crate::files::read_text(&here.path).ok().and_then(|t| crate::git::merge::identity_key(&t));
+            let own = || crate::claiming::key_of(&here.path);
             match (here.status.is_archived(), c.key.as_deref()) {
                 (true, _) => closed.push((id, here.path.clone())),
                 (false, Some(key)) if own().is_some_and(|k| k != key) => by_key.push((id, key)),
@@ -131,10 +131,7 @@ impl Store {
         let archived = IssueFilter { status: vec![Status::Closed, Status::Cancelled], ..IssueFilter::default() };
         let Ok(list) = self.list(&archived, SortField::Id, SortOrder::Asc) else { return closed };
         for m in &list.value {
-            let Some(key) = crate::files::read_text(&m.path).ok().and_then(|t| crate::git::merge::identity_key(&t))
-            else {
-                continue;
-            };
+            let Some(key) = crate::claiming::key_of(&m.path) else { continue };
             closed.extend(by_key.iter().filter(|(_, k)| *k == key).map(|(id, _)| (id.clone(), m.path.clone())));
         }
         closed

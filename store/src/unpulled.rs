@@ -56,10 +56,7 @@ impl Store {
             return false;
         }
         match &c.key {
-            Some(key) => crate::files::read_text(&meta.path)
-                .ok()
-                .and_then(|t| crate::git::merge::identity_key(&t))
-                .is_some_and(|k| &k == key),
+            Some(key) => crate::claiming::key_of(&meta.path).is_some_and(|k| &k == key),
             None => true,
         }
     }
