@@ -15,6 +15,7 @@
 //! Fencing: a session whose claim was taken by someone else since cannot write to that issue.
 
 mod ready;
+mod renumbered;
 
 pub use ready::ReadyClaims;
 
@@ -127,6 +128,9 @@ impl Store {
                 for (id, e) in &done.failed {
                     tracing::warn!(id = %id, error = ?e, "could not renew a claim's lease");
                 }
+                for s in &live {
+                    self.follow_renumbered_claims(refs, s, &done.renewed);
+                }
                 done.renewed.len()
             }
             Err(e) => {
@@ -217,9 +221,22 @@ impl Store {
         }
         let session = holder::current();
         let sid = session.as_ref().map(|s| s.id().to_string()).unwrap_or_default();
-        let taken = match refs.take_as(&meta.id, assignee, &sid, takeover) {
+        let key = key_of(&meta.path);
+        if meta.status == Status::InProgress {
+            self.fetch_renumbered_record(refs, &meta);
+        }
+        let take = || refs.take_keyed(&meta.id, assignee, &sid, takeover, key.as_deref());
+        let taken = match take() {
             Err(Refusal::Held(c)) if self.interrupted_close(refs, &c) => {
                 refs.take_after_unfinished_close(&c, assignee, &sid)
+            }
+            // The record at this id is another issue's (one id in two clones before a merge):
+            // moved to where that issue is now, then this one is claimed.
+            Err(Refusal::Held(c)) if c.state == State::Held && c.about_another(key.as_deref()) => {
+                match self.follow_renumbered(refs, &c) {
+                    Some(_) => take(),
+                    None => return Err(refuse(&meta.id, another_issues_record(&c, self.claim_ttl))),
+                }
             }
             other => other,
         };
@@ -442,6 +459,14 @@ impl Store {
             && patch.status == Some(Status::InProgress)
             && patch.expect.is_none();
         let mine = session.as_ref().is_some_and(|s| s.claimed(id));
+        let a_claim = matches!(&patch.assignee, Some(Some(a)) if !a.trim().is_empty())
+            && patch.status == Some(Status::InProgress);
+        if !a_claim
+            && !mine
+            && let Some(to) = session.as_ref().and_then(|s| s.renumbered_to(id))
+        {
+            return Err(Self::renumbered_refusal(id, &to));
+        }
         if !claims && !mine {
             return Ok(None);
         }
@@ -468,7 +493,8 @@ impl Store {
             if !free && let Some(c) = &current {
                 return Err(claim_refused(&meta.id, Refusal::Held(c.clone()).reason()));
             }
-            refs.take_as(&meta.id, who, &sid, None).map_err(|r| claim_refused(&meta.id, r.reason()))?;
+            refs.take_keyed(&meta.id, who, &sid, None, key_of(&meta.path).as_deref())
+                .map_err(|r| claim_refused(&meta.id, r.reason()))?;
             if let Some(s) = &session {
                 s.took(&meta.id);
             }
@@ -480,6 +506,30 @@ impl Store {
         let mut tries = 0;
         loop {
             let current = refs.read(&meta.id);
+            // The issue this session claimed under this id has another id now (a merge
+            // renumbered it): its claim moves with it, and this write to the other issue is refused.
+            if let Ok(Some(c)) = &current
+                && c.state == State::Held
+                && c.session == session.id()
+            {
+                match self.whereabouts(c) {
+                    renumbered::Whereabouts::AtItsId => {}
+                    renumbered::Whereabouts::Renumbered(m) => {
+                        let to = self.follow_renumbered(refs, c).map_or(m.id.clone(), |moved| moved.id);
+                        session.renumbered(&meta.id, &to);
+                        return Err(Self::renumbered_refusal(&meta.id, &to));
+                    }
+                    renumbered::Whereabouts::NotHere => {
+                        return Err(StoreError::ClaimLost {
+                            id: meta.id.clone(),
+                            reason: format!(
+                                "{} here is not the issue this session claimed under that id (another clone gave the id to another issue, and a merge renumbered one of them), and the claimed one is not in this checkout; `git pull`, then find it with issues_search",
+                                meta.id
+                            ),
+                        });
+                    }
+                }
+            }
             if let Ok(Some(c)) = &current
                 && closes
                 && c.state == State::Held
@@ -697,6 +747,18 @@ impl Store {
             .filter(|r| r.as_ref().is_err() || r.as_ref().is_ok_and(|c| c.state == State::Held))
             .collect())
     }
+}
+
+/// Why a claim is refused when the record at its id is about another issue that held the same
+/// id in another clone, and that issue is not here under a new id to move the record to.
+fn another_issues_record(c: &Claim, ttl: Duration) -> String {
+    let holder = match c.lapsed(ttl) {
+        Some(_) => format!("{}'s lapsed claim", c.holder),
+        None => format!("{}'s claim", c.holder),
+    };
+    format!(
+        "its claim record is {holder} of another issue that had this id in another clone before a merge renumbered one of them, and this clone does not have that issue under its new id yet; `git pull`, then issues_ready lists work to claim"
+    )
 }
 
 fn claim_refused(id: &str, reason: String) -> StoreError {

@@ -4,7 +4,7 @@
 //! reads the caller with [`current`] when it takes, renews or fences a claim.
 
 use std::cell::RefCell;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 /// One session: its id in claim records, and the issues it has claimed (to renew their leases
@@ -13,13 +13,15 @@ use std::sync::{Arc, Mutex};
 pub struct Session {
     id: String,
     claimed: Mutex<HashSet<String>>,
+    /// Issues this session claimed that a merge renumbered since: old id -> new id.
+    renumbered: Mutex<HashMap<String, String>>,
 }
 
 impl Session {
     /// A new session with an id no other has (process id, and a random part).
     pub fn new() -> Arc<Session> {
         let id = format!("{}-{:08x}", std::process::id(), rand::random::<u32>());
-        Arc::new(Session { id, claimed: Mutex::default() })
+        Arc::new(Session { id, claimed: Mutex::default(), renumbered: Mutex::default() })
     }
 
     /// Its id in claim records.
@@ -30,6 +32,20 @@ impl Session {
     /// Remembers that this session claimed `id`.
     pub fn took(&self, id: &str) {
         self.claimed.lock().unwrap_or_else(|p| p.into_inner()).insert(id.to_uppercase());
+        self.renumbered.lock().unwrap_or_else(|p| p.into_inner()).remove(&id.to_uppercase());
+    }
+
+    /// Remembers that the issue this session claimed as `from` is `to` now (a merge renumbered
+    /// it, and its claim moved with it): `from` is another issue, which this session never claimed.
+    pub fn renumbered(&self, from: &str, to: &str) {
+        self.claimed.lock().unwrap_or_else(|p| p.into_inner()).remove(&from.to_uppercase());
+        self.took(to);
+        self.renumbered.lock().unwrap_or_else(|p| p.into_inner()).insert(from.to_uppercase(), to.to_string());
+    }
+
+    /// The id of the issue this session claimed as `id`, when a merge has renumbered it since.
+    pub fn renumbered_to(&self, id: &str) -> Option<String> {
+        self.renumbered.lock().unwrap_or_else(|p| p.into_inner()).get(&id.to_uppercase()).cloned()
     }
 
     /// Forgets `id` (released, closed, handed over, or taken by someone else).

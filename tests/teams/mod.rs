@@ -10,6 +10,7 @@ mod leases;
 mod merge_hooks;
 mod races;
 mod remote_claims;
+mod renumbered_claims;
 mod soak;
 mod tombstones;
 mod unpulled;

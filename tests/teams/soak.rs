@@ -70,6 +70,11 @@ struct Log {
     /// read and its answer): stale by their own words, so not counted as claims of closed work;
     /// the agent's writes after them must be fenced, which invariant 1 checks.
     answered_lapsed: usize,
+    /// Closes answered with another issue than the one the agent had claimed: (claimed title,
+    /// closed title, agent).
+    closed_other: Vec<(String, String, String)>,
+    /// Writes refused because a merge had renumbered the claimed issue, retried under its new id.
+    renumbered: usize,
     /// Issues created: title -> the id the server answered.
     created: BTreeMap<String, String>,
     nothing_ready: usize,
@@ -250,6 +255,27 @@ fn title_of(structured: &Value) -> (String, String) {
     (issue["id"].as_str().unwrap_or_default().to_string(), issue["title"].as_str().unwrap_or_default().to_string())
 }
 
+/// A write to the issue the agent claimed as `id`, retried once under the id the refusal names
+/// when a merge renumbered that issue since ("... retry with id ISS-7"), as an agent would.
+fn renumbered_retry(
+    agent: &mut Agent,
+    log: &Shared,
+    who: &str,
+    tool: &str,
+    id: &mut String,
+    mut args: Value,
+) -> Result<(bool, String, Value), Gone> {
+    args["id"] = json!(id);
+    let out = timed(agent, log, who, tool, args.clone())?;
+    let Some(to) = out.1.split("retry with id ").nth(1).and_then(|r| r.split_whitespace().next()) else {
+        return Ok(out);
+    };
+    *id = to.trim_end_matches(['.', ',', ';']).to_string();
+    log.lock().unwrap().renumbered += 1;
+    args["id"] = json!(id);
+    timed(agent, log, who, tool, args)
+}
+
 /// One pass of an agent's loop: claim the next ready issue, maybe write to it, close it,
 /// sometimes create a follow-up. `Err(Gone)` when its process died under it.
 fn one_round(
@@ -296,8 +322,10 @@ fn one_round(
             || text.to_lowercase().contains("nothing was written")
             || text.contains("was undone")
     };
+    let mut id = id;
     if !finishing && rng.below(3) == 0 {
-        let (err, text, _) = timed(agent, log, name, "issues_update", json!({"id": id, "labels": ["soak", name]}))?;
+        let (err, text, _) =
+            renumbered_retry(agent, log, name, "issues_update", &mut id, json!({"labels": ["soak", name]}))?;
         let mut log = log.lock().unwrap();
         match (err, fenced(&text)) {
             (false, _) => log.writes += 1,
@@ -306,9 +334,10 @@ fn one_round(
         }
     }
     let (err, text, out) = if rng.below(2) == 0 {
-        timed(agent, log, name, "issues_update", json!({"id": id, "status": "closed"}))?
+        renumbered_retry(agent, log, name, "issues_update", &mut id, json!({"status": "closed"}))?
     } else {
-        timed(agent, log, name, "issues_mark_complete", json!({"id": id, "note": format!("done by {name}")}))?
+        let note = json!({"note": format!("done by {name}")});
+        renumbered_retry(agent, log, name, "issues_mark_complete", &mut id, note)?
     };
     {
         let mut log = log.lock().unwrap();
@@ -317,6 +346,9 @@ fn one_round(
                 let (closed_id, closed_title) = title_of(&out);
                 let closed_title = if closed_title.is_empty() { title.clone() } else { closed_title };
                 let changed = out.get("changed").and_then(Value::as_array).is_none_or(|c| !c.is_empty());
+                if changed && closed_title != title {
+                    log.closed_other.push((title.clone(), closed_title.clone(), name.to_string()));
+                }
                 if changed {
                     log.closes.push((closed_title, closed_id, name.to_string()));
                 }
@@ -737,7 +769,7 @@ fn many_agents_in_clones_and_worktrees_with_kills_and_pauses_keep_every_invarian
         "soak: {} issues to start, {secs} s of work by {} agent slots in {} checkouts (setup {:.1} s, work {:.1} s, \
          total {:.1} s)\nsoak: claims {}, closes {} (of which the finisher {finished}), follow-ups created {}, \
          other writes {}, fenced writes refused {}, lost races {}, nothing-ready answers {}, claims answered after \
-         their lease {}\nsoak: kills {}, \
+         their lease {}, writes retried under a renumbered id {}\nsoak: kills {}, \
          pauses {} (each {:.1} s, TTL {TTL}), new sessions {}\nsoak: commits {}, pulls {} ({} retried), pushes {} \
          ({} rejected and retried), merge conflicts resolved by the README's rules {:?}\nsoak: {} issues at the end, \
          {} surprises",
@@ -755,6 +787,7 @@ fn many_agents_in_clones_and_worktrees_with_kills_and_pauses_keep_every_invarian
         log.lost_races,
         log.nothing_ready,
         log.answered_lapsed,
+        log.renumbered,
         log.kills,
         log.pauses,
         pause.as_secs_f64(),
@@ -785,6 +818,12 @@ fn many_agents_in_clones_and_worktrees_with_kills_and_pauses_keep_every_invarian
         closers.iter().filter(|(_, v)| v.len() > 1).map(|(t, v)| format!("{t:?}: {}", v.join(", "))).collect();
     if !twice.is_empty() {
         failures.push(format!("{} issue(s) closed by two agents or more: {}", twice.len(), twice.join("; ")));
+    }
+    // 1b. Every close closed the issue its agent had claimed.
+    if !log.closed_other.is_empty() {
+        let list: Vec<String> =
+            log.closed_other.iter().map(|(t, c, a)| format!("{a} claimed {t:?} and closed {c:?}")).collect();
+        failures.push(format!("{} close(s) of another issue than the one claimed: {}", list.len(), list.join("; ")));
     }
     // 2. No claim of work someone had already closed.
     if !log.claimed_closed.is_empty() {

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::Store;
+use crate::claiming::renumbered::Whereabouts;
 use crate::git::claims::OnBranch;
 use crate::model::{IssueFilter, IssueMeta, Snapshot, SortField, SortOrder, Status, StoreError};
 use crate::work::Ready;
@@ -79,14 +80,25 @@ impl Store {
                                 continue;
                             }
                             match c.lapsed(self.claim_ttl) {
-                                Some(end) => lapsed.push((
-                                    c.id.clone(),
-                                    format!(
+                                Some(end) => {
+                                    let why = format!(
                                         "{}'s lease lapsed at {}",
                                         c.holder,
                                         end.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
-                                    ),
-                                )),
+                                    );
+                                    // A record left under the id its issue had before a merge
+                                    // renumbered it: offered under the new id (a claim moves
+                                    // it); one whose issue is not here yet is not offered.
+                                    match self.whereabouts(c) {
+                                        Whereabouts::AtItsId => lapsed.push((c.id.clone(), why)),
+                                        Whereabouts::Renumbered(m) => {
+                                            if !records.iter().any(|r| r.id.eq_ignore_ascii_case(&m.id)) {
+                                                lapsed.push((m.id.clone(), why));
+                                            }
+                                        }
+                                        Whereabouts::NotHere => held.push(c.id.clone()),
+                                    }
+                                }
                                 None => held.push(c.id.clone()),
                             }
                         }

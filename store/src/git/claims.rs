@@ -146,6 +146,12 @@ impl Claim {
         self.holder == one_line(holder) && (session.is_empty() || self.session.is_empty() || self.session == session)
     }
 
+    /// Whether this record is about another issue than the one whose `docketKey` is `key`:
+    /// both name a key, and not the same one.
+    pub fn about_another(&self, key: Option<&str>) -> bool {
+        matches!((self.key.as_deref(), key), (Some(a), Some(b)) if a != b)
+    }
+
     /// Whether it was taken longer than `bound` ago (a claim that says no time is not).
     pub fn older_than(&self, bound: Duration) -> bool {
         chrono::DateTime::parse_from_rfc3339(&self.taken_at)
@@ -577,11 +583,26 @@ impl Claims {
     /// reason) another holder's live claim. The holder's own claim is renewed. A tombstone (the
     /// issue was closed) is never taken. Nothing is written when it is refused.
     pub fn take_as(&self, id: &str, holder: &str, session: &str, takeover: Option<&str>) -> Result<Taken, Refusal> {
+        self.take_keyed(id, holder, session, takeover, None)
+    }
+
+    /// [`Claims::take_as`] recording the claimed issue's `docketKey`, so the claim can follow
+    /// its issue when a merge renumbers it ([`Claims::move_to`]). A record about another issue
+    /// (another key: the two had one id in two clones) is refused like a held one, lapsed or
+    /// not: taking it would lose that issue's claim.
+    pub fn take_keyed(
+        &self,
+        id: &str,
+        holder: &str,
+        session: &str,
+        takeover: Option<&str>,
+        key: Option<&str>,
+    ) -> Result<Taken, Refusal> {
         // A takeover (a reason given) that lost its compare-and-set to the holder's own renewal
         // is still wanted: retried (a few times) while the record names the same holder.
         let mut tries = 0;
         loop {
-            let (taken, replaced) = self.take_once(id, holder, session, takeover)?;
+            let (taken, replaced) = self.take_once(id, holder, session, takeover, key)?;
             if let Some(taken) = taken {
                 return Ok(taken);
             }
@@ -606,14 +627,16 @@ impl Claims {
         holder: &str,
         session: &str,
         takeover: Option<&str>,
+        key: Option<&str>,
     ) -> Result<(Option<Taken>, Option<Claim>), Refusal> {
         let holder = one_line(holder);
         let current = self.read(id)?;
-        let mut claim = self.new_claim(id, &holder, session);
+        let mut claim = Claim { key: key.map(str::to_string), ..self.new_claim(id, &holder, session) };
         match &current {
-            Some(c) if c.state == State::Closed => return Err(Refusal::Held(c.clone())),
+            Some(c) if c.state == State::Closed || c.about_another(key) => return Err(Refusal::Held(c.clone())),
             Some(c) if c.is_held_by(&holder, session) => {
                 // Renewed: the same claim, a new lease (and this session, if it had none).
+                claim.key = claim.key.or_else(|| c.key.clone());
                 claim.taken_at = c.taken_at.clone();
                 claim.takeover = c.takeover.clone();
                 claim.lapsed_from = c.lapsed_from.clone();
@@ -671,6 +694,26 @@ impl Claims {
             at: self.here(),
             key: None,
         }
+    }
+
+    /// Moves claim `c` to `id`, the id its issue has now (a merge renumbered it): the same
+    /// claim is created there (create-only), then `c` is deleted (compare-and-set). The record
+    /// at `id` after the move, or `None` when `id` has a record of another issue's. When `id`
+    /// already has a record of the same issue (moved by another process, or claimed there
+    /// since), that one stands and `c`, left behind, goes.
+    pub fn move_to(&self, c: &Claim, id: &str) -> Result<Option<Claim>, Refusal> {
+        let moved = Claim { id: id.to_string(), oid: String::new(), ..c.clone() };
+        let written = match self.replace(&moved, &moved)? {
+            Some(w) => w,
+            None => match self.read(id)? {
+                Some(there) if there.key == c.key => there,
+                _ => return Ok(None),
+            },
+        };
+        if !self.drop_claim(c)? {
+            tracing::info!(from = %c.id, to = %id, "a moved claim's old record had changed; it is left");
+        }
+        Ok(Some(written))
     }
 
     /// After a compare-and-set that did not hold: who has it now.
