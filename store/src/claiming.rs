@@ -194,7 +194,7 @@ impl Store {
                 let (mut index, _) = self.fresh()?;
                 crate::work::check_expect(&mut index, &meta, &Expect::Claim(assignee.to_string()))?;
             }
-            return self.claim_file(&meta, assignee, takeover, None);
+            return self.claim_file(&meta, assignee, takeover, None, key_of(&meta.path));
         };
         if meta.status.is_archived() {
             return Err(refuse(&meta.id, format!("it is {}, not open", meta.status)));
@@ -286,8 +286,11 @@ impl Store {
         };
         let file_held = meta.status == Status::InProgress && file_holder.is_some();
         let written = match (how.is_some() || file_held, takeover) {
-            (true, t) => self.claim_file(&meta, assignee, Some(t.unwrap_or("its claim record is theirs")), how),
-            (false, _) => self.claim_file(&meta, assignee, None, None),
+            (true, t) => {
+                let why = Some(t.unwrap_or("its claim record is theirs"));
+                self.claim_file(&meta, assignee, why, how, key.clone())
+            }
+            (false, _) => self.claim_file(&meta, assignee, None, None, key.clone()),
         };
         match written {
             Ok(updated) => {
@@ -424,9 +427,10 @@ impl Store {
         assignee: &str,
         takeover: Option<&str>,
         note: Option<String>,
+        identity: Option<String>,
     ) -> Result<Updated, StoreError> {
         if takeover.is_none() {
-            return self.claim(&meta.id, assignee);
+            return self.claim_keyed(&meta.id, assignee, identity);
         }
         if meta.status.is_archived() {
             let reason = format!("it is {}; there is no claim to take over", meta.status);
@@ -438,6 +442,7 @@ impl Store {
             assignee: Some(Some(assignee.to_string())),
             expect: Some(Expect::UpdatedAt(meta.updated_at.clone())),
             append_body,
+            identity,
             ..IssuePatch::default()
         };
         self.update(&meta.id, patch)

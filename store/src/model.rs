@@ -290,6 +290,9 @@ pub struct IssuePatch {
     pub remove_blockers: Vec<String>,
     /// Checked under the lock against the file as it is before anything is written.
     pub expect: Option<Expect>,
+    /// The `docketKey` the file must have: a claim writes the issue its record is about, and
+    /// a merge may give the id to another issue between the two (refused, nothing written).
+    pub identity: Option<String>,
     /// The version of the file the change was based on: refused (nothing written) when the
     /// file's bytes are no longer those, whoever changed them (docket, an editor, a merge).
     pub if_version: Option<String>,

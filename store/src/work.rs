@@ -176,6 +176,17 @@ impl Store {
     /// theirs) and unblocked; checked under the workspace lock, so of two concurrent claims (from
     /// any processes) exactly one wins. Repeating a won claim changes nothing.
     pub fn claim(&self, id: &str, assignee: &str) -> Result<Updated, StoreError> {
+        self.claim_keyed(id, assignee, None)
+    }
+
+    /// [`Store::claim`] of the file whose `docketKey` is `identity`, when given (refused when
+    /// the id names another file by the time it is written).
+    pub(crate) fn claim_keyed(
+        &self,
+        id: &str,
+        assignee: &str,
+        identity: Option<String>,
+    ) -> Result<Updated, StoreError> {
         let assignee = assignee.trim();
         if assignee.is_empty() {
             let reason = "no one is named to hold it (the assignee is blank); claim it with a name".into();
@@ -185,6 +196,7 @@ impl Store {
             status: Some(Status::InProgress),
             assignee: Some(Some(assignee.to_string())),
             expect: Some(Expect::Claim(assignee.to_string())),
+            identity,
             ..IssuePatch::default()
         };
         self.update(id, patch)

@@ -147,6 +147,15 @@ impl Store {
             let doc =
                 frontmatter::parse(&text).map_err(|reason| StoreError::Malformed { path: path.clone(), reason })?;
             let before = self.meta_of(&path, &doc);
+            if let Some(key) = &patch.identity
+                && crate::git::merge::identity_key(&text).as_ref() != Some(key)
+            {
+                let reason = format!(
+                    "{} names another issue now than the one this claim is about (a merge renumbered ids meanwhile); issues_ready lists work to claim",
+                    before.id
+                );
+                return Err(StoreError::ClaimRefused { id: before.id.clone(), reason });
+            }
             if !patch.add_blockers.is_empty() || !patch.remove_blockers.is_empty() {
                 let base = given_blockers.as_deref().unwrap_or(&before.blocked_by);
                 let edited = crate::work::edited_blockers(base, &patch.add_blockers, &patch.remove_blockers);
