@@ -44,6 +44,17 @@ pub struct HeldClaims {
     pub stale: Option<String>,
 }
 
+/// What the claim records say of a write, before it is made ([`Store::claim_gate`]).
+#[derive(Debug)]
+pub(crate) enum Gate {
+    /// Nothing to check after the write.
+    Free,
+    /// A holder's close: its tombstone (`tomb`) was pushed in place of its claim (`held`).
+    Close { held: Box<Claim>, tomb: Box<Claim> },
+    /// A holder's other write, with its claim as the gate renewed it.
+    Hold(Box<Claim>),
+}
+
 /// What a release did.
 #[derive(Debug, Clone)]
 pub struct Released {
@@ -457,8 +468,8 @@ impl Store {
     /// own record, so a holder paused between this check and its file write cannot close work
     /// someone took meanwhile: its tombstone is refused, and nothing is written. The claim the
     /// tombstone replaced is returned, for [`Store::restore_claim`] when the write then fails.
-    pub(crate) fn claim_gate(&self, id: &str, patch: &IssuePatch) -> Result<Option<(Claim, Claim)>, StoreError> {
-        let Ok(Some(refs)) = self.claim_refs() else { return Ok(None) };
+    pub(crate) fn claim_gate(&self, id: &str, patch: &IssuePatch) -> Result<Gate, StoreError> {
+        let Ok(Some(refs)) = self.claim_refs() else { return Ok(Gate::Free) };
         let session = holder::current();
         let claims = matches!(&patch.assignee, Some(Some(a)) if !a.trim().is_empty())
             && patch.status == Some(Status::InProgress)
@@ -473,11 +484,11 @@ impl Store {
             return Err(Self::renumbered_refusal(id, &to));
         }
         if !claims && !mine {
-            return Ok(None);
+            return Ok(Gate::Free);
         }
         let meta = self.get_meta(id)?.value;
         if claims && !mine {
-            let Some(Some(who)) = &patch.assignee else { return Ok(None) };
+            let Some(Some(who)) = &patch.assignee else { return Ok(Gate::Free) };
             // A claim: the record arbitrates; the file write is the update itself.
             let sid = session.as_ref().map(|s| s.id().to_string()).unwrap_or_default();
             let current = refs.read(&meta.id).map_err(|r| claim_refused(&meta.id, r.reason()))?;
@@ -503,10 +514,10 @@ impl Store {
             if let Some(s) = &session {
                 s.took(&meta.id);
             }
-            return Ok(None);
+            return Ok(Gate::Free);
         }
         // This session claimed it: is it still its own?
-        let Some(session) = session else { return Ok(None) };
+        let Some(session) = session else { return Ok(Gate::Free) };
         let closes = patch.status.is_some_and(|s| s.is_archived()) && !meta.status.is_archived();
         let mut tries = 0;
         loop {
@@ -547,7 +558,7 @@ impl Store {
                     key_of(&meta.path),
                     Closing::Pending,
                 ) {
-                    Ok(Some(tomb)) => return Ok(Some((c.clone(), tomb))),
+                    Ok(Some(tomb)) => return Ok(Gate::Close { held: Box::new(c.clone()), tomb: Box::new(tomb) }),
                     // The record moved since it was read (this process's renewal, or a takeover):
                     // read it again; a takeover is refused below.
                     Ok(None) if tries < 5 => {
@@ -556,22 +567,24 @@ impl Store {
                     }
                     // A remote that does not answer: the close goes on and its tombstone is
                     // queued after the write, as before (the fence is the last record known).
-                    Ok(None) | Err(_) => return Ok(None),
+                    Ok(None) | Err(_) => return Ok(Gate::Free),
                 }
             }
-            return self.fence(&meta, &session, current).map(|()| None);
+            return self
+                .fence(&meta, &session, current)
+                .map(|held| held.map_or(Gate::Free, |c| Gate::Hold(Box::new(c))));
         }
     }
 
     /// Refuses the write of a session whose claim someone else holds now, and renews the lease
-    /// of the holder's own write.
+    /// of the holder's own write: the holder's claim as renewed (as read, if the renewal failed).
     fn fence(
         &self,
         meta: &IssueMeta,
         session: &Session,
         current: Result<Option<Claim>, Refusal>,
-    ) -> Result<(), StoreError> {
-        let Ok(Some(refs)) = self.claim_refs() else { return Ok(()) };
+    ) -> Result<Option<Claim>, StoreError> {
+        let Ok(Some(refs)) = self.claim_refs() else { return Ok(None) };
         match current {
             Ok(Some(c)) if c.state == State::Held && c.session != session.id() => {
                 let since = format!("{} ({})", c.taken_at, crate::git::claims::age(&c.taken_at));
@@ -598,12 +611,32 @@ impl Store {
             }),
             Ok(Some(c)) if c.state == State::Held => {
                 // The holder's own write renews its lease.
-                if let Err(e) = refs.replace(&c, &Claim { lease: lease_end(self.claim_ttl), ..c.clone() }) {
-                    tracing::warn!(id = %meta.id, error = ?e, "could not renew a claim on a write");
+                match refs.replace(&c, &Claim { lease: lease_end(self.claim_ttl), ..c.clone() }) {
+                    Ok(Some(renewed)) => Ok(Some(renewed)),
+                    Ok(None) => Ok(Some(c)),
+                    Err(e) => {
+                        tracing::warn!(id = %meta.id, error = ?e, "could not renew a claim on a write");
+                        Ok(Some(c))
+                    }
                 }
-                Ok(())
             }
-            _ => Ok(()),
+            _ => Ok(None),
+        }
+    }
+
+    /// After a holder's write (not a close) that finished past the lease its gate saw: the
+    /// record as it is now when it is no longer `held`'s session's (another session took the
+    /// issue while the write was paused), so the write is to be undone. Within the lease no one
+    /// could take it without a reason, and nothing is read.
+    pub(crate) fn lost_during_write(&self, held: &Claim) -> Option<Claim> {
+        held.lease_passed()?;
+        let refs = self.claim_refs().ok().flatten()?;
+        match refs.read(&held.id) {
+            Ok(Some(c)) if c.state == State::Held && c.session == held.session => None,
+            Ok(Some(c)) => Some(c),
+            // Gone (released or swept): not this session's either, but nothing to name.
+            Ok(None) => None,
+            Err(_) => None,
         }
     }
 

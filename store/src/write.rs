@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 use serde_yaml::Value as Yaml;
 
 use crate::Store;
+use crate::claiming::Gate;
 use crate::files::frontmatter::{self, Document};
 use crate::files::yaml_edit::KeyEdit;
 use crate::files::{self, WorkspaceLock, iso};
@@ -89,7 +90,11 @@ impl Store {
         // Who holds the issue is the claim record's to say: a fenced-off writer or a claim of
         // someone else's is refused before anything is written.
         let gate = std::time::Instant::now();
-        let tombstoned = self.claim_gate(id, &patch)?;
+        let (tombstoned, holding) = match self.claim_gate(id, &patch)? {
+            Gate::Close { held, tomb } => (Some((*held, *tomb)), None),
+            Gate::Hold(held) => (None, Some(*held)),
+            Gate::Free => (None, None),
+        };
         // A holder's close pushed its tombstone first. A tombstone of this checkout a lease old
         // whose file is not closed reads as a close that died (`Store::interrupted_close`), so the
         // file is written within a lease of the tombstone (counted from before it was pushed: a
@@ -98,7 +103,7 @@ impl Store {
         let lease = |from: std::time::Instant| from + self.claim_ttl;
         let mut until = tombstoned.as_ref().map(|(_, tomb)| (lease(gate), tomb.clone()));
         let done = loop {
-            match self.update_unfenced(id, patch.clone(), until.as_ref()) {
+            match self.update_unfenced(id, patch.clone(), until.as_ref(), holding.as_ref()) {
                 Ok(Some(updated)) => break Ok(updated),
                 Err(e) => break Err(e),
                 Ok(None) => {
@@ -129,6 +134,7 @@ impl Store {
         id: &str,
         mut patch: IssuePatch,
         until: Option<&(std::time::Instant, Claim)>,
+        holding: Option<&Claim>,
     ) -> Result<Option<Updated>, StoreError> {
         let lock = WorkspaceLock::acquire(&self.ws)?;
         let (mut index, _) = self.fresh()?;
@@ -206,14 +212,20 @@ impl Store {
                 drop(lock);
                 // This session's close pushed its tombstone first: it stands only if that
                 // tombstone is still its own once the file is written.
+                let undo = Undo { path: &path, original: &original, dest: &dest, written: &new_text };
                 match until.filter(|_| meta.status.is_archived()) {
                     Some((_, tomb)) => {
                         if let Err(now) = self.finish_own_close(&before, &meta, tomb) {
-                            let undo = Undo { path: &path, original: &original, dest: &dest, written: &new_text };
-                            return Err(self.undo_lost_close(undo, &before, &doc.body, &now));
+                            return Err(self.undo_lost_write(undo, &before, &doc.body, &now, "close"));
                         }
                     }
-                    None => self.claim_ended(&before, Some(&meta)),
+                    None => {
+                        // A holder's write paused past its lease while another session took the issue.
+                        if let Some(now) = holding.and_then(|held| self.lost_during_write(held)) {
+                            return Err(self.undo_lost_write(undo, &before, &doc.body, &now, "write"));
+                        }
+                        self.claim_ended(&before, Some(&meta))
+                    }
                 }
                 let version = files::version_of(new_text.as_bytes());
                 return Ok(Some(Updated { before, issue: Issue { meta, body, version }, changed: plan.changed }));
@@ -223,13 +235,14 @@ impl Store {
         Err(StoreError::Conflict { path, attempts: ATTEMPTS })
     }
 
-    /// Puts back the file a close wrote after its claim was lost (see [`Store::finish_own_close`])
-    /// if no one has written it since and it is not pushed yet, and says what happened.
-    fn undo_lost_close(&self, undo: Undo<'_>, before: &IssueMeta, body: &str, now: &Claim) -> StoreError {
+    /// Puts back the file a close (or another write of the holder's) wrote after its claim was
+    /// lost (see [`Store::finish_own_close`], [`Store::lost_during_write`]) if no one has
+    /// written it since and it is not pushed yet, and says what happened.
+    fn undo_lost_write(&self, undo: Undo<'_>, before: &IssueMeta, body: &str, now: &Claim, what: &str) -> StoreError {
         let id = before.id.clone();
         if self.pushed_as_written(undo.dest, undo.written) {
             let reason = format!(
-                "this close was paused past its lease, and the issue is {} since; the close was written within its lease and pushed already, so it stands beside theirs; issues_ready lists work to claim",
+                "this {what} was paused past its lease, and the issue is {} since; the {what} was written within its lease and pushed already, so it stands beside theirs; issues_ready lists work to claim",
                 now.describe()
             );
             return StoreError::CloseStood { id, reason };
@@ -244,17 +257,17 @@ impl Store {
             }
             Ok(back)
         });
-        let lost = format!("this close was paused past its lease, and {id} is {} since", now.describe());
+        let lost = format!("this {what} was paused past its lease, and {id} is {} since", now.describe());
         match put_back {
             Ok(true) => StoreError::ClaimLost {
                 id,
                 reason: format!(
-                    "{lost}, so the close was undone (the file is as it was before it); issues_ready lists work to claim"
+                    "{lost}, so the {what} was undone (the file is as it was before it); issues_ready lists work to claim"
                 ),
             },
             Ok(false) => StoreError::CloseStood {
                 reason: format!(
-                    "{lost}, and the file has changed since the close wrote it, so it was left as it is; issues_get {id} shows it"
+                    "{lost}, and the file has changed since the {what} wrote it, so it was left as it is; issues_get {id} shows it"
                 ),
                 id,
             },

@@ -28,7 +28,9 @@ const ID: &str = "ISS-000001";
 /// The test's `git`: the real one, except for the first write of a claim ref (a push, or an
 /// update-ref in the common git directory) that `RACE_MODE` names. `stop-after-tombstone`: a write
 /// of a tombstone is run, and once it took, the docket process that started it is stopped and its
-/// pid written to `$RACE_GATE/stopped`. `hold-claim`: any claim push waits until `$RACE_GATE/go`
+/// pid written to `$RACE_GATE/stopped`. `stop-after-renewal`: the same for the first single write
+/// of a held claim once `$RACE_GATE/arm` exists (a write's own renewal: the renewal thread writes
+/// its batch with `update-ref --stdin`). `hold-claim`: any claim push waits until `$RACE_GATE/go`
 /// exists, `$RACE_GATE/holding` saying it waits.
 const FAKE_GIT: &str = r#"#!/bin/sh
 real="$RACE_REAL_GIT"
@@ -66,12 +68,14 @@ hit=
 if [ -n "$oid" ]; then
   case "$RACE_MODE" in
   stop-after-tombstone) "$real" -C "$dir" cat-file blob "$oid" 2>/dev/null | grep -qx 'state closed' && hit=1 ;;
+  stop-after-renewal)
+    if [ -e "$gate/arm" ] && ! "$real" -C "$dir" cat-file blob "$oid" 2>/dev/null | grep -qx 'state closed'; then hit=1; fi ;;
   hold-claim) hit=1 ;;
   esac
 fi
 if [ -z "$hit" ] || ! mkdir "$gate/once" 2>/dev/null; then exec "$real" "$@"; fi
 case "$RACE_MODE" in
-stop-after-tombstone)
+stop-after-tombstone | stop-after-renewal)
   "$real" "$@" > "$gate/out"; rc=$?
   cat "$gate/out"
   # A push the remote refused (the server's own renewal won the race) is let through: the close
@@ -430,4 +434,39 @@ fn a_takeover_whose_holder_changed_meanwhile_is_refused_naming_the_new_holder() 
     let now = record(&origin);
     assert!(now.contains("holder carol") && now.contains("takeover from ann: ann handed it to me"), "{now}");
     assert_eq!(status_of(&clones[1].join(".docket"), ID), "open", "bob wrote nothing");
+}
+
+/// ann's write of labels is stopped right after its gate renewed her claim, before the file is
+/// written; past that lease bob takes the issue. ann's resumed write must not stand over bob's
+/// claim: it is refused and the file put back as bob's claim left it.
+#[test]
+fn a_write_paused_past_its_lease_between_its_gate_and_its_file_is_undone_when_another_took_the_issue() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let main = tmp.path().join("main");
+    repo_with_issues(&main, ".docket", 2);
+    let wt = Layout::Sibling.add(&main, "wt");
+    let gate = Gate::new(tmp.path());
+    let files = main.join(".docket");
+    let base: &[(&str, &str)] = &[("DOCKET_CLAIM_TTL", "1s")];
+    let mut ann = Agent::start(&wt, &gate.env(base, "stop-after-renewal"));
+    let (err, t) = ann.call("issues_claim", json!({"id": ID, "assignee": "ann"}));
+    assert!(!err, "{t}");
+    std::fs::write(gate.marker("arm"), "").expect("arm the fake git");
+    let writing = std::thread::spawn(move || {
+        let answer = ann.call("issues_update", json!({"id": ID, "labels": ["late"]}));
+        drop(ann);
+        answer
+    });
+    let stopped = gate.marker("stopped");
+    assert!(eventually(Duration::from_secs(20), || stopped.exists()), "the fake git stopped the write");
+    let pid = std::fs::read_to_string(&stopped).expect("the stopped pid");
+    let took =
+        eventually(Duration::from_secs(20), || docket_in(&main, &["claim", ID, "--as", "bob"], base).status.success());
+    assert!(took, "bob takes the issue once ann's lease lapsed");
+    let bobs = common::snapshot(&files);
+    resume(pid.trim());
+    let (err, t) = writing.join().expect("the write answers");
+    assert!(err && t.starts_with("CONFLICT") && t.contains("paused past its lease") && t.contains("undone"), "{t}");
+    assert_eq!(common::snapshot(&files), bobs, "the file is as bob's claim left it");
+    assert!(record(&main).contains("holder bob"), "bob holds it still");
 }

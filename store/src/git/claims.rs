@@ -174,6 +174,12 @@ impl Claim {
         self.state == State::Closed && self.lease_ended(ttl).is_some()
     }
 
+    /// When its lease ended, if it has (on this clock, no skew: for the holder's own check).
+    pub fn lease_passed(&self) -> Option<chrono::DateTime<chrono::Utc>> {
+        let end = chrono::DateTime::parse_from_rfc3339(&self.lease).ok()?.with_timezone(&chrono::Utc);
+        (chrono::Utc::now() > end).then_some(end)
+    }
+
     fn lease_ended(&self, ttl: Duration) -> Option<chrono::DateTime<chrono::Utc>> {
         let end = chrono::DateTime::parse_from_rfc3339(&self.lease).ok()?.with_timezone(&chrono::Utc);
         let grace = chrono::Duration::from_std(skew(ttl)).unwrap_or_default();
