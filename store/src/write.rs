@@ -85,7 +85,7 @@ impl Store {
 
     /// Applies `patch` under the workspace lock to the file as it is on disk now. A file that
     /// changes between the read and the rename is read again and the patch applied again.
-    pub fn update(&self, id: &str, patch: IssuePatch) -> Result<Updated, StoreError> {
+    pub fn update(&self, id: &str, mut patch: IssuePatch) -> Result<Updated, StoreError> {
         self.refuse_in_pending(id)?;
         // Who holds the issue is the claim record's to say: a fenced-off writer or a claim of
         // someone else's is refused before anything is written.
@@ -95,6 +95,13 @@ impl Store {
             Gate::Hold(held) => (None, Some(*held)),
             Gate::Free => (None, None),
         };
+        // A holder writes the issue its claim is about: a merge may give the id to another issue
+        // between the gate and the write.
+        let held = tombstoned.as_ref().map(|(held, _)| held).or(holding.as_ref());
+        let by_holder = held.is_some();
+        if patch.identity.is_none() {
+            patch.identity = held.and_then(|c| c.key.clone());
+        }
         // A holder's close pushed its tombstone first. A tombstone of this checkout a lease old
         // whose file is not closed reads as a close that died (`Store::interrupted_close`), so the
         // file is written within a lease of the tombstone (counted from before it was pushed: a
@@ -123,7 +130,12 @@ impl Store {
         {
             self.restore_claim(&claim);
         }
-        done
+        match done {
+            Err(StoreError::ClaimRefused { reason, .. }) if by_holder && reason.contains(NOT_THE_CLAIMED) => {
+                Err(self.holders_issue_renumbered(id))
+            }
+            done => done,
+        }
     }
 
     /// [`Store::update`] once the claim record allowed it; `None` (nothing written) when `until`
@@ -157,7 +169,7 @@ impl Store {
                 && crate::git::merge::identity_key(&text).as_ref() != Some(key)
             {
                 let reason = format!(
-                    "{} names another issue now than the one this claim is about (a merge renumbered ids meanwhile); issues_ready lists work to claim",
+                    "{} {NOT_THE_CLAIMED} (a merge renumbered ids meanwhile); issues_ready lists work to claim",
                     before.id
                 );
                 return Err(StoreError::ClaimRefused { id: before.id.clone(), reason });
@@ -509,6 +521,10 @@ fn plan(path: &Path, doc: &Document, before: &IssueMeta, patch: &IssuePatch) -> 
 fn context_value(context: &Map<String, Value>) -> Option<Yaml> {
     (!context.is_empty()).then(|| serde_yaml::to_value(context).ok()).flatten()
 }
+
+/// Why a claim's (or a holder's) write is refused when the file at its id has another
+/// `docketKey` than the issue the claim is about.
+const NOT_THE_CLAIMED: &str = "names another issue now than the one this claim is about";
 
 /// A write as [`Store::replace`] made it: the file at `path` that held `original` is now `dest`
 /// holding `written`.

@@ -470,3 +470,37 @@ fn a_write_paused_past_its_lease_between_its_gate_and_its_file_is_undone_when_an
     assert_eq!(common::snapshot(&files), bobs, "the file is as bob's claim left it");
     assert!(record(&main).contains("holder bob"), "bob holds it still");
 }
+
+/// ann's write of labels is stopped right after its gate, and a merge gives her issue's id to
+/// another issue meanwhile (hers renumbered). Resumed, the write must not land on the other
+/// issue: refused, naming the id her issue has now, where her claim moved.
+#[test]
+fn a_holders_write_whose_id_a_merge_gives_to_another_issue_meanwhile_is_refused_naming_the_new_id() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let main = tmp.path().join("main");
+    repo_with_issues(&main, ".docket", 2);
+    let wt = Layout::Sibling.add(&main, "wt");
+    let gate = Gate::new(tmp.path());
+    let base: &[(&str, &str)] = &[];
+    let mut ann = Agent::start(&wt, &gate.env(base, "stop-after-renewal"));
+    let (err, t) = ann.call("issues_claim", json!({"id": ID, "assignee": "ann"}));
+    assert!(!err, "{t}");
+    std::fs::write(gate.marker("arm"), "").expect("arm the fake git");
+    let writing = std::thread::spawn(move || {
+        let answer = ann.call("issues_update", json!({"id": ID, "labels": ["late"]}));
+        (answer, ann)
+    });
+    let stopped = gate.marker("stopped");
+    assert!(eventually(Duration::from_secs(20), || stopped.exists()), "the fake git stopped the write");
+    let pid = std::fs::read_to_string(&stopped).expect("the stopped pid");
+    super::renumbered_claims::swap_ids(&main, ID, "ISS-000002");
+    let other = common::snapshot(&main.join(".docket"));
+    resume(pid.trim());
+    let ((err, t), mut ann) = writing.join().expect("the write answers");
+    assert!(err && t.contains("retry with id ISS-000002"), "{t}");
+    assert_eq!(common::snapshot(&main.join(".docket")), other, "nothing written to the issue now at {ID}");
+    let moved = git(&main, &["cat-file", "blob", "refs/docket/claims/ISS-000002"]);
+    assert!(moved.contains("holder ann"), "her claim moved with her issue: {moved}");
+    let (err, t) = ann.call("issues_update", json!({"id": "ISS-000002", "labels": ["late"]}));
+    assert!(!err && t.contains("task 1"), "the write under the new id is to her issue: {t}");
+}

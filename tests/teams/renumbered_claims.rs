@@ -32,7 +32,7 @@ fn record(root: &Path, id: &str) -> Option<String> {
 /// What a merge and its hook leave: the issues at `a` and `b` swap ids (file names and `id:`
 /// lines), as when the issue claimed as `a` was renumbered to `b` and the other clone's issue,
 /// given `a` there, kept it.
-fn swap_ids(root: &Path, a: &str, b: &str) {
+pub(crate) fn swap_ids(root: &Path, a: &str, b: &str) {
     let dir = root.join(".docket/issues");
     let file = |id: &str| issue_files(&root.join(".docket")).into_iter().find(|n| n.starts_with(id)).expect("a file");
     let (fa, fb) = (file(a), file(b));

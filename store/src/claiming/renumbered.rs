@@ -81,6 +81,38 @@ impl Store {
         }
     }
 
+    /// A holder's write to `id` found another issue's file there (a merge renumbered ids
+    /// between its gate and its write): its claim moves to where its issue is now, if it is
+    /// here, and the refusal says where.
+    pub(crate) fn holders_issue_renumbered(&self, id: &str) -> StoreError {
+        let session = crate::holder::current();
+        let refs = self.claim_refs().ok().flatten();
+        let own = refs
+            .and_then(|r| r.read(id).ok().flatten())
+            .filter(|c| c.state == State::Held && session.as_ref().is_some_and(|s| s.id() == c.session));
+        let moved = own.as_ref().and_then(|c| {
+            let to = match self.whereabouts(c) {
+                Whereabouts::Renumbered(m) => m.id.clone(),
+                _ => return None,
+            };
+            let moved = refs.and_then(|r| self.follow_renumbered(r, c)).map_or(to, |m| m.id);
+            Some(moved)
+        });
+        match (moved, session) {
+            (Some(to), Some(s)) => {
+                s.renumbered(id, &to);
+                Self::renumbered_refusal(id, &to)
+            }
+            (Some(to), None) => Self::renumbered_refusal(id, &to),
+            (None, _) => StoreError::ClaimLost {
+                id: id.to_string(),
+                reason: format!(
+                    "{id} became another issue while this write was made (a merge renumbered ids), and the issue this session claimed is not in this checkout under a new id; `git pull`, then find it with issues_search"
+                ),
+            },
+        }
+    }
+
     /// The refusal of a holder's write to `id` once the issue it claimed as `id` is `to` now.
     pub(crate) fn renumbered_refusal(id: &str, to: &str) -> StoreError {
         StoreError::ClaimLost {
