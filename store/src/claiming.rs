@@ -609,6 +609,16 @@ impl Store {
                     meta.id, c.holder, c.taken_at
                 ),
             }),
+            // No record at all: this session's claim ended since it was taken (released by
+            // someone else, or closed by someone else and that tombstone ended once the close
+            // was pushed), and this checkout may not have pulled what happened to the issue.
+            Ok(None) => Err(StoreError::ClaimLost {
+                id: meta.id.clone(),
+                reason: format!(
+                    "{} has no claim record any more: this session's claim of it ended since (released, or closed by someone else, who pushed it); `git pull` shows what became of it, and issues_ready lists work to claim",
+                    meta.id
+                ),
+            }),
             Ok(Some(c)) if c.state == State::Held => {
                 // The holder's own write renews its lease.
                 match refs.replace(&c, &Claim { lease: lease_end(self.claim_ttl), ..c.clone() }) {
