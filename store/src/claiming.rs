@@ -471,12 +471,11 @@ impl Store {
     pub(crate) fn claim_gate(&self, id: &str, patch: &IssuePatch) -> Result<Gate, StoreError> {
         let Ok(Some(refs)) = self.claim_refs() else { return Ok(Gate::Free) };
         let session = holder::current();
-        let claims = matches!(&patch.assignee, Some(Some(a)) if !a.trim().is_empty())
-            && patch.status == Some(Status::InProgress)
-            && patch.expect.is_none();
-        let mine = session.as_ref().is_some_and(|s| s.claimed(id));
+        // A claim (in_progress with an assignee); a wrangler-style one when no claim call wrote it.
         let a_claim = matches!(&patch.assignee, Some(Some(a)) if !a.trim().is_empty())
             && patch.status == Some(Status::InProgress);
+        let claims = a_claim && patch.expect.is_none();
+        let mine = session.as_ref().is_some_and(|s| s.claimed(id));
         if !a_claim
             && !mine
             && let Some(to) = session.as_ref().and_then(|s| s.renumbered_to(id))
@@ -527,24 +526,9 @@ impl Store {
             if let Ok(Some(c)) = &current
                 && c.state == State::Held
                 && c.session == session.id()
+                && let Some(refused) = self.own_claim_renumbered(refs, c, &session)
             {
-                match self.whereabouts(c) {
-                    renumbered::Whereabouts::AtItsId => {}
-                    renumbered::Whereabouts::Renumbered(m) => {
-                        let to = self.follow_renumbered(refs, c).map_or(m.id.clone(), |moved| moved.id);
-                        session.renumbered(&meta.id, &to);
-                        return Err(Self::renumbered_refusal(&meta.id, &to));
-                    }
-                    renumbered::Whereabouts::NotHere => {
-                        return Err(StoreError::ClaimLost {
-                            id: meta.id.clone(),
-                            reason: format!(
-                                "{} here is not the issue this session claimed under that id (another clone gave the id to another issue, and a merge renumbered one of them), and the claimed one is not in this checkout; `git pull`, then find it with issues_search",
-                                meta.id
-                            ),
-                        });
-                    }
-                }
+                return Err(refused);
             }
             if let Ok(Some(c)) = &current
                 && closes

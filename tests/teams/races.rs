@@ -413,8 +413,15 @@ fn a_takeover_that_loses_to_the_holders_renewal_tries_again_and_leaves_one_holde
     std::thread::sleep(Duration::from_secs(2));
     let later = record(&origin);
     assert!(later.contains("holder bob"), "{later}");
+    // carol finds it bob's: refused while his lease lives, or (on a slow machine, his CLI claim
+    // renewed by no server) taken from his lapsed lease, never from ann's.
     let o = docket_in(&clones[0], &["claim", ID, "--as", "carol"], base);
-    assert!(!o.status.success() && stderr(&o).contains("held by bob"), "{}", stderr(&o));
+    let after = record(&origin);
+    let bobs = match o.status.success() {
+        false => stderr(&o).contains("held by bob"),
+        true => after.contains("holder carol") && field(&after, "lapsed").starts_with("bob at"),
+    };
+    assert!(bobs, "{}\n{after}", stderr(&o));
 }
 
 #[test]

@@ -81,36 +81,35 @@ impl Store {
         }
     }
 
-    /// A holder's write to `id` found another issue's file there (a merge renumbered ids
-    /// between its gate and its write): its claim moves to where its issue is now, if it is
-    /// here, and the refusal says where.
-    pub(crate) fn holders_issue_renumbered(&self, id: &str) -> StoreError {
-        let session = crate::holder::current();
-        let refs = self.claim_refs().ok().flatten();
-        let own = refs
-            .and_then(|r| r.read(id).ok().flatten())
-            .filter(|c| c.state == State::Held && session.as_ref().is_some_and(|s| s.id() == c.session));
-        let moved = own.as_ref().and_then(|c| {
-            let to = match self.whereabouts(c) {
-                Whereabouts::Renumbered(m) => m.id.clone(),
-                _ => return None,
-            };
-            let moved = refs.and_then(|r| self.follow_renumbered(r, c)).map_or(to, |m| m.id);
-            Some(moved)
-        });
-        match (moved, session) {
-            (Some(to), Some(s)) => {
-                s.renumbered(id, &to);
-                Self::renumbered_refusal(id, &to)
+    /// When the issue `session` claimed as `c.id` (its own record `c`) is not the issue at that
+    /// id here any more: the claim moves to where its issue is now, and the refusal of a write
+    /// to the old id says where. `None`: the issue is still at its id.
+    pub(crate) fn own_claim_renumbered(&self, refs: &Claims, c: &Claim, session: &Session) -> Option<StoreError> {
+        match self.whereabouts(c) {
+            Whereabouts::AtItsId => None,
+            Whereabouts::Renumbered(m) => {
+                let to = self.follow_renumbered(refs, c).map_or(m.id.clone(), |moved| moved.id);
+                session.renumbered(&c.id, &to);
+                Some(Self::renumbered_refusal(&c.id, &to))
             }
-            (Some(to), None) => Self::renumbered_refusal(id, &to),
-            (None, _) => StoreError::ClaimLost {
-                id: id.to_string(),
-                reason: format!(
-                    "{id} became another issue while this write was made (a merge renumbered ids), and the issue this session claimed is not in this checkout under a new id; `git pull`, then find it with issues_search"
-                ),
-            },
+            Whereabouts::NotHere => Some(not_here(
+                &c.id,
+                "is not the issue this session claimed under that id (another clone gave the id to another issue, and a merge renumbered one of them)",
+            )),
         }
+    }
+
+    /// A holder's write to `id` found another issue's file there (a merge renumbered ids
+    /// between its gate and its write): [`Store::own_claim_renumbered`] of the session's record.
+    pub(crate) fn holders_issue_renumbered(&self, id: &str) -> StoreError {
+        let moved = || {
+            let session = crate::holder::current()?;
+            let refs = self.claim_refs().ok().flatten()?;
+            let own = refs.read(id).ok().flatten().filter(|c| c.state == State::Held && c.session == session.id())?;
+            self.own_claim_renumbered(refs, &own, &session)
+        };
+        moved()
+            .unwrap_or_else(|| not_here(id, "became another issue while this write was made (a merge renumbered ids)"))
     }
 
     /// The refusal of a holder's write to `id` once the issue it claimed as `id` is `to` now.
@@ -136,5 +135,16 @@ impl Store {
         if let Some(old) = records.iter().find(mine).filter(|c| !c.id.eq_ignore_ascii_case(&meta.id)) {
             self.follow_renumbered(refs, old);
         }
+    }
+}
+
+/// The refusal of a holder's write to `id`, which `what` (names another issue now), when the
+/// issue this session claimed is not in this checkout under another id.
+fn not_here(id: &str, what: &str) -> StoreError {
+    StoreError::ClaimLost {
+        id: id.to_string(),
+        reason: format!(
+            "{id} {what}, and the issue this session claimed is not in this checkout under a new id; `git pull`, then find it with issues_search"
+        ),
     }
 }
