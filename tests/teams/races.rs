@@ -443,52 +443,14 @@ fn a_takeover_whose_holder_changed_meanwhile_is_refused_naming_the_new_holder() 
     assert_eq!(status_of(&clones[1].join(".docket"), ID), "open", "bob wrote nothing");
 }
 
-/// ann's write of labels is stopped right after its gate renewed her claim, before the file is
-/// written; past that lease bob takes the issue. ann's resumed write must not stand over bob's
-/// claim: it is refused and the file put back as bob's claim left it.
-#[test]
-fn a_write_paused_past_its_lease_between_its_gate_and_its_file_is_undone_when_another_took_the_issue() {
-    let tmp = tempfile::tempdir().expect("tmp");
-    let main = tmp.path().join("main");
-    repo_with_issues(&main, ".docket", 2);
-    let wt = Layout::Sibling.add(&main, "wt");
-    let gate = Gate::new(tmp.path());
-    let files = main.join(".docket");
-    let base: &[(&str, &str)] = &[("DOCKET_CLAIM_TTL", "1s")];
-    let mut ann = Agent::start(&wt, &gate.env(base, "stop-after-renewal"));
-    let (err, t) = ann.call("issues_claim", json!({"id": ID, "assignee": "ann"}));
-    assert!(!err, "{t}");
-    std::fs::write(gate.marker("arm"), "").expect("arm the fake git");
-    let writing = std::thread::spawn(move || {
-        let answer = ann.call("issues_update", json!({"id": ID, "labels": ["late"]}));
-        drop(ann);
-        answer
-    });
-    let stopped = gate.marker("stopped");
-    assert!(eventually(Duration::from_secs(20), || stopped.exists()), "the fake git stopped the write");
-    let pid = std::fs::read_to_string(&stopped).expect("the stopped pid");
-    let took =
-        eventually(Duration::from_secs(20), || docket_in(&main, &["claim", ID, "--as", "bob"], base).status.success());
-    assert!(took, "bob takes the issue once ann's lease lapsed");
-    let bobs = common::snapshot(&files);
-    resume(pid.trim());
-    let (err, t) = writing.join().expect("the write answers");
-    assert!(err && t.starts_with("CONFLICT") && t.contains("paused past its lease") && t.contains("undone"), "{t}");
-    assert_eq!(common::snapshot(&files), bobs, "the file is as bob's claim left it");
-    assert!(record(&main).contains("holder bob"), "bob holds it still");
-}
+/// ann's write of labels in a linked worktree of `main` (a repository of two tasks), stopped by
+/// the fake git right after its gate renewed her claim, before the file is written: the pending
+/// answer (with her agent) and the stopped server's pid.
+type StoppedWrite = (std::thread::JoinHandle<((bool, String), Agent)>, String);
 
-/// ann's write of labels is stopped right after its gate, and a merge gives her issue's id to
-/// another issue meanwhile (hers renumbered). Resumed, the write must not land on the other
-/// issue: refused, naming the id her issue has now, where her claim moved.
-#[test]
-fn a_holders_write_whose_id_a_merge_gives_to_another_issue_meanwhile_is_refused_naming_the_new_id() {
-    let tmp = tempfile::tempdir().expect("tmp");
-    let main = tmp.path().join("main");
-    repo_with_issues(&main, ".docket", 2);
-    let wt = Layout::Sibling.add(&main, "wt");
-    let gate = Gate::new(tmp.path());
-    let base: &[(&str, &str)] = &[];
+fn labels_write_stopped_after_its_gate(main: &Path, gate: &Gate, base: &[(&str, &str)]) -> StoppedWrite {
+    repo_with_issues(main, ".docket", 2);
+    let wt = Layout::Sibling.add(main, "wt");
     let mut ann = Agent::start(&wt, &gate.env(base, "stop-after-renewal"));
     let (err, t) = ann.call("issues_claim", json!({"id": ID, "assignee": "ann"}));
     assert!(!err, "{t}");
@@ -499,10 +461,40 @@ fn a_holders_write_whose_id_a_merge_gives_to_another_issue_meanwhile_is_refused_
     });
     let stopped = gate.marker("stopped");
     assert!(eventually(Duration::from_secs(20), || stopped.exists()), "the fake git stopped the write");
-    let pid = std::fs::read_to_string(&stopped).expect("the stopped pid");
+    (writing, std::fs::read_to_string(&stopped).expect("the stopped pid").trim().to_string())
+}
+
+/// Past the lease of a stopped write, bob takes the issue. ann's resumed write must not stand
+/// over bob's claim: it is refused and the file put back as bob's claim left it.
+#[test]
+fn a_write_paused_past_its_lease_between_its_gate_and_its_file_is_undone_when_another_took_the_issue() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (main, gate) = (tmp.path().join("main"), Gate::new(tmp.path()));
+    let base: &[(&str, &str)] = &[("DOCKET_CLAIM_TTL", "1s")];
+    let (writing, pid) = labels_write_stopped_after_its_gate(&main, &gate, base);
+    let files = main.join(".docket");
+    let took =
+        eventually(Duration::from_secs(20), || docket_in(&main, &["claim", ID, "--as", "bob"], base).status.success());
+    assert!(took, "bob takes the issue once ann's lease lapsed");
+    let bobs = common::snapshot(&files);
+    resume(&pid);
+    let ((err, t), _) = writing.join().expect("the write answers");
+    assert!(err && t.starts_with("CONFLICT") && t.contains("paused past its lease") && t.contains("undone"), "{t}");
+    assert_eq!(common::snapshot(&files), bobs, "the file is as bob's claim left it");
+    assert!(record(&main).contains("holder bob"), "bob holds it still");
+}
+
+/// While a write is stopped, a merge gives ann's issue's id to another issue (hers renumbered).
+/// Resumed, the write must not land on the other issue: refused, naming the id her issue has
+/// now, where her claim moved.
+#[test]
+fn a_holders_write_whose_id_a_merge_gives_to_another_issue_meanwhile_is_refused_naming_the_new_id() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (main, gate) = (tmp.path().join("main"), Gate::new(tmp.path()));
+    let (writing, pid) = labels_write_stopped_after_its_gate(&main, &gate, &[]);
     super::renumbered_claims::swap_ids(&main, ID, "ISS-000002");
     let other = common::snapshot(&main.join(".docket"));
-    resume(pid.trim());
+    resume(&pid);
     let ((err, t), mut ann) = writing.join().expect("the write answers");
     assert!(err && t.contains("retry with id ISS-000002"), "{t}");
     assert_eq!(common::snapshot(&main.join(".docket")), other, "nothing written to the issue now at {ID}");
