@@ -625,13 +625,9 @@ impl Store {
     pub(crate) fn lost_during_write(&self, held: &Claim) -> Option<Claim> {
         held.lease_passed()?;
         let refs = self.claim_refs().ok().flatten()?;
-        match refs.read(&held.id) {
-            Ok(Some(c)) if c.state == State::Held && c.session == held.session => None,
-            Ok(Some(c)) => Some(c),
-            // Gone (released or swept): not this session's either, but nothing to name.
-            Ok(None) => None,
-            Err(_) => None,
-        }
+        // Gone (released or swept), or unreadable: nothing to name, and the write stands.
+        let now = refs.read(&held.id).ok().flatten()?;
+        (now.state != State::Held || now.session != held.session).then_some(now)
     }
 
     /// Puts back the claim a close's early tombstone replaced ([`Store::claim_gate`]) when the

@@ -128,11 +128,11 @@ impl Store {
     pub(crate) fn fetch_renumbered_record(&self, refs: &Claims, meta: &IssueMeta) {
         let Some(key) = key_of(&meta.path) else { return };
         let Ok((records, _, _)) = refs.records() else { return };
-        let mine = |c: &&Claim| c.state == State::Held && c.key.as_deref() == Some(key.as_str());
         if records.iter().any(|c| c.id.eq_ignore_ascii_case(&meta.id)) {
             return;
         }
-        if let Some(old) = records.iter().find(mine).filter(|c| !c.id.eq_ignore_ascii_case(&meta.id)) {
+        // Every record left is under another id.
+        if let Some(old) = records.iter().find(|c| c.state == State::Held && c.key.as_deref() == Some(key.as_str())) {
             self.follow_renumbered(refs, old);
         }
     }
