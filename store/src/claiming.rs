@@ -53,6 +53,10 @@ pub(crate) enum Gate {
     Close { held: Box<Claim>, tomb: Box<Claim> },
     /// A holder's other write, with its claim as the gate renewed it.
     Hold(Box<Claim>),
+    /// A wrangler-style claim (in_progress with an assignee) the gate has just taken (`new`: not
+    /// a renewal of the caller's own): the write must be to the issue it judged, and a write
+    /// that fails gives the claim back.
+    Claimed { claim: Box<Claim>, new: bool },
 }
 
 /// What a release did.
@@ -213,11 +217,7 @@ impl Store {
         if let Some(up) = self.upstream(refs)
             && self.on_branch(&up, &meta) == crate::git::claims::OnBranch::Closed
         {
-            let reason = format!(
-                "it was closed on {}, and this clone has not pulled that close yet; `git pull`, then issues_ready lists work to claim",
-                up.branch
-            );
-            return Err(refuse(&meta.id, reason));
+            return Err(refuse(&meta.id, closed_not_pulled(&up.branch)));
         }
         // The file says what blocks it; the record says who holds it.
         let file_holder =
@@ -256,18 +256,10 @@ impl Store {
             Taken::New(c) => (c.clone(), true),
             Taken::Already(c) => (c.clone(), false),
         };
-        // Judged again at the branch head the claim's own read saw: a tombstone that read no
-        // longer found ended because the close reached that head.
-        if new
-            && let Some(up) = refs.upstream()
-            && self.on_branch(&up, &meta) == crate::git::claims::OnBranch::Closed
-        {
+        let created = new && claim.lapsed_from.is_none() && claim.takeover.is_none();
+        if created && let Some(branch) = self.closed_since_read(refs, &meta) {
             let _ = refs.drop_claim(&claim);
-            let reason = format!(
-                "it was closed on {}, and this clone has not pulled that close yet; `git pull`, then issues_ready lists work to claim",
-                up.branch
-            );
-            return Err(refuse(&meta.id, reason));
+            return Err(refuse(&meta.id, closed_not_pulled(&branch)));
         }
         // Paused (a stopped process, a sleeping laptop) past the lease it has just taken: the
         // file is written only if the claim is still this session's.
@@ -280,8 +272,7 @@ impl Store {
         }
         // A claim of an issue the file says someone else is working on, with no record of it (a
         // claim made before records): refused as before, needing a takeover.
-        let legacy = new && claim.lapsed_from.is_none() && claim.takeover.is_none();
-        if let (true, true, Some(h)) = (legacy, meta.status == Status::InProgress, &file_holder) {
+        if let (true, true, Some(h)) = (created, meta.status == Status::InProgress, &file_holder) {
             let _ = refs.drop_claim(&claim);
             let reason = format!(
                 "it is in_progress, held by {h} (last written {}, {}); if that agent is gone, take it over with issues_claim with takeoverReason: \"why\"",
@@ -319,20 +310,27 @@ impl Store {
             }
             Err(e) => {
                 tracing::warn!(id = %meta.id, error = %e, "a claim whose file write failed is taken back");
-                // A claim that replaced a record (a lapsed lease, a close that did not finish, a
-                // takeover) is given up rather than deleted: with no record, the file's
-                // in_progress would read as a claim made before records, which only a takeover
-                // frees, and the issue would be stranded.
-                let back = match new && (claim.lapsed_from.is_some() || claim.takeover.is_some()) {
-                    true => refs.give_up(&claim),
-                    false if new => refs.drop_claim(&claim),
-                    false => Ok(true),
-                };
-                if let Err(e) = back {
-                    tracing::warn!(id = %meta.id, error = ?e, "could not take back a claim record whose file write failed");
-                }
+                self.take_back(refs, &claim, new);
                 Err(e)
             }
+        }
+    }
+
+    /// Takes back `claim`, which this call took (`new`) or renewed, once its file write failed.
+    /// A claim that replaced a record (a lapsed lease, a close that did not finish, a takeover)
+    /// is given up rather than deleted: with no record, the file's in_progress would read as a
+    /// claim made before records, which only a takeover frees, and the issue would be stranded.
+    pub(crate) fn take_back(&self, refs: &Claims, claim: &Claim, new: bool) {
+        let back = match new && (claim.lapsed_from.is_some() || claim.takeover.is_some()) {
+            true => refs.give_up(claim),
+            false if new => refs.drop_claim(claim),
+            false => Ok(true),
+        };
+        if new && let Some(s) = holder::current() {
+            s.dropped(&claim.id);
+        }
+        if let Err(e) = back {
+            tracing::warn!(id = %claim.id, error = ?e, "could not take back a claim record whose file write failed");
         }
     }
 
@@ -508,12 +506,23 @@ impl Store {
             if !free && let Some(c) = &current {
                 return Err(claim_refused(&meta.id, Refusal::Held(c.clone()).reason()));
             }
-            refs.take_keyed(&meta.id, who, &sid, None, key_of(&meta.path).as_deref())
+            let taken = refs
+                .take_keyed(&meta.id, who, &sid, None, key_of(&meta.path).as_deref())
                 .map_err(|r| claim_refused(&meta.id, r.reason()))?;
+            if let Taken::New(c) = &taken
+                && c.lapsed_from.is_none()
+                && let Some(branch) = self.closed_since_read(refs, &meta)
+            {
+                let _ = refs.drop_claim(c);
+                return Err(claim_refused(&meta.id, closed_not_pulled(&branch)));
+            }
             if let Some(s) = &session {
                 s.took(&meta.id);
             }
-            return Ok(Gate::Free);
+            return Ok(match taken {
+                Taken::New(claim) => Gate::Claimed { claim: Box::new(claim), new: true },
+                Taken::Already(claim) => Gate::Claimed { claim: Box::new(claim), new: false },
+            });
         }
         // This session claimed it: is it still its own?
         let Some(session) = session else { return Ok(Gate::Free) };
@@ -791,6 +800,13 @@ fn another_issues_record(c: &Claim, ttl: Duration) -> String {
 
 fn claim_refused(id: &str, reason: String) -> StoreError {
     StoreError::ClaimRefused { id: id.to_string(), reason }
+}
+
+/// Why an issue closed on the remote's `branch` but open in this clone's files is not claimed.
+fn closed_not_pulled(branch: &str) -> String {
+    format!(
+        "it was closed on {branch}, and this clone has not pulled that close yet; `git pull`, then issues_ready lists work to claim"
+    )
 }
 
 /// The record of `id` if it is still `assignee`'s in session `sid`; else why the claim this call

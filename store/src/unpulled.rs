@@ -20,6 +20,17 @@ impl Store {
         refs.upstream()
     }
 
+    /// After this call created a claim record through the remote (none was there), whether the
+    /// issue is closed on the remote's default branch as the remote has it now, and which branch
+    /// that is. The claim's read saw no record and an open issue; a close pushed meanwhile, whose
+    /// tombstone then ended (it ends once its close is on the branch), leaves no record for the
+    /// push to find, so only a read of the branch after the push can tell (the soak's seed 467).
+    pub(crate) fn closed_since_read(&self, refs: &Claims, meta: &IssueMeta) -> Option<String> {
+        refs.remote()?;
+        let up = refs.upstream_now().or_else(|| refs.upstream())?;
+        (self.on_branch(&up, meta) == OnBranch::Closed).then_some(up.branch)
+    }
+
     /// Where `meta`'s file stands on `upstream`.
     pub(crate) fn on_branch(&self, upstream: &Upstream, meta: &IssueMeta) -> OnBranch {
         self.on_branch_at(upstream, &meta.path)

@@ -90,17 +90,18 @@ impl Store {
         // Who holds the issue is the claim record's to say: a fenced-off writer or a claim of
         // someone else's is refused before anything is written.
         let gate = std::time::Instant::now();
-        let (tombstoned, holding) = match self.claim_gate(id, &patch)? {
-            Gate::Close { held, tomb } => (Some((*held, *tomb)), None),
-            Gate::Hold(held) => (None, Some(*held)),
-            Gate::Free => (None, None),
+        let (tombstoned, holding, claimed) = match self.claim_gate(id, &patch)? {
+            Gate::Close { held, tomb } => (Some((*held, *tomb)), None, None),
+            Gate::Hold(held) => (None, Some(*held), None),
+            Gate::Claimed { claim, new } => (None, None, Some((*claim, new))),
+            Gate::Free => (None, None, None),
         };
-        // A holder writes the issue its claim is about: a merge may give the id to another issue
-        // between the gate and the write.
+        // A holder (or a claim the gate just took) writes the issue its claim is about: a merge
+        // may give the id to another issue between the gate and the write.
         let held = tombstoned.as_ref().map(|(held, _)| held).or(holding.as_ref());
         let by_holder = held.is_some();
         if patch.identity.is_none() {
-            patch.identity = held.and_then(|c| c.key.clone());
+            patch.identity = held.or(claimed.as_ref().map(|(c, _)| c)).and_then(|c| c.key.clone());
         }
         // A holder's close pushed its tombstone first. A tombstone of this checkout a lease old
         // whose file is not closed reads as a close that died (`Store::interrupted_close`), so the
@@ -129,6 +130,9 @@ impl Store {
             && !matches!(&done, Err(StoreError::ClaimLost { .. } | StoreError::CloseStood { .. }))
         {
             self.restore_claim(&claim);
+        }
+        if let (Some((claim, new)), Err(_), Ok(Some(refs))) = (&claimed, &done, self.claim_refs()) {
+            self.take_back(refs, claim, *new);
         }
         match done {
             Err(StoreError::ClaimRefused { reason, .. }) if by_holder && reason.contains(NOT_THE_CLAIMED) => {

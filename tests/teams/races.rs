@@ -11,6 +11,11 @@
 //! - **a takeover against a renewing holder.** A takeover (a reason given) that lost its
 //!   compare-and-set to the holder's own renewal is tried again while the record still names the
 //!   same holder, and refused naming the new holder when someone else took the issue meanwhile.
+//! - **a claim whose push waits while another clone closes the issue.** Its read saw no record
+//!   and an open issue; the close was pushed and its tombstone ended before the claim's push,
+//!   which then found no record at all. The branch read after the push refuses it.
+//! - **a write that meets a merge.** Between a holder's (or a wrangler-style claim's) gate and
+//!   its file, a merge gives the id to another issue: nothing is written to that issue.
 
 use super::leases::{Agent, eventually};
 use crate::common;
@@ -165,6 +170,13 @@ fn record(dir: &Path) -> String {
 
 fn field(record: &str, key: &str) -> String {
     record.lines().find_map(|l| l.strip_prefix(&format!("{key} "))).unwrap_or_default().to_string()
+}
+
+/// Whether the repository at `dir` has a claim record of `id`.
+fn has_record(dir: &Path, id: &str) -> bool {
+    let name = format!("refs/docket/claims/{id}");
+    let out = common::git_command(dir).args(["rev-parse", "-q", "--verify", &name]).output().expect("git runs");
+    out.status.success()
 }
 
 /// The object id of `ID`'s claim ref on the bare remote.
@@ -375,13 +387,68 @@ fn a_close_whose_remote_goes_silent_after_its_file_write_waits_one_deadline_and_
 
 /// `docket claim ID --as bob --force REASON` in `clone`, its claim push held by the fake git.
 fn held_takeover(gate: &Gate, clone: &Path, base: &[(&str, &str)], reason: &str) -> Child {
+    held_claim(gate, clone, base, &["--force", reason])
+}
+
+/// `docket claim ID --as bob` and `more` in `clone`, its claim push held by the fake git (its
+/// read of the record and of the remote's branch done).
+fn held_claim(gate: &Gate, clone: &Path, base: &[(&str, &str)], more: &[&str]) -> Child {
+    let mut args = vec!["claim", ID, "--as", "bob"];
+    args.extend(more);
+    held(gate, clone, base, &args)
+}
+
+/// `docket ARGS` in `clone`, its claim push held by the fake git.
+fn held(gate: &Gate, clone: &Path, base: &[(&str, &str)], args: &[&str]) -> Child {
     let env = gate.env(base, "hold-claim");
-    let mut cmd = docket_cmd(clone, &["claim", ID, "--as", "bob", "--force", reason], &env);
+    let mut cmd = docket_cmd(clone, args, &env);
     cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
-    let child = cmd.spawn().expect("spawn docket claim");
+    let child = cmd.spawn().expect("spawn docket");
     let holding = gate.marker("holding");
-    assert!(eventually(Duration::from_secs(20), || holding.exists()), "the takeover reached its push");
+    assert!(eventually(Duration::from_secs(20), || holding.exists()), "the claim reached its push");
     child
+}
+
+/// Seed 467 of the soak: bob's claim (`args`, in the second clone) read "no record, open on
+/// origin/main", then waited. Meanwhile ann claimed, closed and pushed the issue, and her
+/// tombstone ended once the close was on origin/main. bob's create-only push then found no
+/// record at all: his claim must still not stand.
+fn a_claim_waiting_while_another_clone_closes_the_issue_is_refused(args: &[&str]) {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (origin, clones) = origin_and_clones(tmp.path(), 2, 2);
+    let gate = Gate::new(tmp.path());
+    let base: &[(&str, &str)] = &[("DOCKET_CLAIMS_REMOTE", "origin"), ("DOCKET_REMOTE_TIMEOUT", "30")];
+    let bob = held(&gate, &clones[1], base, args);
+    let a = &clones[0];
+    ok_in(a, &["claim", ID, "--as", "ann"], base);
+    ok_in(a, &["close", ID], base);
+    common::many::commit_all(a, "close ISS-000001");
+    git(a, &["push", "-q", "origin", "main"]);
+    let fixed = ok_in(a, &["doctor", "--fix"], base);
+    assert!(fixed.contains(&format!("removed the tombstone of {ID}")), "{fixed}");
+    std::fs::write(gate.marker("go"), "").expect("go");
+    let o = bob.wait_with_output().expect("docket ends");
+    assert!(!o.status.success(), "bob claimed work ann closed: {}", String::from_utf8_lossy(&o.stdout));
+    assert!(stderr(&o).contains("closed on origin/main"), "{}", stderr(&o));
+    assert!(!has_record(&origin, ID), "bob's record is taken back");
+    assert_eq!(status_of(&clones[1].join(".docket"), ID), "open", "bob wrote nothing");
+}
+
+#[test]
+fn a_claim_whose_push_waits_while_another_clone_closes_the_issue_and_ends_its_tombstone_is_refused() {
+    a_claim_waiting_while_another_clone_closes_the_issue_is_refused(&["claim", ID, "--as", "bob"]);
+}
+
+#[test]
+fn a_wrangler_style_claim_whose_push_waits_while_another_clone_closes_the_issue_is_refused() {
+    a_claim_waiting_while_another_clone_closes_the_issue_is_refused(&[
+        "update",
+        ID,
+        "--status",
+        "in_progress",
+        "--assignee",
+        "bob",
+    ]);
 }
 
 #[test]
@@ -502,4 +569,30 @@ fn a_holders_write_whose_id_a_merge_gives_to_another_issue_meanwhile_is_refused_
     assert!(moved.contains("holder ann"), "her claim moved with her issue: {moved}");
     let (err, t) = ann.call("issues_update", json!({"id": "ISS-000002", "labels": ["late"]}));
     assert!(!err && t.contains("task 1"), "the write under the new id is to her issue: {t}");
+}
+
+/// A wrangler-style claim (`issues_update` to in_progress with an assignee) takes its record at
+/// the gate; a merge that gives the id to another issue before the file is written must not
+/// make it a claim of that other issue: refused, nothing written, the record taken back.
+#[test]
+fn a_wrangler_style_claim_whose_id_a_merge_gives_to_another_issue_before_its_write_is_refused() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (main, gate) = (tmp.path().join("main"), Gate::new(tmp.path()));
+    repo_with_issues(&main, ".docket", 2);
+    let wt = Layout::Sibling.add(&main, "wt");
+    let mut ann = Agent::start(&wt, &gate.env(&[], "stop-after-renewal"));
+    std::fs::write(gate.marker("arm"), "").expect("arm the fake git");
+    let claiming = std::thread::spawn(move || {
+        let answer = ann.call("issues_update", json!({"id": ID, "status": "in_progress", "assignee": "ann"}));
+        (answer, ann)
+    });
+    let stopped = gate.marker("stopped");
+    assert!(eventually(Duration::from_secs(20), || stopped.exists()), "the fake git stopped the claim");
+    super::renumbered_claims::swap_ids(&main, ID, "ISS-000002");
+    let other = common::snapshot(&main.join(".docket"));
+    resume(std::fs::read_to_string(&stopped).expect("the stopped pid").trim());
+    let ((err, t), _ann) = claiming.join().expect("the claim answers");
+    assert!(err && t.contains("names another issue now"), "{t}");
+    assert_eq!(common::snapshot(&main.join(".docket")), other, "nothing written to the issue now at {ID}");
+    assert!(!has_record(&main, ID), "the claim is taken back");
 }

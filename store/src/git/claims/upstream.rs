@@ -94,13 +94,29 @@ impl Claims {
     /// claim refs saw (else at this clone's remote-tracking branch). `None`: no claims remote, no such branch, or its commit could
     /// not be fetched in time (the caller then judges by the files alone).
     pub fn upstream(&self) -> Option<Upstream> {
+        let listed = self.state().branch_oid.clone();
+        self.upstream_at(listed)
+    }
+
+    /// The workspace's files on the remote's default branch as the remote has it now (one
+    /// `ls-remote` of that branch alone). Asked after a claim's push, it has every close that
+    /// could have ended a tombstone before that push: a tombstone ends only once its close is on
+    /// the branch, so a record the push found absent may be a close this clone never saw.
+    pub fn upstream_now(&self) -> Option<Upstream> {
+        let Backend::Remote(remote) = &self.backend else { return None };
+        let name = self.branch_name()?;
+        let (_, head) = self.ls_remote_with(remote, &name, Some(&name), self.until()).ok()?;
+        self.upstream_at(Some(head?))
+    }
+
+    /// The workspace's files on the branch at `oid` (`None`: this clone's remote-tracking branch).
+    fn upstream_at(&self, oid: Option<String>) -> Option<Upstream> {
         let ws_rel = self.ws_rel.as_str();
         let Backend::Remote(remote) = &self.backend else { return None };
         let name = self.branch_name()?;
         let short = name.strip_prefix("refs/heads/").unwrap_or(&name).to_string();
         let tracking = format!("refs/remotes/{remote}/{short}");
-        let listed = self.state().branch_oid.clone();
-        let oid = match listed {
+        let oid = match oid {
             Some(oid) => oid,
             None => self.stdout(&["rev-parse", "-q", "--verify", "--end-of-options", &tracking], None).ok()?,
         };
