@@ -53,10 +53,9 @@ pub(crate) enum Gate {
     Close { held: Box<Claim>, tomb: Box<Claim> },
     /// A holder's other write, with its claim as the gate renewed it.
     Hold(Box<Claim>),
-    /// A wrangler-style claim (in_progress with an assignee) the gate has just taken (`new`: not
-    /// a renewal of the caller's own): the write must be to the issue it judged, and a write
-    /// that fails gives the claim back.
-    Claimed { claim: Box<Claim>, new: bool },
+    /// A wrangler-style claim (in_progress with an assignee) the gate has just taken or renewed:
+    /// the write must be to the issue it judged, and a write that fails gives the claim back.
+    Claimed(Box<Taken>),
 }
 
 /// What a release did.
@@ -252,14 +251,11 @@ impl Store {
             other => other,
         };
         let taken = taken.map_err(|r| refuse(&meta.id, r.reason()))?;
-        let (claim, new) = match &taken {
-            Taken::New(c) => (c.clone(), true),
-            Taken::Already(c) => (c.clone(), false),
-        };
-        let created = new && claim.lapsed_from.is_none() && claim.takeover.is_none();
-        if created && let Some(branch) = self.closed_since_read(refs, &meta) {
-            let _ = refs.drop_claim(&claim);
-            return Err(refuse(&meta.id, closed_not_pulled(&branch)));
+        let (claim, new) = taken.claim();
+        let claim = claim.clone();
+        let created = taken.created().is_some();
+        if let Some(why) = self.closed_since_claim(refs, &meta, &taken) {
+            return Err(refuse(&meta.id, why));
         }
         // Paused (a stopped process, a sleeping laptop) past the lease it has just taken: the
         // file is written only if the claim is still this session's.
@@ -310,21 +306,23 @@ impl Store {
             }
             Err(e) => {
                 tracing::warn!(id = %meta.id, error = %e, "a claim whose file write failed is taken back");
-                self.take_back(refs, &claim, new);
+                self.take_back(refs, &taken);
                 Err(e)
             }
         }
     }
 
-    /// Takes back `claim`, which this call took (`new`) or renewed, once its file write failed.
-    /// A claim that replaced a record (a lapsed lease, a close that did not finish, a takeover)
-    /// is given up rather than deleted: with no record, the file's in_progress would read as a
-    /// claim made before records, which only a takeover frees, and the issue would be stranded.
-    pub(crate) fn take_back(&self, refs: &Claims, claim: &Claim, new: bool) {
-        let back = match new && (claim.lapsed_from.is_some() || claim.takeover.is_some()) {
-            true => refs.give_up(claim),
-            false if new => refs.drop_claim(claim),
-            false => Ok(true),
+    /// Takes back what this call `taken`, once its file write failed: a renewal of the holder's
+    /// own stays. A claim that replaced a record (a lapsed lease, a close that did not finish, a
+    /// takeover) is given up rather than deleted: with no record, the file's in_progress would
+    /// read as a claim made before records, which only a takeover frees, and the issue would be
+    /// stranded.
+    pub(crate) fn take_back(&self, refs: &Claims, taken: &Taken) {
+        let (claim, new) = taken.claim();
+        let back = match (new, taken.created()) {
+            (true, None) => refs.give_up(claim),
+            (true, Some(_)) => refs.drop_claim(claim),
+            (false, _) => Ok(true),
         };
         if new && let Some(s) = holder::current() {
             s.dropped(&claim.id);
@@ -509,20 +507,13 @@ impl Store {
             let taken = refs
                 .take_keyed(&meta.id, who, &sid, None, key_of(&meta.path).as_deref())
                 .map_err(|r| claim_refused(&meta.id, r.reason()))?;
-            if let Taken::New(c) = &taken
-                && c.lapsed_from.is_none()
-                && let Some(branch) = self.closed_since_read(refs, &meta)
-            {
-                let _ = refs.drop_claim(c);
-                return Err(claim_refused(&meta.id, closed_not_pulled(&branch)));
+            if let Some(why) = self.closed_since_claim(refs, &meta, &taken) {
+                return Err(claim_refused(&meta.id, why));
             }
             if let Some(s) = &session {
                 s.took(&meta.id);
             }
-            return Ok(match taken {
-                Taken::New(claim) => Gate::Claimed { claim: Box::new(claim), new: true },
-                Taken::Already(claim) => Gate::Claimed { claim: Box::new(claim), new: false },
-            });
+            return Ok(Gate::Claimed(Box::new(taken)));
         }
         // This session claimed it: is it still its own?
         let Some(session) = session else { return Ok(Gate::Free) };
@@ -803,7 +794,7 @@ fn claim_refused(id: &str, reason: String) -> StoreError {
 }
 
 /// Why an issue closed on the remote's `branch` but open in this clone's files is not claimed.
-fn closed_not_pulled(branch: &str) -> String {
+pub(crate) fn closed_not_pulled(branch: &str) -> String {
     format!(
         "it was closed on {branch}, and this clone has not pulled that close yet; `git pull`, then issues_ready lists work to claim"
     )

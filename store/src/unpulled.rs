@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use crate::Store;
-use crate::git::claims::{Claim, Claims, OnBranch, Refusal, State, Upstream, skew};
+use crate::git::claims::{Claim, Claims, OnBranch, Refusal, State, Taken, Upstream, skew};
 use crate::model::IssueMeta;
 
 impl Store {
@@ -20,15 +20,20 @@ impl Store {
         refs.upstream()
     }
 
-    /// After this call created a claim record through the remote (none was there), whether the
-    /// issue is closed on the remote's default branch as the remote has it now, and which branch
-    /// that is. The claim's read saw no record and an open issue; a close pushed meanwhile, whose
+    /// When this call created a claim record through the remote (none was there) for an issue
+    /// closed on the remote's default branch as the remote has it now: the record taken back,
+    /// and why. The claim's read saw no record and an open issue; a close pushed meanwhile, whose
     /// tombstone then ended (it ends once its close is on the branch), leaves no record for the
     /// push to find, so only a read of the branch after the push can tell (the soak's seed 467).
-    pub(crate) fn closed_since_read(&self, refs: &Claims, meta: &IssueMeta) -> Option<String> {
+    pub(crate) fn closed_since_claim(&self, refs: &Claims, meta: &IssueMeta, taken: &Taken) -> Option<String> {
+        let claim = taken.created()?;
         refs.remote()?;
         let up = refs.upstream_now().or_else(|| refs.upstream())?;
-        (self.on_branch(&up, meta) == OnBranch::Closed).then_some(up.branch)
+        if self.on_branch(&up, meta) != OnBranch::Closed {
+            return None;
+        }
+        let _ = refs.drop_claim(claim);
+        Some(crate::claiming::closed_not_pulled(&up.branch))
     }
 
     /// Where `meta`'s file stands on `upstream`.

@@ -93,7 +93,7 @@ impl Store {
         let (tombstoned, holding, claimed) = match self.claim_gate(id, &patch)? {
             Gate::Close { held, tomb } => (Some((*held, *tomb)), None, None),
             Gate::Hold(held) => (None, Some(*held), None),
-            Gate::Claimed { claim, new } => (None, None, Some((*claim, new))),
+            Gate::Claimed(taken) => (None, None, Some(*taken)),
             Gate::Free => (None, None, None),
         };
         // A holder (or a claim the gate just took) writes the issue its claim is about: a merge
@@ -101,7 +101,7 @@ impl Store {
         let held = tombstoned.as_ref().map(|(held, _)| held).or(holding.as_ref());
         let by_holder = held.is_some();
         if patch.identity.is_none() {
-            patch.identity = held.or(claimed.as_ref().map(|(c, _)| c)).and_then(|c| c.key.clone());
+            patch.identity = held.or(claimed.as_ref().map(|t| t.claim().0)).and_then(|c| c.key.clone());
         }
         // A holder's close pushed its tombstone first. A tombstone of this checkout a lease old
         // whose file is not closed reads as a close that died (`Store::interrupted_close`), so the
@@ -131,8 +131,8 @@ impl Store {
         {
             self.restore_claim(&claim);
         }
-        if let (Some((claim, new)), Err(_), Ok(Some(refs))) = (&claimed, &done, self.claim_refs()) {
-            self.take_back(refs, claim, *new);
+        if let (Some(taken), Err(_), Ok(Some(refs))) = (&claimed, &done, self.claim_refs()) {
+            self.take_back(refs, taken);
         }
         match done {
             Err(StoreError::ClaimRefused { reason, .. }) if by_holder && reason.contains(NOT_THE_CLAIMED) => {

@@ -387,18 +387,11 @@ fn a_close_whose_remote_goes_silent_after_its_file_write_waits_one_deadline_and_
 
 /// `docket claim ID --as bob --force REASON` in `clone`, its claim push held by the fake git.
 fn held_takeover(gate: &Gate, clone: &Path, base: &[(&str, &str)], reason: &str) -> Child {
-    held_claim(gate, clone, base, &["--force", reason])
+    held(gate, clone, base, &["claim", ID, "--as", "bob", "--force", reason])
 }
 
-/// `docket claim ID --as bob` and `more` in `clone`, its claim push held by the fake git (its
-/// read of the record and of the remote's branch done).
-fn held_claim(gate: &Gate, clone: &Path, base: &[(&str, &str)], more: &[&str]) -> Child {
-    let mut args = vec!["claim", ID, "--as", "bob"];
-    args.extend(more);
-    held(gate, clone, base, &args)
-}
-
-/// `docket ARGS` in `clone`, its claim push held by the fake git.
+/// `docket ARGS` in `clone`, its claim push held by the fake git (its read of the record and of
+/// the remote's branch done).
 fn held(gate: &Gate, clone: &Path, base: &[(&str, &str)], args: &[&str]) -> Child {
     let env = gate.env(base, "hold-claim");
     let mut cmd = docket_cmd(clone, args, &env);

@@ -271,6 +271,25 @@ pub enum Taken {
     Already(Claim),
 }
 
+impl Taken {
+    /// The claim, and whether this call took it (not a renewal of the holder's own).
+    pub fn claim(&self) -> (&Claim, bool) {
+        match self {
+            Taken::New(c) => (c, true),
+            Taken::Already(c) => (c, false),
+        }
+    }
+
+    /// The claim, if this call created its record where there was none (not a renewal, nor a
+    /// takeover or a lapsed lease, which are compare-and-set on the record they replaced).
+    pub fn created(&self) -> Option<&Claim> {
+        match self {
+            Taken::New(c) if c.lapsed_from.is_none() && c.takeover.is_none() => Some(c),
+            _ => None,
+        }
+    }
+}
+
 /// Why a claim or release could not be done.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Refusal {
